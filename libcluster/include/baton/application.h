@@ -1,0 +1,89 @@
+#pragma once
+
+#include <baton/baton_export.h>
+
+#include <QList>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+namespace baton {
+
+class ClusterService;
+class Service;
+class Store;
+class ApplicationPrivate;
+
+/*!
+ * An application built from a JSON configuration (SPEC C2):
+ *
+ * \code
+ * {"services": {"Registry": {"type": "Webda/FileStore", "folder": "/var/lib/app"},
+ *               "cluster": {"type": "Webda/StoreClusterService", "leaseName": "cron"}}}
+ * \endcode
+ *
+ * The Application owns its services. While it exists it is the process's
+ * current application: useCluster() and baton::whenLeader() look there.
+ */
+class BATON_EXPORT Application : public QObject
+{
+    Q_OBJECT
+public:
+    explicit Application(QObject *parent = nullptr);
+    ~Application() override;
+
+    /*! The application constructed most recently and still alive, or nullptr. */
+    static Application *current();
+
+    /*!
+     * Reads a configuration file and creates its services, without starting
+     * them. On error nothing is created and \a errorString names the file,
+     * the line and column (malformed JSON) or the service and parameter.
+     */
+    bool loadConfigFile(const QString &path, QString *errorString);
+    /*! As loadConfigFile(), from memory; \a sourceName is used in messages. */
+    bool loadConfig(const QByteArray &json, const QString &sourceName, QString *errorString);
+
+    /*!
+     * Initialises the services in configuration order. Stops at the first
+     * service that refuses, stops those already started, and returns false.
+     * Registrations made with baton::whenLeader() before this call start
+     * when the first cluster service starts (SPEC W7).
+     */
+    bool init(QString *errorString);
+    bool isInitialised() const;
+
+    /*!
+     * Stops the services in reverse order, each after the previous one has
+     * finished stopping; emits stopped() once at the end.
+     */
+    void stop();
+
+    Service *service(const QString &name) const;
+    QList<Service *> services() const;
+
+    /*! The first cluster service in configuration order, or nullptr (SPEC C1). */
+    ClusterService *firstCluster() const;
+
+    /*!
+     * The Registry: the store service named `Registry`; when none is
+     * configured, a `Webda/FileStore` in dataFolder() created on first use.
+     */
+    Store *registry();
+
+    /*!
+     * Where local state lives: `BATON_DATA_DIR` when set, else the
+     * application's writable data location.
+     */
+    QString dataFolder() const;
+
+Q_SIGNALS:
+    void stopped();
+
+private:
+    friend class ApplicationPrivate;
+    std::unique_ptr<ApplicationPrivate> d;
+};
+
+} // namespace baton

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <baton/baton_export.h>
+#include <baton/clusterservice.h>
+
+#include <QString>
+
+namespace baton {
+
+/*!
+ * The first cluster service of the current application, in configuration
+ * order (SPEC C1). With none configured, or with no Application at all, a
+ * local cluster that always leads (SPEC W8), owned by the application or,
+ * without one, by the QCoreApplication.
+ */
+BATON_EXPORT ClusterService &useCluster();
+
+/*! The cluster service named \a serviceName, or nullptr (SPEC P3). */
+BATON_EXPORT ClusterService *useCluster(const QString &serviceName);
+
+/*!
+ * Registers leader work on useCluster() from anywhere in the program. Made
+ * while the application is being configured and initialised, before its
+ * cluster service exists, the registration waits for that service and starts
+ * with it (SPEC W7).
+ */
+BATON_EXPORT Remover whenLeaderOnDefaultCluster(LeaderCallback fn, LeaderCallback deregisteredFn,
+                                                QObject *context);
+
+template<typename Fn, typename DeregisteredFn = std::nullptr_t>
+Remover whenLeader(Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
+{
+    return whenLeaderOnDefaultCluster(toLeaderCallback(std::forward<Fn>(fn)),
+                                      toLeaderCallback(std::forward<DeregisteredFn>(deregisteredFn)),
+                                      nullptr);
+}
+
+template<typename Fn, typename DeregisteredFn = std::nullptr_t>
+Remover whenLeader(QObject *context, Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
+{
+    return whenLeaderOnDefaultCluster(toLeaderCallback(std::forward<Fn>(fn)),
+                                      toLeaderCallback(std::forward<DeregisteredFn>(deregisteredFn)),
+                                      context);
+}
+
+} // namespace baton

@@ -1,0 +1,145 @@
+#pragma once
+
+#include <baton/baton_export.h>
+#include <baton/leadercallback.h>
+#include <baton/remover.h>
+#include <baton/service.h>
+
+#include <QJsonObject>
+#include <QString>
+
+#include <memory>
+
+namespace baton {
+
+class ClusterServicePrivate;
+class LeaseBackend;
+class Clock;
+
+/*!
+ * Timings that follow from a configuration (SPEC O6), all in milliseconds.
+ */
+struct BATON_EXPORT ElectionTimings
+{
+    qint64 leaseDuration = 0;
+    qint64 renewInterval = 0;
+    /*! A crash is noticed at the latest this long after the leader's last renewal (F6). */
+    qint64 worstCrashFailover = 0;
+    /*! Where the store can watch, a clean stop hands over about this fast (F8). */
+    qint64 cleanHandover = 0;
+    /*! A leader stops leading this long after the start of its last successful attempt (F4). */
+    qint64 stepDownDeadline = 0;
+    /*! Between the leader's deadline and the earliest takeover by another instance. */
+    qint64 safetyMargin = 0;
+    /*! The relative clock-rate difference between hosts that the margin absorbs, e.g. 0.2 for 20 %. */
+    double toleratedClockDrift = 0;
+
+    static ElectionTimings forParameters(qint64 leaseDuration, qint64 renewInterval);
+    /*! Several lines a person can read, for logs and `--explain`. */
+    QString explain() const;
+};
+
+/*!
+ * Takes part in one election (one lease name) and runs the application's
+ * leader work on the leader only.
+ *
+ * What it promises (SPEC section 4): at most one instance leads a lease at a
+ * time, provided the hosts' clocks run at rates within
+ * ElectionTimings::toleratedClockDrift of each other; a leader that cannot
+ * renew, or whose last successful attempt started more than
+ * `(leaseDuration + renewInterval) / 2` ago, stops leading at once, and
+ * isLeader() says so the moment it is called; a crashed leader is replaced
+ * within `leaseDuration + renewInterval`; a leader that stops cleanly hands
+ * over at once.
+ *
+ * What it cannot promise: that leader work which ignores isLeader() stops in
+ * time, or that a write sent by an old leader arrives before its successor's.
+ * Work that writes to an external system should carry fencingToken() and
+ * have that system refuse a token lower than one it has seen.
+ *
+ * Callbacks run on the event loop of the thread that owns the service, or
+ * of the context object's thread (SPEC C3, W6).
+ */
+class BATON_EXPORT ClusterService : public Service
+{
+    Q_OBJECT
+public:
+    ClusterService(const QString &name, const QJsonObject &parameters, Application *application);
+    ~ClusterService() override;
+
+    /*!
+     * Runs \a fn each time this instance becomes the leader and \a
+     * deregisteredFn each time it stops leading (SPEC W1-W5). Either may
+     * return void or QFuture<void>; the two never overlap.
+     */
+    template<typename Fn, typename DeregisteredFn = std::nullptr_t>
+    Remover whenLeader(Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
+    {
+        return addRegistration(toLeaderCallback(std::forward<Fn>(fn)),
+                               toLeaderCallback(std::forward<DeregisteredFn>(deregisteredFn)),
+                               nullptr);
+    }
+
+    /*!
+     * As whenLeader(fn, deregisteredFn), bound to \a context (SPEC W6): the
+     * callbacks run in the context's thread, and the registration is removed
+     * when the context is destroyed.
+     */
+    template<typename Fn, typename DeregisteredFn = std::nullptr_t>
+    Remover whenLeader(QObject *context, Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
+    {
+        return addRegistration(toLeaderCallback(std::forward<Fn>(fn)),
+                               toLeaderCallback(std::forward<DeregisteredFn>(deregisteredFn)),
+                               context);
+    }
+
+    /*! Registers callbacks already in the library's shape. */
+    Remover addRegistration(LeaderCallback fn, LeaderCallback deregisteredFn, QObject *context);
+
+    /*!
+     * Whether this instance leads now: compared with the step-down deadline
+     * on the monotonic clock at the moment of the call (SPEC F4).
+     */
+    virtual bool isLeader() const;
+    QString instanceId() const;
+    /*! The same as instanceId(), for readers of the original API. */
+    QString getInstanceId() const { return instanceId(); }
+    QString leaseName() const;
+    /*!
+     * The lease's transition count when this instance became leader (SPEC
+     * F7): strictly increasing across leaders of the lease. -1 while not
+     * leading.
+     */
+    qint64 fencingToken() const;
+    /*! The holder as last seen, empty when the lease is free or unknown. */
+    QString currentHolder() const;
+    ElectionTimings timings() const;
+
+    bool init(QString *errorString) override;
+    void stop() override;
+
+Q_SIGNALS:
+    /*! Emitted when this instance starts or stops leading. */
+    void leadershipChanged(bool leading);
+    /*! The holder seen changed; \a why is first-acquire, released, expired or taken-over. */
+    void leaderChanged(const QString &from, const QString &to, const QString &why);
+    /*! Each record of the event stream (SPEC O5), without `ts` and `mono` already filled in. */
+    void electionEvent(const QJsonObject &event);
+
+protected:
+    /*!
+     * The lease backend of this service, or nullptr with \a errorString set
+     * when its parameters are wrong. Called once from init(), after the
+     * common parameters were checked.
+     */
+    virtual std::unique_ptr<LeaseBackend> createLeaseBackend(QString *errorString) = 0;
+
+    /*! For tests and simulations: the clock every decision reads. Set before init(). */
+    void setClock(const Clock *clock);
+
+private:
+    friend class ClusterServicePrivate;
+    std::unique_ptr<ClusterServicePrivate> d;
+};
+
+} // namespace baton

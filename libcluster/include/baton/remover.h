@@ -1,0 +1,34 @@
+#pragma once
+
+#include <baton/baton_export.h>
+
+#include <functional>
+#include <memory>
+
+namespace baton {
+
+/*!
+ * What whenLeader() returns (SPEC W5). Calling it removes the registration
+ * and, when its `fn` has run and its `deregisteredFn` has not run since,
+ * runs `deregisteredFn`. Calling it again does nothing. Copies share the
+ * registration; destroying a Remover does not remove anything.
+ */
+class BATON_EXPORT Remover
+{
+public:
+    Remover();
+    explicit Remover(std::function<void()> remove);
+
+    void operator()() const;
+    /*! True until the registration has been removed. */
+    bool isActive() const;
+
+    /*! Points this remover (and its copies) at a new removal, for registrations that move. */
+    void retarget(std::function<void()> remove) const;
+
+private:
+    struct State;
+    std::shared_ptr<State> m_state;
+};
+
+} // namespace baton

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <baton/baton_export.h>
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+
+namespace baton {
+
+class Application;
+class Service;
+
+/*!
+ * The types an application configuration may name (SPEC C2). Each type is
+ * registered under its full name (`Webda/FileStore`) and is also known by
+ * its short name (`FileStore`). The built-in types are registered before
+ * the first look-up; a program adds its own with registerType().
+ */
+class BATON_EXPORT ServiceFactory
+{
+public:
+    using Creator = std::function<Service *(const QString &name, const QJsonObject &parameters,
+                                            Application *application)>;
+
+    /*! Registers \a fullName (`Vendor/Name`). A later registration of the same name replaces it. */
+    static void registerType(const QString &fullName, Creator creator);
+    /*! The full name for a full or short name, or an empty string when unknown. */
+    static QString resolve(const QString &typeName);
+    static QStringList types();
+    /*! Creates an instance, or returns nullptr when the type is unknown. */
+    static Service *create(const QString &typeName, const QString &name,
+                           const QJsonObject &parameters, Application *application);
+
+    template<typename T>
+    static void registerType(const QString &fullName)
+    {
+        registerType(fullName,
+                     [](const QString &name, const QJsonObject &parameters, Application *app) {
+                         return new T(name, parameters, app);
+                     });
+    }
+};
+
+} // namespace baton

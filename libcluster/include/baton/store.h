@@ -1,0 +1,105 @@
+#pragma once
+
+#include <baton/baton_export.h>
+#include <baton/service.h>
+
+#include <QJsonObject>
+#include <QList>
+#include <QObject>
+#include <QString>
+
+#include <functional>
+
+namespace baton {
+
+/*! One document of a store, with the version that conditional writes compare. */
+struct BATON_EXPORT StoreEntry
+{
+    QString key;
+    QJsonObject document;
+    /*! Opaque: etcd's mod_revision, a counter elsewhere. Compare for equality only. */
+    QString version;
+};
+
+/*! The result of one store operation. */
+struct BATON_EXPORT StoreResult
+{
+    enum class Status {
+        Ok,
+        /*! Create found the key taken, or a conditional write found another version. */
+        Conflict,
+        /*! The key does not exist (get, conditional write, delete). */
+        NotFound,
+        /*! The store could not be reached or answered with an error. */
+        Unavailable,
+        /*! The store answered something this client cannot read. */
+        BadReply,
+    };
+    Status status = Status::Ok;
+    /*!
+     * Ok: the entry as now stored (get, create, update) or removed. Conflict:
+     * the entry that won, when the store said so (entryKnown).
+     */
+    StoreEntry entry;
+    bool entryKnown = false;
+    /*! list(): the entries under the prefix. */
+    QList<StoreEntry> entries;
+    /*! For people: what went wrong and where. Never holds a secret. */
+    QString errorString;
+
+    bool ok() const { return status == Status::Ok; }
+};
+
+/*!
+ * Follows the documents under a key prefix (SPEC B1). Delivers a change for
+ * every write it sees; it may coalesce several writes of one key into the
+ * last. Destroying the object ends the watch.
+ */
+class BATON_EXPORT StoreWatch : public QObject
+{
+    Q_OBJECT
+public:
+    using QObject::QObject;
+
+Q_SIGNALS:
+    void entryChanged(const baton::StoreEntry &entry);
+    void entryRemoved(const QString &key);
+    /*! The watch lost events (stream broken, history compacted): read again. */
+    void resynchronise();
+};
+
+/*!
+ * The Registry interface (SPEC B1): a small document store that every
+ * election backend on a store uses, and nothing more.
+ *
+ * Every operation is asynchronous: the callback runs exactly once, on a
+ * later turn of the event loop of the store's thread (never inside the
+ * call), unless the store is destroyed first.
+ */
+class BATON_EXPORT Store : public Service
+{
+    Q_OBJECT
+public:
+    using Callback = std::function<void(const StoreResult &)>;
+    using Service::Service;
+
+    virtual void get(const QString &key, Callback done) = 0;
+    /*! Writes \a document only when \a key does not exist. */
+    virtual void create(const QString &key, const QJsonObject &document, Callback done) = 0;
+    /*!
+     * The patch-if-version of SPEC B1: replaces the document of \a key only
+     * when its version is still \a version. Conflict carries the current
+     * entry when the store can tell.
+     */
+    virtual void update(const QString &key, const QJsonObject &document, const QString &version,
+                        Callback done) = 0;
+    /*! Deletes \a key; with a non-empty \a version, only when it still has that version. */
+    virtual void remove(const QString &key, const QString &version, Callback done) = 0;
+    virtual void list(const QString &prefix, Callback done) = 0;
+    /*! A watch of the keys under \a prefix, or nullptr when this store cannot watch. */
+    virtual StoreWatch *watch(const QString &prefix, QObject *parent) = 0;
+};
+
+} // namespace baton
+
+Q_DECLARE_METATYPE(baton::StoreEntry)

@@ -1,0 +1,171 @@
+#pragma once
+
+#include "leaserecord.h"
+
+#include <QString>
+
+#include <optional>
+#include <variant>
+#include <vector>
+
+namespace baton {
+
+class Clock;
+
+enum class StopReason { Released, RenewFailed, TakenOver, Deadline, Stopping };
+enum class ChangeWhy { FirstAcquire, Released, Expired, TakenOver };
+enum class AttemptOutcome { Acquired, Renewed, Held, Conflict, Error };
+
+QString toString(StopReason reason);
+QString toString(ChangeWhy why);
+QString toString(AttemptOutcome outcome);
+
+struct ElectorParams
+{
+    qint64 leaseDurationMs = 15000;
+    qint64 renewIntervalMs = 5000;
+    QString identity;
+};
+
+/*! What the Elector asks its driver to do, or tells it happened. */
+namespace action {
+struct Read
+{
+    quint64 request;
+};
+struct Create
+{
+    quint64 request;
+    LeaseRecord record;
+};
+struct Update
+{
+    quint64 request;
+    LeaseRecord record;
+    QString version;
+};
+struct BecameLeader
+{
+    qint64 token;
+    qint64 validUntilMono;
+};
+struct StoppedLeading
+{
+    StopReason reason;
+    /*! The end of this instance's authority by F4; never later than the moment it is reported. */
+    qint64 validUntilMono;
+};
+struct LeaderChanged
+{
+    QString from;
+    QString to;
+    ChangeWhy why;
+};
+struct AttemptFinished
+{
+    AttemptOutcome outcome;
+    qint64 latencyMs;
+    QString errorString;
+};
+/*! The release that stop asked for is done, or was not needed or not allowed. */
+struct ReleaseFinished
+{
+    bool released;
+    QString detail;
+};
+} // namespace action
+
+using ElectorAction =
+        std::variant<action::Read, action::Create, action::Update, action::BecameLeader,
+                     action::StoppedLeading, action::LeaderChanged, action::AttemptFinished,
+                     action::ReleaseFinished>;
+using ElectorActions = std::vector<ElectorAction>;
+
+/*!
+ * The election's decisions (SPEC section 4), and nothing else: no network,
+ * no timers, no clock of its own. The driver feeds it events, each method
+ * returns what to do, and nextWakeMono() says when to call onTimer().
+ *
+ * One request is outstanding at a time; a reply to any other request (late,
+ * after a timeout) is ignored. Every entry point first enforces the F4
+ * deadline, so a process that resumes after a freeze steps down before it
+ * does anything else.
+ */
+class Elector
+{
+public:
+    Elector(ElectorParams params, const Clock &clock);
+
+    /*! Begins campaigning: the first attempt runs now (F1). */
+    ElectorActions start();
+    /*! Call when nextWakeMono() has come (calling early is harmless). */
+    ElectorActions onTimer();
+    ElectorActions onReply(quint64 request, const LeaseReply &reply);
+    /*! A change seen by a watch (F8). */
+    ElectorActions onWatch(const LeaseState &state);
+    /*! Checks the F4 deadline now; the driver calls it before it runs leader work. */
+    ElectorActions checkDeadline();
+
+    /*!
+     * First half of a clean stop (F5): stops campaigning and stops leading
+     * (reason Stopping). The driver then waits for the deregistered
+     * callbacks and calls release().
+     */
+    ElectorActions stop();
+    /*!
+     * Second half of a clean stop: gives the lease up (empty holder,
+     * conditional on the version) when this instance still holds it and is
+     * within its deadline. Ends with ReleaseFinished.
+     */
+    ElectorActions release();
+
+    /*! Leading and before the deadline, on the clock now (F4). */
+    bool isLeader() const;
+    qint64 validUntilMono() const { return m_validUntil; }
+    qint64 fencingToken() const { return isLeader() ? m_token : -1; }
+    /*! The lease as last seen; `exists` is false before the first read. */
+    const LeaseState &observed() const { return m_observed; }
+    bool hasObserved() const { return m_haveObserved; }
+    /*! The monotonic instant at which the current record was first seen. */
+    qint64 observedSinceMono() const { return m_observedAt; }
+    std::optional<qint64> nextWakeMono() const;
+    bool isStopping() const { return m_stopping; }
+    const ElectorParams &params() const { return m_params; }
+
+private:
+    enum class Step { None, Read, Write, Release };
+
+    qint64 now() const;
+    void enforceDeadline(ElectorActions &out);
+    void beginAttempt(ElectorActions &out);
+    void continueAttempt(ElectorActions &out);
+    void finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error = {});
+    void observe(const LeaseState &state, ElectorActions &out);
+    void becomeLeader(const LeaseState &state, ElectorActions &out);
+    void stepDown(StopReason reason, ElectorActions &out);
+    bool expired() const;
+    qint64 observedLeaseDuration() const;
+    quint64 send(ElectorActions &out, Step step, ElectorAction request);
+
+    ElectorParams m_params;
+    const Clock &m_clock;
+
+    bool m_started = false;
+    bool m_stopping = false;
+
+    LeaseState m_observed;
+    bool m_haveObserved = false;
+    qint64 m_observedAt = 0;
+
+    bool m_leading = false;
+    qint64 m_token = -1;
+    qint64 m_validUntil = 0;
+
+    Step m_step = Step::None;
+    quint64 m_request = 0;
+    qint64 m_attemptStart = 0;
+    qint64 m_requestStart = 0;
+    qint64 m_nextAttempt = 0;
+};
+
+} // namespace baton

@@ -1,0 +1,6 @@
+#include "logging.h"
+
+Q_LOGGING_CATEGORY(lcElection, "baton.election", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcRegistrations, "baton.registrations", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcStore, "baton.store", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcConfig, "baton.config", QtInfoMsg)

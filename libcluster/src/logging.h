@@ -1,0 +1,10 @@
+#pragma once
+
+#include <QLoggingCategory>
+
+// One category per component (docs/operations.md lists them): renewals at
+// debug, leader changes at info, failures at warning.
+Q_DECLARE_LOGGING_CATEGORY(lcElection)
+Q_DECLARE_LOGGING_CATEGORY(lcRegistrations)
+Q_DECLARE_LOGGING_CATEGORY(lcStore)
+Q_DECLARE_LOGGING_CATEGORY(lcConfig)

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <baton/store.h>
+
+#include <QHash>
+#include <QPointer>
+
+namespace baton {
+
+/*!
+ * `Webda/MemoryStore` (SPEC B1): documents in this process, shared by every
+ * service of the process that names it. With `persistence.path`, the whole
+ * store is loaded from that file at init() and written back atomically
+ * after each change, so a restarted process finds its documents again.
+ */
+class MemoryStore : public Store
+{
+    Q_OBJECT
+public:
+    MemoryStore(const QString &name, const QJsonObject &parameters, Application *application);
+    ~MemoryStore() override;
+
+    bool init(QString *errorString) override;
+
+    void get(const QString &key, Callback done) override;
+    void create(const QString &key, const QJsonObject &document, Callback done) override;
+    void update(const QString &key, const QJsonObject &document, const QString &version,
+                Callback done) override;
+    void remove(const QString &key, const QString &version, Callback done) override;
+    void list(const QString &prefix, Callback done) override;
+    StoreWatch *watch(const QString &prefix, QObject *parent) override;
+
+private:
+    struct Document
+    {
+        QJsonObject document;
+        quint64 version = 0;
+    };
+    StoreEntry entryFor(const QString &key) const;
+    void deliver(Callback done, StoreResult result);
+    void changed(const QString &key);
+    bool persist(QString *errorString);
+
+    QHash<QString, Document> m_documents;
+    quint64 m_lastVersion = 0;
+    QString m_persistencePath;
+    QList<QPointer<StoreWatch>> m_watches;
+    QHash<StoreWatch *, QString> m_watchPrefixes;
+};
+
+} // namespace baton

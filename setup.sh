@@ -1,0 +1,41 @@
+#!/bin/sh
+# Installs the Debian 12 packages that building, running and testing Baton
+# need, and only those that are missing. Safe to run again: a machine that has
+# everything is left alone and nothing is fetched.
+set -eu
+
+packages="
+  ca-certificates
+  build-essential cmake ninja-build pkg-config
+  qt6-base-dev qt6-base-dev-tools libgl-dev
+  qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
+  qt6-httpserver-dev qt6-websockets-dev
+  qtkeychain-qt6-dev libyaml-cpp-dev
+  etcd-server etcd-client
+  dbus gnome-keyring
+  procps
+"
+
+missing=""
+for p in $packages; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing="$missing $p"
+  fi
+done
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=""
+elif command -v sudo >/dev/null 2>&1; then
+  as_root="sudo"
+else
+  echo "setup: these packages are missing and I am not root (no sudo either):$missing" >&2
+  exit 1
+fi
+
+echo "setup: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+$as_root apt-get update -qq
+# shellcheck disable=SC2086
+$as_root apt-get install -y -qq --no-install-recommends $missing >/dev/null
