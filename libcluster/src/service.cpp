@@ -1,1 +1,69 @@
-// placeholder
+#include <baton/service.h>
+
+#include <QPointer>
+#include <QTimer>
+
+namespace baton {
+
+class ServicePrivate
+{
+public:
+    QString name;
+    QString type;
+    QJsonObject parameters;
+    QPointer<Application> application;
+    bool stopFinished = false;
+};
+
+Service::Service(const QString &name, const QJsonObject &parameters, Application *application)
+    : d(std::make_unique<ServicePrivate>())
+{
+    d->name = name;
+    d->parameters = parameters;
+    d->application = application;
+    setObjectName(name);
+}
+
+Service::~Service() = default;
+
+QString Service::name() const
+{
+    return d->name;
+}
+
+QString Service::type() const
+{
+    return d->type;
+}
+
+QJsonObject Service::parameters() const
+{
+    return d->parameters;
+}
+
+Application *Service::application() const
+{
+    return d->application;
+}
+
+void Service::setType(const QString &type)
+{
+    d->type = type;
+}
+
+void Service::stop()
+{
+    finishStop();
+}
+
+void Service::finishStop()
+{
+    if (d->stopFinished)
+        return;
+    d->stopFinished = true;
+    // Queued, so that stopped() never fires inside stop() (STYLE: no result
+    // signalled synchronously from the call that starts the work).
+    QTimer::singleShot(0, this, [this] { Q_EMIT stopped(); });
+}
+
+} // namespace baton
