@@ -1,3 +1,4 @@
+#include <baton/application.h>
 #include <baton/service.h>
 
 #include <QPointer>
