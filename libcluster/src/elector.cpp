@@ -6,7 +6,7 @@
 
 namespace baton {
 
-QString toString(StopReason reason)
+QString wireName(StopReason reason)
 {
     switch (reason) {
     case StopReason::Released:
@@ -23,7 +23,7 @@ QString toString(StopReason reason)
     return {};
 }
 
-QString toString(ChangeWhy why)
+QString wireName(ChangeWhy why)
 {
     switch (why) {
     case ChangeWhy::FirstAcquire:
@@ -38,7 +38,7 @@ QString toString(ChangeWhy why)
     return {};
 }
 
-QString toString(AttemptOutcome outcome)
+QString wireName(AttemptOutcome outcome)
 {
     switch (outcome) {
     case AttemptOutcome::Acquired:

@@ -16,9 +16,9 @@ enum class StopReason { Released, RenewFailed, TakenOver, Deadline, Stopping };
 enum class ChangeWhy { FirstAcquire, Released, Expired, TakenOver };
 enum class AttemptOutcome { Acquired, Renewed, Held, Conflict, Error };
 
-QString toString(StopReason reason);
-QString toString(ChangeWhy why);
-QString toString(AttemptOutcome outcome);
+QString wireName(StopReason reason);
+QString wireName(ChangeWhy why);
+QString wireName(AttemptOutcome outcome);
 
 struct ElectorParams
 {
