@@ -239,12 +239,7 @@ void Registrations::reconcile(quint64 id)
     const bool periodOver = !m_leading || entry->fnPeriod != m_period;
     if (entry->fnHasRun && (entry->removed || periodOver)) {
         entry->fnHasRun = false;
-        if (entry->contextGone) {
-            // W6: deregisteredFn usually touches its context, and Qt stops
-            // calling a context's slots once it is destroyed; do the same.
-            qCDebug(lcRegistrations).noquote()
-                << describe(id, false) << "skipped: its context was destroyed";
-        } else if (entry->deregisteredFn) {
+        if (entry->deregisteredFn) {
             runCallback(id, false);
             return;
         }
@@ -281,7 +276,10 @@ void Registrations::runCallback(quint64 id, bool isFn)
     m_owesIdle = true;
     qCDebug(lcRegistrations).noquote() << describe(id, isFn) << "starting";
 
-    if (!entry->dispatch) {
+    // W6 removes a registration with the W5 rule when its context goes, so
+    // its deregisteredFn still runs then: here, since the context's thread
+    // may be gone with it. It must not touch the context (docs/api.md).
+    if (!entry->dispatch || entry->contextGone) {
         const CallOutcome outcome = invokeCallback(callback);
         settle(id, isFn, outcome.thrown, outcome.future);
         return;

@@ -36,7 +36,9 @@ public:
 
     /*!
      * Adds a registration; with \a context, the callbacks run in the
-     * context's thread and the registration goes when the context does.
+     * context's thread and the registration goes when the context does, by
+     * the rule of remove(): a deregisteredFn still owed then runs in this
+     * object's thread.
      * Returns its id. When the instance leads, `fn` starts on the next turn
      * of the event loop (W1). Call it in the registrations' thread.
      */
