@@ -10,8 +10,10 @@
 #include <QCoreApplication>
 #include <QRandomGenerator>
 #include <QSysInfo>
+#include <QThread>
 
 #include <climits>
+#include <mutex>
 
 namespace baton {
 
@@ -337,11 +339,40 @@ ClusterService::~ClusterService() = default;
 Remover ClusterService::addRegistration(LeaderCallback fn, LeaderCallback deregisteredFn,
                                         QObject *context)
 {
-    const quint64 id = d->registrations->add(std::move(fn), std::move(deregisteredFn), context);
     QPointer<Registrations> registrations = d->registrations;
-    return Remover([registrations, id] {
-        if (registrations)
-            registrations->remove(id);
+    if (QThread::currentThread() == registrations->thread()) {
+        const quint64 id = registrations->add(std::move(fn), std::move(deregisteredFn), context);
+        return Remover([registrations, id] {
+            if (registrations)
+                registrations->remove(id);
+        });
+    }
+    // W1 allows any code, so any thread: the registration is made in the
+    // service's thread, and a removal that comes first cancels it.
+    struct CrossThread
+    {
+        std::mutex mutex;
+        quint64 id = 0;
+        bool removed = false;
+    };
+    auto shared = std::make_shared<CrossThread>();
+    QPointer<QObject> guardedContext = context;
+    const bool hadContext = context != nullptr;
+    QMetaObject::invokeMethod(
+            registrations,
+            [registrations, shared, fn = std::move(fn), dereg = std::move(deregisteredFn),
+             guardedContext, hadContext] {
+                std::lock_guard lock(shared->mutex);
+                if (shared->removed || (hadContext && !guardedContext))
+                    return;
+                shared->id = registrations->add(fn, dereg, guardedContext);
+            },
+            Qt::QueuedConnection);
+    return Remover([registrations, shared] {
+        std::lock_guard lock(shared->mutex);
+        shared->removed = true;
+        if (shared->id != 0 && registrations)
+            registrations->remove(shared->id);
     });
 }
 
