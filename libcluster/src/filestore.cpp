@@ -39,16 +39,15 @@ constexpr qsizetype kMaxFileNameBytes = 255;
 // A registry document is a few hundred bytes; anything near this is not one.
 constexpr qint64 kMaxFileSize = 16 * 1024 * 1024;
 
-constexpr QFile::Permissions kOwnerOnlyFolder =
-    QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner;
+constexpr QFile::Permissions kOwnerOnlyFolder
+    = QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner;
 constexpr QFile::Permissions kOwnerOnlyFile = QFile::ReadOwner | QFile::WriteOwner;
 
 } // namespace
 
 FileStore::FileStore(const QString &name, const QJsonObject &parameters, Application *application)
     : Store(name, parameters, application)
-{
-}
+{ }
 
 FileStore::~FileStore() = default;
 
@@ -70,12 +69,13 @@ bool FileStore::init(QString *errorString)
         folder = folderValue.toString();
     }
     if (folder.isEmpty()) {
-        if (!application()) {
+        const QString dataFolder = application() ? application()->dataFolder() : QString();
+        if (dataFolder.isEmpty()) {
             return refuse(errorString, service, QStringLiteral("folder"), folderValue,
-                          QStringLiteral("it is required for a store outside an application "
-                                         "(in one, it defaults to <data folder>/registry)"));
+                          QStringLiteral("it is required when there is no application data "
+                                         "folder (which it defaults to, followed by /registry)"));
         }
-        folder = application()->dataFolder() + QStringLiteral("/registry");
+        folder = dataFolder + QStringLiteral("/registry");
     }
 
     const QJsonValue timeoutValue = parameters().value(QLatin1String("lockTimeout"));
@@ -137,17 +137,25 @@ void FileStore::deliver(Callback done, StoreResult result)
     deliverLater(this, std::move(done), std::move(result));
 }
 
-StoreResult FileStore::notInitialised() const
+std::optional<StoreResult> FileStore::refuseUnusable() const
 {
-    return failure(Status::Unavailable,
-                   QStringLiteral("%1 is not initialised (init() not called or refused)")
-                       .arg(describe()));
+    if (m_folder.isEmpty()) {
+        return failure(
+            Status::Unavailable,
+            QStringLiteral("%1 is not initialised (init() not called or refused)").arg(describe()));
+    }
+    // A folder removed under us must not read as an empty store.
+    if (!QFileInfo(m_folder).isDir()) {
+        return failure(Status::Unavailable,
+                       QStringLiteral("%1: folder %2 no longer exists").arg(describe(), m_folder));
+    }
+    return std::nullopt;
 }
 
 std::optional<StoreResult> FileStore::refuseKey(const QString &key) const
 {
-    if (m_folder.isEmpty())
-        return notInitialised();
+    if (auto refused = refuseUnusable())
+        return refused;
     if (fileNameForKey(key).toUtf8().size() > kMaxFileNameBytes) {
         return failure(Status::Unavailable,
                        QStringLiteral("%1: key \"%2\" is too long for a file name in %3")
@@ -167,12 +175,13 @@ StoreResult FileStore::readFile(const QString &fileName, const QString &key) con
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         if (!file.exists()) {
-            return failure(Status::NotFound,
-                           QStringLiteral("%1: no key \"%2\" (no file %3)")
-                               .arg(describe(), key, path));
+            return failure(
+                Status::NotFound,
+                QStringLiteral("%1: no key \"%2\" (no file %3)").arg(describe(), key, path));
         }
-        return failure(Status::Unavailable, QStringLiteral("%1: cannot read %2: %3")
-                                                .arg(describe(), path, file.errorString()));
+        return failure(
+            Status::Unavailable,
+            QStringLiteral("%1: cannot read %2: %3").arg(describe(), path, file.errorString()));
     }
     auto bad = [&](const QString &why) {
         return failure(Status::BadReply,
@@ -191,12 +200,14 @@ StoreResult FileStore::readFile(const QString &fileName, const QString &key) con
     const QString version = envelope.value(QLatin1String("version")).toString();
     if (!json.isObject() || version.isEmpty()
         || !envelope.value(QLatin1String("document")).isObject()) {
-        return bad(QStringLiteral("lacks the envelope {\"version\": \"<n>\", \"document\": {...}}"));
+        return bad(
+            QStringLiteral("lacks the envelope {\"version\": \"<n>\", \"document\": {...}}"));
     }
     const QJsonValue storedKey = envelope.value(QLatin1String("key"));
     if (!storedKey.isUndefined() && storedKey.toString() != key)
         return bad(QStringLiteral("holds key \"%1\", not \"%2\"").arg(storedKey.toString(), key));
-    return success(StoreEntry{key, envelope.value(QLatin1String("document")).toObject(), version});
+    return success(
+        StoreEntry { key, envelope.value(QLatin1String("document")).toObject(), version });
 }
 
 StoreResult FileStore::underLock(const std::function<StoreResult()> &work)
@@ -224,8 +235,8 @@ StoreResult FileStore::underLock(const std::function<StoreResult()> &work)
         why = QStringLiteral("cannot be taken");
         break;
     }
-    const QString message = QStringLiteral("%1: lock file %2 %3")
-                                .arg(describe(), lock.fileName(), why);
+    const QString message
+        = QStringLiteral("%1: lock file %2 %3").arg(describe(), lock.fileName(), why);
     qCWarning(lcStore).noquote() << message;
     return failure(Status::Unavailable, message);
 }
@@ -245,8 +256,9 @@ std::optional<quint64> FileStore::nextVersion(const QString &currentVersion, Sto
             return std::nullopt;
         }
     } else if (file.exists()) {
-        *refusal = failure(Status::Unavailable, QStringLiteral("%1: cannot read %2: %3")
-                                                    .arg(describe(), path, file.errorString()));
+        *refusal = failure(
+            Status::Unavailable,
+            QStringLiteral("%1: cannot read %2: %3").arg(describe(), path, file.errorString()));
         return std::nullopt;
     }
     // Never hand out the version the key has now, even if the counter file
@@ -281,10 +293,10 @@ StoreResult FileStore::writeEntry(const QString &key, const QJsonObject &documen
     if (!version)
         return refusal;
     QString error;
-    const StoreEntry entry{key, document, QString::number(*version)};
-    const QJsonObject envelope{{QStringLiteral("key"), key},
-                               {QStringLiteral("version"), entry.version},
-                               {QStringLiteral("document"), document}};
+    const StoreEntry entry { key, document, QString::number(*version) };
+    const QJsonObject envelope { { QStringLiteral("key"), key },
+                                 { QStringLiteral("version"), entry.version },
+                                 { QStringLiteral("document"), document } };
     if (!writeFileAtomically(fileNameForKey(key),
                              QJsonDocument(envelope).toJson(QJsonDocument::Indented), &error)) {
         return failure(Status::Unavailable, error);
@@ -335,9 +347,9 @@ void FileStore::update(const QString &key, const QJsonObject &document, const QS
         if (!current.ok())
             return current;
         if (current.entry.version != version) {
-            return conflict(current.entry, QStringLiteral("%1: key \"%2\" has version %3, not %4")
-                                               .arg(describe(), key, current.entry.version,
-                                                    version));
+            return conflict(current.entry,
+                            QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                                .arg(describe(), key, current.entry.version, version));
         }
         return writeEntry(key, document, current.entry.version);
     });
@@ -360,15 +372,15 @@ void FileStore::remove(const QString &key, const QString &version, Callback done
         if (!current.ok() && !(corrupt && version.isEmpty()))
             return current;
         if (!version.isEmpty() && current.entry.version != version) {
-            return conflict(current.entry, QStringLiteral("%1: key \"%2\" has version %3, not %4")
-                                               .arg(describe(), key, current.entry.version,
-                                                    version));
+            return conflict(current.entry,
+                            QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                                .arg(describe(), key, current.entry.version, version));
         }
         QFile file(m_folder + QLatin1Char('/') + fileNameForKey(key));
         if (!file.remove()) {
-            return failure(Status::Unavailable, QStringLiteral("%1: cannot remove %2: %3")
-                                                    .arg(describe(), file.fileName(),
-                                                         file.errorString()));
+            return failure(Status::Unavailable,
+                           QStringLiteral("%1: cannot remove %2: %3")
+                               .arg(describe(), file.fileName(), file.errorString()));
         }
         if (corrupt) {
             qCWarning(lcStore).noquote() << describe() << "removed unreadable" << file.fileName();
@@ -386,8 +398,8 @@ FileStore::Scan FileStore::scan(const QString &prefix) const
     Scan found;
     // Hidden files are listed for the empty key (`.json`); the store's own dot
     // files and QSaveFile's temporary files do not end in `.json`.
-    const QStringList fileNames = QDir(m_folder).entryList(
-        {QStringLiteral("*") + kSuffix}, QDir::Files | QDir::Hidden, QDir::Name);
+    const QStringList fileNames = QDir(m_folder).entryList({ QStringLiteral("*") + kSuffix },
+                                                           QDir::Files | QDir::Hidden, QDir::Name);
     for (const QString &fileName : fileNames) {
         const QString key = keyForFileName(fileName);
         // Files not written by a FileStore (`a.b.json`) are not keys.
@@ -406,8 +418,8 @@ FileStore::Scan FileStore::scan(const QString &prefix) const
 
 void FileStore::list(const QString &prefix, Callback done)
 {
-    if (m_folder.isEmpty()) {
-        deliver(std::move(done), notInitialised());
+    if (auto refused = refuseUnusable()) {
+        deliver(std::move(done), *refused);
         return;
     }
     const Scan found = scan(prefix);
@@ -431,8 +443,7 @@ StoreWatch *FileStore::watch(const QString &prefix, QObject *parent)
         return nullptr;
     if (!m_watcher) {
         m_watcher = new QFileSystemWatcher(this);
-        connect(m_watcher, &QFileSystemWatcher::directoryChanged, this,
-                &FileStore::scheduleRescan);
+        connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &FileStore::scheduleRescan);
     }
     if (!m_watcher->directories().contains(m_folder) && !m_watcher->addPath(m_folder)) {
         qCWarning(lcStore).noquote() << describe() << "cannot watch" << m_folder;
@@ -483,9 +494,10 @@ void FileStore::rescan()
     for (auto it = m_watches.begin(); it != m_watches.end(); ++it) {
         WatchState &state = it.value();
         for (const StoreEntry &entry : found.entries) {
-            if (entry.key.startsWith(state.prefix) && state.seen.value(entry.key) != entry.version) {
+            if (entry.key.startsWith(state.prefix)
+                && state.seen.value(entry.key) != entry.version) {
                 state.seen.insert(entry.key, entry.version);
-                changes.append({it.key(), entry, false});
+                changes.append({ it.key(), entry, false });
             }
         }
         for (auto seen = state.seen.begin(); seen != state.seen.end();) {
@@ -493,7 +505,7 @@ void FileStore::rescan()
                 ++seen;
                 continue;
             }
-            changes.append({it.key(), StoreEntry{seen.key(), {}, {}}, true});
+            changes.append({ it.key(), StoreEntry { seen.key(), {}, {} }, true });
             seen = state.seen.erase(seen);
         }
     }

@@ -80,7 +80,8 @@ private:
 
     QString describe() const;
     void deliver(Callback done, StoreResult result);
-    StoreResult notInitialised() const;
+    /*! Unavailable when init() has not succeeded or the folder has gone. */
+    std::optional<StoreResult> refuseUnusable() const;
     /*! Checks that \a key fits in a file name; an Unavailable result otherwise. */
     std::optional<StoreResult> refuseKey(const QString &key) const;
     StoreResult readEntry(const QString &key) const;

@@ -24,8 +24,7 @@ const QString kTypeName = QStringLiteral("Webda/MemoryStore");
 MemoryStore::MemoryStore(const QString &name, const QJsonObject &parameters,
                          Application *application)
     : Store(name, parameters, application)
-{
-}
+{ }
 
 MemoryStore::~MemoryStore() = default;
 
@@ -36,8 +35,9 @@ bool MemoryStore::init(QString *errorString)
     QString path;
     if (!persistence.isUndefined() && !persistence.isNull()) {
         if (!persistence.isObject()) {
-            return refuse(errorString, service, QStringLiteral("persistence"), persistence,
-                          QStringLiteral("it must be an object such as {\"path\": \"store.json\"}"));
+            return refuse(
+                errorString, service, QStringLiteral("persistence"), persistence,
+                QStringLiteral("it must be an object such as {\"path\": \"store.json\"}"));
         }
         const QJsonValue pathValue = persistence.toObject().value(QLatin1String("path"));
         if (!pathValue.isUndefined() && !pathValue.isNull()) {
@@ -48,9 +48,9 @@ bool MemoryStore::init(QString *errorString)
             path = pathValue.toString();
             const QFileInfo folder(QFileInfo(path).absolutePath());
             if (!folder.isDir()) {
-                return refuse(errorString, service, QStringLiteral("persistence.path"), pathValue,
-                              QStringLiteral("its folder %1 must exist")
-                                  .arg(folder.absoluteFilePath()));
+                return refuse(
+                    errorString, service, QStringLiteral("persistence.path"), pathValue,
+                    QStringLiteral("its folder %1 must exist").arg(folder.absoluteFilePath()));
             }
         }
     }
@@ -87,8 +87,8 @@ bool MemoryStore::load(QString *errorString)
         return fail(QStringLiteral("is not a JSON object"));
     const QJsonObject root = json.object();
     bool counterOk = false;
-    const quint64 lastVersion =
-        root.value(QLatin1String("lastVersion")).toString().toULongLong(&counterOk);
+    const quint64 lastVersion
+        = root.value(QLatin1String("lastVersion")).toString().toULongLong(&counterOk);
     if (!counterOk)
         return fail(QStringLiteral("lacks a \"lastVersion\" counter (a decimal string)"));
     if (!root.value(QLatin1String("documents")).isObject())
@@ -125,20 +125,20 @@ bool MemoryStore::persist(QString *errorString) const
     QJsonObject documents;
     for (auto it = m_documents.cbegin(); it != m_documents.cend(); ++it) {
         documents.insert(it.key(),
-                         QJsonObject{{QStringLiteral("version"), QString::number(it->version)},
-                                     {QStringLiteral("document"), it->document}});
+                         QJsonObject { { QStringLiteral("version"), QString::number(it->version) },
+                                       { QStringLiteral("document"), it->document } });
     }
-    const QJsonObject root{{QStringLiteral("lastVersion"), QString::number(m_lastVersion)},
-                           {QStringLiteral("documents"), documents}};
+    const QJsonObject root { { QStringLiteral("lastVersion"), QString::number(m_lastVersion) },
+                             { QStringLiteral("documents"), documents } };
 
     QSaveFile file(m_persistencePath);
     const bool written = file.open(QIODevice::WriteOnly)
         && file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner)
         && file.write(QJsonDocument(root).toJson(QJsonDocument::Indented)) >= 0 && file.commit();
     if (!written && errorString) {
-        *errorString = QStringLiteral("%1: cannot write persistence file %2: %3")
-                           .arg(describeService(*this, kTypeName), m_persistencePath,
-                                file.errorString());
+        *errorString
+            = QStringLiteral("%1: cannot write persistence file %2: %3")
+                  .arg(describeService(*this, kTypeName), m_persistencePath, file.errorString());
     }
     return written;
 }
@@ -146,7 +146,7 @@ bool MemoryStore::persist(QString *errorString) const
 StoreEntry MemoryStore::entryFor(const QString &key) const
 {
     const Document document = m_documents.value(key);
-    return StoreEntry{key, document.document, QString::number(document.version)};
+    return StoreEntry { key, document.document, QString::number(document.version) };
 }
 
 void MemoryStore::deliver(Callback done, StoreResult result)
@@ -163,7 +163,7 @@ bool MemoryStore::commit(const QString &key, const std::optional<QJsonObject> &d
     const quint64 previousLastVersion = m_lastVersion;
 
     if (document)
-        m_documents.insert(key, Document{*document, ++m_lastVersion});
+        m_documents.insert(key, Document { *document, ++m_lastVersion });
     else
         m_documents.remove(key);
 
@@ -183,7 +183,7 @@ bool MemoryStore::commit(const QString &key, const std::optional<QJsonObject> &d
 void MemoryStore::notifyWatches(const QString &key)
 {
     const bool present = m_documents.contains(key);
-    const StoreEntry entry = present ? entryFor(key) : StoreEntry{};
+    const StoreEntry entry = present ? entryFor(key) : StoreEntry {};
     for (auto it = m_watchPrefixes.cbegin(); it != m_watchPrefixes.cend(); ++it) {
         if (!key.startsWith(it.value()))
             continue;
@@ -191,8 +191,7 @@ void MemoryStore::notifyWatches(const QString &key)
         // Queued on the watch: a watch destroyed meanwhile simply gets nothing.
         if (present) {
             QMetaObject::invokeMethod(
-                watch, [watch, entry] { Q_EMIT watch->entryChanged(entry); },
-                Qt::QueuedConnection);
+                watch, [watch, entry] { Q_EMIT watch->entryChanged(entry); }, Qt::QueuedConnection);
         } else {
             QMetaObject::invokeMethod(
                 watch, [watch, key] { Q_EMIT watch->entryRemoved(key); }, Qt::QueuedConnection);
@@ -203,9 +202,11 @@ void MemoryStore::notifyWatches(const QString &key)
 void MemoryStore::get(const QString &key, Callback done)
 {
     if (!m_documents.contains(key)) {
-        deliver(std::move(done),
-                failure(Status::NotFound, QStringLiteral("%1: no key \"%2\"")
-                                              .arg(describeService(*this, kTypeName), key)));
+        deliver(
+            std::move(done),
+            failure(
+                Status::NotFound,
+                QStringLiteral("%1: no key \"%2\"").arg(describeService(*this, kTypeName), key)));
         return;
     }
     deliver(std::move(done), success(entryFor(key)));
@@ -215,8 +216,9 @@ void MemoryStore::create(const QString &key, const QJsonObject &document, Callba
 {
     if (m_documents.contains(key)) {
         deliver(std::move(done),
-                conflict(entryFor(key), QStringLiteral("%1: key \"%2\" already exists")
-                                            .arg(describeService(*this, kTypeName), key)));
+                conflict(entryFor(key),
+                         QStringLiteral("%1: key \"%2\" already exists")
+                             .arg(describeService(*this, kTypeName), key)));
         return;
     }
     QString error;
@@ -234,15 +236,16 @@ void MemoryStore::update(const QString &key, const QJsonObject &document, const 
     const QString service = describeService(*this, kTypeName);
     if (!m_documents.contains(key)) {
         deliver(std::move(done),
-                failure(Status::NotFound, QStringLiteral("%1: no key \"%2\" to update")
-                                              .arg(service, key)));
+                failure(Status::NotFound,
+                        QStringLiteral("%1: no key \"%2\" to update").arg(service, key)));
         return;
     }
     const StoreEntry current = entryFor(key);
     if (current.version != version) {
         deliver(std::move(done),
-                conflict(current, QStringLiteral("%1: key \"%2\" has version %3, not %4")
-                                      .arg(service, key, current.version, version)));
+                conflict(current,
+                         QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                             .arg(service, key, current.version, version)));
         return;
     }
     QString error;
@@ -259,15 +262,16 @@ void MemoryStore::remove(const QString &key, const QString &version, Callback do
     const QString service = describeService(*this, kTypeName);
     if (!m_documents.contains(key)) {
         deliver(std::move(done),
-                failure(Status::NotFound, QStringLiteral("%1: no key \"%2\" to remove")
-                                              .arg(service, key)));
+                failure(Status::NotFound,
+                        QStringLiteral("%1: no key \"%2\" to remove").arg(service, key)));
         return;
     }
     const StoreEntry current = entryFor(key);
     if (!version.isEmpty() && current.version != version) {
         deliver(std::move(done),
-                conflict(current, QStringLiteral("%1: key \"%2\" has version %3, not %4")
-                                      .arg(service, key, current.version, version)));
+                conflict(current,
+                         QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                             .arg(service, key, current.version, version)));
         return;
     }
     QString error;
@@ -296,8 +300,7 @@ StoreWatch *MemoryStore::watch(const QString &prefix, QObject *parent)
     auto *watch = new StoreWatch(parent);
     m_watchPrefixes.insert(watch, prefix);
     // The pointer is only a key here: it is never dereferenced once destroyed.
-    connect(watch, &QObject::destroyed, this,
-            [this, watch] { m_watchPrefixes.remove(watch); });
+    connect(watch, &QObject::destroyed, this, [this, watch] { m_watchPrefixes.remove(watch); });
     return watch;
 }
 

@@ -19,7 +19,7 @@ inline QString describeValue(const QJsonValue &value)
     if (value.isUndefined())
         return QStringLiteral("missing");
     // A value alone is not a JSON document: wrap it and drop the brackets.
-    const QByteArray json = QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact);
+    const QByteArray json = QJsonDocument(QJsonArray { value }).toJson(QJsonDocument::Compact);
     return QString::fromUtf8(json.mid(1, json.size() - 2));
 }
 

@@ -9,6 +9,8 @@
 #include "filestore.h"
 #include "memorystore.h"
 
+#include <baton/application.h>
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -65,8 +67,7 @@ struct Call
 };
 using CallPtr = std::shared_ptr<Call>;
 
-template<typename Operation>
-CallPtr issue(Operation &&operation, QList<CallPtr> *issued)
+template<typename Operation> CallPtr issue(Operation &&operation, QList<CallPtr> *issued)
 {
     auto call = std::make_shared<Call>();
     call->inside = true;
@@ -82,7 +83,7 @@ CallPtr issue(Operation &&operation, QList<CallPtr> *issued)
 
 QJsonObject doc(int n)
 {
-    return QJsonObject{{QStringLiteral("n"), n}};
+    return QJsonObject { { QStringLiteral("n"), n } };
 }
 
 std::unique_ptr<FileStore> newFileStore(const QString &folder, QString *error,
@@ -107,7 +108,7 @@ std::unique_ptr<FileStore> newFileStore(const QString &folder, QString *error,
 
 #define COMPARE_STATUS(call, expected)                                                             \
     QVERIFY2(statusName((call)->status()) == QStringLiteral(expected),                             \
-             qPrintable(QStringLiteral("status %1 (%2), expected " expected)                      \
+             qPrintable(QStringLiteral("status %1 (%2), expected " expected)                       \
                             .arg(statusName((call)->status()), (call)->result.errorString)))
 
 // Creates \a key and declares \a var, the entry as stored.
@@ -141,8 +142,7 @@ protected:
     }
     CallPtr updateCall(const QString &key, const QJsonObject &document, const QString &version)
     {
-        return issue([&](auto done) { m_store->update(key, document, version, done); },
-                     &m_issued);
+        return issue([&](auto done) { m_store->update(key, document, version, done); }, &m_issued);
     }
     CallPtr removeCall(const QString &key, const QString &version)
     {
@@ -203,8 +203,8 @@ private Q_SLOTS:
     // B1: create-if-absent, then get sees the same document and version.
     void createThenGetReturnsDocumentAndVersion()
     {
-        const QJsonObject document{{QStringLiteral("holder"), QStringLiteral("a")},
-                                   {QStringLiteral("leaseDurationMs"), 15000}};
+        const QJsonObject document { { QStringLiteral("holder"), QStringLiteral("a") },
+                                     { QStringLiteral("leaseDurationMs"), 15000 } };
         CREATE_OK(created, QStringLiteral("cluster:leader"), document);
         QCOMPARE(created.key, QStringLiteral("cluster:leader"));
         QCOMPARE(created.document, document);
@@ -239,14 +239,17 @@ private Q_SLOTS:
         QTest::addColumn<bool>("exists");
         QTest::addColumn<QString>("versionToSend");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("update with the current version replaces the document")
-            << true << "current" << "Ok";
+        QTest::newRow("update with the current version replaces the document") << true << "current"
+                                                                               << "Ok";
         QTest::newRow("update with a stale version conflicts and shows the current entry")
-            << true << "stale" << "Conflict";
-        QTest::newRow("update with a version never issued conflicts")
-            << true << "bogus" << "Conflict";
-        QTest::newRow("update with an empty version conflicts") << true << "empty" << "Conflict";
-        QTest::newRow("update of a missing key is NotFound") << false << "bogus" << "NotFound";
+            << true << "stale"
+            << "Conflict";
+        QTest::newRow("update with a version never issued conflicts") << true << "bogus"
+                                                                      << "Conflict";
+        QTest::newRow("update with an empty version conflicts") << true << "empty"
+                                                                << "Conflict";
+        QTest::newRow("update of a missing key is NotFound") << false << "bogus"
+                                                             << "NotFound";
     }
 
     // B1, B2: patch-if-version-matches.
@@ -268,7 +271,7 @@ private Q_SLOTS:
             QVERIFY(current != stale);
         }
         const QString version = versionToSend == QLatin1String("current") ? current
-            : versionToSend == QLatin1String("stale")                    ? stale
+            : versionToSend == QLatin1String("stale")                     ? stale
             : versionToSend == QLatin1String("bogus") ? QStringLiteral("no-such-version")
                                                       : QString();
 
@@ -298,12 +301,15 @@ private Q_SLOTS:
         QTest::addColumn<bool>("exists");
         QTest::addColumn<QString>("versionToSend");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("remove with no version deletes whatever is there")
-            << true << "empty" << "Ok";
-        QTest::newRow("remove with the current version deletes") << true << "current" << "Ok";
+        QTest::newRow("remove with no version deletes whatever is there") << true << "empty"
+                                                                          << "Ok";
+        QTest::newRow("remove with the current version deletes") << true << "current"
+                                                                 << "Ok";
         QTest::newRow("remove with a stale version conflicts and keeps the entry")
-            << true << "stale" << "Conflict";
-        QTest::newRow("remove of a missing key is NotFound") << false << "empty" << "NotFound";
+            << true << "stale"
+            << "Conflict";
+        QTest::newRow("remove of a missing key is NotFound") << false << "empty"
+                                                             << "NotFound";
     }
 
     // B1: delete, optionally conditional.
@@ -324,8 +330,8 @@ private Q_SLOTS:
             current = updated->result.entry.version;
         }
         const QString version = versionToSend == QLatin1String("current") ? current
-            : versionToSend == QLatin1String("stale")                    ? stale
-                                                                         : QString();
+            : versionToSend == QLatin1String("stale")                     ? stale
+                                                                          : QString();
         const CallPtr call = removeCall(key, version);
         WAIT_DONE(call);
         QCOMPARE(statusName(call->status()), expected);
@@ -369,10 +375,11 @@ private Q_SLOTS:
         QTest::addColumn<QString>("prefix");
         QTest::addColumn<QStringList>("expectedKeys");
         QTest::newRow("a prefix lists only the keys under it")
-            << "cluster:" << QStringList{"cluster:a", "cluster:b"};
+            << "cluster:" << QStringList { "cluster:a", "cluster:b" };
         QTest::newRow("the empty prefix lists every key")
-            << "" << QStringList{"cluster:a", "cluster:b", "other:c"};
-        QTest::newRow("a prefix nothing has lists nothing, successfully") << "none:" << QStringList{};
+            << "" << QStringList { "cluster:a", "cluster:b", "other:c" };
+        QTest::newRow("a prefix nothing has lists nothing, successfully")
+            << "none:" << QStringList {};
     }
 
     void listByPrefix()
@@ -493,8 +500,8 @@ class MemoryStoreContract : public StoreContract
 protected:
     std::unique_ptr<Store> newStore(QString *error) override
     {
-        auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(),
-                                                   nullptr);
+        auto store
+            = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
         if (!store->init(error))
             return nullptr;
         return store;
@@ -534,8 +541,8 @@ private:
     }
     QJsonObject persistenceParameters() const
     {
-        return QJsonObject{{QStringLiteral("persistence"),
-                            QJsonObject{{QStringLiteral("path"), persistencePath()}}}};
+        return QJsonObject { { QStringLiteral("persistence"),
+                               QJsonObject { { QStringLiteral("path"), persistencePath() } } } };
     }
 
 private Q_SLOTS:
@@ -678,7 +685,7 @@ private:
         auto *child = new QProcess(this);
         child->setProcessChannelMode(QProcess::ForwardedErrorChannel);
         child->start(QCoreApplication::applicationFilePath(),
-                     QStringList{kChildSwitch} + arguments);
+                     QStringList { kChildSwitch } + arguments);
         m_children.append(child);
         return child;
     }
@@ -780,8 +787,8 @@ private Q_SLOTS:
         const CallPtr created = createCall(QStringLiteral("cluster:leader"), doc(2));
         WAIT_DONE(created);
         COMPARE_STATUS(created, "BadReply");
-        const CallPtr updated = updateCall(QStringLiteral("cluster:leader"), doc(2),
-                                           QStringLiteral("3"));
+        const CallPtr updated
+            = updateCall(QStringLiteral("cluster:leader"), doc(2), QStringLiteral("3"));
         WAIT_DONE(updated);
         COMPARE_STATUS(updated, "BadReply");
         const CallPtr removed = removeCall(QStringLiteral("cluster:leader"), QStringLiteral("3"));
@@ -824,6 +831,23 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(folder() + QStringLiteral("/cluster:leader.json")));
     }
 
+    // R1: a folder removed under the store is an error, never an empty store.
+    void removedFolderIsUnavailable()
+    {
+        QVERIFY(openStore());
+        CREATE_OK(created, QStringLiteral("cluster:leader"), doc(1));
+        QVERIFY(QDir(folder()).removeRecursively());
+
+        const CallPtr listed = listCall(QString());
+        WAIT_DONE(listed);
+        COMPARE_STATUS(listed, "Unavailable");
+        QVERIFY2(listed->result.errorString.contains(folder()),
+                 qPrintable(listed->result.errorString));
+        const CallPtr got = getCall(created.key);
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "Unavailable");
+    }
+
     // R2: the folder and its files are owner-only.
     void folderAndFilesAreOwnerOnly()
     {
@@ -836,19 +860,18 @@ private Q_SLOTS:
         CREATE_OK(created, QStringLiteral("cluster:leader"), doc(1));
         const CallPtr updated = updateCall(created.key, doc(2), created.version);
         WAIT_DONE(updated);
-        const QFile::Permissions ownerReadWrite =
-            QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser;
+        const QFile::Permissions ownerReadWrite
+            = QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser;
         QCOMPARE(QFileInfo(folder() + QStringLiteral("/cluster:leader.json")).permissions(),
                  ownerReadWrite);
-        QCOMPARE(QFileInfo(folder() + QStringLiteral("/.sequence")).permissions(),
-                 ownerReadWrite);
+        QCOMPARE(QFileInfo(folder() + QStringLiteral("/.sequence")).permissions(), ownerReadWrite);
     }
 
     // B1: the lock of a process killed while holding it does not block writes.
     void lockOfKilledProcessDoesNotBlock()
     {
-        QVERIFY(openStore({{QStringLiteral("lockTimeout"), 500}}));
-        QProcess *holder = startChild({QStringLiteral("hold-lock"), folder()});
+        QVERIFY(openStore({ { QStringLiteral("lockTimeout"), 500 } }));
+        QProcess *holder = startChild({ QStringLiteral("hold-lock"), folder() });
         QTRY_VERIFY_WITH_TIMEOUT(holder->canReadLine(), kProcessTimeoutMs);
         QCOMPARE(holder->readLine().trimmed(), QByteArray("locked"));
         holder->kill(); // SIGKILL: no destructor removes the lock file
@@ -864,8 +887,8 @@ private Q_SLOTS:
     // lockTimeout with a message naming the lock file, and changes nothing.
     void lockOfLiveProcessTimesOut()
     {
-        QVERIFY(openStore({{QStringLiteral("lockTimeout"), 100}}));
-        QProcess *holder = startChild({QStringLiteral("hold-lock"), folder()});
+        QVERIFY(openStore({ { QStringLiteral("lockTimeout"), 100 } }));
+        QProcess *holder = startChild({ QStringLiteral("hold-lock"), folder() });
         QTRY_VERIFY_WITH_TIMEOUT(holder->canReadLine(), kProcessTimeoutMs);
         QCOMPARE(holder->readLine().trimmed(), QByteArray("locked"));
 
@@ -928,8 +951,8 @@ private Q_SLOTS:
 
         QList<QProcess *> children;
         for (int i = 0; i < writers; ++i) {
-            children.append(startChild({QStringLiteral("update"), folder(), created.key,
-                                        created.version, QString::number(i + 1)}));
+            children.append(startChild({ QStringLiteral("update"), folder(), created.key,
+                                         created.version, QString::number(i + 1) }));
         }
         // All are started and ready before any writes, so that they race.
         for (QProcess *child : std::as_const(children)) {
@@ -966,8 +989,8 @@ private Q_SLOTS:
         QSignalSpy changed(watch, &StoreWatch::entryChanged);
         QSignalSpy removed(watch, &StoreWatch::entryRemoved);
 
-        QProcess *writer = startChild({QStringLiteral("create"), folder(),
-                                       QStringLiteral("other:x"), QStringLiteral("cluster:b")});
+        QProcess *writer = startChild({ QStringLiteral("create"), folder(),
+                                        QStringLiteral("other:x"), QStringLiteral("cluster:b") });
         QTRY_COMPARE_WITH_TIMEOUT(writer->state(), QProcess::NotRunning, kProcessTimeoutMs);
         QCOMPARE(writer->readAll().trimmed(), QByteArray("Ok Ok"));
         QTRY_COMPARE(changed.size(), 1);
@@ -975,12 +998,33 @@ private Q_SLOTS:
         QCOMPARE(seen.key, QStringLiteral("cluster:b"));
         QCOMPARE(seen.document, doc(1));
 
-        QProcess *remover = startChild({QStringLiteral("remove"), folder(), seen.key});
+        QProcess *remover = startChild({ QStringLiteral("remove"), folder(), seen.key });
         QTRY_COMPARE_WITH_TIMEOUT(remover->state(), QProcess::NotRunning, kProcessTimeoutMs);
         QCOMPARE(remover->readAll().trimmed(), QByteArray("Ok"));
         QTRY_COMPARE(removed.size(), 1);
         QCOMPARE(removed.first().at(0).toString(), seen.key);
         QCOMPARE(changed.size(), 1); // other:x was never reported
+    }
+
+    // B1: with no folder, the store of an application lives in its data folder,
+    // so several processes of one host share a Registry with no configuration.
+    void applicationDataFolderIsTheDefault()
+    {
+        const QString dataFolder = m_dir->filePath(QStringLiteral("data"));
+        QVERIFY(QDir().mkpath(dataFolder));
+        const QByteArray previous = qgetenv("BATON_DATA_DIR");
+        qputenv("BATON_DATA_DIR", dataFolder.toUtf8());
+        Application application;
+        FileStore store(QStringLiteral("Registry"), QJsonObject(), &application);
+        QString error;
+        const bool initialised = store.init(&error);
+        if (previous.isNull())
+            qunsetenv("BATON_DATA_DIR");
+        else
+            qputenv("BATON_DATA_DIR", previous);
+        QVERIFY2(initialised, qPrintable(error));
+        QCOMPARE(store.folder(), dataFolder + QStringLiteral("/registry"));
+        QVERIFY(QFileInfo(store.folder()).isDir());
     }
 
     void badParameters_data()
@@ -991,7 +1035,8 @@ private Q_SLOTS:
             << QByteArray(R"({"folder": 42})") << "folder";
         QTest::newRow("a folder that is a list is refused")
             << QByteArray(R"({"folder": ["/tmp"]})") << "folder";
-        QTest::newRow("no folder outside an application is refused") << QByteArray("{}") << "folder";
+        QTest::newRow("no folder outside an application is refused")
+            << QByteArray("{}") << "folder";
         QTest::newRow("a negative lockTimeout is refused")
             << QByteArray(R"({"folder": "FOLDER", "lockTimeout": -1})") << "lockTimeout";
         QTest::newRow("a lockTimeout that is a string is refused")
