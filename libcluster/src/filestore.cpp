@@ -10,6 +10,7 @@
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QJsonDocument>
+#include <QElapsedTimer>
 #include <QLockFile>
 #include <QPointer>
 #include <QSaveFile>
@@ -34,6 +35,7 @@ constexpr int kDefaultLockTimeoutMs = 2000;
 // A write holds the lock for milliseconds; a lock this old belongs to a hung
 // process. Dead processes are detected at once, whatever this value.
 constexpr int kStaleLockTimeMs = 10000;
+constexpr int kLockRetryMs = 2;
 // Longest file name most Linux file systems accept.
 constexpr qsizetype kMaxFileNameBytes = 255;
 // A registry document is a few hundred bytes; anything near this is not one.
@@ -210,12 +212,17 @@ StoreResult FileStore::readFile(const QString &fileName, const QString &key) con
         StoreEntry { key, envelope.value(QLatin1String("document")).toObject(), version });
 }
 
-StoreResult FileStore::underLock(const std::function<StoreResult()> &work)
+bool FileStore::tryUnderLock(const std::function<StoreResult()> &work, StoreResult *result,
+                             bool lastTry)
 {
     QLockFile lock(m_folder + QLatin1Char('/') + kLockFileName);
     lock.setStaleLockTime(kStaleLockTimeMs);
-    if (lock.tryLock(m_lockTimeoutMs))
-        return work();
+    if (lock.tryLock(0)) {
+        *result = work();
+        return true;
+    }
+    if (!lastTry && lock.error() == QLockFile::LockFailedError)
+        return false;
 
     QString why;
     qint64 pid = 0;
@@ -238,7 +245,35 @@ StoreResult FileStore::underLock(const std::function<StoreResult()> &work)
     const QString message
         = QStringLiteral("%1: lock file %2 %3").arg(describe(), lock.fileName(), why);
     qCWarning(lcStore).noquote() << message;
-    return failure(Status::Unavailable, message);
+    *result = failure(Status::Unavailable, message);
+    return true;
+}
+
+void FileStore::underLock(std::function<StoreResult()> work, Callback done)
+{
+    // The lock is held for a read and a rename, a millisecond or so. Rather
+    // than QLockFile::tryLock(timeout), which sleeps the whole thread in
+    // 100 ms steps, a busy lock is tried again from the event loop every
+    // few milliseconds: the election never stalls, and a handover waiting
+    // on another process's write takes milliseconds (SPEC F8).
+    auto attempt = std::make_shared<LockedWrite>();
+    attempt->work = std::move(work);
+    attempt->done = std::move(done);
+    attempt->since.start();
+    tryLockedWrite(attempt);
+}
+
+void FileStore::tryLockedWrite(const std::shared_ptr<LockedWrite> &attempt)
+{
+    StoreResult result;
+    const bool lastTry = attempt->since.elapsed() >= m_lockTimeoutMs;
+    if (!tryUnderLock(attempt->work, &result, lastTry)) {
+        QTimer::singleShot(kLockRetryMs, this, [this, attempt] { tryLockedWrite(attempt); });
+        return;
+    }
+    deliver(std::move(attempt->done), result);
+    if (result.ok())
+        scheduleRescan();
 }
 
 std::optional<quint64> FileStore::nextVersion(const QString &currentVersion, StoreResult *refusal)
@@ -320,7 +355,7 @@ void FileStore::create(const QString &key, const QJsonObject &document, Callback
         deliver(std::move(done), *refused);
         return;
     }
-    const StoreResult result = underLock([&] {
+    underLock([this, key, document] {
         const StoreResult current = readEntry(key);
         if (current.ok()) {
             return conflict(current.entry,
@@ -329,10 +364,7 @@ void FileStore::create(const QString &key, const QJsonObject &document, Callback
         if (current.status != Status::NotFound)
             return current;
         return writeEntry(key, document, QString());
-    });
-    deliver(std::move(done), result);
-    if (result.ok())
-        scheduleRescan();
+    }, std::move(done));
 }
 
 void FileStore::update(const QString &key, const QJsonObject &document, const QString &version,
@@ -342,7 +374,7 @@ void FileStore::update(const QString &key, const QJsonObject &document, const QS
         deliver(std::move(done), *refused);
         return;
     }
-    const StoreResult result = underLock([&] {
+    underLock([this, key, document, version] {
         const StoreResult current = readEntry(key);
         if (!current.ok())
             return current;
@@ -352,10 +384,7 @@ void FileStore::update(const QString &key, const QJsonObject &document, const QS
                                 .arg(describe(), key, current.entry.version, version));
         }
         return writeEntry(key, document, current.entry.version);
-    });
-    deliver(std::move(done), result);
-    if (result.ok())
-        scheduleRescan();
+    }, std::move(done));
 }
 
 void FileStore::remove(const QString &key, const QString &version, Callback done)
@@ -364,7 +393,7 @@ void FileStore::remove(const QString &key, const QString &version, Callback done
         deliver(std::move(done), *refused);
         return;
     }
-    const StoreResult result = underLock([&] {
+    underLock([this, key, version] {
         StoreResult current = readEntry(key);
         // An unconditional remove also clears a corrupt file: it is the way out
         // of a BadReply. A conditional one cannot compare, so it changes nothing.
@@ -387,10 +416,7 @@ void FileStore::remove(const QString &key, const QString &version, Callback done
             return StoreResult();
         }
         return success(current.entry);
-    });
-    deliver(std::move(done), result);
-    if (result.ok())
-        scheduleRescan();
+    }, std::move(done));
 }
 
 FileStore::Scan FileStore::scan(const QString &prefix) const

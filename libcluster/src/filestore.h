@@ -2,10 +2,12 @@
 
 #include <baton/store.h>
 
+#include <QElapsedTimer>
 #include <QHash>
 #include <QSet>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 class QFileSystemWatcher;
@@ -87,7 +89,18 @@ private:
     StoreResult readEntry(const QString &key) const;
     StoreResult readFile(const QString &fileName, const QString &key) const;
     /*! Runs \a work holding the lock file, or reports why the lock could not be taken. */
-    StoreResult underLock(const std::function<StoreResult()> &work);
+    /*! A write waiting for the lock file. */
+    struct LockedWrite
+    {
+        std::function<StoreResult()> work;
+        Callback done;
+        QElapsedTimer since;
+    };
+    /*! Runs \a work under the lock file, then delivers its result to \a done. */
+    void underLock(std::function<StoreResult()> work, Callback done);
+    void tryLockedWrite(const std::shared_ptr<LockedWrite> &attempt);
+    /*! One try; false when the lock is busy and there is time left to try again. */
+    bool tryUnderLock(const std::function<StoreResult()> &work, StoreResult *result, bool lastTry);
     /*! Writes \a document as the new version of \a key; the caller holds the lock. */
     StoreResult writeEntry(const QString &key, const QJsonObject &document,
                            const QString &currentVersion);
