@@ -103,7 +103,7 @@ int TestFileStoreElection::leaders() const
 
 void TestFileStoreElection::oneLeaderCrashFailoverAndCleanHandover()
 {
-    for (const QString id : {QStringLiteral("p1"), QStringLiteral("p2"), QStringLiteral("p3")}) {
+    for (const QString &id : {QStringLiteral("p1"), QStringLiteral("p2"), QStringLiteral("p3")}) {
         const QString config = writeConfig(id + QStringLiteral(".json"), id);
         QVERIFY(!config.isEmpty());
         m_participants.push_back(std::make_unique<ParticipantProcess>(
