@@ -152,11 +152,12 @@ void ClusterServicePrivate::startElection()
             execute(elector->onWatch(state));
     });
     if (backend->startWatching())
-        qCDebug(lcElection).noquote() << leaseName << "follows" << backend->describe() << "by watch";
+        qCDebug(lcElection).noquote()
+                << QStringLiteral("%1: follows %2 by watch").arg(leaseName, backend->describe());
     else
-        qCInfo(lcElection).noquote() << leaseName << ":" << backend->describe()
-                                     << "cannot be watched; polling every" << params.renewIntervalMs
-                                     << "ms";
+        qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 cannot be watched; polling every %3 ms")
+                                                .arg(leaseName, backend->describe())
+                                                .arg(params.renewIntervalMs);
     execute(elector->start());
 }
 
@@ -174,8 +175,9 @@ void ClusterServicePrivate::execute(ElectorActions actions)
             || std::holds_alternative<action::Update>(a)) {
             sendRequest(a);
         } else if (const auto *became = std::get_if<action::BecameLeader>(&a)) {
-            qCInfo(lcElection).noquote() << leaseName << ":" << params.identity
-                                         << "is now the leader, token" << became->token;
+            qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 is now the leader, token %3")
+                                                    .arg(leaseName, params.identity)
+                                                    .arg(became->token);
             emitEvent(QStringLiteral("started-leading"),
                       {{QStringLiteral("token"), double(became->token)},
                        {QStringLiteral("validUntilMono"), double(became->validUntilMono)}});
@@ -183,12 +185,12 @@ void ClusterServicePrivate::execute(ElectorActions actions)
             Q_EMIT q->leadershipChanged(true);
         } else if (const auto *stoppedLeading = std::get_if<action::StoppedLeading>(&a)) {
             const QString reason = wireName(stoppedLeading->reason);
+            const QString message = QStringLiteral("%1: %2 stopped leading: %3")
+                                            .arg(leaseName, params.identity, reason);
             if (stoppedLeading->reason == StopReason::Stopping)
-                qCInfo(lcElection).noquote() << leaseName << ":" << params.identity
-                                             << "stops leading: stopping";
+                qCInfo(lcElection).noquote() << message;
             else
-                qCWarning(lcElection).noquote() << leaseName << ":" << params.identity
-                                                << "stopped leading:" << reason;
+                qCWarning(lcElection).noquote() << message;
             emitEvent(QStringLiteral("stopped-leading"),
                       {{QStringLiteral("reason"), reason},
                        {QStringLiteral("validUntilMono"), double(stoppedLeading->validUntilMono)}});
@@ -197,9 +199,10 @@ void ClusterServicePrivate::execute(ElectorActions actions)
         } else if (const auto *changed = std::get_if<action::LeaderChanged>(&a)) {
             holder = changed->to;
             const QString why = wireName(changed->why);
-            qCInfo(lcElection).noquote()
-                    << leaseName << ": leader" << (changed->from.isEmpty() ? QStringLiteral("(none)") : changed->from)
-                    << "->" << (changed->to.isEmpty() ? QStringLiteral("(none)") : changed->to) << "(" + why + ")";
+            auto who = [](const QString &id) { return id.isEmpty() ? QStringLiteral("(none)") : id; };
+            qCInfo(lcElection).noquote() << QStringLiteral("%1: leader %2 -> %3 (%4)")
+                                                    .arg(leaseName, who(changed->from),
+                                                         who(changed->to), why);
             emitEvent(QStringLiteral("leader-changed"), {{QStringLiteral("from"), changed->from},
                                                          {QStringLiteral("to"), changed->to},
                                                          {QStringLiteral("why"), why}});
@@ -209,17 +212,21 @@ void ClusterServicePrivate::execute(ElectorActions actions)
                                 {QStringLiteral("latencyMs"), double(attempt->latencyMs)}};
             if (!attempt->errorString.isEmpty()) {
                 fields.insert(QStringLiteral("error"), attempt->errorString);
-                qCWarning(lcElection).noquote() << leaseName << ": attempt failed:" << attempt->errorString;
+                qCWarning(lcElection).noquote()
+                        << QStringLiteral("%1: attempt failed: %2").arg(leaseName, attempt->errorString);
             } else {
-                qCDebug(lcElection).noquote() << leaseName << ": attempt" << wireName(attempt->outcome)
-                                              << "in" << attempt->latencyMs << "ms";
+                qCDebug(lcElection).noquote() << QStringLiteral("%1: attempt %2 in %3 ms")
+                                                         .arg(leaseName, wireName(attempt->outcome))
+                                                         .arg(attempt->latencyMs);
             }
             emitEvent(QStringLiteral("attempt"), fields);
         } else if (const auto *released = std::get_if<action::ReleaseFinished>(&a)) {
             if (released->released)
-                qCInfo(lcElection).noquote() << leaseName << ":" << params.identity << "released the lease";
+                qCInfo(lcElection).noquote()
+                        << QStringLiteral("%1: %2 released the lease").arg(leaseName, params.identity);
             else
-                qCInfo(lcElection).noquote() << leaseName << ": lease not released:" << released->detail;
+                qCInfo(lcElection).noquote() << QStringLiteral("%1: lease not released: %2")
+                                                        .arg(leaseName, released->detail);
             emitEvent(QStringLiteral("released"), {{QStringLiteral("released"), released->released}});
             finishStop();
         }
@@ -292,8 +299,9 @@ void ClusterServicePrivate::beginStop()
         if (stopFinished)
             return;
         qCWarning(lcElection).noquote()
-                << leaseName << ": deregistered callbacks still running at the step-down deadline;"
-                << "the lease is left to expire";
+                << QStringLiteral("%1: deregistered callbacks still running at the step-down "
+                                  "deadline; the lease is left to expire")
+                           .arg(leaseName);
         finishStop();
     });
     stopDeadlineTimer.start(int(qBound<qint64>(0, deadline - clock->monotonicMs(), qint64(INT_MAX))));
@@ -316,6 +324,8 @@ void ClusterServicePrivate::finishStop()
     stopFinished = true;
     wakeTimer.stop();
     stopDeadlineTimer.stop();
+    if (backend)
+        disconnect(backend.get(), nullptr, this, nullptr); // a stopped instance reports nothing
     q->finishStop();
 }
 
