@@ -212,6 +212,18 @@ void MemoryStore::get(const QString &key, Callback done)
     deliver(std::move(done), success(entryFor(key)));
 }
 
+void MemoryStore::commitAndDeliver(const QString &key, const QJsonObject &document,
+                                   Callback done)
+{
+    QString error;
+    if (!commit(key, document, &error)) {
+        deliver(std::move(done), failure(Status::Unavailable, error));
+        return;
+    }
+    deliver(std::move(done), success(entryFor(key)));
+    notifyWatches(key);
+}
+
 void MemoryStore::create(const QString &key, const QJsonObject &document, Callback done)
 {
     if (m_documents.contains(key)) {
@@ -221,13 +233,7 @@ void MemoryStore::create(const QString &key, const QJsonObject &document, Callba
                              .arg(describeService(*this, kTypeName), key)));
         return;
     }
-    QString error;
-    if (!commit(key, document, &error)) {
-        deliver(std::move(done), failure(Status::Unavailable, error));
-        return;
-    }
-    deliver(std::move(done), success(entryFor(key)));
-    notifyWatches(key);
+    commitAndDeliver(key, document, std::move(done));
 }
 
 void MemoryStore::update(const QString &key, const QJsonObject &document, const QString &version,
@@ -248,13 +254,7 @@ void MemoryStore::update(const QString &key, const QJsonObject &document, const 
                              .arg(service, key, current.version, version)));
         return;
     }
-    QString error;
-    if (!commit(key, document, &error)) {
-        deliver(std::move(done), failure(Status::Unavailable, error));
-        return;
-    }
-    deliver(std::move(done), success(entryFor(key)));
-    notifyWatches(key);
+    commitAndDeliver(key, document, std::move(done));
 }
 
 void MemoryStore::remove(const QString &key, const QString &version, Callback done)

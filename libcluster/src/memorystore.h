@@ -52,6 +52,8 @@ private:
     StoreEntry entryFor(const QString &key) const;
     void deliver(Callback done, StoreResult result);
     /*! Replaces (or, with no document, removes) \a key; undone when persisting fails. */
+    /*! Writes, answers \a done, and tells the watches. */
+    void commitAndDeliver(const QString &key, const QJsonObject &document, Callback done);
     bool commit(const QString &key, const std::optional<QJsonObject> &document,
                 QString *errorString);
     void notifyWatches(const QString &key);
