@@ -7,6 +7,8 @@
 #include "logging.h"
 #include "registrations.h"
 
+#include <baton/application.h>
+
 #include <QCoreApplication>
 #include <QRandomGenerator>
 #include <QSysInfo>
@@ -145,6 +147,8 @@ void ClusterServicePrivate::startLocal()
 
 void ClusterServicePrivate::startElection()
 {
+    if (stopping || started)
+        return; // stopped before the application finished starting
     elector = std::make_unique<Elector>(params, *clock);
     started = true;
     connect(backend.get(), &LeaseBackend::changed, this, [this](const LeaseState &state) {
@@ -442,7 +446,12 @@ bool ClusterService::init(QString *errorString)
     qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 joins the election for \"%3\" on %4")
                                             .arg(name(), d->params.identity, d->leaseName,
                                                  d->backend->describe());
-    d->startElection();
+    Application *app = application();
+    if (app && !app->isInitialised())
+        connect(app, &Application::started, d.get(), &ClusterServicePrivate::startElection,
+                Qt::SingleShotConnection);
+    else
+        d->startElection();
     return true;
 }
 
