@@ -13,6 +13,7 @@
 
 #include <QPromise>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 
@@ -390,11 +391,15 @@ void TestClusterService::electionWaitsForAStoreListedAfterTheCluster()
     // C2: services start in file order; the election itself begins once
     // every service has started, so its first attempt finds the store ready.
     QTest::failOnWarning(QRegularExpression(QStringLiteral("attempt failed")));
+    QTemporaryDir folder;
+    QVERIFY(folder.isValid());
     Application app;
     QString error;
-    QVERIFY2(app.loadConfig(R"({"services": {
+    QVERIFY2(app.loadConfig(QStringLiteral(R"({"services": {
         "cluster": {"type": "StoreClusterService", "leaseDuration": 600, "renewInterval": 100},
-        "Registry": {"type": "Webda/MemoryStore"}}})",
+        "Registry": {"type": "Webda/FileStore", "folder": "%1"}}})")
+                                    .arg(folder.filePath(QStringLiteral("registry")))
+                                    .toUtf8(),
                             QStringLiteral("order.json"), &error),
              qPrintable(error));
     QSignalSpy events(app.firstCluster(), &ClusterService::electionEvent);
