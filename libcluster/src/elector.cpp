@@ -194,6 +194,16 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
             m_nextAttempt = now();
             return;
         }
+        if (m_stopping) {
+            // F5: a stopping instance never starts leading. The lease it won
+            // is given back at once: nothing ran under it, so the release may
+            // come as late as the authority the write would have given.
+            m_validUntil = m_attemptStart + stepDownDelay();
+            finishAttempt(out, AttemptOutcome::Acquired);
+            if (m_releaseRequested)
+                startRelease(out);
+            return;
+        }
         becomeLeader(reply.state, out);
         finishAttempt(out, AttemptOutcome::Acquired);
         return;
@@ -206,13 +216,15 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
         if (m_leading)
             stepDown(StopReason::TakenOver, out); // F3
         finishAttempt(out, AttemptOutcome::Conflict);
-        return;
+        break;
     case LeaseReply::Outcome::Error:
         if (m_leading)
             stepDown(StopReason::RenewFailed, out); // F3
         finishAttempt(out, AttemptOutcome::Error, reply.errorString);
-        return;
+        break;
     }
+    if (m_releaseRequested)
+        startRelease(out);
 }
 
 void Elector::handleReleaseReply(const LeaseReply &reply, ElectorActions &out)
@@ -258,10 +270,22 @@ ElectorActions Elector::onWatch(const LeaseState &state)
     observe(state, out);
     // F8: a release is seen at once and taken at once; any other change
     // re-arms the expiry instant from now.
-    if (!m_stopping && (!state.exists || state.record.holder.isEmpty()))
+    const bool free = !state.exists || state.record.holder.isEmpty();
+    if (!m_stopping && free) {
         m_nextAttempt = now();
-    else
+        // A request that may be lost must not hold the takeover back until
+        // its timeout: every write is conditional, so giving it up is safe
+        // even if it was applied.
+        if (m_step == Step::Read || m_step == Step::Write) {
+            ++m_request;
+            m_step = Step::None;
+            finishAttempt(out, AttemptOutcome::Error,
+                          QStringLiteral("abandoned: the lease was seen free meanwhile"));
+            m_nextAttempt = now();
+        }
+    } else {
         scheduleNextAttempt();
+    }
     if (m_step == Step::None && !m_stopping && now() >= m_nextAttempt)
         beginAttempt(out);
     return out;
@@ -281,13 +305,32 @@ ElectorActions Elector::release()
 {
     ElectorActions out;
     enforceDeadline(out);
+    m_releaseRequested = true;
+    // A write on its way may be winning the lease right now: its answer
+    // decides whether there is anything to release.
+    if (m_step == Step::Write && !m_attemptIsRenewal)
+        return out;
+    startRelease(out);
+    return out;
+}
+
+void Elector::startRelease(ElectorActions &out)
+{
+    m_releaseRequested = false;
     if (!m_haveObserved || !m_observed.exists || m_observed.record.holder != m_params.identity) {
         out.push_back(action::ReleaseFinished {false, QStringLiteral("not the holder")});
-        return out;
+        return;
+    }
+    if (now() >= m_validUntil) {
+        // F5: never past the deadline. Others may already act on the lease's
+        // expiry, and leader work that outlived it must not be followed by
+        // a release that makes the lease free at once.
+        out.push_back(action::ReleaseFinished {
+                false, QStringLiteral("past the step-down deadline; the lease is left to expire")});
+        return;
     }
     m_releaseRetries = 0;
     sendRelease(out);
-    return out;
 }
 
 void Elector::sendRelease(ElectorActions &out)

@@ -115,7 +115,8 @@ public:
     /*!
      * Second half of a clean stop: gives the lease up (empty holder,
      * conditional on the version) when this instance still holds it and is
-     * within its deadline. Ends with ReleaseFinished.
+     * within its deadline. When an acquiring write is on its way, waits for
+     * its answer first. Ends with ReleaseFinished.
      */
     ElectorActions release();
 
@@ -146,6 +147,7 @@ private:
     void handleReadReply(const LeaseReply &reply, ElectorActions &out);
     void handleWriteReply(const LeaseReply &reply, ElectorActions &out);
     void handleReleaseReply(const LeaseReply &reply, ElectorActions &out);
+    void startRelease(ElectorActions &out);
     void sendRelease(ElectorActions &out);
     LeaseRecord acquisitionRecord(qint64 transitions) const;
     void observe(const LeaseState &state, ElectorActions &out);
@@ -177,6 +179,7 @@ private:
     bool m_readThisAttempt = false;
     bool m_attemptIsRenewal = false;
     int m_releaseRetries = 0;
+    bool m_releaseRequested = false;
 };
 
 } // namespace baton
