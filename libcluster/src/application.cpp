@@ -1,1 +1,323 @@
-// placeholder
+#include "application_p.h"
+
+#include "configscanner.h"
+#include "filestore.h"
+#include "jsonutil.h"
+#include "localclusterservice.h"
+#include "logging.h"
+
+#include <baton/clusterservice.h>
+#include <baton/servicefactory.h>
+#include <baton/store.h>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QStandardPaths>
+
+namespace baton {
+
+namespace {
+
+Application *s_current = nullptr;
+
+const QString registryName = QStringLiteral("Registry");
+
+} // namespace
+
+ApplicationPrivate::ApplicationPrivate(Application *qq)
+    : q(qq)
+{
+}
+
+Remover ApplicationPrivate::addPending(LeaderCallback fn, LeaderCallback deregisteredFn,
+                                       QObject *context)
+{
+    const quint64 id = ++lastPendingId;
+    QPointer<Application> application = q;
+    Remover remover([application, id] {
+        // Removed before its cluster started: it never ran, so nothing to undo.
+        if (application)
+            get(application)->pending.removeIf(
+                    [id](const PendingRegistration &p) { return p.id == id; });
+    });
+    pending.append(PendingRegistration {id, std::move(fn), std::move(deregisteredFn), context,
+                                        context != nullptr, remover});
+    return remover;
+}
+
+void ApplicationPrivate::attachPending(ClusterService &cluster)
+{
+    pendingAttached = true;
+    const QList<PendingRegistration> waiting = std::exchange(pending, {});
+    for (const PendingRegistration &p : waiting) {
+        if (p.hadContext && !p.context)
+            continue; // W6: its context went away before the cluster started
+        const Remover attached = cluster.addRegistration(p.fn, p.deregisteredFn, p.context);
+        p.remover.retarget([attached] { attached(); });
+    }
+}
+
+ClusterService &ApplicationPrivate::localCluster()
+{
+    if (!local) {
+        auto *cluster = new LocalClusterService(QStringLiteral("local"), {}, q);
+        cluster->setParent(q);
+        QString ignored;
+        cluster->init(&ignored);
+        local = cluster;
+    }
+    return *local;
+}
+
+ClusterService &processLocalCluster()
+{
+    // Without an Application the QCoreApplication owns the local cluster;
+    // without either (plain code, tests) it lives as long as the process.
+    static QPointer<ClusterService> cluster;
+    static std::unique_ptr<ClusterService> unowned;
+    if (!cluster) {
+        auto *created = new LocalClusterService(QStringLiteral("local"), {}, nullptr);
+        QString ignored;
+        created->init(&ignored);
+        if (QCoreApplication::instance())
+            created->setParent(QCoreApplication::instance());
+        else
+            unowned.reset(created);
+        cluster = created;
+    }
+    return *cluster;
+}
+
+Application::Application(QObject *parent)
+    : QObject(parent)
+    , d(std::make_unique<ApplicationPrivate>(this))
+{
+    s_current = this;
+}
+
+Application::~Application()
+{
+    if (s_current == this)
+        s_current = nullptr;
+    // Services are children; delete them last-first, as they were started.
+    for (auto it = d->services.rbegin(); it != d->services.rend(); ++it)
+        delete *it;
+    d->services.clear();
+}
+
+Application *Application::current()
+{
+    return s_current;
+}
+
+bool Application::loadConfigFile(const QString &path, QString *errorString)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *errorString = QStringLiteral("%1: cannot read the configuration: %2")
+                               .arg(path, file.errorString());
+        return false;
+    }
+    return loadConfig(file.readAll(), path, errorString);
+}
+
+bool Application::loadConfig(const QByteArray &json, const QString &sourceName,
+                             QString *errorString)
+{
+    if (!d->services.isEmpty() || d->initialised) {
+        *errorString = QStringLiteral("%1: a configuration is already loaded").arg(sourceName);
+        return false;
+    }
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        int line = 0, column = 0;
+        jsonutil::lineAndColumn(json, parseError.offset, &line, &column);
+        *errorString = QStringLiteral("%1:%2:%3: malformed JSON: %4")
+                               .arg(sourceName)
+                               .arg(line)
+                               .arg(column)
+                               .arg(parseError.errorString());
+        return false;
+    }
+    if (!document.isObject()) {
+        *errorString = QStringLiteral("%1: the configuration must be a JSON object "
+                                      "{\"services\": {...}}")
+                               .arg(sourceName);
+        return false;
+    }
+    const QJsonValue servicesValue = document.object().value(QStringLiteral("services"));
+    if (!servicesValue.isUndefined() && !servicesValue.isObject()) {
+        *errorString = QStringLiteral("%1: \"services\" must be an object of named services, not %2")
+                               .arg(sourceName, jsonutil::describe(servicesValue));
+        return false;
+    }
+    const QJsonObject servicesObject = servicesValue.toObject();
+
+    QList<Service *> created;
+    QHash<QString, QString> locations;
+    auto fail = [&](const QString &message) {
+        qDeleteAll(created);
+        *errorString = message;
+        return false;
+    };
+    for (const ConfiguredService &configured : servicesInFileOrder(json)) {
+        const QString where = QStringLiteral("%1:%2:%3")
+                                      .arg(sourceName)
+                                      .arg(configured.line)
+                                      .arg(configured.column);
+        const QJsonValue entry = servicesObject.value(configured.name);
+        if (!entry.isObject())
+            return fail(QStringLiteral("%1: service \"%2\" must be an object with a \"type\", not %3")
+                                .arg(where, configured.name, jsonutil::describe(entry)));
+        const QJsonObject parameters = entry.toObject();
+        const QJsonValue type = parameters.value(QStringLiteral("type"));
+        if (!type.isString())
+            return fail(QStringLiteral("%1: service \"%2\": parameter \"type\" = %3 must name a "
+                                       "service type")
+                                .arg(where, configured.name, jsonutil::describe(type)));
+        const QString fullType = ServiceFactory::resolve(type.toString());
+        Service *service = fullType.isEmpty()
+                ? nullptr
+                : ServiceFactory::create(fullType, configured.name, parameters, this);
+        if (!service)
+            return fail(QStringLiteral("%1: service \"%2\": unknown type \"%3\" (known types: %4)")
+                                .arg(where, configured.name, type.toString(),
+                                     ServiceFactory::types().join(QStringLiteral(", "))));
+        service->setType(fullType);
+        service->setParent(this);
+        created.append(service);
+        locations.insert(configured.name, where);
+    }
+    if (created.size() != servicesObject.size())
+        return fail(QStringLiteral("%1: could not read the order of the services").arg(sourceName));
+    d->services = created;
+    d->locations = locations;
+    d->sourceName = sourceName;
+    return true;
+}
+
+bool Application::init(QString *errorString)
+{
+    if (d->initialised || d->initialising) {
+        *errorString = QStringLiteral("the application is already initialised");
+        return false;
+    }
+    d->initialising = true;
+    for (int i = 0; i < d->services.size(); ++i) {
+        Service *service = d->services.at(i);
+        QString error;
+        if (!service->init(&error)) {
+            const QString where = d->locations.value(service->name(), d->sourceName);
+            *errorString = where.isEmpty() ? error : QStringLiteral("%1: %2").arg(where, error);
+            qCWarning(lcConfig).noquote() << *errorString;
+            // Refused: stop what already started, so that nothing is left running.
+            for (int j = i - 1; j >= 0; --j)
+                d->services.at(j)->stop();
+            d->initialising = false;
+            return false;
+        }
+        auto *cluster = qobject_cast<ClusterService *>(service);
+        if (cluster && !d->pendingAttached)
+            d->attachPending(*cluster); // W7: waiting registrations start with it
+    }
+    d->initialising = false;
+    d->initialised = true;
+    if (!d->pendingAttached)
+        d->attachPending(d->localCluster()); // W8
+    return true;
+}
+
+bool Application::isInitialised() const
+{
+    return d->initialised;
+}
+
+void Application::stop()
+{
+    if (d->stopping)
+        return;
+    d->stopping = true;
+    d->stopIndex = int(d->services.size());
+    if (d->local) {
+        // The local cluster goes first: it was made for the code that runs on top.
+        connect(d->local, &Service::stopped, this, [this] { d->stopNext(); },
+                Qt::SingleShotConnection);
+        d->local->stop();
+        return;
+    }
+    d->stopNext();
+}
+
+void ApplicationPrivate::stopNext()
+{
+    if (stopIndex == 0) {
+        if (defaultRegistry)
+            defaultRegistry->stop();
+        QMetaObject::invokeMethod(q, [app = q] { Q_EMIT app->stopped(); }, Qt::QueuedConnection);
+        return;
+    }
+    Service *service = services.at(--stopIndex);
+    QObject::connect(service, &Service::stopped, q, [this] { stopNext(); },
+                     Qt::SingleShotConnection);
+    service->stop();
+}
+
+Service *Application::service(const QString &name) const
+{
+    for (Service *service : d->services)
+        if (service->name() == name)
+            return service;
+    return nullptr;
+}
+
+QList<Service *> Application::services() const
+{
+    return d->services;
+}
+
+ClusterService *Application::firstCluster() const
+{
+    for (Service *service : d->services)
+        if (auto *cluster = qobject_cast<ClusterService *>(service))
+            return cluster;
+    return nullptr;
+}
+
+Store *Application::registry()
+{
+    if (auto *configured = qobject_cast<Store *>(service(registryName)))
+        return configured;
+    if (!d->defaultRegistry) {
+        // B1: with no store configured, the processes of one host share a
+        // FileStore in the data folder and elect correctly with no setup.
+        auto *store = new FileStore(registryName,
+                                    {{QStringLiteral("folder"),
+                                      QDir(dataFolder()).filePath(QStringLiteral("registry"))}},
+                                    this);
+        store->setType(QStringLiteral("Webda/FileStore"));
+        QString error;
+        if (!store->init(&error)) {
+            qCWarning(lcConfig).noquote() << "the default Registry cannot start:" << error;
+            delete store;
+            return nullptr;
+        }
+        d->defaultRegistry = store;
+    }
+    return d->defaultRegistry;
+}
+
+QString Application::dataFolder() const
+{
+    const QString configured = qEnvironmentVariable("BATON_DATA_DIR");
+    if (!configured.isEmpty())
+        return configured;
+    QString location = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    if (location.isEmpty())
+        location = QDir::home().filePath(QStringLiteral(".local/share/baton"));
+    return location;
+}
+
+} // namespace baton

@@ -1,1 +1,418 @@
-// placeholder
+#include "clusterservice_p.h"
+
+#include "clock.h"
+#include "eventrecord.h"
+#include "jsonutil.h"
+#include "leasebackend.h"
+#include "logging.h"
+#include "registrations.h"
+
+#include <QCoreApplication>
+#include <QRandomGenerator>
+#include <QSysInfo>
+
+#include <climits>
+
+namespace baton {
+
+namespace {
+
+constexpr qint64 defaultLeaseDurationMs = 15000;
+constexpr qint64 defaultRenewIntervalMs = 5000;
+
+QString defaultInstanceId()
+{
+    // P2: host name and pid repeat across containers; the random part does not.
+    QString host = qEnvironmentVariable("HOSTNAME");
+    if (host.isEmpty())
+        host = QSysInfo::machineHostName();
+    const quint32 random = QRandomGenerator::system()->generate();
+    return QStringLiteral("%1-%2-%3")
+            .arg(host)
+            .arg(QCoreApplication::applicationPid())
+            .arg(random, 8, 16, QLatin1Char('0'));
+}
+
+} // namespace
+
+ElectionTimings ElectionTimings::forParameters(qint64 leaseDuration, qint64 renewInterval)
+{
+    ElectionTimings t;
+    t.leaseDuration = leaseDuration;
+    t.renewInterval = renewInterval;
+    t.worstCrashFailover = leaseDuration + renewInterval;
+    t.cleanHandover = renewInterval;
+    t.stepDownDeadline = (leaseDuration + renewInterval) / 2;
+    t.safetyMargin = leaseDuration - t.stepDownDeadline;
+    // A follower waits leaseDuration on its clock, the leader stops after
+    // stepDownDeadline on its own: safe while the leader's clock runs no
+    // slower than stepDownDeadline / leaseDuration of the follower's.
+    t.toleratedClockDrift = leaseDuration > 0
+            ? 1.0 - double(t.stepDownDeadline) / double(leaseDuration)
+            : 0.0;
+    return t;
+}
+
+QString ElectionTimings::explain() const
+{
+    return QStringLiteral(
+                   "lease %1 ms, renewal every %2 ms\n"
+                   "  crash failover: within %3 ms of the leader's last renewal (about %1 ms "
+                   "where the follower saw that renewal)\n"
+                   "  clean handover: milliseconds where the store can watch, else within %4 ms\n"
+                   "  the leader stops leading %5 ms after the start of its last successful "
+                   "attempt\n"
+                   "  safety margin: %6 ms between that deadline and the earliest takeover\n"
+                   "  tolerated clock-rate difference between hosts: %7 %")
+            .arg(leaseDuration)
+            .arg(renewInterval)
+            .arg(worstCrashFailover)
+            .arg(cleanHandover)
+            .arg(stepDownDeadline)
+            .arg(safetyMargin)
+            .arg(toleratedClockDrift * 100.0, 0, 'f', 1);
+}
+
+ClusterServicePrivate::ClusterServicePrivate(ClusterService *qq)
+    : q(qq)
+    , clock(&Clock::system())
+    , registrations(new Registrations(QString(), this))
+{
+    wakeTimer.setSingleShot(true);
+    wakeTimer.setTimerType(Qt::PreciseTimer);
+    stopDeadlineTimer.setSingleShot(true);
+    stopDeadlineTimer.setTimerType(Qt::PreciseTimer);
+    connect(&wakeTimer, &QTimer::timeout, this, [this] {
+        if (elector)
+            execute(elector->onTimer());
+    });
+    registrations->setLeadingCheck([this] { return isLeaderNow(); });
+}
+
+ClusterServicePrivate::~ClusterServicePrivate() = default;
+
+bool ClusterServicePrivate::readParameters(QString *errorString)
+{
+    const QJsonObject parameters = q->parameters();
+    auto refuse = [&](const QString &parameter, const QJsonValue &value, const QString &rule) {
+        *errorString = QStringLiteral("service \"%1\": parameter \"%2\" = %3 %4")
+                               .arg(q->name(), parameter, jsonutil::describe(value), rule);
+        return false;
+    };
+    auto readDuration = [&](const QString &parameter, qint64 fallback, qint64 *value) {
+        const QJsonValue v = parameters.value(parameter);
+        if (v.isUndefined()) {
+            *value = fallback;
+            return true;
+        }
+        if (!jsonutil::isInteger(v) || v.toDouble() <= 0)
+            return refuse(parameter, v, QStringLiteral("must be a positive whole number of milliseconds"));
+        *value = qint64(v.toDouble());
+        return true;
+    };
+    if (!readDuration(QStringLiteral("leaseDuration"), defaultLeaseDurationMs,
+                      &params.leaseDurationMs)
+        || !readDuration(QStringLiteral("renewInterval"), defaultRenewIntervalMs,
+                         &params.renewIntervalMs))
+        return false;
+    if (params.renewIntervalMs >= params.leaseDurationMs)
+        return refuse(QStringLiteral("renewInterval"), double(params.renewIntervalMs),
+                      QStringLiteral("must be lower than \"leaseDuration\" (%1)")
+                              .arg(params.leaseDurationMs));
+
+    const QJsonValue name = parameters.value(QStringLiteral("leaseName"));
+    if (!name.isUndefined() && (!name.isString() || name.toString().isEmpty()))
+        return refuse(QStringLiteral("leaseName"), name, QStringLiteral("must be a non-empty string"));
+    leaseName = name.isUndefined() ? QStringLiteral("leader") : name.toString();
+
+    const QJsonValue id = parameters.value(QStringLiteral("instanceId"));
+    if (!id.isUndefined() && (!id.isString() || id.toString().isEmpty()))
+        return refuse(QStringLiteral("instanceId"), id, QStringLiteral("must be a non-empty string"));
+    params.identity = id.isUndefined() ? defaultInstanceId() : id.toString();
+    return true;
+}
+
+void ClusterServicePrivate::startLocal()
+{
+    local = true;
+    started = true;
+    holder = params.identity;
+    registrations->setLeading(true); // W8: the only instance always leads
+    emitEvent(QStringLiteral("started-leading"), {{QStringLiteral("token"), 0}});
+}
+
+void ClusterServicePrivate::startElection()
+{
+    elector = std::make_unique<Elector>(params, *clock);
+    started = true;
+    connect(backend.get(), &LeaseBackend::changed, this, [this](const LeaseState &state) {
+        if (elector)
+            execute(elector->onWatch(state));
+    });
+    if (backend->startWatching())
+        qCDebug(lcElection).noquote() << leaseName << "follows" << backend->describe() << "by watch";
+    else
+        qCInfo(lcElection).noquote() << leaseName << ":" << backend->describe()
+                                     << "cannot be watched; polling every" << params.renewIntervalMs
+                                     << "ms";
+    execute(elector->start());
+}
+
+bool ClusterServicePrivate::isLeaderNow() const
+{
+    if (local)
+        return started && !stopping;
+    return elector && elector->isLeader();
+}
+
+void ClusterServicePrivate::execute(ElectorActions actions)
+{
+    for (const ElectorAction &a : actions) {
+        if (std::holds_alternative<action::Read>(a) || std::holds_alternative<action::Create>(a)
+            || std::holds_alternative<action::Update>(a)) {
+            sendRequest(a);
+        } else if (const auto *became = std::get_if<action::BecameLeader>(&a)) {
+            qCInfo(lcElection).noquote() << leaseName << ":" << params.identity
+                                         << "is now the leader, token" << became->token;
+            emitEvent(QStringLiteral("started-leading"),
+                      {{QStringLiteral("token"), double(became->token)},
+                       {QStringLiteral("validUntilMono"), double(became->validUntilMono)}});
+            registrations->setLeading(true);
+            Q_EMIT q->leadershipChanged(true);
+        } else if (const auto *stoppedLeading = std::get_if<action::StoppedLeading>(&a)) {
+            const QString reason = wireName(stoppedLeading->reason);
+            if (stoppedLeading->reason == StopReason::Stopping)
+                qCInfo(lcElection).noquote() << leaseName << ":" << params.identity
+                                             << "stops leading: stopping";
+            else
+                qCWarning(lcElection).noquote() << leaseName << ":" << params.identity
+                                                << "stopped leading:" << reason;
+            emitEvent(QStringLiteral("stopped-leading"),
+                      {{QStringLiteral("reason"), reason},
+                       {QStringLiteral("validUntilMono"), double(stoppedLeading->validUntilMono)}});
+            registrations->setLeading(false);
+            Q_EMIT q->leadershipChanged(false);
+        } else if (const auto *changed = std::get_if<action::LeaderChanged>(&a)) {
+            holder = changed->to;
+            const QString why = wireName(changed->why);
+            qCInfo(lcElection).noquote()
+                    << leaseName << ": leader" << (changed->from.isEmpty() ? QStringLiteral("(none)") : changed->from)
+                    << "->" << (changed->to.isEmpty() ? QStringLiteral("(none)") : changed->to) << "(" + why + ")";
+            emitEvent(QStringLiteral("leader-changed"), {{QStringLiteral("from"), changed->from},
+                                                         {QStringLiteral("to"), changed->to},
+                                                         {QStringLiteral("why"), why}});
+            Q_EMIT q->leaderChanged(changed->from, changed->to, why);
+        } else if (const auto *attempt = std::get_if<action::AttemptFinished>(&a)) {
+            QJsonObject fields {{QStringLiteral("outcome"), wireName(attempt->outcome)},
+                                {QStringLiteral("latencyMs"), double(attempt->latencyMs)}};
+            if (!attempt->errorString.isEmpty()) {
+                fields.insert(QStringLiteral("error"), attempt->errorString);
+                qCWarning(lcElection).noquote() << leaseName << ": attempt failed:" << attempt->errorString;
+            } else {
+                qCDebug(lcElection).noquote() << leaseName << ": attempt" << wireName(attempt->outcome)
+                                              << "in" << attempt->latencyMs << "ms";
+            }
+            emitEvent(QStringLiteral("attempt"), fields);
+        } else if (const auto *released = std::get_if<action::ReleaseFinished>(&a)) {
+            if (released->released)
+                qCInfo(lcElection).noquote() << leaseName << ":" << params.identity << "released the lease";
+            else
+                qCInfo(lcElection).noquote() << leaseName << ": lease not released:" << released->detail;
+            emitEvent(QStringLiteral("released"), {{QStringLiteral("released"), released->released}});
+            finishStop();
+        }
+    }
+    armTimer();
+}
+
+void ClusterServicePrivate::sendRequest(const ElectorAction &request)
+{
+    auto answer = [this](quint64 id) {
+        return [this, id](const LeaseReply &reply) {
+            if (elector)
+                execute(elector->onReply(id, reply));
+        };
+    };
+    if (const auto *read = std::get_if<action::Read>(&request))
+        backend->read(answer(read->request));
+    else if (const auto *create = std::get_if<action::Create>(&request))
+        backend->create(create->record, answer(create->request));
+    else if (const auto *update = std::get_if<action::Update>(&request))
+        backend->update(update->record, update->version, answer(update->request));
+}
+
+void ClusterServicePrivate::armTimer()
+{
+    if (!elector || stopFinished) {
+        wakeTimer.stop();
+        return;
+    }
+    const auto next = elector->nextWakeMono();
+    if (!next) {
+        wakeTimer.stop();
+        return;
+    }
+    wakeTimer.start(int(qBound<qint64>(0, *next - clock->monotonicMs(), qint64(INT_MAX))));
+}
+
+void ClusterServicePrivate::beginStop()
+{
+    if (stopping)
+        return;
+    stopping = true;
+    if (!started) {
+        finishStop();
+        return;
+    }
+    if (local) {
+        registrations->setLeading(false);
+        emitEvent(QStringLiteral("stopped-leading"),
+                  {{QStringLiteral("reason"), QStringLiteral("stopping")},
+                   {QStringLiteral("validUntilMono"), double(clock->monotonicMs())}});
+        if (registrations->isIdle())
+            finishStop();
+        else
+            connect(registrations, &Registrations::idle, this, &ClusterServicePrivate::finishStop);
+        return;
+    }
+    const bool wasLeading = elector->isLeader();
+    const qint64 deadline = elector->validUntilMono();
+    execute(elector->stop());
+    if (!wasLeading) {
+        releaseWhenIdle();
+        return;
+    }
+    // F5: the lease goes only after the deregistered callbacks are done, and
+    // never after the deadline: past it, others may already hold the lease,
+    // and work still running would be running twice.
+    connect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle);
+    connect(&stopDeadlineTimer, &QTimer::timeout, this, [this] {
+        if (stopFinished)
+            return;
+        qCWarning(lcElection).noquote()
+                << leaseName << ": deregistered callbacks still running at the step-down deadline;"
+                << "the lease is left to expire";
+        finishStop();
+    });
+    stopDeadlineTimer.start(int(qBound<qint64>(0, deadline - clock->monotonicMs(), qint64(INT_MAX))));
+    releaseWhenIdle();
+}
+
+void ClusterServicePrivate::releaseWhenIdle()
+{
+    if (stopFinished || !registrations->isIdle() || !elector)
+        return;
+    disconnect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle);
+    stopDeadlineTimer.stop();
+    execute(elector->release());
+}
+
+void ClusterServicePrivate::finishStop()
+{
+    if (stopFinished)
+        return;
+    stopFinished = true;
+    wakeTimer.stop();
+    stopDeadlineTimer.stop();
+    q->finishStop();
+}
+
+void ClusterServicePrivate::emitEvent(const QString &event, QJsonObject fields)
+{
+    QJsonObject record = eventrecord::make(*clock, leaseName, params.identity, event);
+    for (auto it = fields.constBegin(); it != fields.constEnd(); ++it)
+        record.insert(it.key(), it.value());
+    Q_EMIT q->electionEvent(record);
+}
+
+ClusterService::ClusterService(const QString &name, const QJsonObject &parameters,
+                               Application *application)
+    : Service(name, parameters, application)
+    , d(std::make_unique<ClusterServicePrivate>(this))
+{
+}
+
+ClusterService::~ClusterService() = default;
+
+Remover ClusterService::addRegistration(LeaderCallback fn, LeaderCallback deregisteredFn,
+                                        QObject *context)
+{
+    const quint64 id = d->registrations->add(std::move(fn), std::move(deregisteredFn), context);
+    QPointer<Registrations> registrations = d->registrations;
+    return Remover([registrations, id] {
+        if (registrations)
+            registrations->remove(id);
+    });
+}
+
+bool ClusterService::isLeader() const
+{
+    return d->isLeaderNow();
+}
+
+QString ClusterService::instanceId() const
+{
+    return d->params.identity;
+}
+
+QString ClusterService::leaseName() const
+{
+    return d->leaseName;
+}
+
+qint64 ClusterService::fencingToken() const
+{
+    if (d->local)
+        return d->isLeaderNow() ? 0 : -1;
+    return d->elector ? d->elector->fencingToken() : -1;
+}
+
+QString ClusterService::currentHolder() const
+{
+    return d->holder;
+}
+
+ElectionTimings ClusterService::timings() const
+{
+    return ElectionTimings::forParameters(d->params.leaseDurationMs, d->params.renewIntervalMs);
+}
+
+bool ClusterService::init(QString *errorString)
+{
+    if (d->started) {
+        *errorString = QStringLiteral("service \"%1\" is already started").arg(name());
+        return false;
+    }
+    if (!d->readParameters(errorString))
+        return false;
+    QString backendError;
+    std::unique_ptr<LeaseBackend> backend = createLeaseBackend(&backendError);
+    if (!backend && !backendError.isEmpty()) {
+        *errorString = backendError;
+        return false;
+    }
+    d->registrations->setObjectName(d->leaseName);
+    d->registrations->setLeaseName(d->leaseName);
+    if (!backend) {
+        d->startLocal();
+        return true;
+    }
+    d->backend = std::move(backend);
+    qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 joins the election for \"%3\" on %4")
+                                            .arg(name(), d->params.identity, d->leaseName,
+                                                 d->backend->describe());
+    d->startElection();
+    return true;
+}
+
+void ClusterService::stop()
+{
+    d->beginStop();
+}
+
+void ClusterService::setClock(const Clock *clock)
+{
+    d->clock = clock ? clock : &Clock::system();
+}
+
+} // namespace baton

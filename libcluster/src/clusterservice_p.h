@@ -1,1 +1,61 @@
 #pragma once
+
+#include "elector.h"
+
+#include <baton/clusterservice.h>
+
+#include <QJsonObject>
+#include <QTimer>
+
+#include <memory>
+
+namespace baton {
+
+class Clock;
+class LeaseBackend;
+class Registrations;
+
+/*!
+ * The driver between the Elector and the world: arms the one timer the
+ * Elector asks for, sends its requests through the backend, feeds the
+ * answers back, and hands leadership to the registrations. Thin on
+ * purpose: every decision is the Elector's.
+ */
+class ClusterServicePrivate : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ClusterServicePrivate(ClusterService *q);
+    ~ClusterServicePrivate() override;
+
+    bool readParameters(QString *errorString);
+    void startElection();
+    void startLocal();
+    void beginStop();
+
+    void execute(ElectorActions actions);
+    void sendRequest(const ElectorAction &request);
+    void armTimer();
+    void releaseWhenIdle();
+    void finishStop();
+    void emitEvent(const QString &event, QJsonObject fields = {});
+    bool isLeaderNow() const;
+
+    ClusterService *q;
+    const Clock *clock;
+    ElectorParams params;
+    QString leaseName;
+    bool local = false;
+    bool started = false;
+    bool stopping = false;
+    bool stopFinished = false;
+    QString holder;
+
+    Registrations *registrations;
+    std::unique_ptr<Elector> elector;
+    std::unique_ptr<LeaseBackend> backend;
+    QTimer wakeTimer;
+    QTimer stopDeadlineTimer;
+};
+
+} // namespace baton

@@ -1,1 +1,483 @@
-// placeholder
+#include "elector.h"
+
+#include "clock.h"
+
+#include <algorithm>
+
+namespace baton {
+
+QString wireName(StopReason reason)
+{
+    switch (reason) {
+    case StopReason::Released:
+        return QStringLiteral("released");
+    case StopReason::RenewFailed:
+        return QStringLiteral("renew-failed");
+    case StopReason::TakenOver:
+        return QStringLiteral("taken-over");
+    case StopReason::Deadline:
+        return QStringLiteral("deadline");
+    case StopReason::Stopping:
+        return QStringLiteral("stopping");
+    }
+    return {};
+}
+
+QString wireName(ChangeWhy why)
+{
+    switch (why) {
+    case ChangeWhy::FirstAcquire:
+        return QStringLiteral("first-acquire");
+    case ChangeWhy::Released:
+        return QStringLiteral("released");
+    case ChangeWhy::Expired:
+        return QStringLiteral("expired");
+    case ChangeWhy::TakenOver:
+        return QStringLiteral("taken-over");
+    }
+    return {};
+}
+
+QString wireName(AttemptOutcome outcome)
+{
+    switch (outcome) {
+    case AttemptOutcome::Acquired:
+        return QStringLiteral("acquired");
+    case AttemptOutcome::Renewed:
+        return QStringLiteral("renewed");
+    case AttemptOutcome::Held:
+        return QStringLiteral("held");
+    case AttemptOutcome::Conflict:
+        return QStringLiteral("conflict");
+    case AttemptOutcome::Error:
+        return QStringLiteral("error");
+    }
+    return {};
+}
+
+namespace {
+
+// client-go writes one second into a released lease; readers that judge
+// expiry by the record then free it at once, as an empty holder does here.
+constexpr qint64 releasedLeaseDurationMs = 1000;
+// A release that loses a race only against our own in-flight renewal is
+// retried with the newer version; anything else is left to expire.
+constexpr int maxReleaseRetries = 3;
+
+} // namespace
+
+Elector::Elector(ElectorParams params, const Clock &clock)
+    : m_params(std::move(params))
+    , m_clock(clock)
+{
+}
+
+qint64 Elector::now() const
+{
+    return m_clock.monotonicMs();
+}
+
+qint64 Elector::stepDownDelay() const
+{
+    return (m_params.leaseDurationMs + m_params.renewIntervalMs) / 2;
+}
+
+qint64 Elector::requestTimeout() const
+{
+    // F3: a leader that has no answer within leaseDuration - renewInterval
+    // stops leading; followers use the same bound so that a lost reply never
+    // stalls the election.
+    return m_params.leaseDurationMs - m_params.renewIntervalMs;
+}
+
+ElectorActions Elector::start()
+{
+    ElectorActions out;
+    if (m_started)
+        return out;
+    m_started = true;
+    beginAttempt(out); // F1: the first attempt runs at start
+    return out;
+}
+
+ElectorActions Elector::checkDeadline()
+{
+    ElectorActions out;
+    enforceDeadline(out);
+    return out;
+}
+
+ElectorActions Elector::onTimer()
+{
+    ElectorActions out;
+    enforceDeadline(out);
+    if (!m_started)
+        return out;
+    if (m_step != Step::None && now() >= m_requestStart + requestTimeout()) {
+        const Step timedOut = m_step;
+        ++m_request; // a late reply to the abandoned request is ignored
+        m_step = Step::None;
+        const QString message =
+                QStringLiteral("no answer within %1 ms").arg(requestTimeout());
+        if (timedOut == Step::Release) {
+            out.push_back(action::ReleaseFinished {false, message});
+        } else {
+            if (m_leading)
+                stepDown(StopReason::RenewFailed, out);
+            finishAttempt(out, AttemptOutcome::Error, message);
+        }
+    }
+    if (m_step == Step::None && !m_stopping && now() >= m_nextAttempt)
+        beginAttempt(out);
+    return out;
+}
+
+ElectorActions Elector::onReply(quint64 request, const LeaseReply &reply)
+{
+    ElectorActions out;
+    enforceDeadline(out);
+    if (m_step == Step::None || request != m_request)
+        return out; // late: the attempt it belonged to has been given up
+
+    const Step step = m_step;
+    m_step = Step::None;
+    switch (step) {
+    case Step::Read:
+        handleReadReply(reply, out);
+        break;
+    case Step::Write:
+        handleWriteReply(reply, out);
+        break;
+    case Step::Release:
+        handleReleaseReply(reply, out);
+        break;
+    case Step::None:
+        break;
+    }
+    return out;
+}
+
+void Elector::handleReadReply(const LeaseReply &reply, ElectorActions &out)
+{
+    if (reply.outcome != LeaseReply::Outcome::Ok) {
+        finishAttempt(out, AttemptOutcome::Error,
+                      reply.errorString.isEmpty() ? QStringLiteral("read refused")
+                                                  : reply.errorString);
+        return;
+    }
+    observe(reply.state, out);
+    m_readThisAttempt = true;
+    continueAttempt(out);
+}
+
+void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
+{
+    switch (reply.outcome) {
+    case LeaseReply::Outcome::Ok: {
+        observe(reply.state, out);
+        if (m_attemptIsRenewal) {
+            if (!m_leading) {
+                // F4: the deadline passed while the renewal was on its way;
+                // its success must not make this instance leader again.
+                finishAttempt(out, AttemptOutcome::Error,
+                              QStringLiteral("renewal answered after the step-down deadline"));
+                m_nextAttempt = now();
+                return;
+            }
+            m_validUntil = m_attemptStart + stepDownDelay();
+            finishAttempt(out, AttemptOutcome::Renewed);
+            return;
+        }
+        if (now() >= m_attemptStart + stepDownDelay()) {
+            finishAttempt(out, AttemptOutcome::Error,
+                          QStringLiteral("acquisition answered after the step-down deadline"));
+            m_nextAttempt = now();
+            return;
+        }
+        becomeLeader(reply.state, out);
+        finishAttempt(out, AttemptOutcome::Acquired);
+        return;
+    }
+    case LeaseReply::Outcome::Conflict:
+        if (reply.stateKnown)
+            observe(reply.state, out);
+        else
+            m_haveObserved = false; // read again before the next write
+        if (m_leading)
+            stepDown(StopReason::TakenOver, out); // F3
+        finishAttempt(out, AttemptOutcome::Conflict);
+        return;
+    case LeaseReply::Outcome::Error:
+        if (m_leading)
+            stepDown(StopReason::RenewFailed, out); // F3
+        finishAttempt(out, AttemptOutcome::Error, reply.errorString);
+        return;
+    }
+}
+
+void Elector::handleReleaseReply(const LeaseReply &reply, ElectorActions &out)
+{
+    if (reply.outcome == LeaseReply::Outcome::Ok) {
+        observe(reply.state, out);
+        out.push_back(action::ReleaseFinished {true, {}});
+        return;
+    }
+    if (reply.outcome == LeaseReply::Outcome::Conflict && reply.stateKnown) {
+        observe(reply.state, out);
+        if (reply.state.exists && reply.state.record.holder == m_params.identity
+            && ++m_releaseRetries <= maxReleaseRetries) {
+            sendRelease(out);
+            return;
+        }
+        out.push_back(action::ReleaseFinished {false, QStringLiteral("the lease changed hands")});
+        return;
+    }
+    out.push_back(action::ReleaseFinished {false, reply.errorString.isEmpty()
+                                                          ? QStringLiteral("release refused")
+                                                          : reply.errorString});
+}
+
+ElectorActions Elector::onWatch(const LeaseState &state)
+{
+    ElectorActions out;
+    enforceDeadline(out);
+    if (!m_started)
+        return out;
+    const bool changed = !m_haveObserved || state.exists != m_observed.exists
+            || state.version != m_observed.version;
+    if (!changed)
+        return out;
+    if (m_leading) {
+        // A watch event may be older than the reply that made this instance
+        // leader, and versions are opaque, so it cannot tell the truth by
+        // itself: the conditional renewal it triggers does (F3, F8).
+        if (!state.exists || state.record.holder != m_params.identity)
+            m_nextAttempt = now();
+        return out;
+    }
+    observe(state, out);
+    // F8: a release is seen at once and taken at once; any other change
+    // re-arms the expiry instant from now.
+    if (!m_stopping && (!state.exists || state.record.holder.isEmpty()))
+        m_nextAttempt = now();
+    else
+        scheduleNextAttempt();
+    if (m_step == Step::None && !m_stopping && now() >= m_nextAttempt)
+        beginAttempt(out);
+    return out;
+}
+
+ElectorActions Elector::stop()
+{
+    ElectorActions out;
+    enforceDeadline(out);
+    m_stopping = true;
+    if (m_leading)
+        stepDown(StopReason::Stopping, out);
+    return out;
+}
+
+ElectorActions Elector::release()
+{
+    ElectorActions out;
+    enforceDeadline(out);
+    if (!m_haveObserved || !m_observed.exists || m_observed.record.holder != m_params.identity) {
+        out.push_back(action::ReleaseFinished {false, QStringLiteral("not the holder")});
+        return out;
+    }
+    m_releaseRetries = 0;
+    sendRelease(out);
+    return out;
+}
+
+void Elector::sendRelease(ElectorActions &out)
+{
+    LeaseRecord record = m_observed.record;
+    record.holder.clear();
+    record.leaseDurationMs = releasedLeaseDurationMs;
+    record.renewTime = m_clock.wallNow();
+    record.acquireTime = record.renewTime;
+    send(out, Step::Release, action::Update {0, record, m_observed.version});
+}
+
+bool Elector::isLeader() const
+{
+    return m_leading && now() < m_validUntil;
+}
+
+std::optional<qint64> Elector::nextWakeMono() const
+{
+    if (!m_started)
+        return std::nullopt;
+    std::optional<qint64> wake;
+    auto consider = [&wake](qint64 instant) {
+        wake = wake ? std::min(*wake, instant) : instant;
+    };
+    if (m_leading)
+        consider(m_validUntil);
+    if (m_step != Step::None)
+        consider(m_requestStart + requestTimeout());
+    else if (!m_stopping)
+        consider(m_nextAttempt);
+    return wake;
+}
+
+void Elector::enforceDeadline(ElectorActions &out)
+{
+    // F4: checked on every entry, so that a process resuming from a freeze
+    // steps down before it acts on anything else.
+    if (m_leading && now() >= m_validUntil)
+        stepDown(StopReason::Deadline, out);
+}
+
+void Elector::beginAttempt(ElectorActions &out)
+{
+    m_attemptStart = now();
+    m_readThisAttempt = false;
+    m_attemptIsRenewal = m_leading;
+    continueAttempt(out);
+}
+
+void Elector::continueAttempt(ElectorActions &out)
+{
+    const QString &me = m_params.identity;
+    if (m_attemptIsRenewal) {
+        if (!m_leading) {
+            finishAttempt(out, AttemptOutcome::Error, QStringLiteral("no longer leading"));
+            return;
+        }
+        LeaseRecord record = m_observed.record;
+        record.renewTime = m_clock.wallNow();
+        record.leaseDurationMs = m_params.leaseDurationMs;
+        send(out, Step::Write, action::Update {0, record, m_observed.version});
+        return;
+    }
+    if (!m_haveObserved) {
+        send(out, Step::Read, action::Read {0});
+        return;
+    }
+    if (!m_observed.exists) {
+        send(out, Step::Write, action::Create {0, acquisitionRecord(0)});
+        return;
+    }
+    const QString &holder = m_observed.record.holder;
+    if (holder.isEmpty() || holder == me || expired()) {
+        send(out, Step::Write,
+             action::Update {0, acquisitionRecord(m_observed.record.transitions + 1),
+                             m_observed.version});
+        return;
+    }
+    if (!m_readThisAttempt) {
+        send(out, Step::Read, action::Read {0});
+        return;
+    }
+    finishAttempt(out, AttemptOutcome::Held);
+}
+
+LeaseRecord Elector::acquisitionRecord(qint64 transitions) const
+{
+    LeaseRecord record;
+    record.holder = m_params.identity;
+    record.leaseDurationMs = m_params.leaseDurationMs;
+    record.acquireTime = m_clock.wallNow();
+    record.renewTime = record.acquireTime;
+    record.transitions = transitions;
+    return record;
+}
+
+void Elector::finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error)
+{
+    m_step = Step::None;
+    out.push_back(action::AttemptFinished {outcome, now() - m_attemptStart, std::move(error)});
+    m_nextAttempt = std::max(now(), m_attemptStart + m_params.renewIntervalMs);
+    if (!m_leading)
+        scheduleNextAttempt();
+}
+
+void Elector::scheduleNextAttempt()
+{
+    if (m_leading || !m_haveObserved || !m_observed.exists)
+        return;
+    if (m_observed.record.holder.isEmpty()) {
+        m_nextAttempt = now();
+        return;
+    }
+    // F8: attempt at the instant the current lease expires, not at the next
+    // tick after it.
+    const qint64 expiry = m_observedAt + observedLeaseDuration();
+    if (expiry > now())
+        m_nextAttempt = std::min(m_nextAttempt, expiry);
+}
+
+void Elector::observe(const LeaseState &state, ElectorActions &out)
+{
+    const bool first = !m_haveObserved;
+    if (!first && state.exists == m_observed.exists && state.version == m_observed.version)
+        return; // unchanged: the expiry clock keeps running from the first sighting (F2)
+
+    const QString previousHolder = m_observed.exists ? m_observed.record.holder : QString();
+    const bool previousExpired = !first && expired();
+    m_observed = state;
+    m_haveObserved = true;
+    m_observedAt = now();
+
+    const QString holder = state.exists ? state.record.holder : QString();
+    if (holder == previousHolder)
+        return;
+    // A first sighting of someone else's lease is no change; a first
+    // sighting of our own acquisition is.
+    if (first && holder != m_params.identity)
+        return;
+    ChangeWhy why = ChangeWhy::TakenOver;
+    if (holder.isEmpty())
+        why = ChangeWhy::Released;
+    else if (previousHolder.isEmpty())
+        why = ChangeWhy::FirstAcquire;
+    else if (previousExpired)
+        why = ChangeWhy::Expired;
+    out.push_back(action::LeaderChanged {previousHolder, holder, why});
+}
+
+void Elector::becomeLeader(const LeaseState &state, ElectorActions &out)
+{
+    m_leading = true;
+    m_token = state.record.transitions;
+    m_validUntil = m_attemptStart + stepDownDelay();
+    out.push_back(action::BecameLeader {m_token, m_validUntil});
+}
+
+void Elector::stepDown(StopReason reason, ElectorActions &out)
+{
+    m_leading = false;
+    out.push_back(action::StoppedLeading {reason, std::min(m_validUntil, now())});
+}
+
+bool Elector::expired() const
+{
+    // F2: by this instance's monotonic clock, from the moment it first saw
+    // the current version; the record's own timestamps are never trusted.
+    return now() - m_observedAt >= observedLeaseDuration();
+}
+
+qint64 Elector::observedLeaseDuration() const
+{
+    const qint64 recorded = m_observed.record.leaseDurationMs;
+    return recorded > 0 ? recorded : m_params.leaseDurationMs;
+}
+
+quint64 Elector::send(ElectorActions &out, Step step, ElectorAction request)
+{
+    m_step = step;
+    m_requestStart = now();
+    const quint64 id = ++m_request;
+    std::visit(
+            [id](auto &a) {
+                if constexpr (requires { a.request; })
+                    a.request = id;
+            },
+            request);
+    out.push_back(std::move(request));
+    return id;
+}
+
+} // namespace baton

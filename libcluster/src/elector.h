@@ -16,9 +16,9 @@ enum class StopReason { Released, RenewFailed, TakenOver, Deadline, Stopping };
 enum class ChangeWhy { FirstAcquire, Released, Expired, TakenOver };
 enum class AttemptOutcome { Acquired, Renewed, Held, Conflict, Error };
 
-QString toString(StopReason reason);
-QString toString(ChangeWhy why);
-QString toString(AttemptOutcome outcome);
+QString wireName(StopReason reason);
+QString wireName(ChangeWhy why);
+QString wireName(AttemptOutcome outcome);
 
 struct ElectorParams
 {
@@ -136,10 +136,18 @@ private:
     enum class Step { None, Read, Write, Release };
 
     qint64 now() const;
+    qint64 stepDownDelay() const;
+    qint64 requestTimeout() const;
     void enforceDeadline(ElectorActions &out);
     void beginAttempt(ElectorActions &out);
     void continueAttempt(ElectorActions &out);
     void finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error = {});
+    void scheduleNextAttempt();
+    void handleReadReply(const LeaseReply &reply, ElectorActions &out);
+    void handleWriteReply(const LeaseReply &reply, ElectorActions &out);
+    void handleReleaseReply(const LeaseReply &reply, ElectorActions &out);
+    void sendRelease(ElectorActions &out);
+    LeaseRecord acquisitionRecord(qint64 transitions) const;
     void observe(const LeaseState &state, ElectorActions &out);
     void becomeLeader(const LeaseState &state, ElectorActions &out);
     void stepDown(StopReason reason, ElectorActions &out);
@@ -166,6 +174,9 @@ private:
     qint64 m_attemptStart = 0;
     qint64 m_requestStart = 0;
     qint64 m_nextAttempt = 0;
+    bool m_readThisAttempt = false;
+    bool m_attemptIsRenewal = false;
+    int m_releaseRetries = 0;
 };
 
 } // namespace baton

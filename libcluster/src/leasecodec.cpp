@@ -1,1 +1,82 @@
-// placeholder
+#include "leasecodec.h"
+
+#include "jsonutil.h"
+
+namespace baton::leasecodec {
+
+namespace {
+
+const QString holderKey = QStringLiteral("holderIdentity");
+const QString durationKey = QStringLiteral("leaseDurationMs");
+const QString acquireKey = QStringLiteral("acquireTime");
+const QString renewKey = QStringLiteral("renewTime");
+const QString transitionsKey = QStringLiteral("leaseTransitions");
+
+QString timeText(const QDateTime &time)
+{
+    return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QString();
+}
+
+bool readInteger(const QJsonObject &document, const QString &key, qint64 minimum, qint64 *value,
+                 QString *errorString)
+{
+    const QJsonValue v = document.value(key);
+    if (!jsonutil::isInteger(v) || v.toDouble() < double(minimum)) {
+        *errorString = QStringLiteral("field \"%1\" must be an integer of at least %2, not %3")
+                               .arg(key)
+                               .arg(minimum)
+                               .arg(jsonutil::describe(v));
+        return false;
+    }
+    *value = qint64(v.toDouble());
+    return true;
+}
+
+bool readTime(const QJsonObject &document, const QString &key, QDateTime *value,
+              QString *errorString)
+{
+    const QJsonValue v = document.value(key);
+    if (v.isUndefined() || v.isNull() || (v.isString() && v.toString().isEmpty())) {
+        *value = {};
+        return true;
+    }
+    *value = QDateTime::fromString(v.toString(), Qt::ISODateWithMs);
+    if (!v.isString() || !value->isValid()) {
+        *errorString = QStringLiteral("field \"%1\" must be an ISO 8601 time").arg(key);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+QJsonObject encode(const LeaseRecord &record)
+{
+    return QJsonObject {
+            {holderKey, record.holder},
+            {durationKey, double(record.leaseDurationMs)},
+            {acquireKey, timeText(record.acquireTime)},
+            {renewKey, timeText(record.renewTime)},
+            {transitionsKey, double(record.transitions)},
+    };
+}
+
+bool decode(const QJsonObject &document, LeaseRecord *record, QString *errorString)
+{
+    const QJsonValue holder = document.value(holderKey);
+    if (!holder.isString()) {
+        *errorString = QStringLiteral("field \"%1\" must be a string").arg(holderKey);
+        return false;
+    }
+    LeaseRecord decoded;
+    decoded.holder = holder.toString();
+    if (!readInteger(document, durationKey, 1, &decoded.leaseDurationMs, errorString)
+        || !readInteger(document, transitionsKey, 0, &decoded.transitions, errorString)
+        || !readTime(document, acquireKey, &decoded.acquireTime, errorString)
+        || !readTime(document, renewKey, &decoded.renewTime, errorString))
+        return false;
+    *record = decoded;
+    return true;
+}
+
+} // namespace baton::leasecodec

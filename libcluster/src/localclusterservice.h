@@ -1,1 +1,21 @@
 #pragma once
+
+#include <baton/clusterservice.h>
+
+namespace baton {
+
+/*!
+ * `Webda/LocalClusterService`: a single-instance application (SPEC W8).
+ * It always leads, so `fn` runs at once; it needs no store.
+ */
+class LocalClusterService final : public ClusterService
+{
+    Q_OBJECT
+public:
+    using ClusterService::ClusterService;
+
+protected:
+    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *errorString) override;
+};
+
+} // namespace baton

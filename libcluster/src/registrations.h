@@ -30,6 +30,8 @@ public:
      * F4 deadline passed since leadership was announced).
      */
     void setLeadingCheck(std::function<bool()> stillLeading);
+    /*! The lease name that logged failures carry. */
+    void setLeaseName(const QString &leaseName) { m_leaseName = leaseName; }
 
     /*!
      * Adds a registration; with \a context, the callbacks run in the

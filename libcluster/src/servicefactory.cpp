@@ -1,1 +1,99 @@
-// placeholder
+#include <baton/servicefactory.h>
+
+#include "filestore.h"
+#include "localclusterservice.h"
+#include "memorystore.h"
+#include "storeclusterservice.h"
+
+#include <QHash>
+#include <QMutex>
+
+namespace baton {
+
+namespace {
+
+struct TypeRegistry
+{
+    QMutex mutex;
+    QHash<QString, ServiceFactory::Creator> creators; // by full name
+
+    TypeRegistry()
+    {
+        add<MemoryStore>(QStringLiteral("Webda/MemoryStore"));
+        add<FileStore>(QStringLiteral("Webda/FileStore"));
+        add<StoreClusterService>(QStringLiteral("Webda/StoreClusterService"));
+        add<LocalClusterService>(QStringLiteral("Webda/LocalClusterService"));
+    }
+    template<typename T>
+    void add(const QString &fullName)
+    {
+        creators.insert(fullName, [](const QString &name, const QJsonObject &parameters,
+                                     Application *app) { return new T(name, parameters, app); });
+    }
+    QString resolve(const QString &typeName) const
+    {
+        if (creators.contains(typeName))
+            return typeName;
+        if (typeName.contains(QLatin1Char('/')))
+            return {};
+        QString found;
+        for (auto it = creators.constBegin(); it != creators.constEnd(); ++it) {
+            if (it.key().section(QLatin1Char('/'), -1) == typeName) {
+                // Two vendors with the same short name: only the full name is clear.
+                if (!found.isEmpty())
+                    return {};
+                found = it.key();
+            }
+        }
+        return found;
+    }
+};
+
+TypeRegistry &registry()
+{
+    static TypeRegistry types;
+    return types;
+}
+
+} // namespace
+
+void ServiceFactory::registerType(const QString &fullName, Creator creator)
+{
+    TypeRegistry &types = registry();
+    QMutexLocker lock(&types.mutex);
+    types.creators.insert(fullName, std::move(creator));
+}
+
+QString ServiceFactory::resolve(const QString &typeName)
+{
+    TypeRegistry &types = registry();
+    QMutexLocker lock(&types.mutex);
+    return types.resolve(typeName);
+}
+
+QStringList ServiceFactory::types()
+{
+    TypeRegistry &types = registry();
+    QMutexLocker lock(&types.mutex);
+    QStringList names = types.creators.keys();
+    names.sort();
+    return names;
+}
+
+Service *ServiceFactory::create(const QString &typeName, const QString &name,
+                                const QJsonObject &parameters, Application *application)
+{
+    Creator creator;
+    QString fullName;
+    {
+        TypeRegistry &types = registry();
+        QMutexLocker lock(&types.mutex);
+        fullName = types.resolve(typeName);
+        creator = types.creators.value(fullName);
+    }
+    if (!creator)
+        return nullptr;
+    return creator(name, parameters, application);
+}
+
+} // namespace baton

@@ -1,1 +1,136 @@
-// placeholder
+#include "storeleasebackend.h"
+
+#include "leasecodec.h"
+#include "logging.h"
+
+#include <baton/store.h>
+
+namespace baton {
+
+StoreLeaseBackend::StoreLeaseBackend(Store *store, const QString &leaseName, QObject *parent)
+    : LeaseBackend(parent)
+    , m_store(store)
+    , m_key(keyFor(leaseName))
+{
+}
+
+QString StoreLeaseBackend::keyFor(const QString &leaseName)
+{
+    return QStringLiteral("cluster:") + leaseName;
+}
+
+QString StoreLeaseBackend::describe() const
+{
+    return QStringLiteral("%1 in %2 (%3)")
+            .arg(m_key, m_store ? m_store->name() : QStringLiteral("a stopped store"),
+                 m_store ? m_store->type() : QString());
+}
+
+bool StoreLeaseBackend::toState(const StoreEntry &entry, LeaseState *state,
+                                QString *errorString) const
+{
+    LeaseRecord record;
+    if (!leasecodec::decode(entry.document, &record, errorString)) {
+        // R1: a record this client cannot read is an error, never a free lease.
+        *errorString = QStringLiteral("%1: unreadable lease record: %2").arg(describe(), *errorString);
+        return false;
+    }
+    state->exists = true;
+    state->record = record;
+    state->version = entry.version;
+    return true;
+}
+
+LeaseReply StoreLeaseBackend::toReply(const StoreResult &result, bool isWrite) const
+{
+    using Status = StoreResult::Status;
+    LeaseState state;
+    QString error;
+    switch (result.status) {
+    case Status::Ok:
+        if (!toState(result.entry, &state, &error))
+            return LeaseReply::error(error);
+        return LeaseReply::ok(state);
+    case Status::NotFound:
+        // For a read, a free lease; under a conditional write, a lost race
+        // like any other, with the lease now gone.
+        return isWrite ? LeaseReply::conflict(LeaseState {}) : LeaseReply::ok(LeaseState {});
+    case Status::Conflict:
+        if (!result.entryKnown)
+            return LeaseReply::conflict();
+        if (!toState(result.entry, &state, &error))
+            return LeaseReply::error(error);
+        return LeaseReply::conflict(state);
+    case Status::Unavailable:
+    case Status::BadReply:
+        break;
+    }
+    return LeaseReply::error(QStringLiteral("%1: %2").arg(describe(), result.errorString));
+}
+
+Store::Callback StoreLeaseBackend::guarded(Callback done, bool isWrite) const
+{
+    // The store outlives this backend's requests only by contract of its own:
+    // an answer that comes after the backend is gone goes nowhere.
+    return [self = QPointer<const StoreLeaseBackend>(this), done = std::move(done),
+            isWrite](const StoreResult &result) {
+        if (self)
+            done(self->toReply(result, isWrite));
+    };
+}
+
+void StoreLeaseBackend::read(Callback done)
+{
+    if (!m_store)
+        return;
+    m_store->get(m_key, guarded(std::move(done), false));
+}
+
+void StoreLeaseBackend::create(const LeaseRecord &record, Callback done)
+{
+    if (!m_store)
+        return;
+    m_store->create(m_key, leasecodec::encode(record), guarded(std::move(done), true));
+}
+
+void StoreLeaseBackend::update(const LeaseRecord &record, const QString &version, Callback done)
+{
+    if (!m_store)
+        return;
+    m_store->update(m_key, leasecodec::encode(record), version,
+                    guarded(std::move(done), true));
+}
+
+bool StoreLeaseBackend::startWatching()
+{
+    if (!m_store)
+        return false;
+    if (m_watch)
+        return true;
+    m_watch = m_store->watch(m_key, this);
+    if (!m_watch)
+        return false;
+    connect(m_watch, &StoreWatch::entryChanged, this, [this](const StoreEntry &entry) {
+        if (entry.key != m_key)
+            return; // the prefix also matches longer lease names
+        LeaseState state;
+        QString error;
+        if (toState(entry, &state, &error))
+            Q_EMIT changed(state);
+        else
+            qCWarning(lcStore).noquote() << error;
+    });
+    connect(m_watch, &StoreWatch::entryRemoved, this, [this](const QString &key) {
+        if (key == m_key)
+            Q_EMIT changed(LeaseState {});
+    });
+    connect(m_watch, &StoreWatch::resynchronise, this, [this] {
+        read([this](const LeaseReply &reply) {
+            if (reply.outcome == LeaseReply::Outcome::Ok)
+                Q_EMIT changed(reply.state);
+        });
+    });
+    return true;
+}
+
+} // namespace baton

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <baton/application.h>
+#include <baton/leadercallback.h>
+#include <baton/remover.h>
+
+#include <QHash>
+#include <QPointer>
+
+namespace baton {
+
+class ClusterService;
+class Store;
+
+class ApplicationPrivate
+{
+public:
+    explicit ApplicationPrivate(Application *q);
+
+    /*! A registration made before the cluster service existed (SPEC W7). */
+    struct PendingRegistration
+    {
+        quint64 id = 0;
+        LeaderCallback fn;
+        LeaderCallback deregisteredFn;
+        QPointer<QObject> context;
+        bool hadContext = false;
+        Remover remover;
+    };
+
+    static ApplicationPrivate *get(Application *application) { return application->d.get(); }
+    Remover addPending(LeaderCallback fn, LeaderCallback deregisteredFn, QObject *context);
+    void attachPending(ClusterService &cluster);
+    ClusterService &localCluster();
+    void stopNext();
+
+    Application *q;
+    QString sourceName;
+    QList<Service *> services; // configuration order
+    QHash<QString, QString> locations; // service name -> "file:line:column"
+    bool initialising = false;
+    bool initialised = false;
+    bool pendingAttached = false;
+    bool stopping = false;
+    int stopIndex = 0;
+    QPointer<Store> defaultRegistry;
+    QPointer<ClusterService> local;
+    QList<PendingRegistration> pending;
+    quint64 lastPendingId = 0;
+};
+
+/*! The process-wide local cluster used when there is no Application at all (SPEC W8). */
+ClusterService &processLocalCluster();
+
+} // namespace baton

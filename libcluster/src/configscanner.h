@@ -1,0 +1,24 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+namespace baton {
+
+/*!
+ * QJsonObject sorts its keys, but services start in the order the
+ * configuration file lists them (SPEC C2). This reads that order, and where
+ * each service is, from the text of a document that QJsonDocument has
+ * already accepted as valid.
+ */
+struct ConfiguredService
+{
+    QString name;
+    int line = 0;
+    int column = 0;
+};
+
+QList<ConfiguredService> servicesInFileOrder(const QByteArray &validJson);
+
+} // namespace baton

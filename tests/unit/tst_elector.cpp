@@ -1,0 +1,550 @@
+// The Elector under simulated time: every rule of SPEC section 4 that one or
+// two instances can show, with a lease store that the test applies by hand.
+// No sleeps: the clocks move only when a test moves them.
+
+#include "clock.h"
+#include "elector.h"
+
+#include <QTest>
+
+using namespace baton;
+
+// QCOMPARE prints these by their names in the event stream.
+namespace baton {
+char *toString(StopReason value)
+{
+    return qstrdup(qPrintable(baton::wireName(value)));
+}
+char *toString(ChangeWhy value)
+{
+    return qstrdup(qPrintable(baton::wireName(value)));
+}
+char *toString(AttemptOutcome value)
+{
+    return qstrdup(qPrintable(baton::wireName(value)));
+}
+} // namespace baton
+
+namespace {
+
+constexpr qint64 L = 15000;
+constexpr qint64 R = 5000;
+constexpr qint64 Deadline = (L + R) / 2;
+
+/*! One lease, versioned, with the conditional semantics every backend has. */
+struct LeaseStore
+{
+    LeaseState state;
+    int version = 0;
+
+    LeaseReply apply(const ElectorAction &a)
+    {
+        if (std::holds_alternative<action::Read>(a))
+            return LeaseReply::ok(state);
+        if (const auto *create = std::get_if<action::Create>(&a)) {
+            if (state.exists)
+                return LeaseReply::conflict(state);
+            write(create->record);
+            return LeaseReply::ok(state);
+        }
+        if (const auto *update = std::get_if<action::Update>(&a)) {
+            if (!state.exists || state.version != update->version)
+                return LeaseReply::conflict(state);
+            write(update->record);
+            return LeaseReply::ok(state);
+        }
+        qFatal("not a request");
+    }
+    void write(const LeaseRecord &record)
+    {
+        state.exists = true;
+        state.record = record;
+        state.version = QString::number(++version);
+    }
+};
+
+/*! One instance: its elector, its own clock, and what it was told. */
+struct Instance
+{
+    explicit Instance(const QString &id, qint64 lease = L, qint64 renew = R)
+        : elector(ElectorParams {lease, renew, id}, clock)
+    {
+    }
+    ManualClock clock;
+    Elector elector;
+    std::optional<ElectorAction> pending; // a request sent and not yet answered
+    std::vector<ElectorAction> told;
+
+    template<typename T>
+    bool wasTold() const
+    {
+        return std::any_of(told.begin(), told.end(),
+                           [](const ElectorAction &a) { return std::holds_alternative<T>(a); });
+    }
+    template<typename T>
+    const T *last() const
+    {
+        for (auto it = told.rbegin(); it != told.rend(); ++it)
+            if (const auto *t = std::get_if<T>(&*it))
+                return t;
+        return nullptr;
+    }
+    quint64 pendingId() const
+    {
+        return std::visit(
+                [](const auto &a) -> quint64 {
+                    if constexpr (requires { a.request; })
+                        return a.request;
+                    else
+                        return 0;
+                },
+                *pending);
+    }
+};
+
+bool isRequest(const ElectorAction &a)
+{
+    return std::holds_alternative<action::Read>(a) || std::holds_alternative<action::Create>(a)
+            || std::holds_alternative<action::Update>(a);
+}
+
+void take(Instance &i, ElectorActions actions)
+{
+    for (auto &a : actions) {
+        if (isRequest(a))
+            i.pending = a;
+        i.told.push_back(std::move(a));
+    }
+}
+
+/*! Answers every request at once until the instance waits for time to pass. */
+void settle(Instance &i, LeaseStore &store)
+{
+    while (i.pending) {
+        const ElectorAction request = *i.pending;
+        i.pending.reset();
+        const quint64 id = std::visit(
+                [](const auto &a) -> quint64 {
+                    if constexpr (requires { a.request; })
+                        return a.request;
+                    else
+                        return 0;
+                },
+                request);
+        take(i, i.elector.onReply(id, store.apply(request)));
+    }
+}
+
+/*! Moves the instance's clock to its next wake-up and lets it act. */
+void wake(Instance &i, LeaseStore &store)
+{
+    const auto next = i.elector.nextWakeMono();
+    QVERIFY(next.has_value());
+    if (*next > i.clock.monotonicMs())
+        i.clock.setMonotonicMs(*next);
+    take(i, i.elector.onTimer());
+    settle(i, store);
+}
+
+} // namespace
+
+class TestElector : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void firstAttemptAtStartAcquiresAFreeLease();
+    void twoInstancesNeverBothWinTheSameVersion();
+    void leaderRenewsEveryRenewInterval();
+    void followerJudgesExpiryByItsOwnClock();
+    void crashFailoverWithinLeaseDurationPlusRenewInterval();
+    void followerAttemptsAtTheInstantTheLeaseExpires();
+    void lateReplyStepsDownAtTheDeadline();
+    void replyAfterTheDeadlineDoesNotMakeALeader();
+    void frozenLeaderStepsDownBeforeAnythingElse();
+    void renewalFailure_data();
+    void renewalFailure();
+    void cleanStopReleasesAndTheLeaseIsTakenAtTheNextAttempt();
+    void releaseSeenByWatchIsTakenAtOnce();
+    void releaseIsRefusedWhenTheLeaseChangedHands();
+    void fencingTokenIncreasesAcrossLeaders();
+    void lateReplyToAnAbandonedRequestIsIgnored();
+    void watchEventWhileLeadingTriggersARenewalNotAStepDown();
+};
+
+void TestElector::firstAttemptAtStartAcquiresAFreeLease()
+{
+    // F1: the first attempt runs at start.
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    QVERIFY(a.pending && std::holds_alternative<action::Read>(*a.pending));
+    settle(a, store);
+    QVERIFY(a.elector.isLeader());
+    QCOMPARE(store.state.record.holder, QStringLiteral("a"));
+    QCOMPARE(a.last<action::BecameLeader>()->token, 0);
+    QCOMPARE(a.last<action::BecameLeader>()->validUntilMono, a.clock.monotonicMs() + Deadline);
+    QCOMPARE(a.last<action::LeaderChanged>()->why, ChangeWhy::FirstAcquire);
+    QCOMPARE(a.last<action::AttemptFinished>()->outcome, AttemptOutcome::Acquired);
+}
+
+void TestElector::twoInstancesNeverBothWinTheSameVersion()
+{
+    // F1, B2: both read a free lease; the store takes the first write only.
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    take(a, a.elector.start());
+    take(b, b.elector.start());
+    auto answer = [&store](Instance &i) {
+        const ElectorAction request = *i.pending;
+        const quint64 id = i.pendingId();
+        i.pending.reset();
+        take(i, i.elector.onReply(id, store.apply(request)));
+    };
+    answer(a); // a reads: absent
+    answer(b); // b reads: absent
+    QVERIFY(std::holds_alternative<action::Create>(*a.pending));
+    QVERIFY(std::holds_alternative<action::Create>(*b.pending));
+    answer(a);
+    answer(b);
+    QVERIFY(a.elector.isLeader());
+    QVERIFY(!b.elector.isLeader());
+    QCOMPARE(b.last<action::AttemptFinished>()->outcome, AttemptOutcome::Conflict);
+    QVERIFY(!b.wasTold<action::BecameLeader>());
+}
+
+void TestElector::leaderRenewsEveryRenewInterval()
+{
+    // F1: one conditional update per renewInterval, on the version it knows.
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    settle(a, store);
+    const qint64 start = a.clock.monotonicMs();
+    for (int round = 1; round <= 5; ++round) {
+        QCOMPARE(*a.elector.nextWakeMono(), start + round * R);
+        a.clock.setMonotonicMs(start + round * R);
+        take(a, a.elector.onTimer());
+        QVERIFY(a.pending && std::holds_alternative<action::Update>(*a.pending));
+        settle(a, store);
+        QCOMPARE(a.last<action::AttemptFinished>()->outcome, AttemptOutcome::Renewed);
+        QVERIFY(a.elector.isLeader());
+        QCOMPARE(a.elector.validUntilMono(), start + round * R + Deadline);
+    }
+    QCOMPARE(store.state.record.transitions, 0);
+}
+
+void TestElector::followerJudgesExpiryByItsOwnClock()
+{
+    // F2: the record's timestamps say nothing to a follower; only the time
+    // since it saw the record change does.
+    LeaseStore store;
+    store.write(LeaseRecord {QStringLiteral("gone"), L, QDateTime::fromSecsSinceEpoch(0, Qt::UTC),
+                             QDateTime::fromSecsSinceEpoch(0, Qt::UTC), 4});
+    Instance b(QStringLiteral("b"));
+    take(b, b.elector.start());
+    settle(b, store);
+    QVERIFY(!b.elector.isLeader());
+    QCOMPARE(b.last<action::AttemptFinished>()->outcome, AttemptOutcome::Held);
+    const qint64 firstSeen = b.clock.monotonicMs();
+    while (!b.elector.isLeader())
+        wake(b, store);
+    QCOMPARE(b.clock.monotonicMs(), firstSeen + L);
+    QCOMPARE(b.last<action::LeaderChanged>()->why, ChangeWhy::Expired);
+    QCOMPARE(b.elector.fencingToken(), 5);
+}
+
+void TestElector::crashFailoverWithinLeaseDurationPlusRenewInterval()
+{
+    // F6: a leader that stops answering keeps its lease until it expires.
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    take(a, a.elector.start());
+    settle(a, store);
+    take(b, b.elector.start());
+    settle(b, store);
+    // a renews twice, b polls along; then a dies just after a renewal.
+    for (int i = 0; i < 2; ++i) {
+        wake(a, store);
+        b.clock.setMonotonicMs(a.clock.monotonicMs());
+        wake(b, store);
+    }
+    const qint64 lastRenewal = a.clock.monotonicMs();
+    QVERIFY(!b.elector.isLeader());
+    while (!b.elector.isLeader()) {
+        wake(b, store);
+        QVERIFY2(b.clock.monotonicMs() <= lastRenewal + L + R, "failover took longer than F6");
+    }
+    QVERIFY(b.clock.monotonicMs() - lastRenewal <= L + R);
+    QCOMPARE(store.state.record.holder, QStringLiteral("b"));
+}
+
+void TestElector::followerAttemptsAtTheInstantTheLeaseExpires()
+{
+    // F8: the takeover attempt is scheduled for the expiry instant, not for
+    // the first tick after it.
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    take(a, a.elector.start());
+    settle(a, store);
+    b.clock.advance(1234); // b starts off the leader's cadence
+    take(b, b.elector.start());
+    settle(b, store);
+    const qint64 firstSeen = b.clock.monotonicMs();
+    while (!b.elector.isLeader())
+        wake(b, store);
+    QCOMPARE(b.clock.monotonicMs(), firstSeen + L);
+}
+
+void TestElector::lateReplyStepsDownAtTheDeadline()
+{
+    // F4: a renewal that hangs ends leadership at (L + R) / 2 after the start
+    // of the last successful attempt, while the attempt is still pending.
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    settle(a, store);
+    const qint64 lastSuccessStart = a.clock.monotonicMs();
+    a.clock.setMonotonicMs(*a.elector.nextWakeMono());
+    take(a, a.elector.onTimer());
+    QVERIFY(a.pending); // the renewal is on its way and never answered
+    QCOMPARE(*a.elector.nextWakeMono(), lastSuccessStart + Deadline);
+    a.clock.setMonotonicMs(lastSuccessStart + Deadline - 1);
+    QVERIFY(a.elector.isLeader());
+    a.clock.setMonotonicMs(lastSuccessStart + Deadline);
+    QVERIFY(!a.elector.isLeader()); // at call time, before any timer ran
+    take(a, a.elector.onTimer());
+    const auto *stopped = a.last<action::StoppedLeading>();
+    QVERIFY(stopped);
+    QCOMPARE(stopped->reason, StopReason::Deadline);
+    QCOMPARE(stopped->validUntilMono, lastSuccessStart + Deadline);
+}
+
+void TestElector::replyAfterTheDeadlineDoesNotMakeALeader()
+{
+    // F4: an acquisition whose answer comes after its own deadline, and a
+    // renewal answered after the step-down, make nobody leader.
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    settle(a, store); // read answered; the create is pending
+    Q_UNUSED(store);
+    LeaseStore slow;
+    Instance b(QStringLiteral("b"));
+    take(b, b.elector.start());
+    const ElectorAction read = *b.pending;
+    b.pending.reset();
+    take(b, b.elector.onReply(std::get<action::Read>(read).request, slow.apply(read)));
+    QVERIFY(b.pending && std::holds_alternative<action::Create>(*b.pending));
+    const ElectorAction create = *b.pending;
+    b.pending.reset();
+    b.clock.advance(Deadline); // the create is answered exactly at its deadline
+    take(b, b.elector.onReply(std::get<action::Create>(create).request, slow.apply(create)));
+    QVERIFY(!b.elector.isLeader());
+    QVERIFY(!b.wasTold<action::BecameLeader>());
+    QCOMPARE(b.last<action::AttemptFinished>()->outcome, AttemptOutcome::Error);
+
+    // The renewal case: leading, a renewal in flight past the deadline.
+    const qint64 lastSuccessStart = a.clock.monotonicMs();
+    a.clock.setMonotonicMs(*a.elector.nextWakeMono());
+    take(a, a.elector.onTimer());
+    const ElectorAction renewal = *a.pending;
+    a.pending.reset();
+    a.clock.setMonotonicMs(lastSuccessStart + Deadline + 10);
+    take(a, a.elector.onReply(std::get<action::Update>(renewal).request, store.apply(renewal)));
+    QVERIFY(!a.elector.isLeader());
+    QCOMPARE(a.last<action::StoppedLeading>()->reason, StopReason::Deadline);
+    QVERIFY(!std::holds_alternative<action::BecameLeader>(a.told.back()));
+}
+
+void TestElector::frozenLeaderStepsDownBeforeAnythingElse()
+{
+    // F4: a process frozen past its deadline (SIGSTOP, a debugger) sees
+    // isLeader() == false on resume, and the first thing its elector says,
+    // whatever woke it, is that it stopped leading.
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    settle(a, store);
+    QVERIFY(a.elector.isLeader());
+    a.clock.advance(3 * L); // frozen
+    QVERIFY(!a.elector.isLeader());
+    QCOMPARE(a.elector.fencingToken(), -1);
+    a.told.clear();
+    LeaseState seen = store.state;
+    seen.version = QStringLiteral("other");
+    take(a, a.elector.onWatch(seen));
+    QVERIFY(!a.told.empty());
+    QVERIFY(std::holds_alternative<action::StoppedLeading>(a.told.front()));
+    QCOMPARE(std::get<action::StoppedLeading>(a.told.front()).reason, StopReason::Deadline);
+    QVERIFY(std::get<action::StoppedLeading>(a.told.front()).validUntilMono
+            <= a.clock.monotonicMs());
+}
+
+void TestElector::renewalFailure_data()
+{
+    QTest::addColumn<int>("failure");
+    QTest::addColumn<int>("expectedReason");
+    QTest::newRow("the store answers with an error") << 0 << int(StopReason::RenewFailed);
+    QTest::newRow("another holder took the lease") << 1 << int(StopReason::TakenOver);
+    // (L + R) / 2 after the last success always comes before L - R after
+    // the send, so a renewal with no answer ends at the F4 deadline.
+    QTest::newRow("no answer: the deadline comes first") << 2 << int(StopReason::Deadline);
+}
+
+void TestElector::renewalFailure()
+{
+    // F3: a leader that cannot renew stops leading at once.
+    QFETCH(int, failure);
+    QFETCH(int, expectedReason);
+    const qint64 lease = 10000, renew = 2000;
+    LeaseStore store;
+    Instance a(QStringLiteral("a"), lease, renew);
+    take(a, a.elector.start());
+    settle(a, store);
+    a.clock.setMonotonicMs(*a.elector.nextWakeMono());
+    take(a, a.elector.onTimer());
+    const ElectorAction renewal = *a.pending;
+    a.pending.reset();
+    const quint64 id = std::get<action::Update>(renewal).request;
+    if (failure == 0) {
+        take(a, a.elector.onReply(id, LeaseReply::error(QStringLiteral("503"))));
+    } else if (failure == 1) {
+        store.write(LeaseRecord {QStringLiteral("intruder"), lease, {}, {}, 1});
+        take(a, a.elector.onReply(id, store.apply(renewal)));
+    } else {
+        const qint64 sent = a.clock.monotonicMs();
+        QCOMPARE(*a.elector.nextWakeMono(), sent - renew + (lease + renew) / 2);
+        a.clock.setMonotonicMs(*a.elector.nextWakeMono());
+        take(a, a.elector.onTimer());
+    }
+    QVERIFY(!a.elector.isLeader());
+    QCOMPARE(int(a.last<action::StoppedLeading>()->reason), expectedReason);
+    // F5: stepping down never ends campaigning.
+    QVERIFY(a.elector.nextWakeMono().has_value());
+}
+
+void TestElector::cleanStopReleasesAndTheLeaseIsTakenAtTheNextAttempt()
+{
+    // F5: stop, then release (empty holder, conditional on the version);
+    // F2: a released lease is taken at the next attempt, expiry or not.
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    take(a, a.elector.start());
+    settle(a, store);
+    take(b, b.elector.start());
+    settle(b, store);
+    take(a, a.elector.stop());
+    QCOMPARE(a.last<action::StoppedLeading>()->reason, StopReason::Stopping);
+    QVERIFY(!a.elector.isLeader());
+    QVERIFY(!a.pending); // nothing is released before the driver says so
+    take(a, a.elector.release());
+    QVERIFY(a.pending && std::holds_alternative<action::Update>(*a.pending));
+    settle(a, store);
+    QVERIFY(a.last<action::ReleaseFinished>()->released);
+    QVERIFY(store.state.record.holder.isEmpty());
+    QVERIFY(!a.elector.nextWakeMono().has_value()); // a stopped instance does not campaign
+    const qint64 before = b.clock.monotonicMs();
+    wake(b, store);
+    QVERIFY(b.elector.isLeader());
+    QCOMPARE(b.clock.monotonicMs(), before + R);
+    QCOMPARE(b.elector.fencingToken(), 1);
+}
+
+void TestElector::releaseSeenByWatchIsTakenAtOnce()
+{
+    // F8: a follower that watches sees the release and attempts at once.
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    take(a, a.elector.start());
+    settle(a, store);
+    take(b, b.elector.start());
+    settle(b, store);
+    take(a, a.elector.stop());
+    take(a, a.elector.release());
+    settle(a, store);
+    const qint64 before = b.clock.monotonicMs();
+    take(b, b.elector.onWatch(store.state));
+    settle(b, store);
+    QVERIFY(b.elector.isLeader());
+    QCOMPARE(b.clock.monotonicMs(), before);
+}
+
+void TestElector::releaseIsRefusedWhenTheLeaseChangedHands()
+{
+    // F5: the release is conditional; it never frees someone else's lease.
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    settle(a, store);
+    take(a, a.elector.stop());
+    store.write(LeaseRecord {QStringLiteral("b"), L, {}, {}, 1});
+    take(a, a.elector.release());
+    settle(a, store);
+    QVERIFY(!a.last<action::ReleaseFinished>()->released);
+    QCOMPARE(store.state.record.holder, QStringLiteral("b"));
+}
+
+void TestElector::fencingTokenIncreasesAcrossLeaders()
+{
+    // F7: the transitions count read at acquisition is the token.
+    LeaseStore store;
+    std::vector<std::unique_ptr<Instance>> instances;
+    qint64 lastToken = -1;
+    for (int i = 0; i < 4; ++i) {
+        instances.push_back(std::make_unique<Instance>(QStringLiteral("i%1").arg(i)));
+        Instance &next = *instances.back();
+        take(next, next.elector.start());
+        settle(next, store);
+        if (i > 0) {
+            Instance &previous = *instances[i - 1];
+            take(previous, previous.elector.stop());
+            take(previous, previous.elector.release());
+            settle(previous, store);
+            take(next, next.elector.onWatch(store.state));
+            settle(next, store);
+        }
+        QVERIFY(next.elector.isLeader());
+        QVERIFY(next.elector.fencingToken() > lastToken);
+        lastToken = next.elector.fencingToken();
+    }
+}
+
+void TestElector::lateReplyToAnAbandonedRequestIsIgnored()
+{
+    // F3: after a timeout the attempt is over; its late reply changes nothing.
+    LeaseStore store;
+    Instance b(QStringLiteral("b"));
+    take(b, b.elector.start());
+    const ElectorAction read = *b.pending;
+    b.pending.reset();
+    b.clock.advance(L - R);
+    take(b, b.elector.onTimer());
+    QCOMPARE(b.last<action::AttemptFinished>()->outcome, AttemptOutcome::Error);
+    const auto toldBefore = b.told.size();
+    take(b, b.elector.onReply(std::get<action::Read>(read).request, store.apply(read)));
+    QCOMPARE(b.told.size(), toldBefore);
+    QVERIFY(!b.elector.hasObserved());
+}
+
+void TestElector::watchEventWhileLeadingTriggersARenewalNotAStepDown()
+{
+    // A watch event can be older than the reply that made us leader; the
+    // renewal it triggers decides (F3), here in the leader's favour.
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    settle(a, store);
+    LeaseState stale = store.state;
+    stale.record.holder = QStringLiteral("previous");
+    stale.version = QStringLiteral("0");
+    a.clock.advance(10);
+    take(a, a.elector.onWatch(stale));
+    QVERIFY(a.elector.isLeader());
+    QCOMPARE(*a.elector.nextWakeMono(), a.clock.monotonicMs());
+    wake(a, store);
+    QVERIFY(a.elector.isLeader());
+    QCOMPARE(a.last<action::AttemptFinished>()->outcome, AttemptOutcome::Renewed);
+}
+
+QTEST_GUILESS_MAIN(TestElector)
+#include "tst_elector.moc"
