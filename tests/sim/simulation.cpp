@@ -83,14 +83,25 @@ struct Event
     int incarnation = 0;
     /*! Timer generation, request id or script step. */
     quint64 id = 0;
-    ElectorAction request = action::Read{0};
-    LeaseReply reply;
-    LeaseState state;
+    /*! A request on its way to the store, a reply, or a watched state: most events carry none. */
+    std::variant<std::monostate, ElectorAction, LeaseReply, LeaseState> payload;
+
+    const ElectorAction &request() const { return std::get<ElectorAction>(payload); }
+    const LeaseReply &reply() const { return std::get<LeaseReply>(payload); }
+    const LeaseState &state() const { return std::get<LeaseState>(payload); }
+};
+
+/*! What the queue orders; the event itself waits in a pool, so that the heap moves only keys. */
+struct Key
+{
+    qint64 time;
+    quint64 seq;
+    std::size_t index;
 };
 
 struct Later
 {
-    bool operator()(const Event &a, const Event &b) const
+    bool operator()(const Key &a, const Key &b) const
     {
         return a.time != b.time ? a.time > b.time : a.seq > b.seq;
     }
@@ -119,10 +130,14 @@ struct Node
     /*! Every message of this slot takes exactly this long (ScriptKind::SlowLeader); -1: random. */
     qint64 slowMs = -1;
     quint64 timerGen = 0;
+    /*! When the timer of the current generation fires; -1: none pending. */
+    qint64 timerAt = -1;
     qint64 lastWatchAt = 0;
     qint64 lastCallAt = -1;
     int callsAtSameTime = 0;
     bool spinReported = false;
+    /*! When a request or reply of this instance was last lost: it may still wait for it. */
+    qint64 lastLossAt = std::numeric_limits<qint64>::min() / 2;
 
     // Authority, as the driver would see it.
     bool termOpen = false;
@@ -170,11 +185,11 @@ QString actionText(const ElectorAction &a)
     if (const auto *b = std::get_if<action::BecameLeader>(&a))
         return QStringLiteral("BecameLeader(token=%1 until=%2)").arg(b->token).arg(b->validUntilMono);
     if (const auto *s = std::get_if<action::StoppedLeading>(&a))
-        return QStringLiteral("StoppedLeading(%1 until=%2)").arg(toString(s->reason)).arg(s->validUntilMono);
+        return QStringLiteral("StoppedLeading(%1 until=%2)").arg(wireName(s->reason)).arg(s->validUntilMono);
     if (const auto *l = std::get_if<action::LeaderChanged>(&a))
-        return QStringLiteral("LeaderChanged(%1->%2 %3)").arg(l->from, l->to, toString(l->why));
+        return QStringLiteral("LeaderChanged(%1->%2 %3)").arg(l->from, l->to, wireName(l->why));
     if (const auto *f = std::get_if<action::AttemptFinished>(&a))
-        return QStringLiteral("Attempt(%1 %2ms)").arg(toString(f->outcome)).arg(f->latencyMs);
+        return QStringLiteral("Attempt(%1 %2ms)").arg(wireName(f->outcome)).arg(f->latencyMs);
     if (const auto *rf = std::get_if<action::ReleaseFinished>(&a))
         return QStringLiteral("ReleaseFinished(%1)").arg(rf->released ? "released" : "not released");
     return {};
@@ -198,7 +213,8 @@ private:
     void openTerm(Node &n, qint64 token);
     void closeTerm(Node &n, qint64 end);
     void scheduleTimer(Node &n);
-    void send(Node &n, const ElectorAction &request, quint64 id, bool write, qint64 local);
+    /*! Sends \a request on its way; it is left for the trace only. */
+    void send(Node &n, ElectorAction &request, quint64 id, bool write, qint64 local);
     void arrive(const Event &e);
     LeaseReply apply(const ElectorAction &request, bool &changed);
     void notifyWatchers();
@@ -220,7 +236,7 @@ private:
     void happen(Happening::Kind kind, const Node &n, StopReason reason = StopReason::Stopping,
                 bool released = false, qint64 reported = 0);
     void violation(const QString &what);
-    bool tracing() const { return m_config.traceLines > 0; }
+    bool tracing() const { return m_config.traceLines > 0 && m_now <= m_config.traceUntilMs; }
     void trace(const QString &line);
 
     SimConfig m_config;
@@ -228,7 +244,9 @@ private:
     Random m_rng;
     Faults m_faults;
     std::vector<Node> m_nodes;
-    std::vector<Event> m_queue;
+    std::vector<Key> m_queue;
+    std::vector<Event> m_pool;
+    std::vector<std::size_t> m_free;
     quint64 m_seq = 0;
     qint64 m_now = 0;
     bool m_healthy = false;
@@ -276,7 +294,16 @@ World::World(const SimConfig &config, quint64 seed)
 void World::push(Event e)
 {
     e.seq = m_seq++;
-    m_queue.push_back(std::move(e));
+    std::size_t index = m_pool.size();
+    if (m_free.empty()) {
+        m_pool.push_back(std::move(e));
+    } else {
+        index = m_free.back();
+        m_free.pop_back();
+        m_pool[index] = std::move(e);
+    }
+    const Event &stored = m_pool[index];
+    m_queue.push_back(Key {stored.time, stored.seq, index});
     std::push_heap(m_queue.begin(), m_queue.end(), Later {});
 }
 
@@ -312,8 +339,10 @@ SimResult World::run()
 
     while (!m_queue.empty()) {
         std::pop_heap(m_queue.begin(), m_queue.end(), Later {});
-        Event e = std::move(m_queue.back());
+        const std::size_t index = m_queue.back().index;
         m_queue.pop_back();
+        Event e = std::move(m_pool[index]);
+        m_free.push_back(index);
         m_now = e.time;
         if (e.kind == Ev::End)
             break;
@@ -379,6 +408,8 @@ bool World::reachable(Node &n, Event &e)
     if (n.incarnation != e.incarnation || n.life == Life::Dead || n.life == Life::Stopped)
         return false;
     if ((e.kind == Ev::Reply || e.kind == Ev::Watch) && partitioned(n)) {
+        if (e.kind == Ev::Reply)
+            n.lastLossAt = m_now;
         if (tracing())
             trace(QStringLiteral("%1 %2: %3 lost (partitioned)")
                           .arg(m_now)
@@ -404,6 +435,7 @@ void World::dispatch(Event &e)
         Node &n = m_nodes[std::size_t(e.slot)];
         if (e.id != n.timerGen || !reachable(n, e))
             return;
+        n.timerAt = -1;
         call(n, "onTimer", std::nullopt, [](Elector &el) { return el.onTimer(); });
         return;
     }
@@ -415,9 +447,9 @@ void World::dispatch(Event &e)
         if (!reachable(n, e))
             return;
         if (tracing())
-            trace(QStringLiteral("%1 %2: reply #%3 %4").arg(m_now).arg(n.identity).arg(e.id).arg(replyText(e.reply)));
+            trace(QStringLiteral("%1 %2: reply #%3 %4").arg(m_now).arg(n.identity).arg(e.id).arg(replyText(e.reply())));
         const quint64 id = e.id;
-        const LeaseReply reply = e.reply;
+        const LeaseReply reply = e.reply();
         call(n, "onReply", id, [&](Elector &el) { return el.onReply(id, reply); });
         n.sent.erase(id);
         return;
@@ -427,8 +459,8 @@ void World::dispatch(Event &e)
         if (!reachable(n, e))
             return;
         if (tracing())
-            trace(QStringLiteral("%1 %2: watch %3").arg(m_now).arg(n.identity, holderText(e.state)));
-        const LeaseState state = e.state;
+            trace(QStringLiteral("%1 %2: watch %3").arg(m_now).arg(n.identity, holderText(e.state())));
+        const LeaseState state = e.state();
         call(n, "onWatch", std::nullopt, [&](Elector &el) { return el.onWatch(state); });
         return;
     }
@@ -476,6 +508,8 @@ void World::startNode(Node &n)
     n.frozen = false;
     n.termOpen = false;
     n.partitionedUntil = -1;
+    ++n.timerGen;
+    n.timerAt = -1;
     n.life = Life::Running;
     n.elector = std::make_unique<Elector>(
             ElectorParams {m_config.leaseMs, m_config.renewMs, n.identity}, *n.clock);
@@ -525,7 +559,7 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
     const action::StoppedLeading *stopped = nullptr;
     const action::ReleaseFinished *releaseFinished = nullptr;
     int notices = 0;
-    for (const ElectorAction &a : actions) {
+    for (ElectorAction &a : actions) {
         if (const auto *r = std::get_if<action::Read>(&a)) {
             send(n, a, r->request, false, local);
         } else if (const auto *c = std::get_if<action::Create>(&a)) {
@@ -573,8 +607,12 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
                               .arg(stopped->validUntilMono)
                               .arg(local));
     }
-    if (became)
+    if (became) {
         happen(Happening::BecameLeader, n, StopReason::Stopping, false, became->validUntilMono);
+        if (n.life == Life::Stopping)
+            violation(QStringLiteral("F5: %1 reported BecameLeader in %2, after stop()")
+                              .arg(n.identity, QLatin1String(what)));
+    }
 
     if (broken) {
         // The wrong model: authority from BecameLeader to StoppedLeading, deadline ignored.
@@ -639,11 +677,16 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
     if (releaseFinished) {
         happen(Happening::ReleaseFinished, n, StopReason::Stopping, releaseFinished->released);
         if (n.termOpen) {
-            violation(QStringLiteral("F5: %1 still leads after ReleaseFinished").arg(n.identity));
-            closeTerm(n, broken ? m_now : std::min(m_now, n.deadlineSim));
+            // Its isLeader() stays true until its deadline, whatever the
+            // driver does next: that is how long it may run leader work.
+            violation(QStringLiteral("F5: %1 still leads after ReleaseFinished (until %2 on its clock)")
+                              .arg(n.identity)
+                              .arg(n.validUntil));
+            closeTerm(n, broken ? m_now : n.deadlineSim);
         }
         n.life = Life::Stopped;
         ++n.timerGen;
+        n.timerAt = -1;
         scheduleRestart(n);
         return;
     }
@@ -710,20 +753,28 @@ void World::closeTerm(Node &n, qint64 end)
 
 void World::scheduleTimer(Node &n)
 {
+    const std::optional<qint64> wake = n.life == Life::Dead || n.life == Life::Stopped || !n.elector
+            ? std::nullopt
+            : n.elector->nextWakeMono();
+    if (!wake) {
+        ++n.timerGen;
+        n.timerAt = -1;
+        n.timerAt = -1;
+        return;
+    }
+    qint64 at = std::max(m_now, n.host.simAt(*wake));
+    if (n.spinReported)
+        at = std::max(at, m_now + 1);
+    if (at == n.timerAt)
+        return; // the pending timer already fires then
     ++n.timerGen;
-    if (n.life == Life::Dead || n.life == Life::Stopped || !n.elector)
-        return;
-    const std::optional<qint64> wake = n.elector->nextWakeMono();
-    if (!wake)
-        return;
+    n.timerAt = at;
     Event e;
     e.kind = Ev::Timer;
     e.slot = n.slot;
     e.incarnation = n.incarnation;
     e.id = n.timerGen;
-    e.time = std::max(m_now, n.host.simAt(*wake));
-    if (n.spinReported)
-        e.time = std::max(e.time, m_now + 1);
+    e.time = at;
     push(std::move(e));
 }
 
@@ -736,12 +787,13 @@ qint64 World::latency(const Node &n)
     return m_rng.between(0, m_faults.latencyMaxMs);
 }
 
-void World::send(Node &n, const ElectorAction &request, quint64 id, bool write, qint64 local)
+void World::send(Node &n, ElectorAction &request, quint64 id, bool write, qint64 local)
 {
     n.sent[id] = Sent {local, write};
     if (n.sent.size() > 64)
         n.sent.erase(n.sent.begin());
     if (partitioned(n) || m_rng.happens(m_faults.requestLost)) {
+        n.lastLossAt = m_now;
         if (tracing())
             trace(QStringLiteral("%1 %2: request #%3 lost").arg(m_now).arg(n.identity).arg(id));
         return;
@@ -751,7 +803,10 @@ void World::send(Node &n, const ElectorAction &request, quint64 id, bool write, 
     e.slot = n.slot;
     e.incarnation = n.incarnation;
     e.id = id;
-    e.request = request;
+    if (tracing())
+        e.payload = request; // the trace prints it after this
+    else
+        e.payload = std::move(request);
     e.time = m_now + latency(n);
     push(std::move(e));
 }
@@ -789,14 +844,14 @@ void World::arrive(const Event &e)
     if (m_rng.happens(m_faults.storeError)) {
         reply = LeaseReply::error(QStringLiteral("simulated store error"));
     } else {
-        reply = apply(e.request, changed);
+        reply = apply(e.request(), changed);
         if (changed && m_rng.happens(m_faults.appliedError))
             reply = LeaseReply::error(QStringLiteral("simulated timeout after commit"));
     }
     if (tracing())
         trace(QStringLiteral("%1 store: %2 from %3 -> %4")
                       .arg(m_now)
-                      .arg(actionText(e.request), QStringLiteral("n%1.%2").arg(e.slot).arg(e.incarnation),
+                      .arg(actionText(e.request()), QStringLiteral("n%1.%2").arg(e.slot).arg(e.incarnation),
                            replyText(reply)));
     if (changed) {
         if (m_lease.record.holder.isEmpty()) {
@@ -808,9 +863,13 @@ void World::arrive(const Event &e)
             m_result.happenings.push_back(h);
             if (m_config.checkCleanHandover) {
                 // Judged when some follower can act on it: alive, not
-                // frozen, reaching the store.
+                // frozen, reaching the store, and not waiting for the answer
+                // to a message lost within the last request timeout (L - R;
+                // the Elector sends nothing while a request is outstanding).
+                const qint64 stuck = (m_config.leaseMs - m_config.renewMs) * 2;
                 const bool follower = std::any_of(m_nodes.begin(), m_nodes.end(), [&](const Node &o) {
-                    return o.slot != e.slot && o.life == Life::Running && !o.frozen && !partitioned(o);
+                    return o.slot != e.slot && o.life == Life::Running && !o.frozen && !partitioned(o)
+                            && m_now - o.lastLossAt > stuck;
                 });
                 m_handovers.push_back({m_now, e.slot, follower && !m_dropWatches});
             }
@@ -818,6 +877,7 @@ void World::arrive(const Event &e)
         notifyWatchers();
     }
     if (m_rng.happens(m_faults.replyLost)) {
+        n.lastLossAt = m_now;
         if (tracing())
             trace(QStringLiteral("%1 store: reply to #%2 lost").arg(m_now).arg(e.id));
         return;
@@ -827,7 +887,7 @@ void World::arrive(const Event &e)
     r.slot = e.slot;
     r.incarnation = e.incarnation;
     r.id = e.id;
-    r.reply = std::move(reply);
+    r.payload = std::move(reply);
     r.time = m_now + latency(n);
     push(std::move(r));
 }
@@ -846,7 +906,7 @@ void World::notifyWatchers()
         e.kind = Ev::Watch;
         e.slot = n.slot;
         e.incarnation = n.incarnation;
-        e.state = m_lease;
+        e.payload = m_lease;
         e.time = at;
         push(std::move(e));
     }
@@ -892,6 +952,7 @@ void World::crash(Node &n)
     n.frozen = false;
     n.deferred.clear();
     ++n.timerGen;
+    n.timerAt = -1;
     scheduleRestart(n);
 }
 
@@ -1064,7 +1125,8 @@ void World::healthy()
     }
     // The faulty phase is over once its last message has landed.
     qint64 from = m_now;
-    for (const Event &e : m_queue) {
+    for (const Key &k : m_queue) {
+        const Event &e = m_pool[k.index];
         if (e.kind == Ev::Arrive || e.kind == Ev::Reply || e.kind == Ev::Watch || e.kind == Ev::Release)
             from = std::max(from, e.time);
     }
@@ -1097,6 +1159,8 @@ void World::happen(Happening::Kind kind, const Node &n, StopReason reason, bool 
 
 void World::violation(const QString &what)
 {
+    if (m_result.firstViolationAt < 0)
+        m_result.firstViolationAt = m_now;
     if (m_result.violations.size() < 50)
         m_result.violations.append(QStringLiteral("at %1: %2").arg(m_now).arg(what));
     if (tracing())
@@ -1105,6 +1169,8 @@ void World::violation(const QString &what)
 
 void World::trace(const QString &line)
 {
+    if (m_now > m_config.traceUntilMs)
+        return;
     m_trace.push_back(line);
     while (m_trace.size() > std::size_t(m_config.traceLines))
         m_trace.pop_front();
@@ -1122,6 +1188,11 @@ Verdict judge(const SimResult &result)
 {
     Verdict v;
     v.problems = result.violations;
+    v.firstProblemAt = result.firstViolationAt;
+    auto at = [&v](qint64 t) {
+        if (v.firstProblemAt < 0 || t < v.firstProblemAt)
+            v.firstProblemAt = t;
+    };
     const std::vector<Term> &terms = result.terms;
 
     // F1, F4: authority intervals never overlap. Terms are recorded in the
@@ -1132,6 +1203,7 @@ Verdict judge(const SimResult &result)
             continue;
         if (holder && t.start < holder->end) {
             ++v.overlaps;
+            at(t.start);
             if (v.overlaps <= 5)
                 v.problems.append(QStringLiteral("F1/F4: two leaders: %1 leads from %2 while %3 leads until %4 "
                                                  "(overlap of %5 ms)")
@@ -1150,13 +1222,15 @@ Verdict judge(const SimResult &result)
     for (const Term &t : terms) {
         if (previous) {
             const bool otherLeader = t.identity != previous->identity;
-            if (otherLeader ? t.token <= previous->token : t.token < previous->token)
+            if (otherLeader ? t.token <= previous->token : t.token < previous->token) {
+                at(t.start);
                 v.problems.append(QStringLiteral("F7: %1 leads from %2 with token %3 after %4 with token %5")
                                           .arg(t.identity)
                                           .arg(t.start)
                                           .arg(t.token)
                                           .arg(previous->identity)
                                           .arg(previous->token));
+            }
         }
         if (!previous || t.identity != previous->identity)
             ++v.leaderChanges;
@@ -1169,6 +1243,7 @@ Verdict judge(const SimResult &result)
         && !result.config.leaderKeepsAuthorityPastDeadline) {
         const Term *last = terms.empty() ? nullptr : &terms.back();
         if (!last || !last->openAtEnd || last->start > result.livenessDeadline) {
+            at(result.livenessDeadline);
             v.problems.append(
                     QStringLiteral("F6: healthy from %1 (last fault message landed at %2), expected a leader "
                                    "by %3 that stays until %4; last term: %5")

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -106,8 +107,10 @@ struct SimConfig
      * StoppedLeading or crashes, ignoring its deadline.
      */
     bool leaderKeepsAuthorityPastDeadline = false;
-    /*! Keep the last lines of a trace of the run (0: no trace, and faster). */
+    /*! Keep the last lines of a trace of the run (0: no trace, and faster)... */
     int traceLines = 0;
+    /*! ...up to this simulated instant. */
+    qint64 traceUntilMs = std::numeric_limits<qint64>::max();
 };
 
 /*! One span of authority: the instance would have answered isLeader() true. */
@@ -158,6 +161,7 @@ struct SimResult
     std::vector<Happening> happenings;
     /*! Breaches of the contract seen while running (the checks at the end come on top). */
     QStringList violations;
+    qint64 firstViolationAt = -1;
     QStringList trace;
     qint64 endMs = 0;
     qint64 events = 0;
@@ -176,6 +180,8 @@ struct Verdict
     QStringList problems;
     int overlaps = 0;
     int leaderChanges = 0;
+    /*! Simulated time of the first problem, where a trace is worth reading. */
+    qint64 firstProblemAt = -1;
     bool ok() const { return problems.isEmpty(); }
 };
 
