@@ -72,7 +72,7 @@ private:
     std::mt19937_64 m_gen;
 };
 
-enum class Ev { Start, Timer, Arrive, Reply, Watch, Thaw, Release, Restart, Chaos, Script, Healthy, End };
+enum class Ev { Start, Timer, Arrive, Reply, Watch, Thaw, Stop, Release, Restart, Chaos, Script, Healthy, End };
 
 struct Event
 {
@@ -251,6 +251,8 @@ private:
     qint64 m_now = 0;
     bool m_healthy = false;
     bool m_dropWatches = false;
+    /*! Release delay for ScriptKind::StopNextAcquirer; -1: not armed. */
+    qint64 m_stopNextAcquirer = -1;
     qint64 m_quietUntil = -1;
 
     LeaseState m_lease;
@@ -468,6 +470,12 @@ void World::dispatch(Event &e)
         Node &n = m_nodes[std::size_t(e.slot)];
         if (n.incarnation == e.incarnation && n.frozen && n.life != Life::Dead && n.life != Life::Stopped)
             thaw(n);
+        return;
+    }
+    case Ev::Stop: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (n.incarnation == e.incarnation)
+            stopNode(n, qint64(e.id));
         return;
     }
     case Ev::Release: {
@@ -803,6 +811,17 @@ void World::send(Node &n, ElectorAction &request, quint64 id, bool write, qint64
     e.slot = n.slot;
     e.incarnation = n.incarnation;
     e.id = id;
+    if (write && m_stopNextAcquirer >= 0 && !n.termOpen && n.life == Life::Running) {
+        // Stopped at this instant, after the write has left.
+        Event stop;
+        stop.kind = Ev::Stop;
+        stop.slot = n.slot;
+        stop.incarnation = n.incarnation;
+        stop.id = quint64(m_stopNextAcquirer);
+        stop.time = m_now;
+        push(std::move(stop));
+        m_stopNextAcquirer = -1;
+    }
     if (tracing())
         e.payload = request; // the trace prints it after this
     else
@@ -847,6 +866,8 @@ void World::arrive(const Event &e)
         reply = apply(e.request(), changed);
         if (changed && m_rng.happens(m_faults.appliedError))
             reply = LeaseReply::error(QStringLiteral("simulated timeout after commit"));
+        else if (reply.outcome == LeaseReply::Outcome::Conflict && m_rng.happens(m_faults.conflictWithoutState))
+            reply = LeaseReply::conflict();
     }
     if (tracing())
         trace(QStringLiteral("%1 store: %2 from %3 -> %4")
@@ -1070,6 +1091,10 @@ void World::script(const ScriptStep &step)
         m_dropWatches = true;
         return;
     }
+    if (step.kind == ScriptKind::StopNextAcquirer) {
+        m_stopNextAcquirer = step.durationMs;
+        return;
+    }
     Node *target = leader();
     if (!target) {
         violation(QStringLiteral("the script wanted a leader at %1 and there was none").arg(m_now));
@@ -1092,6 +1117,7 @@ void World::script(const ScriptStep &step)
         target->slowMs = step.durationMs;
         break;
     case ScriptKind::DropWatches:
+    case ScriptKind::StopNextAcquirer:
         break;
     }
 }
@@ -1266,7 +1292,7 @@ QString describe(const SimConfig &c)
 {
     const Faults &f = c.faults;
     return QStringLiteral("%1 instances, L=%2 R=%3, rates ±%4ppm, latency ≤%5 (p=%6 ≤%7), lost req %8 reply %9, "
-                          "errors %10 applied-errors %11, watch drop %12 delay ≤%13, chaos %14/h%15")
+                          "errors %10 applied-errors %11, bare conflicts %12, watch drop %13 delay ≤%14, chaos %15/h%16")
             .arg(c.instances)
             .arg(c.leaseMs)
             .arg(c.renewMs)
@@ -1278,6 +1304,7 @@ QString describe(const SimConfig &c)
             .arg(f.replyLost, 0, 'g', 2)
             .arg(f.storeError, 0, 'g', 2)
             .arg(f.appliedError, 0, 'g', 2)
+            .arg(f.conflictWithoutState, 0, 'g', 2)
             .arg(f.watchDropped, 0, 'g', 2)
             .arg(f.watchDelayMaxMs)
             .arg(c.chaos.eventsPerHour, 0, 'g', 3)
@@ -1327,6 +1354,7 @@ SimConfig sweepConfig(quint64 seed)
         f.storeError = r.chance() * 0.1;
         f.appliedError = r.chance() * 0.05;
         f.watchDropped = r.chance() * 0.5;
+        f.conflictWithoutState = r.happens(0.5) ? 1.0 : 0.0;
         f.longLatency = r.chance() * 0.03;
         f.latencyMaxMs = r.between(1, 300);
         f.longLatencyMaxMs = c.leaseMs * 3 / 2;

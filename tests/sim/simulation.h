@@ -31,6 +31,8 @@ struct Faults
     /*! The store applies a write and then answers an error (a timeout after commit). */
     double appliedError = 0;
     double watchDropped = 0;
+    /*! A conflict is answered without the winner's state (as a bare HTTP 409 would be). */
+    double conflictWithoutState = 0;
     /*! Chance that one message takes up to longLatencyMaxMs instead of up to latencyMaxMs. */
     double longLatency = 0;
     qint64 latencyMaxMs = 10;
@@ -72,6 +74,12 @@ enum class ScriptKind {
     SlowLeader,
     /*! Every watch event is dropped from now on. */
     DropWatches,
+    /*!
+     * The next instance that sends an acquiring write is stopped while that
+     * write is on its way (SIGTERM during a takeover); release() comes
+     * durationMs later.
+     */
+    StopNextAcquirer,
 };
 
 struct ScriptStep
