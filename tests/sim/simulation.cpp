@@ -72,7 +72,7 @@ private:
     std::mt19937_64 m_gen;
 };
 
-enum class Ev { Start, Timer, Arrive, Reply, Watch, Thaw, Stop, Release, Restart, Chaos, Script, Healthy, End };
+enum class Ev { Start, Timer, Arrive, Reply, Watch, Thaw, Stop, Release, GiveUp, Restart, Chaos, Script, Healthy, End };
 
 struct Event
 {
@@ -136,6 +136,9 @@ struct Node
     qint64 lastCallAt = -1;
     int callsAtSameTime = 0;
     bool spinReported = false;
+    bool lateWakeReported = false;
+    /*! The deadline (local) of the authority that stop() ended; none when it was not leading. */
+    std::optional<qint64> stopDeadline;
     /*! When a request or reply of this instance was last lost: it may still wait for it. */
     qint64 lastLossAt = std::numeric_limits<qint64>::min() / 2;
 
@@ -228,6 +231,12 @@ private:
     void thaw(Node &n);
     void partition(Node &n, qint64 ms);
     void stopNode(Node &n, qint64 releaseDelay);
+    /*!
+     * The service has stopped (released, or gave up at the deadline). Like
+     * ClusterService, it keeps feeding the Elector the replies and watch
+     * events that still come, until the process restarts.
+     */
+    void finishStop(Node &n);
     void scheduleRestart(Node &n);
     void chaos();
     void script(const ScriptStep &step);
@@ -407,7 +416,7 @@ SimResult World::run()
 
 bool World::reachable(Node &n, Event &e)
 {
-    if (n.incarnation != e.incarnation || n.life == Life::Dead || n.life == Life::Stopped)
+    if (n.incarnation != e.incarnation || n.life == Life::Dead)
         return false;
     if ((e.kind == Ev::Reply || e.kind == Ev::Watch) && partitioned(n)) {
         if (e.kind == Ev::Reply)
@@ -468,7 +477,7 @@ void World::dispatch(Event &e)
     }
     case Ev::Thaw: {
         Node &n = m_nodes[std::size_t(e.slot)];
-        if (n.incarnation == e.incarnation && n.frozen && n.life != Life::Dead && n.life != Life::Stopped)
+        if (n.incarnation == e.incarnation && n.frozen && n.life != Life::Dead)
             thaw(n);
         return;
     }
@@ -478,9 +487,18 @@ void World::dispatch(Event &e)
             stopNode(n, qint64(e.id));
         return;
     }
+    case Ev::GiveUp: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (!reachable(n, e) || n.life != Life::Stopping)
+            return;
+        if (tracing())
+            trace(QStringLiteral("%1 %2: deregistration outlasts the deadline: no release").arg(m_now).arg(n.identity));
+        finishStop(n);
+        return;
+    }
     case Ev::Release: {
         Node &n = m_nodes[std::size_t(e.slot)];
-        if (!reachable(n, e))
+        if (!reachable(n, e) || n.life != Life::Stopping)
             return;
         happen(Happening::ReleaseCalled, n);
         call(n, "release", std::nullopt, [](Elector &el) { return el.release(); });
@@ -508,6 +526,11 @@ void World::dispatch(Event &e)
 
 void World::startNode(Node &n)
 {
+    if (n.termOpen) {
+        // The previous process of this slot exits here.
+        const bool broken = m_config.leaderKeepsAuthorityPastDeadline;
+        closeTerm(n, broken ? m_now : std::min(m_now, n.deadlineSim));
+    }
     ++n.incarnation;
     n.identity = QStringLiteral("n%1.%2").arg(n.slot).arg(n.incarnation);
     n.elector.reset();
@@ -516,6 +539,7 @@ void World::startNode(Node &n)
     n.frozen = false;
     n.termOpen = false;
     n.partitionedUntil = -1;
+    n.stopDeadline.reset();
     ++n.timerGen;
     n.timerAt = -1;
     n.life = Life::Running;
@@ -617,7 +641,7 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
     }
     if (became) {
         happen(Happening::BecameLeader, n, StopReason::Stopping, false, became->validUntilMono);
-        if (n.life == Life::Stopping)
+        if (n.life == Life::Stopping || n.life == Life::Stopped)
             violation(QStringLiteral("F5: %1 reported BecameLeader in %2, after stop()")
                               .arg(n.identity, QLatin1String(what)));
     }
@@ -684,19 +708,13 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
 
     if (releaseFinished) {
         happen(Happening::ReleaseFinished, n, StopReason::Stopping, releaseFinished->released);
-        if (n.termOpen) {
-            // Its isLeader() stays true until its deadline, whatever the
-            // driver does next: that is how long it may run leader work.
+        // Its isLeader() stays true until its deadline, whatever the driver
+        // does next: that is how long it may run leader work.
+        if (n.termOpen)
             violation(QStringLiteral("F5: %1 still leads after ReleaseFinished (until %2 on its clock)")
                               .arg(n.identity)
                               .arg(n.validUntil));
-            closeTerm(n, broken ? m_now : n.deadlineSim);
-        }
-        n.life = Life::Stopped;
-        ++n.timerGen;
-        n.timerAt = -1;
-        scheduleRestart(n);
-        return;
+        finishStop(n);
     }
 
     if (n.callsAtSameTime > BusyLoopCalls && !n.spinReported) {
@@ -761,14 +779,29 @@ void World::closeTerm(Node &n, qint64 end)
 
 void World::scheduleTimer(Node &n)
 {
-    const std::optional<qint64> wake = n.life == Life::Dead || n.life == Life::Stopped || !n.elector
+    const std::optional<qint64> wake = n.life == Life::Dead || !n.elector
             ? std::nullopt
             : n.elector->nextWakeMono();
     if (!wake) {
+        if (n.termOpen && !m_config.leaderKeepsAuthorityPastDeadline)
+            violation(QStringLiteral("F4: %1 leads but asks for no wake-up: its step-down would never be "
+                                     "reported")
+                              .arg(n.identity));
         ++n.timerGen;
         n.timerAt = -1;
         n.timerAt = -1;
         return;
+    }
+    if (n.termOpen && !m_config.leaderKeepsAuthorityPastDeadline && *wake > n.validUntil && !n.lateWakeReported) {
+        // F3, F4, O3: the step-down must be reported when the deadline comes,
+        // so that the deregistered callbacks (an --exec child's SIGTERM) run
+        // before another instance can take the lease.
+        n.lateWakeReported = true;
+        violation(QStringLiteral("F4: %1 leads until %2 but asks to be woken only at %3: its step-down "
+                                 "would be reported late")
+                          .arg(n.identity)
+                          .arg(n.validUntil)
+                          .arg(*wake));
     }
     qint64 at = std::max(m_now, n.host.simAt(*wake));
     if (n.spinReported)
@@ -797,6 +830,17 @@ qint64 World::latency(const Node &n)
 
 void World::send(Node &n, ElectorAction &request, quint64 id, bool write, qint64 local)
 {
+    const auto *update = std::get_if<action::Update>(&request);
+    if (update && update->record.holder.isEmpty() && n.stopDeadline && local >= *n.stopDeadline) {
+        // F5: the driver waits for the deregistered callbacks no longer than
+        // the deadline; past it they may still run, so the lease must expire
+        // rather than be handed over at once.
+        violation(QStringLiteral("F5: %1 sends a release at %2, past the deadline %3 of the leadership "
+                                 "that stop() ended")
+                          .arg(n.identity)
+                          .arg(local)
+                          .arg(*n.stopDeadline));
+    }
     n.sent[id] = Sent {local, write};
     if (n.sent.size() > 64)
         n.sent.erase(n.sent.begin());
@@ -916,7 +960,7 @@ void World::arrive(const Event &e)
 void World::notifyWatchers()
 {
     for (Node &n : m_nodes) {
-        if (n.life == Life::Dead || n.life == Life::Stopped)
+        if (n.life == Life::Dead)
             continue;
         if (m_dropWatches || m_rng.happens(m_faults.watchDropped))
             continue;
@@ -936,7 +980,7 @@ void World::notifyWatchers()
 Node *World::leader()
 {
     for (Node &n : m_nodes) {
-        if (n.life == Life::Dead || n.life == Life::Stopped || !n.elector)
+        if (n.life == Life::Dead || !n.elector)
             continue;
         n.clock->setMonotonicMs(n.host.localAt(m_now));
         if (n.elector->isLeader())
@@ -959,7 +1003,7 @@ Node *World::anyone(bool runningOnly)
 
 void World::crash(Node &n)
 {
-    if (n.life == Life::Dead || n.life == Life::Stopped)
+    if (n.life == Life::Dead)
         return;
     happen(Happening::Crashed, n);
     if (tracing())
@@ -989,7 +1033,7 @@ void World::scheduleRestart(Node &n)
 
 void World::freeze(Node &n, qint64 ms)
 {
-    if (n.frozen || n.life == Life::Dead || n.life == Life::Stopped)
+    if (n.frozen || n.life == Life::Dead)
         return;
     happen(Happening::Frozen, n);
     if (tracing())
@@ -1023,7 +1067,7 @@ void World::thaw(Node &n)
 
 void World::partition(Node &n, qint64 ms)
 {
-    if (n.life == Life::Dead || n.life == Life::Stopped)
+    if (n.life == Life::Dead)
         return;
     happen(Happening::Partitioned, n);
     if (tracing())
@@ -1037,16 +1081,37 @@ void World::stopNode(Node &n, qint64 releaseDelay)
         return;
     happen(Happening::StopCalled, n);
     n.life = Life::Stopping;
+    n.stopDeadline.reset();
+    n.clock->setMonotonicMs(n.host.localAt(m_now));
+    if (n.elector->isLeader())
+        n.stopDeadline = n.elector->validUntilMono();
     call(n, "stop", std::nullopt, [](Elector &el) { return el.stop(); });
     if (n.life != Life::Stopping)
         return;
-    // The deregistered callbacks run for releaseDelay, then the lease is given up (F5).
+    // As ClusterService does (F5): a follower releases at once; a leader
+    // waits for its deregistered callbacks (releaseDelay), but no longer
+    // than its deadline, past which it leaves the lease to expire. A freeze
+    // can still deliver the release late: the Elector must refuse it then.
     Event e;
     e.kind = Ev::Release;
     e.slot = n.slot;
     e.incarnation = n.incarnation;
-    e.time = m_now + releaseDelay;
-    push(std::move(e));
+    e.time = n.stopDeadline ? m_now + releaseDelay : m_now;
+    Event giveUp = e;
+    giveUp.kind = Ev::GiveUp;
+    giveUp.time = n.stopDeadline ? n.host.simAt(*n.stopDeadline) : e.time;
+    if (e.time < giveUp.time || !n.stopDeadline)
+        push(std::move(e));
+    if (n.stopDeadline)
+        push(std::move(giveUp));
+}
+
+void World::finishStop(Node &n)
+{
+    if (n.life != Life::Stopping)
+        return;
+    n.life = Life::Stopped;
+    scheduleRestart(n);
 }
 
 void World::chaos()
@@ -1095,7 +1160,7 @@ void World::script(const ScriptStep &step)
         m_stopNextAcquirer = step.durationMs;
         return;
     }
-    Node *target = leader();
+    Node *target = step.slot >= 0 ? &m_nodes[std::size_t(step.slot)] : leader();
     if (!target) {
         violation(QStringLiteral("the script wanted a leader at %1 and there was none").arg(m_now));
         return;

@@ -87,6 +87,8 @@ struct ScriptStep
     qint64 atMs = 0;
     ScriptKind kind = ScriptKind::CrashLeader;
     qint64 durationMs = 0;
+    /*! The instance it hits, instead of the leader. */
+    int slot = -1;
 };
 
 struct SimConfig
