@@ -3,7 +3,7 @@
 function(baton_set_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
                          -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
-                         -Woverloaded-virtual -Wnull-dereference)
+                         -Woverloaded-virtual)
   if(BATON_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

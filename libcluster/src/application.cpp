@@ -227,6 +227,7 @@ bool Application::init(QString *errorString)
     d->initialised = true;
     if (!d->pendingAttached)
         d->attachPending(d->localCluster()); // W8
+    Q_EMIT started();
     return true;
 }
 

@@ -7,11 +7,15 @@
 #include "logging.h"
 #include "registrations.h"
 
+#include <baton/application.h>
+
 #include <QCoreApplication>
 #include <QRandomGenerator>
 #include <QSysInfo>
+#include <QThread>
 
 #include <climits>
+#include <mutex>
 
 namespace baton {
 
@@ -143,6 +147,8 @@ void ClusterServicePrivate::startLocal()
 
 void ClusterServicePrivate::startElection()
 {
+    if (stopping || started)
+        return; // stopped before the application finished starting
     elector = std::make_unique<Elector>(params, *clock);
     started = true;
     connect(backend.get(), &LeaseBackend::changed, this, [this](const LeaseState &state) {
@@ -150,11 +156,12 @@ void ClusterServicePrivate::startElection()
             execute(elector->onWatch(state));
     });
     if (backend->startWatching())
-        qCDebug(lcElection).noquote() << leaseName << "follows" << backend->describe() << "by watch";
+        qCDebug(lcElection).noquote()
+                << QStringLiteral("%1: follows %2 by watch").arg(leaseName, backend->describe());
     else
-        qCInfo(lcElection).noquote() << leaseName << ":" << backend->describe()
-                                     << "cannot be watched; polling every" << params.renewIntervalMs
-                                     << "ms";
+        qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 cannot be watched; polling every %3 ms")
+                                                .arg(leaseName, backend->describe())
+                                                .arg(params.renewIntervalMs);
     execute(elector->start());
 }
 
@@ -172,8 +179,9 @@ void ClusterServicePrivate::execute(ElectorActions actions)
             || std::holds_alternative<action::Update>(a)) {
             sendRequest(a);
         } else if (const auto *became = std::get_if<action::BecameLeader>(&a)) {
-            qCInfo(lcElection).noquote() << leaseName << ":" << params.identity
-                                         << "is now the leader, token" << became->token;
+            qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 is now the leader, token %3")
+                                                    .arg(leaseName, params.identity)
+                                                    .arg(became->token);
             emitEvent(QStringLiteral("started-leading"),
                       {{QStringLiteral("token"), double(became->token)},
                        {QStringLiteral("validUntilMono"), double(became->validUntilMono)}});
@@ -181,12 +189,12 @@ void ClusterServicePrivate::execute(ElectorActions actions)
             Q_EMIT q->leadershipChanged(true);
         } else if (const auto *stoppedLeading = std::get_if<action::StoppedLeading>(&a)) {
             const QString reason = wireName(stoppedLeading->reason);
+            const QString message = QStringLiteral("%1: %2 stopped leading: %3")
+                                            .arg(leaseName, params.identity, reason);
             if (stoppedLeading->reason == StopReason::Stopping)
-                qCInfo(lcElection).noquote() << leaseName << ":" << params.identity
-                                             << "stops leading: stopping";
+                qCInfo(lcElection).noquote() << message;
             else
-                qCWarning(lcElection).noquote() << leaseName << ":" << params.identity
-                                                << "stopped leading:" << reason;
+                qCWarning(lcElection).noquote() << message;
             emitEvent(QStringLiteral("stopped-leading"),
                       {{QStringLiteral("reason"), reason},
                        {QStringLiteral("validUntilMono"), double(stoppedLeading->validUntilMono)}});
@@ -195,9 +203,10 @@ void ClusterServicePrivate::execute(ElectorActions actions)
         } else if (const auto *changed = std::get_if<action::LeaderChanged>(&a)) {
             holder = changed->to;
             const QString why = wireName(changed->why);
-            qCInfo(lcElection).noquote()
-                    << leaseName << ": leader" << (changed->from.isEmpty() ? QStringLiteral("(none)") : changed->from)
-                    << "->" << (changed->to.isEmpty() ? QStringLiteral("(none)") : changed->to) << "(" + why + ")";
+            auto who = [](const QString &id) { return id.isEmpty() ? QStringLiteral("(none)") : id; };
+            qCInfo(lcElection).noquote() << QStringLiteral("%1: leader %2 -> %3 (%4)")
+                                                    .arg(leaseName, who(changed->from),
+                                                         who(changed->to), why);
             emitEvent(QStringLiteral("leader-changed"), {{QStringLiteral("from"), changed->from},
                                                          {QStringLiteral("to"), changed->to},
                                                          {QStringLiteral("why"), why}});
@@ -207,17 +216,21 @@ void ClusterServicePrivate::execute(ElectorActions actions)
                                 {QStringLiteral("latencyMs"), double(attempt->latencyMs)}};
             if (!attempt->errorString.isEmpty()) {
                 fields.insert(QStringLiteral("error"), attempt->errorString);
-                qCWarning(lcElection).noquote() << leaseName << ": attempt failed:" << attempt->errorString;
+                qCWarning(lcElection).noquote()
+                        << QStringLiteral("%1: attempt failed: %2").arg(leaseName, attempt->errorString);
             } else {
-                qCDebug(lcElection).noquote() << leaseName << ": attempt" << wireName(attempt->outcome)
-                                              << "in" << attempt->latencyMs << "ms";
+                qCDebug(lcElection).noquote() << QStringLiteral("%1: attempt %2 in %3 ms")
+                                                         .arg(leaseName, wireName(attempt->outcome))
+                                                         .arg(attempt->latencyMs);
             }
             emitEvent(QStringLiteral("attempt"), fields);
         } else if (const auto *released = std::get_if<action::ReleaseFinished>(&a)) {
             if (released->released)
-                qCInfo(lcElection).noquote() << leaseName << ":" << params.identity << "released the lease";
+                qCInfo(lcElection).noquote()
+                        << QStringLiteral("%1: %2 released the lease").arg(leaseName, params.identity);
             else
-                qCInfo(lcElection).noquote() << leaseName << ": lease not released:" << released->detail;
+                qCInfo(lcElection).noquote() << QStringLiteral("%1: lease not released: %2")
+                                                        .arg(leaseName, released->detail);
             emitEvent(QStringLiteral("released"), {{QStringLiteral("released"), released->released}});
             finishStop();
         }
@@ -290,8 +303,9 @@ void ClusterServicePrivate::beginStop()
         if (stopFinished)
             return;
         qCWarning(lcElection).noquote()
-                << leaseName << ": deregistered callbacks still running at the step-down deadline;"
-                << "the lease is left to expire";
+                << QStringLiteral("%1: deregistered callbacks still running at the step-down "
+                                  "deadline; the lease is left to expire")
+                           .arg(leaseName);
         finishStop();
     });
     stopDeadlineTimer.start(int(qBound<qint64>(0, deadline - clock->monotonicMs(), qint64(INT_MAX))));
@@ -314,6 +328,8 @@ void ClusterServicePrivate::finishStop()
     stopFinished = true;
     wakeTimer.stop();
     stopDeadlineTimer.stop();
+    if (backend)
+        disconnect(backend.get(), nullptr, this, nullptr); // a stopped instance reports nothing
     q->finishStop();
 }
 
@@ -337,11 +353,40 @@ ClusterService::~ClusterService() = default;
 Remover ClusterService::addRegistration(LeaderCallback fn, LeaderCallback deregisteredFn,
                                         QObject *context)
 {
-    const quint64 id = d->registrations->add(std::move(fn), std::move(deregisteredFn), context);
     QPointer<Registrations> registrations = d->registrations;
-    return Remover([registrations, id] {
-        if (registrations)
-            registrations->remove(id);
+    if (QThread::currentThread() == registrations->thread()) {
+        const quint64 id = registrations->add(std::move(fn), std::move(deregisteredFn), context);
+        return Remover([registrations, id] {
+            if (registrations)
+                registrations->remove(id);
+        });
+    }
+    // W1 allows any code, so any thread: the registration is made in the
+    // service's thread, and a removal that comes first cancels it.
+    struct CrossThread
+    {
+        std::mutex mutex;
+        quint64 id = 0;
+        bool removed = false;
+    };
+    auto shared = std::make_shared<CrossThread>();
+    QPointer<QObject> guardedContext = context;
+    const bool hadContext = context != nullptr;
+    QMetaObject::invokeMethod(
+            registrations,
+            [registrations, shared, fn = std::move(fn), dereg = std::move(deregisteredFn),
+             guardedContext, hadContext] {
+                std::lock_guard lock(shared->mutex);
+                if (shared->removed || (hadContext && !guardedContext))
+                    return;
+                shared->id = registrations->add(fn, dereg, guardedContext);
+            },
+            Qt::QueuedConnection);
+    return Remover([registrations, shared] {
+        std::lock_guard lock(shared->mutex);
+        shared->removed = true;
+        if (shared->id != 0 && registrations)
+            registrations->remove(shared->id);
     });
 }
 
@@ -401,7 +446,12 @@ bool ClusterService::init(QString *errorString)
     qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 joins the election for \"%3\" on %4")
                                             .arg(name(), d->params.identity, d->leaseName,
                                                  d->backend->describe());
-    d->startElection();
+    Application *app = application();
+    if (app && !app->isInitialised())
+        connect(app, &Application::started, d.get(), &ClusterServicePrivate::startElection,
+                Qt::SingleShotConnection);
+    else
+        d->startElection();
     return true;
 }
 

@@ -1,13 +1,307 @@
-// Stand-in until the real store lands: every call fails.
 #include "memorystore.h"
+
+#include "logging.h"
+#include "storesupport.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+#include <algorithm>
+
 namespace baton {
-MemoryStore::MemoryStore(const QString &n, const QJsonObject &p, Application *a) : Store(n, p, a) {}
+
+using namespace storesupport;
+using Status = StoreResult::Status;
+
+namespace {
+
+const QString kTypeName = QStringLiteral("Webda/MemoryStore");
+
+} // namespace
+
+MemoryStore::MemoryStore(const QString &name, const QJsonObject &parameters,
+                         Application *application)
+    : Store(name, parameters, application)
+{ }
+
 MemoryStore::~MemoryStore() = default;
-bool MemoryStore::init(QString *) { return true; }
-void MemoryStore::get(const QString &, Callback) {}
-void MemoryStore::create(const QString &, const QJsonObject &, Callback) {}
-void MemoryStore::update(const QString &, const QJsonObject &, const QString &, Callback) {}
-void MemoryStore::remove(const QString &, const QString &, Callback) {}
-void MemoryStore::list(const QString &, Callback) {}
-StoreWatch *MemoryStore::watch(const QString &, QObject *) { return nullptr; }
+
+bool MemoryStore::init(QString *errorString)
+{
+    const QString service = describeService(*this, kTypeName);
+    const QJsonValue persistence = parameters().value(QLatin1String("persistence"));
+    QString path;
+    if (!persistence.isUndefined() && !persistence.isNull()) {
+        if (!persistence.isObject()) {
+            return refuse(
+                errorString, service, QStringLiteral("persistence"), persistence,
+                QStringLiteral("it must be an object such as {\"path\": \"store.json\"}"));
+        }
+        const QJsonValue pathValue = persistence.toObject().value(QLatin1String("path"));
+        if (!pathValue.isUndefined() && !pathValue.isNull()) {
+            if (!pathValue.isString() || pathValue.toString().isEmpty()) {
+                return refuse(errorString, service, QStringLiteral("persistence.path"), pathValue,
+                              QStringLiteral("it must be a non-empty string naming a file"));
+            }
+            path = pathValue.toString();
+            const QFileInfo folder(QFileInfo(path).absolutePath());
+            if (!folder.isDir()) {
+                return refuse(
+                    errorString, service, QStringLiteral("persistence.path"), pathValue,
+                    QStringLiteral("its folder %1 must exist").arg(folder.absoluteFilePath()));
+            }
+        }
+    }
+    m_persistencePath = path;
+    if (!m_persistencePath.isEmpty() && !load(errorString)) {
+        m_persistencePath.clear();
+        return false;
+    }
+    return true;
 }
+
+bool MemoryStore::load(QString *errorString)
+{
+    QFile file(m_persistencePath);
+    if (!file.exists())
+        return true; // created by the first change
+    const QString where = QStringLiteral("%1: persistence file %2")
+                              .arg(describeService(*this, kTypeName), m_persistencePath);
+    auto fail = [&](const QString &why) {
+        if (errorString)
+            *errorString = QStringLiteral("%1 %2").arg(where, why);
+        return false;
+    };
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(QStringLiteral("cannot be read: %1").arg(file.errorString()));
+    QJsonParseError parseError;
+    const QJsonDocument json = QJsonDocument::fromJson(file.readAll(), &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        return fail(QStringLiteral("is not valid JSON (%1 at offset %2)")
+                        .arg(parseError.errorString())
+                        .arg(parseError.offset));
+    }
+    if (!json.isObject())
+        return fail(QStringLiteral("is not a JSON object"));
+    const QJsonObject root = json.object();
+    bool counterOk = false;
+    const quint64 lastVersion
+        = root.value(QLatin1String("lastVersion")).toString().toULongLong(&counterOk);
+    if (!counterOk)
+        return fail(QStringLiteral("lacks a \"lastVersion\" counter (a decimal string)"));
+    if (!root.value(QLatin1String("documents")).isObject())
+        return fail(QStringLiteral("lacks a \"documents\" object"));
+
+    QHash<QString, Document> documents;
+    const QJsonObject entries = root.value(QLatin1String("documents")).toObject();
+    for (auto it = entries.begin(); it != entries.end(); ++it) {
+        const QJsonObject entry = it.value().toObject();
+        bool versionOk = false;
+        Document document;
+        document.version = entry.value(QLatin1String("version")).toString().toULongLong(&versionOk);
+        if (!versionOk || !entry.value(QLatin1String("document")).isObject()) {
+            return fail(QStringLiteral("has no valid \"version\" and \"document\" for key \"%1\"")
+                            .arg(it.key()));
+        }
+        document.document = entry.value(QLatin1String("document")).toObject();
+        documents.insert(it.key(), document);
+    }
+    // A hand-edited file whose counter fell behind its documents must not
+    // make the counter hand out a version that an entry already has.
+    quint64 highest = lastVersion;
+    for (const Document &document : std::as_const(documents))
+        highest = std::max(highest, document.version);
+    m_documents = documents;
+    m_lastVersion = highest;
+    qCDebug(lcStore) << "MemoryStore" << name() << "loaded" << m_documents.size()
+                     << "documents from" << m_persistencePath;
+    return true;
+}
+
+bool MemoryStore::persist(QString *errorString) const
+{
+    QJsonObject documents;
+    for (auto it = m_documents.cbegin(); it != m_documents.cend(); ++it) {
+        documents.insert(it.key(),
+                         QJsonObject { { QStringLiteral("version"), QString::number(it->version) },
+                                       { QStringLiteral("document"), it->document } });
+    }
+    const QJsonObject root { { QStringLiteral("lastVersion"), QString::number(m_lastVersion) },
+                             { QStringLiteral("documents"), documents } };
+
+    QSaveFile file(m_persistencePath);
+    const bool written = file.open(QIODevice::WriteOnly)
+        && file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner)
+        && file.write(QJsonDocument(root).toJson(QJsonDocument::Indented)) >= 0 && file.commit();
+    if (!written && errorString) {
+        *errorString
+            = QStringLiteral("%1: cannot write persistence file %2: %3")
+                  .arg(describeService(*this, kTypeName), m_persistencePath, file.errorString());
+    }
+    return written;
+}
+
+StoreEntry MemoryStore::entryFor(const QString &key) const
+{
+    const Document document = m_documents.value(key);
+    return StoreEntry { key, document.document, QString::number(document.version) };
+}
+
+void MemoryStore::deliver(Callback done, StoreResult result)
+{
+    deliverLater(this, std::move(done), std::move(result));
+}
+
+bool MemoryStore::commit(const QString &key, const std::optional<QJsonObject> &document,
+                         QString *errorString)
+{
+    const auto previous = m_documents.constFind(key) == m_documents.constEnd()
+        ? std::optional<Document>()
+        : std::optional<Document>(m_documents.value(key));
+    const quint64 previousLastVersion = m_lastVersion;
+
+    if (document)
+        m_documents.insert(key, Document { *document, ++m_lastVersion });
+    else
+        m_documents.remove(key);
+
+    if (!m_persistencePath.isEmpty() && !persist(errorString)) {
+        // Undo, so that memory never holds what a restarted process would not find.
+        m_lastVersion = previousLastVersion;
+        if (previous)
+            m_documents.insert(key, *previous);
+        else
+            m_documents.remove(key);
+        qCWarning(lcStore).noquote() << *errorString;
+        return false;
+    }
+    return true;
+}
+
+void MemoryStore::notifyWatches(const QString &key)
+{
+    const bool present = m_documents.contains(key);
+    const StoreEntry entry = present ? entryFor(key) : StoreEntry {};
+    for (auto it = m_watchPrefixes.cbegin(); it != m_watchPrefixes.cend(); ++it) {
+        if (!key.startsWith(it.value()))
+            continue;
+        StoreWatch *watch = it.key();
+        // Queued on the watch: a watch destroyed meanwhile simply gets nothing.
+        if (present) {
+            QMetaObject::invokeMethod(
+                watch, [watch, entry] { Q_EMIT watch->entryChanged(entry); }, Qt::QueuedConnection);
+        } else {
+            QMetaObject::invokeMethod(
+                watch, [watch, key] { Q_EMIT watch->entryRemoved(key); }, Qt::QueuedConnection);
+        }
+    }
+}
+
+void MemoryStore::get(const QString &key, Callback done)
+{
+    if (!m_documents.contains(key)) {
+        deliver(
+            std::move(done),
+            failure(
+                Status::NotFound,
+                QStringLiteral("%1: no key \"%2\"").arg(describeService(*this, kTypeName), key)));
+        return;
+    }
+    deliver(std::move(done), success(entryFor(key)));
+}
+
+void MemoryStore::commitAndDeliver(const QString &key, const QJsonObject &document,
+                                   Callback done)
+{
+    QString error;
+    if (!commit(key, document, &error)) {
+        deliver(std::move(done), failure(Status::Unavailable, error));
+        return;
+    }
+    deliver(std::move(done), success(entryFor(key)));
+    notifyWatches(key);
+}
+
+void MemoryStore::create(const QString &key, const QJsonObject &document, Callback done)
+{
+    if (m_documents.contains(key)) {
+        deliver(std::move(done),
+                conflict(entryFor(key),
+                         QStringLiteral("%1: key \"%2\" already exists")
+                             .arg(describeService(*this, kTypeName), key)));
+        return;
+    }
+    commitAndDeliver(key, document, std::move(done));
+}
+
+void MemoryStore::update(const QString &key, const QJsonObject &document, const QString &version,
+                         Callback done)
+{
+    const QString service = describeService(*this, kTypeName);
+    if (!m_documents.contains(key)) {
+        deliver(std::move(done),
+                failure(Status::NotFound,
+                        QStringLiteral("%1: no key \"%2\" to update").arg(service, key)));
+        return;
+    }
+    const StoreEntry current = entryFor(key);
+    if (current.version != version) {
+        deliver(std::move(done),
+                conflict(current,
+                         QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                             .arg(service, key, current.version, version)));
+        return;
+    }
+    commitAndDeliver(key, document, std::move(done));
+}
+
+void MemoryStore::remove(const QString &key, const QString &version, Callback done)
+{
+    const QString service = describeService(*this, kTypeName);
+    if (!m_documents.contains(key)) {
+        deliver(std::move(done),
+                failure(Status::NotFound,
+                        QStringLiteral("%1: no key \"%2\" to remove").arg(service, key)));
+        return;
+    }
+    const StoreEntry current = entryFor(key);
+    if (!version.isEmpty() && current.version != version) {
+        deliver(std::move(done),
+                conflict(current,
+                         QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                             .arg(service, key, current.version, version)));
+        return;
+    }
+    QString error;
+    if (!commit(key, std::nullopt, &error)) {
+        deliver(std::move(done), failure(Status::Unavailable, error));
+        return;
+    }
+    deliver(std::move(done), success(current));
+    notifyWatches(key);
+}
+
+void MemoryStore::list(const QString &prefix, Callback done)
+{
+    StoreResult result;
+    for (auto it = m_documents.cbegin(); it != m_documents.cend(); ++it) {
+        if (it.key().startsWith(prefix))
+            result.entries.append(entryFor(it.key()));
+    }
+    std::sort(result.entries.begin(), result.entries.end(),
+              [](const StoreEntry &a, const StoreEntry &b) { return a.key < b.key; });
+    deliver(std::move(done), result);
+}
+
+StoreWatch *MemoryStore::watch(const QString &prefix, QObject *parent)
+{
+    auto *watch = new StoreWatch(parent);
+    m_watchPrefixes.insert(watch, prefix);
+    // The pointer is only a key here: it is never dereferenced once destroyed.
+    connect(watch, &QObject::destroyed, this, [this, watch] { m_watchPrefixes.remove(watch); });
+    return watch;
+}
+
+} // namespace baton

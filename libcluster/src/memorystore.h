@@ -3,7 +3,8 @@
 #include <baton/store.h>
 
 #include <QHash>
-#include <QPointer>
+
+#include <optional>
 
 namespace baton {
 
@@ -12,6 +13,18 @@ namespace baton {
  * service of the process that names it. With `persistence.path`, the whole
  * store is loaded from that file at init() and written back atomically
  * after each change, so a restarted process finds its documents again.
+ *
+ * Versions are the decimal strings of one counter for the whole store, so a
+ * key that is removed and created again never gets back a version an old
+ * writer may still hold.
+ *
+ * Persistence file (owner-only, replaced atomically on every change):
+ * \code
+ * {"lastVersion": "12",
+ *  "documents": {"cluster:leader": {"version": "12", "document": {...}}}}
+ * \endcode
+ * A change that cannot be written to that file is undone and reported as
+ * Unavailable, so memory and file never disagree.
  */
 class MemoryStore : public Store
 {
@@ -38,13 +51,18 @@ private:
     };
     StoreEntry entryFor(const QString &key) const;
     void deliver(Callback done, StoreResult result);
-    void changed(const QString &key);
-    bool persist(QString *errorString);
+    /*! Replaces (or, with no document, removes) \a key; undone when persisting fails. */
+    /*! Writes, answers \a done, and tells the watches. */
+    void commitAndDeliver(const QString &key, const QJsonObject &document, Callback done);
+    bool commit(const QString &key, const std::optional<QJsonObject> &document,
+                QString *errorString);
+    void notifyWatches(const QString &key);
+    bool load(QString *errorString);
+    bool persist(QString *errorString) const;
 
     QHash<QString, Document> m_documents;
     quint64 m_lastVersion = 0;
     QString m_persistencePath;
-    QList<QPointer<StoreWatch>> m_watches;
     QHash<StoreWatch *, QString> m_watchPrefixes;
 };
 

@@ -2,12 +2,13 @@
 
 #include <baton/leadercallback.h>
 
-#include <QHash>
 #include <QObject>
-#include <QPointer>
 #include <QString>
 
 #include <functional>
+#include <map>
+#include <memory>
+#include <optional>
 
 namespace baton {
 
@@ -35,12 +36,18 @@ public:
 
     /*!
      * Adds a registration; with \a context, the callbacks run in the
-     * context's thread and the registration goes when the context does.
+     * context's thread and the registration goes when the context does, by
+     * the rule of remove(): a deregisteredFn still owed then runs in this
+     * object's thread.
      * Returns its id. When the instance leads, `fn` starts on the next turn
-     * of the event loop (W1).
+     * of the event loop (W1). Call it in the registrations' thread.
      */
     quint64 add(LeaderCallback fn, LeaderCallback deregisteredFn, QObject *context = nullptr);
-    /*! Removes a registration (W5): runs its deregisteredFn when fn had run. Harmless twice. */
+    /*!
+     * Removes a registration (W5): runs its deregisteredFn when fn had run,
+     * after a pending fn. Harmless twice. From another thread, it is queued
+     * to the registrations' thread.
+     */
     void remove(quint64 id);
     void setLeading(bool leading);
     bool isLeading() const { return m_leading; }
@@ -49,21 +56,41 @@ public:
     int count() const;
 
 Q_SIGNALS:
-    /*! Emitted whenever the last running callback finishes. */
+    /*!
+     * Emitted whenever the last running or queued callback finishes. When
+     * every callback was synchronous this happens before setLeading() or
+     * remove() returns, so check isIdle() before waiting for it.
+     */
     void idle();
 
 private:
     struct Entry;
+    /*! Keeps re-entrant calls from emitting idle() before the outermost one ends. */
+    class Batch;
+
+    void scheduleReconcile(quint64 id);
     void reconcile(quint64 id);
     void runCallback(quint64 id, bool isFn);
-    void callbackFinished(quint64 id, bool isFn, const QString &failure);
+    void settle(quint64 id, bool isFn, const std::optional<QString> &thrown, const QFuture<void> &future);
+    void awaitFuture(quint64 id, bool isFn, const QFuture<void> &future);
+    void callbackFinished(quint64 id, bool isFn, const std::optional<QString> &failure, bool ran = true);
+    void contextDestroyed(quint64 id);
     void maybeEmitIdle();
+    QString describe(quint64 id, bool isFn) const;
 
     QString m_leaseName;
     std::function<bool()> m_stillLeading;
     bool m_leading = false;
+    // Counts leadership periods, so that a period that began while the fn
+    // of the previous one was still pending gets its own fn (W2).
+    quint64 m_period = 0;
     quint64 m_nextId = 1;
-    QHash<quint64, Entry *> m_entries;
+    // Ordered by id, so callbacks start in registration order.
+    std::map<quint64, std::shared_ptr<Entry>> m_entries;
+    int m_running = 0;
+    int m_queued = 0;
+    int m_batchDepth = 0;
+    bool m_owesIdle = false;
 };
 
 } // namespace baton

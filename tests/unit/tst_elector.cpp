@@ -89,18 +89,25 @@ struct Instance
                 return t;
         return nullptr;
     }
-    quint64 pendingId() const
-    {
-        return std::visit(
-                [](const auto &a) -> quint64 {
-                    if constexpr (requires { a.request; })
-                        return a.request;
-                    else
-                        return 0;
-                },
-                *pending);
-    }
+    quint64 pendingId() const;
 };
+
+quint64 requestIdOf(const ElectorAction &request)
+{
+    return std::visit(
+            [](const auto &a) -> quint64 {
+                if constexpr (requires { a.request; })
+                    return a.request;
+                else
+                    return 0;
+            },
+            request);
+}
+
+quint64 Instance::pendingId() const
+{
+    return requestIdOf(*pending);
+}
 
 bool isRequest(const ElectorAction &a)
 {
@@ -123,16 +130,17 @@ void settle(Instance &i, LeaseStore &store)
     while (i.pending) {
         const ElectorAction request = *i.pending;
         i.pending.reset();
-        const quint64 id = std::visit(
-                [](const auto &a) -> quint64 {
-                    if constexpr (requires { a.request; })
-                        return a.request;
-                    else
-                        return 0;
-                },
-                request);
-        take(i, i.elector.onReply(id, store.apply(request)));
+        take(i, i.elector.onReply(requestIdOf(request), store.apply(request)));
     }
+}
+
+/*! Starts \a leader, then \a follower, each answered until it waits. */
+void startLeaderThenFollower(Instance &leader, Instance &follower, LeaseStore &store)
+{
+    take(leader, leader.elector.start());
+    settle(leader, store);
+    take(follower, follower.elector.start());
+    settle(follower, store);
 }
 
 /*! Moves the instance's clock to its next wake-up and lets it act. */
@@ -258,10 +266,7 @@ void TestElector::crashFailoverWithinLeaseDurationPlusRenewInterval()
     // F6: a leader that stops answering keeps its lease until it expires.
     LeaseStore store;
     Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
-    take(a, a.elector.start());
-    settle(a, store);
-    take(b, b.elector.start());
-    settle(b, store);
+    startLeaderThenFollower(a, b, store);
     // a renews twice, b polls along; then a dies just after a renewal.
     for (int i = 0; i < 2; ++i) {
         wake(a, store);
@@ -429,10 +434,7 @@ void TestElector::cleanStopReleasesAndTheLeaseIsTakenAtTheNextAttempt()
     // F2: a released lease is taken at the next attempt, expiry or not.
     LeaseStore store;
     Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
-    take(a, a.elector.start());
-    settle(a, store);
-    take(b, b.elector.start());
-    settle(b, store);
+    startLeaderThenFollower(a, b, store);
     take(a, a.elector.stop());
     QCOMPARE(a.last<action::StoppedLeading>()->reason, StopReason::Stopping);
     QVERIFY(!a.elector.isLeader());
@@ -455,10 +457,7 @@ void TestElector::releaseSeenByWatchIsTakenAtOnce()
     // F8: a follower that watches sees the release and attempts at once.
     LeaseStore store;
     Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
-    take(a, a.elector.start());
-    settle(a, store);
-    take(b, b.elector.start());
-    settle(b, store);
+    startLeaderThenFollower(a, b, store);
     take(a, a.elector.stop());
     take(a, a.elector.release());
     settle(a, store);

@@ -79,6 +79,12 @@ public:
     QString dataFolder() const;
 
 Q_SIGNALS:
+    /*!
+     * Every service has started (emitted at the end of a successful init()).
+     * Elections begin here, so that a cluster service listed before its
+     * store never campaigns on a store that has not started yet.
+     */
+    void started();
     void stopped();
 
 private:

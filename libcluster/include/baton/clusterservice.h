@@ -123,7 +123,7 @@ Q_SIGNALS:
     void leadershipChanged(bool leading);
     /*! The holder seen changed; \a why is first-acquire, released, expired or taken-over. */
     void leaderChanged(const QString &from, const QString &to, const QString &why);
-    /*! Each record of the event stream (SPEC O5), without `ts` and `mono` already filled in. */
+    /*! Each record of the event stream (SPEC O5, docs/events.md), `ts` and `mono` included. */
     void electionEvent(const QJsonObject &event);
 
 protected:

@@ -23,10 +23,12 @@ public:
     /*! True until the registration has been removed. */
     bool isActive() const;
 
-    /*! Points this remover (and its copies) at a new removal, for registrations that move. */
+private:
+    friend class ApplicationPrivate;
+    // A registration made before its cluster existed moves there when it
+    // starts; its remover (and the copies the caller holds) follows it.
     void retarget(std::function<void()> remove) const;
 
-private:
     struct State;
     std::shared_ptr<State> m_state;
 };

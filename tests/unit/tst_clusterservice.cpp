@@ -1,0 +1,419 @@
+// whenLeader() and the cluster service on a real event loop, with real
+// stores (SPEC W1-W8, C1, C3, P3, F4, F5, F7). Instances share one
+// MemoryStore in this process, so elections take milliseconds; every wait
+// is for a signal or a condition, never for time to pass.
+
+#include "clock.h"
+#include "memorystore.h"
+#include "storeleasebackend.h"
+
+#include <baton/application.h>
+#include <baton/cluster.h>
+#include <baton/clusterservice.h>
+
+#include <QPromise>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+using namespace baton;
+
+namespace {
+
+constexpr int shortLease = 600;
+constexpr int shortRenew = 100;
+
+/*!
+ * A cluster service on a given store with an injectable clock: the same
+ * StoreLeaseBackend that StoreClusterService uses, built without an
+ * Application so that a test can hold several instances.
+ */
+class StoreCluster : public ClusterService
+{
+public:
+    StoreCluster(Store *store, const QString &instanceId, const QString &leaseName = QStringLiteral("leader"),
+                 const Clock *clock = nullptr)
+        : ClusterService(instanceId,
+                         QJsonObject {{QStringLiteral("instanceId"), instanceId},
+                                      {QStringLiteral("leaseName"), leaseName},
+                                      {QStringLiteral("leaseDuration"), shortLease},
+                                      {QStringLiteral("renewInterval"), shortRenew}},
+                         nullptr)
+        , m_store(store)
+    {
+        if (clock)
+            setClock(clock);
+    }
+    ~StoreCluster() override = default;
+
+protected:
+    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *) override
+    {
+        return std::make_unique<StoreLeaseBackend>(m_store, leaseName());
+    }
+
+private:
+    Store *m_store;
+};
+
+std::unique_ptr<MemoryStore> makeStore()
+{
+    auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
+    QString error;
+    if (!store->init(&error))
+        qFatal("%s", qPrintable(error));
+    return store;
+}
+
+bool start(ClusterService &cluster)
+{
+    QString error;
+    const bool ok = cluster.init(&error);
+    if (!ok)
+        qWarning("%s", qPrintable(error));
+    return ok;
+}
+
+void stopAndWait(ClusterService &cluster)
+{
+    QSignalSpy stopped(&cluster, &Service::stopped);
+    cluster.stop();
+    QVERIFY(stopped.wait(10000));
+}
+
+} // namespace
+
+class TestClusterService : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void registrationBeforeStartRunsWhenLeading();
+    void registrationWhileLeadingRunsOnTheNextTurn();
+    void deregisteredRunsOnStopWhenLeading();
+    void failingCallbackDoesNotStopTheElection();
+    void removerWhileLeadingWhileFollowingAndTwice();
+    void contextDestroyedWhileLeadingRemovesTheRegistration();
+    void callbacksRunOnTheServiceThread();
+    void cleanStopWaitsForAsyncDeregistrationThenHandsOver();
+    void fencingTokenIncreasesAcrossLeaders();
+    void isLeaderComparesTheDeadlineAtCallTime();
+    void severalElectionsInOneProcess();
+    void registrationsBeforeTheApplicationStartsWaitForItsCluster();
+    void withoutAClusterServiceTheLocalClusterAlwaysLeads();
+    void useClusterReturnsTheFirstClusterInConfigurationOrder();
+    void electionWaitsForAStoreListedAfterTheCluster();
+};
+
+void TestClusterService::registrationBeforeStartRunsWhenLeading()
+{
+    // W1, W2: registered before the election started; fn runs once leading.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    int runs = 0;
+    a.whenLeader([&] { ++runs; });
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    QTRY_COMPARE(runs, 1);
+    QCOMPARE(a.currentHolder(), QStringLiteral("a"));
+    stopAndWait(a);
+}
+
+void TestClusterService::registrationWhileLeadingRunsOnTheNextTurn()
+{
+    // W1: registering while leading runs fn at once: not inside the call,
+    // but in the next turn of the event loop.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    bool ran = false;
+    a.whenLeader([&] { ran = true; });
+    QVERIFY(!ran);
+    QCoreApplication::processEvents();
+    QCoreApplication::processEvents();
+    QVERIFY(ran);
+    stopAndWait(a);
+}
+
+void TestClusterService::deregisteredRunsOnStopWhenLeading()
+{
+    // W2: deregisteredFn on stop() of a leading cluster service.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QStringList log;
+    a.whenLeader([&] { log << QStringLiteral("fn"); }, [&] { log << QStringLiteral("dereg"); });
+    QVERIFY(start(a));
+    QTRY_COMPARE(log, QStringList {QStringLiteral("fn")});
+    stopAndWait(a);
+    QCOMPARE(log, (QStringList {QStringLiteral("fn"), QStringLiteral("dereg")}));
+    QVERIFY(!a.isLeader());
+}
+
+void TestClusterService::failingCallbackDoesNotStopTheElection()
+{
+    // W4: a throwing fn is logged and the other registrations still run.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("leader.*boom|boom.*leader")));
+    a.whenLeader([] { throw std::runtime_error("boom"); });
+    bool otherRan = false;
+    a.whenLeader([&] { otherRan = true; });
+    QVERIFY(start(a));
+    QTRY_VERIFY(otherRan);
+    QVERIFY(a.isLeader());
+    stopAndWait(a);
+}
+
+void TestClusterService::removerWhileLeadingWhileFollowingAndTwice()
+{
+    // W5
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    StoreCluster b(store.get(), QStringLiteral("b"));
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    QVERIFY(start(b));
+
+    int leaderDereg = 0;
+    Remover onLeader = a.whenLeader([] {}, [&] { ++leaderDereg; });
+    QTRY_VERIFY(onLeader.isActive());
+    QCoreApplication::processEvents();
+    onLeader();
+    QTRY_COMPARE(leaderDereg, 1); // fn had run: dereg runs on removal
+    onLeader();
+    QCoreApplication::processEvents();
+    QCOMPARE(leaderDereg, 1); // twice is harmless
+    QVERIFY(!onLeader.isActive());
+
+    int followerCalls = 0;
+    Remover onFollower = b.whenLeader([&] { ++followerCalls; }, [&] { ++followerCalls; });
+    onFollower();
+    QCoreApplication::processEvents();
+    QCOMPARE(followerCalls, 0); // never ran: nothing to undo
+    stopAndWait(a);
+    stopAndWait(b);
+}
+
+void TestClusterService::contextDestroyedWhileLeadingRemovesTheRegistration()
+{
+    // W6: the registration goes with its context; no callback after that.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    auto *context = new QObject;
+    int fnRuns = 0;
+    Remover remover = a.whenLeader(context, [&] { ++fnRuns; }, [] {});
+    QTRY_COMPARE(fnRuns, 1);
+    delete context;
+    QTRY_VERIFY(!remover.isActive() || fnRuns == 1);
+    stopAndWait(a);
+    QCOMPARE(fnRuns, 1);
+}
+
+void TestClusterService::callbacksRunOnTheServiceThread()
+{
+    // C3: never on a network or worker thread.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QThread *fnThread = nullptr;
+    QThread *deregThread = nullptr;
+    a.whenLeader([&] { fnThread = QThread::currentThread(); },
+                 [&] { deregThread = QThread::currentThread(); });
+    QVERIFY(start(a));
+    QTRY_VERIFY(fnThread);
+    stopAndWait(a);
+    QCOMPARE(fnThread, a.thread());
+    QCOMPARE(deregThread, a.thread());
+}
+
+void TestClusterService::cleanStopWaitsForAsyncDeregistrationThenHandsOver()
+{
+    // F5, W3: the lease is released only after the deregistered callback's
+    // future has finished; then the follower takes over at once.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    StoreCluster b(store.get(), QStringLiteral("b"));
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    QVERIFY(start(b));
+
+    QPromise<void> deregistration;
+    bool deregStarted = false;
+    a.whenLeader([] {}, [&] {
+        deregStarted = true;
+        deregistration.start();
+        return deregistration.future();
+    });
+    QCoreApplication::processEvents();
+    QSignalSpy stopped(&a, &Service::stopped);
+    a.stop();
+    QTRY_VERIFY(deregStarted);
+    QVERIFY(!a.isLeader());
+    // While the deregistration runs, the lease stays with a: b must not lead.
+    for (int i = 0; i < 20; ++i)
+        QCoreApplication::processEvents();
+    QVERIFY(!b.isLeader());
+    QCOMPARE(stopped.count(), 0);
+    deregistration.finish();
+    QVERIFY(stopped.wait());
+    QTRY_VERIFY(b.isLeader());
+    stopAndWait(b);
+}
+
+void TestClusterService::fencingTokenIncreasesAcrossLeaders()
+{
+    // F7
+    auto store = makeStore();
+    qint64 previous = -1;
+    for (int i = 0; i < 3; ++i) {
+        StoreCluster next(store.get(), QStringLiteral("i%1").arg(i));
+        QCOMPARE(next.fencingToken(), -1);
+        QVERIFY(start(next));
+        QTRY_VERIFY(next.isLeader());
+        QVERIFY(next.fencingToken() > previous);
+        previous = next.fencingToken();
+        stopAndWait(next);
+        QCOMPARE(next.fencingToken(), -1);
+    }
+}
+
+void TestClusterService::isLeaderComparesTheDeadlineAtCallTime()
+{
+    // F4: a leader frozen past its deadline reads isLeader() == false on
+    // the first call, before any timer of its own has run.
+    auto store = makeStore();
+    ManualClock clock;
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), &clock);
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    clock.advance((shortLease + shortRenew) / 2 - 1);
+    QVERIFY(a.isLeader());
+    clock.advance(1);
+    QVERIFY(!a.isLeader());
+    QCOMPARE(a.fencingToken(), -1);
+}
+
+void TestClusterService::severalElectionsInOneProcess()
+{
+    // P3: one process, two lease names, each with its own registrations.
+    auto store = makeStore();
+    StoreCluster cron(store.get(), QStringLiteral("p"), QStringLiteral("cron"));
+    StoreCluster poller(store.get(), QStringLiteral("p"), QStringLiteral("poller"));
+    StoreCluster otherPoller(store.get(), QStringLiteral("q"), QStringLiteral("poller"));
+    QVERIFY(start(otherPoller));
+    QTRY_VERIFY(otherPoller.isLeader());
+    int cronRuns = 0, pollerRuns = 0;
+    cron.whenLeader([&] { ++cronRuns; });
+    poller.whenLeader([&] { ++pollerRuns; });
+    QVERIFY(start(cron));
+    QVERIFY(start(poller));
+    QTRY_VERIFY(cron.isLeader());
+    QTRY_COMPARE(cronRuns, 1);
+    QVERIFY(!poller.isLeader());
+    QCOMPARE(pollerRuns, 0);
+    stopAndWait(otherPoller);
+    QTRY_COMPARE(pollerRuns, 1);
+    stopAndWait(cron);
+    stopAndWait(poller);
+}
+
+void TestClusterService::registrationsBeforeTheApplicationStartsWaitForItsCluster()
+{
+    // W7: registered before the cluster service exists, started with it.
+    Application app;
+    int runs = 0;
+    Remover early = whenLeader([&] { ++runs; });
+    QString error;
+    QVERIFY2(app.loadConfig(R"({"services": {
+        "Registry": {"type": "Webda/MemoryStore"},
+        "cluster": {"type": "Webda/StoreClusterService", "leaseDuration": 600, "renewInterval": 100}}})",
+                            QStringLiteral("w7.json"), &error),
+             qPrintable(error));
+    int removedEarly = 0;
+    Remover removed = whenLeader([&] { ++removedEarly; });
+    removed();
+    QCOMPARE(runs, 0);
+    QVERIFY2(app.init(&error), qPrintable(error));
+    QTRY_COMPARE(runs, 1);
+    QVERIFY(useCluster().isLeader());
+    QCOMPARE(removedEarly, 0);
+    QVERIFY(early.isActive());
+    QSignalSpy stopped(&app, &Application::stopped);
+    app.stop();
+    QVERIFY(stopped.wait());
+}
+
+void TestClusterService::withoutAClusterServiceTheLocalClusterAlwaysLeads()
+{
+    // W8: no configuration at all: a single instance that always leads.
+    {
+        int runs = 0;
+        whenLeader([&] { ++runs; });
+        QTRY_COMPARE(runs, 1);
+        QVERIFY(useCluster().isLeader());
+    }
+    Application app;
+    QString error;
+    QVERIFY(app.loadConfig(R"({"services": {}})", QStringLiteral("empty.json"), &error));
+    int runs = 0;
+    whenLeader([&] { ++runs; });
+    QVERIFY(app.init(&error));
+    QTRY_COMPARE(runs, 1);
+    QVERIFY(useCluster().isLeader());
+    QCOMPARE(useCluster().fencingToken(), 0);
+}
+
+void TestClusterService::useClusterReturnsTheFirstClusterInConfigurationOrder()
+{
+    // C1, P3
+    Application app;
+    QString error;
+    QVERIFY2(app.loadConfig(R"({"services": {
+        "Registry": {"type": "Webda/MemoryStore"},
+        "zcron": {"type": "StoreClusterService", "leaseName": "cron", "leaseDuration": 600, "renewInterval": 100},
+        "apoller": {"type": "StoreClusterService", "leaseName": "poller", "leaseDuration": 600, "renewInterval": 100}}})",
+                            QStringLiteral("c1.json"), &error),
+             qPrintable(error));
+    QVERIFY2(app.init(&error), qPrintable(error));
+    QCOMPARE(useCluster().leaseName(), QStringLiteral("cron"));
+    QCOMPARE(useCluster(QStringLiteral("apoller"))->leaseName(), QStringLiteral("poller"));
+    QCOMPARE(useCluster(QStringLiteral("Registry")), nullptr);
+    QTRY_VERIFY(useCluster(QStringLiteral("apoller"))->isLeader());
+    QSignalSpy stopped(&app, &Application::stopped);
+    app.stop();
+    QVERIFY(stopped.wait());
+}
+
+void TestClusterService::electionWaitsForAStoreListedAfterTheCluster()
+{
+    // C2: services start in file order; the election itself begins once
+    // every service has started, so its first attempt finds the store ready.
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("attempt failed")));
+    QTemporaryDir folder;
+    QVERIFY(folder.isValid());
+    Application app;
+    QString error;
+    QVERIFY2(app.loadConfig(QStringLiteral(R"({"services": {
+        "cluster": {"type": "StoreClusterService", "leaseDuration": 600, "renewInterval": 100},
+        "Registry": {"type": "Webda/FileStore", "folder": "%1"}}})")
+                                    .arg(folder.filePath(QStringLiteral("registry")))
+                                    .toUtf8(),
+                            QStringLiteral("order.json"), &error),
+             qPrintable(error));
+    QSignalSpy events(app.firstCluster(), &ClusterService::electionEvent);
+    QVERIFY2(app.init(&error), qPrintable(error));
+    QTRY_VERIFY(useCluster().isLeader());
+    QCOMPARE(events.first().first().toJsonObject().value(QStringLiteral("event")).toString(),
+             QStringLiteral("leader-changed"));
+    for (const QList<QVariant> &event : events)
+        QVERIFY(event.first().toJsonObject().value(QStringLiteral("outcome")).toString()
+                != QStringLiteral("error"));
+    QSignalSpy stopped(&app, &Application::stopped);
+    app.stop();
+    QVERIFY(stopped.wait());
+}
+
+QTEST_GUILESS_MAIN(TestClusterService)
+#include "tst_clusterservice.moc"

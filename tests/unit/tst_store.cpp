@@ -1,0 +1,1166 @@
+// The Registry contract (SPEC B1, B2, R1), proved once and run against every
+// embedded store: StoreContract holds the tests, MemoryStoreContract and
+// FileStoreContract run them. MemoryStoreTest and FileStoreTest add what only
+// one store has (persistence; files, locks and other processes).
+//
+// The executable doubles as the "other process" of the FileStore tests: run
+// with --store-child it becomes a small writer (see runChild()).
+
+#include "filestore.h"
+#include "memorystore.h"
+
+#include <baton/application.h>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QLockFile>
+#include <QPointer>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+using namespace baton;
+using Status = StoreResult::Status;
+
+namespace {
+
+const QString kChildSwitch = QStringLiteral("--store-child");
+// The lock file FileStore documents in filestore.h.
+const QString kLockFileName = QStringLiteral(".lock");
+constexpr int kProcessTimeoutMs = 30000;
+
+QString statusName(Status status)
+{
+    switch (status) {
+    case Status::Ok:
+        return QStringLiteral("Ok");
+    case Status::Conflict:
+        return QStringLiteral("Conflict");
+    case Status::NotFound:
+        return QStringLiteral("NotFound");
+    case Status::Unavailable:
+        return QStringLiteral("Unavailable");
+    case Status::BadReply:
+        return QStringLiteral("BadReply");
+    }
+    return QStringLiteral("?");
+}
+
+/*! What a store did with one callback: how often and when it ran it. */
+struct Call
+{
+    int calls = 0;
+    bool inside = false;
+    bool ranInsideCall = false;
+    StoreResult result;
+
+    Status status() const { return result.status; }
+};
+using CallPtr = std::shared_ptr<Call>;
+
+template<typename Operation> CallPtr issue(Operation &&operation, QList<CallPtr> *issued)
+{
+    auto call = std::make_shared<Call>();
+    call->inside = true;
+    operation([call](const StoreResult &result) {
+        ++call->calls;
+        call->ranInsideCall |= call->inside;
+        call->result = result;
+    });
+    call->inside = false;
+    issued->append(call);
+    return call;
+}
+
+QJsonObject doc(int n)
+{
+    return QJsonObject { { QStringLiteral("n"), n } };
+}
+
+std::unique_ptr<FileStore> newFileStore(const QString &folder, QString *error,
+                                        QJsonObject parameters = {})
+{
+    parameters.insert(QStringLiteral("folder"), folder);
+    auto store = std::make_unique<FileStore>(QStringLiteral("Registry"), parameters, nullptr);
+    if (!store->init(error))
+        return nullptr;
+    return store;
+}
+
+} // namespace
+
+// Waits for the one callback of a store call, and checks it came on a later
+// event-loop turn, never inside the call (Store's contract).
+#define WAIT_DONE(call)                                                                            \
+    do {                                                                                           \
+        QTRY_COMPARE((call)->calls, 1);                                                            \
+        QVERIFY2(!(call)->ranInsideCall, "the callback ran inside the call");                      \
+    } while (false)
+
+#define COMPARE_STATUS(call, expected)                                                             \
+    QVERIFY2(statusName((call)->status()) == QStringLiteral(expected),                             \
+             qPrintable(QStringLiteral("status %1 (%2), expected " expected)                       \
+                            .arg(statusName((call)->status()), (call)->result.errorString)))
+
+// Creates \a key and declares \a var, the entry as stored.
+#define CREATE_OK(var, key, document)                                                              \
+    StoreEntry var;                                                                                \
+    do {                                                                                           \
+        const CallPtr created_ = createCall(key, document);                                        \
+        WAIT_DONE(created_);                                                                       \
+        COMPARE_STATUS(created_, "Ok");                                                            \
+        var = created_->result.entry;                                                              \
+    } while (false)
+
+/*!
+ * A helper the store tests share: issues calls on a store and remembers them,
+ * so that cleanup() can check no callback ran twice.
+ */
+class StoreCalls : public QObject
+{
+    Q_OBJECT
+protected:
+    Store *m_store = nullptr;
+    QList<CallPtr> m_issued;
+
+    CallPtr getCall(const QString &key)
+    {
+        return issue([&](auto done) { m_store->get(key, done); }, &m_issued);
+    }
+    CallPtr createCall(const QString &key, const QJsonObject &document)
+    {
+        return issue([&](auto done) { m_store->create(key, document, done); }, &m_issued);
+    }
+    CallPtr updateCall(const QString &key, const QJsonObject &document, const QString &version)
+    {
+        return issue([&](auto done) { m_store->update(key, document, version, done); }, &m_issued);
+    }
+    CallPtr removeCall(const QString &key, const QString &version)
+    {
+        return issue([&](auto done) { m_store->remove(key, version, done); }, &m_issued);
+    }
+    CallPtr listCall(const QString &prefix)
+    {
+        return issue([&](auto done) { m_store->list(prefix, done); }, &m_issued);
+    }
+
+    void checkEachCallbackRanOnce()
+    {
+        // Anything already posted runs now: a second delivery would be among it.
+        QCoreApplication::sendPostedEvents();
+        for (const CallPtr &call : std::as_const(m_issued))
+            QVERIFY2(call->calls <= 1, "a store callback ran more than once");
+        m_issued.clear();
+    }
+};
+
+/*! The contract every store keeps (SPEC B1); a subclass provides the store. */
+class StoreContract : public StoreCalls
+{
+    Q_OBJECT
+protected:
+    /*! A new, initialised, empty store; nullptr (after QFAIL-worthy error) when it cannot. */
+    virtual std::unique_ptr<Store> newStore(QString *error) = 0;
+
+private:
+    std::unique_ptr<Store> m_owned;
+
+private Q_SLOTS:
+    void init()
+    {
+        QString error;
+        m_owned = newStore(&error);
+        QVERIFY2(m_owned, qPrintable(error));
+        m_store = m_owned.get();
+    }
+
+    void cleanup()
+    {
+        checkEachCallbackRanOnce();
+        m_owned.reset();
+        m_store = nullptr;
+    }
+
+    // B1: get of a key that was never written.
+    void getMissingKeyIsNotFound()
+    {
+        const CallPtr got = getCall(QStringLiteral("cluster:nothing"));
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "NotFound");
+        QVERIFY(!got->result.entryKnown);
+        QVERIFY(!got->result.errorString.isEmpty());
+    }
+
+    // B1: create-if-absent, then get sees the same document and version.
+    void createThenGetReturnsDocumentAndVersion()
+    {
+        const QJsonObject document { { QStringLiteral("holder"), QStringLiteral("a") },
+                                     { QStringLiteral("leaseDurationMs"), 15000 } };
+        CREATE_OK(created, QStringLiteral("cluster:leader"), document);
+        QCOMPARE(created.key, QStringLiteral("cluster:leader"));
+        QCOMPARE(created.document, document);
+        QVERIFY(!created.version.isEmpty());
+
+        const CallPtr got = getCall(QStringLiteral("cluster:leader"));
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "Ok");
+        QCOMPARE(got->result.entry.key, created.key);
+        QCOMPARE(got->result.entry.document, document);
+        QCOMPARE(got->result.entry.version, created.version);
+    }
+
+    // B1, B2: create never overwrites; the Conflict shows the entry that won.
+    void createOnExistingKeyConflictsWithCurrentEntry()
+    {
+        CREATE_OK(first, QStringLiteral("cluster:leader"), doc(1));
+        const CallPtr second = createCall(QStringLiteral("cluster:leader"), doc(2));
+        WAIT_DONE(second);
+        COMPARE_STATUS(second, "Conflict");
+        QVERIFY(second->result.entryKnown);
+        QCOMPARE(second->result.entry.document, doc(1));
+        QCOMPARE(second->result.entry.version, first.version);
+
+        const CallPtr got = getCall(QStringLiteral("cluster:leader"));
+        WAIT_DONE(got);
+        QCOMPARE(got->result.entry.document, doc(1));
+    }
+
+    void update_data()
+    {
+        QTest::addColumn<bool>("exists");
+        QTest::addColumn<QString>("versionToSend");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("update with the current version replaces the document") << true << "current"
+                                                                               << "Ok";
+        QTest::newRow("update with a stale version conflicts and shows the current entry")
+            << true << "stale"
+            << "Conflict";
+        QTest::newRow("update with a version never issued conflicts") << true << "bogus"
+                                                                      << "Conflict";
+        QTest::newRow("update with an empty version conflicts") << true << "empty"
+                                                                << "Conflict";
+        QTest::newRow("update of a missing key is NotFound") << false << "bogus"
+                                                             << "NotFound";
+    }
+
+    // B1, B2: patch-if-version-matches.
+    void update()
+    {
+        QFETCH(bool, exists);
+        QFETCH(QString, versionToSend);
+        QFETCH(QString, expected);
+        const QString key = QStringLiteral("cluster:leader");
+        QString stale;
+        QString current;
+        if (exists) {
+            CREATE_OK(created, key, doc(1));
+            const CallPtr updated = updateCall(key, doc(2), created.version);
+            WAIT_DONE(updated);
+            COMPARE_STATUS(updated, "Ok");
+            stale = created.version;
+            current = updated->result.entry.version;
+            QVERIFY(current != stale);
+        }
+        const QString version = versionToSend == QLatin1String("current") ? current
+            : versionToSend == QLatin1String("stale")                     ? stale
+            : versionToSend == QLatin1String("bogus") ? QStringLiteral("no-such-version")
+                                                      : QString();
+
+        const CallPtr call = updateCall(key, doc(3), version);
+        WAIT_DONE(call);
+        QCOMPARE(statusName(call->status()), expected);
+        const CallPtr got = getCall(key);
+        WAIT_DONE(got);
+        if (expected == QLatin1String("Ok")) {
+            QCOMPARE(call->result.entry.document, doc(3));
+            QVERIFY(call->result.entry.version != current);
+            QCOMPARE(got->result.entry.document, doc(3));
+            QCOMPARE(got->result.entry.version, call->result.entry.version);
+        } else if (expected == QLatin1String("Conflict")) {
+            QVERIFY(call->result.entryKnown);
+            QCOMPARE(call->result.entry.version, current);
+            QCOMPARE(call->result.entry.document, doc(2));
+            QCOMPARE(got->result.entry.document, doc(2));
+            QCOMPARE(got->result.entry.version, current);
+        } else {
+            COMPARE_STATUS(got, "NotFound"); // the update did not create it
+        }
+    }
+
+    void remove_data()
+    {
+        QTest::addColumn<bool>("exists");
+        QTest::addColumn<QString>("versionToSend");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("remove with no version deletes whatever is there") << true << "empty"
+                                                                          << "Ok";
+        QTest::newRow("remove with the current version deletes") << true << "current"
+                                                                 << "Ok";
+        QTest::newRow("remove with a stale version conflicts and keeps the entry")
+            << true << "stale"
+            << "Conflict";
+        QTest::newRow("remove of a missing key is NotFound") << false << "empty"
+                                                             << "NotFound";
+    }
+
+    // B1: delete, optionally conditional.
+    void remove()
+    {
+        QFETCH(bool, exists);
+        QFETCH(QString, versionToSend);
+        QFETCH(QString, expected);
+        const QString key = QStringLiteral("cluster:leader");
+        QString stale;
+        QString current;
+        if (exists) {
+            CREATE_OK(created, key, doc(1));
+            const CallPtr updated = updateCall(key, doc(2), created.version);
+            WAIT_DONE(updated);
+            COMPARE_STATUS(updated, "Ok");
+            stale = created.version;
+            current = updated->result.entry.version;
+        }
+        const QString version = versionToSend == QLatin1String("current") ? current
+            : versionToSend == QLatin1String("stale")                     ? stale
+                                                                          : QString();
+        const CallPtr call = removeCall(key, version);
+        WAIT_DONE(call);
+        QCOMPARE(statusName(call->status()), expected);
+
+        const CallPtr got = getCall(key);
+        WAIT_DONE(got);
+        if (expected == QLatin1String("Ok")) {
+            QCOMPARE(call->result.entry.version, current);
+            QCOMPARE(call->result.entry.document, doc(2));
+            COMPARE_STATUS(got, "NotFound");
+        } else if (expected == QLatin1String("Conflict")) {
+            QVERIFY(call->result.entryKnown);
+            QCOMPARE(call->result.entry.version, current);
+            COMPARE_STATUS(got, "Ok");
+            QCOMPARE(got->result.entry.version, current);
+        } else {
+            COMPARE_STATUS(got, "NotFound");
+        }
+    }
+
+    // B2: a key removed and created again never gets back a version an old
+    // writer may hold, so that writer's conditional update cannot win.
+    void recreatedKeyGetsAFreshVersion()
+    {
+        const QString key = QStringLiteral("cluster:leader");
+        CREATE_OK(first, key, doc(1));
+        const CallPtr removed = removeCall(key, QString());
+        WAIT_DONE(removed);
+        COMPARE_STATUS(removed, "Ok");
+        CREATE_OK(second, key, doc(2));
+        QVERIFY2(second.version != first.version, qPrintable(second.version));
+
+        const CallPtr stale = updateCall(key, doc(3), first.version);
+        WAIT_DONE(stale);
+        COMPARE_STATUS(stale, "Conflict");
+    }
+
+    // B1: list by prefix, sorted by key.
+    void listByPrefix_data()
+    {
+        QTest::addColumn<QString>("prefix");
+        QTest::addColumn<QStringList>("expectedKeys");
+        QTest::newRow("a prefix lists only the keys under it")
+            << "cluster:" << QStringList { "cluster:a", "cluster:b" };
+        QTest::newRow("the empty prefix lists every key")
+            << "" << QStringList { "cluster:a", "cluster:b", "other:c" };
+        QTest::newRow("a prefix nothing has lists nothing, successfully")
+            << "none:" << QStringList {};
+    }
+
+    void listByPrefix()
+    {
+        QFETCH(QString, prefix);
+        QFETCH(QStringList, expectedKeys);
+        CREATE_OK(b, QStringLiteral("cluster:b"), doc(2));
+        CREATE_OK(a, QStringLiteral("cluster:a"), doc(1));
+        CREATE_OK(c, QStringLiteral("other:c"), doc(3));
+
+        const CallPtr listed = listCall(prefix);
+        WAIT_DONE(listed);
+        COMPARE_STATUS(listed, "Ok");
+        QStringList keys;
+        for (const StoreEntry &entry : std::as_const(listed->result.entries)) {
+            keys.append(entry.key);
+            const StoreEntry &expected = entry.key == a.key ? a : entry.key == b.key ? b : c;
+            QCOMPARE(entry.document, expected.document);
+            QCOMPARE(entry.version, expected.version);
+        }
+        QCOMPARE(keys, expectedKeys);
+    }
+
+    void conditionalUpdateWinsOnce_data()
+    {
+        QTest::addColumn<int>("writers");
+        QTest::newRow("two writers with the same version: one wins") << 2;
+        QTest::newRow("eight writers with the same version: one wins") << 8;
+    }
+
+    // B2: two instances never both win.
+    void conditionalUpdateWinsOnce()
+    {
+        QFETCH(int, writers);
+        const QString key = QStringLiteral("cluster:leader");
+        CREATE_OK(created, key, doc(0));
+
+        QList<CallPtr> calls;
+        for (int i = 1; i <= writers; ++i)
+            calls.append(updateCall(key, doc(i), created.version));
+        for (const CallPtr &call : std::as_const(calls))
+            WAIT_DONE(call);
+
+        QList<CallPtr> winners;
+        for (const CallPtr &call : std::as_const(calls)) {
+            if (call->result.ok())
+                winners.append(call);
+            else
+                COMPARE_STATUS(call, "Conflict");
+        }
+        QCOMPARE(winners.size(), 1);
+        for (const CallPtr &call : std::as_const(calls)) {
+            if (call == winners.first())
+                continue;
+            QVERIFY(call->result.entryKnown);
+            QCOMPARE(call->result.entry.version, winners.first()->result.entry.version);
+        }
+        const CallPtr got = getCall(key);
+        WAIT_DONE(got);
+        QCOMPARE(got->result.entry.document, winners.first()->result.entry.document);
+    }
+
+    // B1: watch by prefix reports creates, updates and removals under it,
+    // and nothing outside it.
+    void watchReportsChangesUnderPrefix()
+    {
+        QObject owner;
+        StoreWatch *watch = m_store->watch(QStringLiteral("cluster:"), &owner);
+        QVERIFY(watch);
+        QCOMPARE(watch->parent(), &owner);
+        QSignalSpy changed(watch, &StoreWatch::entryChanged);
+        QSignalSpy removed(watch, &StoreWatch::entryRemoved);
+
+        CREATE_OK(outside, QStringLiteral("other:x"), doc(9));
+        CREATE_OK(a, QStringLiteral("cluster:a"), doc(1));
+        QTRY_VERIFY(!changed.isEmpty());
+        QCOMPARE(changed.last().at(0).value<StoreEntry>().key, a.key);
+        QCOMPARE(changed.last().at(0).value<StoreEntry>().version, a.version);
+
+        const CallPtr updated = updateCall(a.key, doc(2), a.version);
+        WAIT_DONE(updated);
+        COMPARE_STATUS(updated, "Ok");
+        QTRY_COMPARE(changed.last().at(0).value<StoreEntry>().version,
+                     updated->result.entry.version);
+        QCOMPARE(changed.last().at(0).value<StoreEntry>().document, doc(2));
+
+        const CallPtr gone = removeCall(a.key, QString());
+        WAIT_DONE(gone);
+        QTRY_COMPARE(removed.size(), 1);
+        QCOMPARE(removed.first().at(0).toString(), a.key);
+
+        for (const QList<QVariant> &signal : std::as_const(changed))
+            QVERIFY(signal.at(0).value<StoreEntry>().key.startsWith(QLatin1String("cluster:")));
+    }
+
+    // B1: destroying the StoreWatch ends the watch; others go on.
+    void destroyedWatchReportsNothing()
+    {
+        auto *ended = m_store->watch(QStringLiteral("cluster:"), nullptr);
+        std::unique_ptr<StoreWatch> live(m_store->watch(QStringLiteral("cluster:"), nullptr));
+        QVERIFY(ended);
+        QVERIFY(live);
+        QSignalSpy endedSpy(ended, &StoreWatch::entryChanged);
+        QSignalSpy liveSpy(live.get(), &StoreWatch::entryChanged);
+        delete ended;
+
+        CREATE_OK(a, QStringLiteral("cluster:a"), doc(1));
+        // Both watches are told in the same turn, so by the time the live one
+        // has heard, the ended one would have too.
+        QTRY_COMPARE(liveSpy.size(), 1);
+        QCOMPARE(endedSpy.size(), 0);
+    }
+};
+
+class MemoryStoreContract : public StoreContract
+{
+    Q_OBJECT
+protected:
+    std::unique_ptr<Store> newStore(QString *error) override
+    {
+        auto store
+            = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
+        if (!store->init(error))
+            return nullptr;
+        return store;
+    }
+};
+
+class FileStoreContract : public StoreContract
+{
+    Q_OBJECT
+protected:
+    std::unique_ptr<Store> newStore(QString *error) override
+    {
+        m_dir = std::make_unique<QTemporaryDir>();
+        return newFileStore(m_dir->filePath(QStringLiteral("registry")), error);
+    }
+
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+};
+
+/*! What only MemoryStore has: persistence to one file. */
+class MemoryStoreTest : public StoreCalls
+{
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<MemoryStore> m_owned;
+
+    QString persistencePath() const { return m_dir.filePath(QStringLiteral("store.json")); }
+
+    std::unique_ptr<MemoryStore> newStore(const QJsonObject &parameters, QString *error)
+    {
+        auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), parameters, nullptr);
+        if (!store->init(error))
+            return nullptr;
+        return store;
+    }
+    QJsonObject persistenceParameters() const
+    {
+        return QJsonObject { { QStringLiteral("persistence"),
+                               QJsonObject { { QStringLiteral("path"), persistencePath() } } } };
+    }
+
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    void cleanup()
+    {
+        checkEachCallbackRanOnce();
+        m_owned.reset();
+        m_store = nullptr;
+        QFile::remove(persistencePath());
+    }
+
+    // B1: persistence.path: a new store on the same file finds the
+    // documents, their versions, and a counter that goes on from there.
+    void persistenceKeepsDocumentsAndVersions()
+    {
+        QString error;
+        m_owned = newStore(persistenceParameters(), &error);
+        QVERIFY2(m_owned, qPrintable(error));
+        m_store = m_owned.get();
+        CREATE_OK(created, QStringLiteral("cluster:leader"), doc(1));
+        const CallPtr updated = updateCall(created.key, doc(2), created.version);
+        WAIT_DONE(updated);
+        COMPARE_STATUS(updated, "Ok");
+        CREATE_OK(dropped, QStringLiteral("cluster:dropped"), doc(5));
+        const CallPtr removed = removeCall(dropped.key, QString());
+        WAIT_DONE(removed);
+        m_owned.reset();
+
+        m_owned = newStore(persistenceParameters(), &error);
+        QVERIFY2(m_owned, qPrintable(error));
+        m_store = m_owned.get();
+        const CallPtr got = getCall(created.key);
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "Ok");
+        QCOMPARE(got->result.entry.document, doc(2));
+        QCOMPARE(got->result.entry.version, updated->result.entry.version);
+        const CallPtr gone = getCall(dropped.key);
+        WAIT_DONE(gone);
+        COMPARE_STATUS(gone, "NotFound");
+
+        // B2: the counter survived, so a recreated key gets a fresh version.
+        CREATE_OK(recreated, dropped.key, doc(6));
+        QVERIFY(recreated.version != dropped.version);
+        QVERIFY(recreated.version != updated->result.entry.version);
+    }
+
+    // R2: the persistence file is owner-only.
+    void persistenceFileIsOwnerOnly()
+    {
+        QString error;
+        m_owned = newStore(persistenceParameters(), &error);
+        QVERIFY2(m_owned, qPrintable(error));
+        m_store = m_owned.get();
+        CREATE_OK(created, QStringLiteral("cluster:leader"), doc(1));
+        QCOMPARE(QFileInfo(persistencePath()).permissions(),
+                 QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser);
+    }
+
+    void corruptPersistenceFileIsRefused_data()
+    {
+        QTest::addColumn<QByteArray>("contents");
+        QTest::newRow("a file that is not JSON") << QByteArray("{\"documents\": ");
+        QTest::newRow("a JSON array") << QByteArray("[]");
+        QTest::newRow("an object without documents") << QByteArray("{\"lastVersion\": \"3\"}");
+        QTest::newRow("a document without a version")
+            << QByteArray("{\"lastVersion\": \"3\", \"documents\": {\"k\": {\"document\": {}}}}");
+    }
+
+    // R1: a corrupt persistence file is a clear init error naming the file,
+    // never an empty store.
+    void corruptPersistenceFileIsRefused()
+    {
+        QFETCH(QByteArray, contents);
+        QFile file(persistencePath());
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(contents);
+        file.close();
+
+        QString error;
+        QVERIFY(!newStore(persistenceParameters(), &error));
+        QVERIFY2(error.contains(persistencePath()), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("Registry")), qPrintable(error));
+    }
+
+    void badParameters_data()
+    {
+        QTest::addColumn<QByteArray>("parameters");
+        QTest::addColumn<QString>("parameter");
+        QTest::newRow("persistence.path that is a number is refused")
+            << QByteArray(R"({"persistence": {"path": 7}})") << "persistence.path";
+        QTest::newRow("persistence.path that is empty is refused")
+            << QByteArray(R"({"persistence": {"path": ""}})") << "persistence.path";
+        QTest::newRow("persistence.path in a folder that does not exist is refused")
+            << QByteArray(R"({"persistence": {"path": "/nonexistent-baton/x.json"}})")
+            << "persistence.path";
+        QTest::newRow("persistence that is a string is refused")
+            << QByteArray(R"({"persistence": "store.json"})") << "persistence";
+    }
+
+    // P1 (for stores, B1): refused at init with the service, parameter and value.
+    void badParameters()
+    {
+        QFETCH(QByteArray, parameters);
+        QFETCH(QString, parameter);
+        const QJsonObject object = QJsonDocument::fromJson(parameters).object();
+        QString error;
+        QVERIFY(!newStore(object, &error));
+        QVERIFY2(error.contains(QLatin1String("\"Registry\"")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("MemoryStore")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("parameter ") + parameter + QLatin1Char(' ')),
+                 qPrintable(error));
+    }
+};
+
+/*! What only FileStore has: files, permissions, the lock, other processes. */
+class FileStoreTest : public StoreCalls
+{
+    Q_OBJECT
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<FileStore> m_owned;
+    QList<QProcess *> m_children;
+
+    QString folder() const { return m_dir->filePath(QStringLiteral("registry")); }
+
+    bool openStore(QJsonObject parameters = {})
+    {
+        QString error;
+        m_owned = newFileStore(folder(), &error, parameters);
+        if (!m_owned)
+            qWarning("%s", qPrintable(error));
+        m_store = m_owned.get();
+        return m_store;
+    }
+
+    QProcess *startChild(const QStringList &arguments)
+    {
+        auto *child = new QProcess(this);
+        child->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        child->start(QCoreApplication::applicationFilePath(),
+                     QStringList { kChildSwitch } + arguments);
+        m_children.append(child);
+        return child;
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        m_dir = std::make_unique<QTemporaryDir>();
+        QVERIFY(m_dir->isValid());
+    }
+
+    void cleanup()
+    {
+        checkEachCallbackRanOnce();
+        for (QProcess *child : std::as_const(m_children)) {
+            if (child->state() != QProcess::NotRunning) {
+                child->kill();
+                QTRY_COMPARE(child->state(), QProcess::NotRunning);
+            }
+            delete child;
+        }
+        m_children.clear();
+        m_owned.reset();
+        m_store = nullptr;
+        m_dir.reset();
+    }
+
+    void fileNameForKey_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::newRow("a lease key stays readable") << "cluster:leader";
+        QTest::newRow("a slash cannot leave the folder") << "../../etc/passwd";
+        QTest::newRow("a dot cannot name the folder itself") << ".";
+        QTest::newRow("two dots cannot name the parent") << "..";
+        QTest::newRow("a leading dot cannot hide or clash with .lock") << ".lock";
+        QTest::newRow("percent signs round-trip") << "100%25 sure%";
+        QTest::newRow("spaces and unicode round-trip") << QStringLiteral("clé de été ✓");
+        QTest::newRow("the empty key has a file too") << "";
+    }
+
+    // B1: one file a key, reversible, and safe for any key.
+    void fileNameForKey()
+    {
+        QFETCH(QString, key);
+        const QString fileName = FileStore::fileNameForKey(key);
+        QVERIFY(fileName.endsWith(QLatin1String(".json")));
+        QVERIFY2(!fileName.contains(QLatin1Char('/')), qPrintable(fileName));
+        QVERIFY(fileName != QLatin1String(".") && fileName != QLatin1String(".."));
+        QVERIFY(fileName != kLockFileName);
+        if (!key.isEmpty())
+            QVERIFY2(!fileName.startsWith(QLatin1Char('.')), qPrintable(fileName));
+        QCOMPARE(FileStore::keyForFileName(fileName), key);
+        if (key == QLatin1String("cluster:leader"))
+            QCOMPARE(fileName, QStringLiteral("cluster:leader.json"));
+
+        // And the store really uses that file.
+        QVERIFY(openStore());
+        CREATE_OK(created, key, doc(1));
+        QVERIFY(QFile::exists(folder() + QLatin1Char('/') + fileName));
+        const CallPtr listed = listCall(QString());
+        WAIT_DONE(listed);
+        QCOMPARE(listed->result.entries.size(), 1);
+        QCOMPARE(listed->result.entries.first().key, key);
+    }
+
+    void corruptFileIsBadReply_data()
+    {
+        QTest::addColumn<QByteArray>("contents");
+        QTest::newRow("a file that is not JSON") << QByteArray("{\"version\": \"3\", \"docu");
+        QTest::newRow("an empty file") << QByteArray();
+        QTest::newRow("a JSON array") << QByteArray("[1, 2]");
+        QTest::newRow("an envelope without a version")
+            << QByteArray(R"({"key": "cluster:leader", "document": {}})");
+        QTest::newRow("an envelope whose document is not an object")
+            << QByteArray(R"({"key": "cluster:leader", "version": "3", "document": 7})");
+        QTest::newRow("an envelope that names another key")
+            << QByteArray(R"({"key": "cluster:other", "version": "3", "document": {}})");
+    }
+
+    // R1: a corrupt document is BadReply naming the file, is never taken for
+    // an absent key, and a conditional write changes nothing.
+    void corruptFileIsBadReply()
+    {
+        QFETCH(QByteArray, contents);
+        QVERIFY(openStore());
+        CREATE_OK(good, QStringLiteral("cluster:good"), doc(1));
+        const QString path = folder() + QStringLiteral("/cluster:leader.json");
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(contents);
+        }
+
+        const CallPtr got = getCall(QStringLiteral("cluster:leader"));
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "BadReply");
+        QVERIFY2(got->result.errorString.contains(path), qPrintable(got->result.errorString));
+
+        const CallPtr created = createCall(QStringLiteral("cluster:leader"), doc(2));
+        WAIT_DONE(created);
+        COMPARE_STATUS(created, "BadReply");
+        const CallPtr updated
+            = updateCall(QStringLiteral("cluster:leader"), doc(2), QStringLiteral("3"));
+        WAIT_DONE(updated);
+        COMPARE_STATUS(updated, "BadReply");
+        const CallPtr removed = removeCall(QStringLiteral("cluster:leader"), QStringLiteral("3"));
+        WAIT_DONE(removed);
+        COMPARE_STATUS(removed, "BadReply");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), contents);
+
+        // The readable entries are still listed, but the listing says what is wrong.
+        const CallPtr listed = listCall(QStringLiteral("cluster:"));
+        WAIT_DONE(listed);
+        COMPARE_STATUS(listed, "BadReply");
+        QVERIFY(listed->result.errorString.contains(path));
+        QCOMPARE(listed->result.entries.size(), 1);
+        QCOMPARE(listed->result.entries.first().version, good.version);
+
+        // An unconditional remove is the way out.
+        const CallPtr cleared = removeCall(QStringLiteral("cluster:leader"), QString());
+        WAIT_DONE(cleared);
+        COMPARE_STATUS(cleared, "Ok");
+        QVERIFY(!QFile::exists(path));
+    }
+
+    // R1: a corrupt version counter is BadReply naming it, not a reset counter.
+    void corruptCounterIsBadReply()
+    {
+        QVERIFY(openStore());
+        const QString path = folder() + QStringLiteral("/.sequence");
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("seven");
+        }
+        const CallPtr created = createCall(QStringLiteral("cluster:leader"), doc(1));
+        WAIT_DONE(created);
+        COMPARE_STATUS(created, "BadReply");
+        QVERIFY2(created->result.errorString.contains(path),
+                 qPrintable(created->result.errorString));
+        QVERIFY(!QFile::exists(folder() + QStringLiteral("/cluster:leader.json")));
+    }
+
+    // R1: a folder removed under the store is an error, never an empty store.
+    void removedFolderIsUnavailable()
+    {
+        QVERIFY(openStore());
+        CREATE_OK(created, QStringLiteral("cluster:leader"), doc(1));
+        QVERIFY(QDir(folder()).removeRecursively());
+
+        const CallPtr listed = listCall(QString());
+        WAIT_DONE(listed);
+        COMPARE_STATUS(listed, "Unavailable");
+        QVERIFY2(listed->result.errorString.contains(folder()),
+                 qPrintable(listed->result.errorString));
+        const CallPtr got = getCall(created.key);
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "Unavailable");
+    }
+
+    // R2: the folder and its files are owner-only.
+    void folderAndFilesAreOwnerOnly()
+    {
+        QVERIFY(!QFileInfo::exists(folder()));
+        QVERIFY(openStore());
+        const QFile::Permissions ownerAll = QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner
+            | QFile::ReadUser | QFile::WriteUser | QFile::ExeUser;
+        QCOMPARE(QFileInfo(folder()).permissions(), ownerAll);
+
+        CREATE_OK(created, QStringLiteral("cluster:leader"), doc(1));
+        const CallPtr updated = updateCall(created.key, doc(2), created.version);
+        WAIT_DONE(updated);
+        const QFile::Permissions ownerReadWrite
+            = QFile::ReadOwner | QFile::WriteOwner | QFile::ReadUser | QFile::WriteUser;
+        QCOMPARE(QFileInfo(folder() + QStringLiteral("/cluster:leader.json")).permissions(),
+                 ownerReadWrite);
+        QCOMPARE(QFileInfo(folder() + QStringLiteral("/.sequence")).permissions(), ownerReadWrite);
+    }
+
+    // B1: the lock of a process killed while holding it does not block writes.
+    void lockOfKilledProcessDoesNotBlock()
+    {
+        QVERIFY(openStore({ { QStringLiteral("lockTimeout"), 500 } }));
+        QProcess *holder = startChild({ QStringLiteral("hold-lock"), folder() });
+        QTRY_VERIFY_WITH_TIMEOUT(holder->canReadLine(), kProcessTimeoutMs);
+        QCOMPARE(holder->readLine().trimmed(), QByteArray("locked"));
+        holder->kill(); // SIGKILL: no destructor removes the lock file
+        QTRY_COMPARE(holder->state(), QProcess::NotRunning);
+        QVERIFY(QFile::exists(folder() + QLatin1Char('/') + kLockFileName));
+
+        const CallPtr created = createCall(QStringLiteral("cluster:leader"), doc(1));
+        WAIT_DONE(created);
+        COMPARE_STATUS(created, "Ok");
+    }
+
+    // B1: the lock is real: a live holder makes a writer give up after
+    // lockTimeout with a message naming the lock file, and changes nothing.
+    void lockOfLiveProcessTimesOut()
+    {
+        QVERIFY(openStore({ { QStringLiteral("lockTimeout"), 100 } }));
+        QProcess *holder = startChild({ QStringLiteral("hold-lock"), folder() });
+        QTRY_VERIFY_WITH_TIMEOUT(holder->canReadLine(), kProcessTimeoutMs);
+        QCOMPARE(holder->readLine().trimmed(), QByteArray("locked"));
+
+        const CallPtr created = createCall(QStringLiteral("cluster:leader"), doc(1));
+        WAIT_DONE(created);
+        COMPARE_STATUS(created, "Unavailable");
+        QVERIFY2(created->result.errorString.contains(folder() + QLatin1Char('/') + kLockFileName),
+                 qPrintable(created->result.errorString));
+        QVERIFY2(created->result.errorString.contains(QString::number(holder->processId())),
+                 qPrintable(created->result.errorString));
+        QVERIFY(!QFile::exists(folder() + QStringLiteral("/cluster:leader.json")));
+    }
+
+    void separateStoresRace_data()
+    {
+        QTest::addColumn<int>("writers");
+        QTest::newRow("three store objects on one folder: one wins") << 3;
+    }
+
+    // B2: stores that share only the folder still let exactly one writer win.
+    void separateStoresRace()
+    {
+        QFETCH(int, writers);
+        QVERIFY(openStore());
+        CREATE_OK(created, QStringLiteral("cluster:leader"), doc(0));
+        std::vector<std::unique_ptr<FileStore>> stores;
+        QList<CallPtr> calls;
+        for (int i = 0; i < writers; ++i) {
+            QString error;
+            stores.push_back(newFileStore(folder(), &error));
+            QVERIFY2(stores.back(), qPrintable(error));
+            FileStore *store = stores.back().get();
+            calls.append(issue(
+                [&](auto done) { store->update(created.key, doc(i + 1), created.version, done); },
+                &m_issued));
+        }
+        int wins = 0;
+        for (const CallPtr &call : std::as_const(calls)) {
+            WAIT_DONE(call);
+            wins += call->result.ok() ? 1 : 0;
+            if (!call->result.ok())
+                COMPARE_STATUS(call, "Conflict");
+        }
+        QCOMPARE(wins, 1);
+    }
+
+    void processesRace_data()
+    {
+        QTest::addColumn<int>("writers");
+        QTest::newRow("two processes update the same version: one wins") << 2;
+        QTest::newRow("six processes update the same version: one wins") << 6;
+    }
+
+    // B1, B2: conditional patches are safe across processes.
+    void processesRace()
+    {
+        QFETCH(int, writers);
+        QVERIFY(openStore());
+        CREATE_OK(created, QStringLiteral("cluster:leader"), doc(0));
+
+        QList<QProcess *> children;
+        for (int i = 0; i < writers; ++i) {
+            children.append(startChild({ QStringLiteral("update"), folder(), created.key,
+                                         created.version, QString::number(i + 1) }));
+        }
+        // All are started and ready before any writes, so that they race.
+        for (QProcess *child : std::as_const(children)) {
+            QTRY_VERIFY_WITH_TIMEOUT(child->canReadLine(), kProcessTimeoutMs);
+            QCOMPARE(child->readLine().trimmed(), QByteArray("ready"));
+        }
+        for (QProcess *child : std::as_const(children))
+            child->write("go\n");
+
+        QStringList outcomes;
+        for (QProcess *child : std::as_const(children)) {
+            QTRY_COMPARE_WITH_TIMEOUT(child->state(), QProcess::NotRunning, kProcessTimeoutMs);
+            QCOMPARE(child->exitStatus(), QProcess::NormalExit);
+            outcomes.append(QString::fromUtf8(child->readAll().trimmed()));
+        }
+        QCOMPARE(outcomes.count(QStringLiteral("Ok")), 1);
+        QCOMPARE(outcomes.count(QStringLiteral("Conflict")), writers - 1);
+
+        const CallPtr got = getCall(created.key);
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "Ok");
+        QVERIFY(got->result.entry.version != created.version);
+        const int winner = got->result.entry.document.value(QLatin1String("n")).toInt();
+        QVERIFY(winner >= 1 && winner <= writers);
+    }
+
+    // B1, F8: this process's watch sees another process's writes and removals.
+    void watchSeesOtherProcessWrites()
+    {
+        QVERIFY(openStore());
+        QObject owner;
+        StoreWatch *watch = m_store->watch(QStringLiteral("cluster:"), &owner);
+        QVERIFY(watch);
+        QSignalSpy changed(watch, &StoreWatch::entryChanged);
+        QSignalSpy removed(watch, &StoreWatch::entryRemoved);
+
+        QProcess *writer = startChild({ QStringLiteral("create"), folder(),
+                                        QStringLiteral("other:x"), QStringLiteral("cluster:b") });
+        QTRY_COMPARE_WITH_TIMEOUT(writer->state(), QProcess::NotRunning, kProcessTimeoutMs);
+        QCOMPARE(writer->readAll().trimmed(), QByteArray("Ok Ok"));
+        QTRY_COMPARE(changed.size(), 1);
+        const StoreEntry seen = changed.first().at(0).value<StoreEntry>();
+        QCOMPARE(seen.key, QStringLiteral("cluster:b"));
+        QCOMPARE(seen.document, doc(1));
+
+        QProcess *remover = startChild({ QStringLiteral("remove"), folder(), seen.key });
+        QTRY_COMPARE_WITH_TIMEOUT(remover->state(), QProcess::NotRunning, kProcessTimeoutMs);
+        QCOMPARE(remover->readAll().trimmed(), QByteArray("Ok"));
+        QTRY_COMPARE(removed.size(), 1);
+        QCOMPARE(removed.first().at(0).toString(), seen.key);
+        QCOMPARE(changed.size(), 1); // other:x was never reported
+    }
+
+    // B1: with no folder, the store of an application lives in its data folder,
+    // so several processes of one host share a Registry with no configuration.
+    void applicationDataFolderIsTheDefault()
+    {
+        const QString dataFolder = m_dir->filePath(QStringLiteral("data"));
+        QVERIFY(QDir().mkpath(dataFolder));
+        const QByteArray previous = qgetenv("BATON_DATA_DIR");
+        qputenv("BATON_DATA_DIR", dataFolder.toUtf8());
+        Application application;
+        FileStore store(QStringLiteral("Registry"), QJsonObject(), &application);
+        QString error;
+        const bool initialised = store.init(&error);
+        if (previous.isNull())
+            qunsetenv("BATON_DATA_DIR");
+        else
+            qputenv("BATON_DATA_DIR", previous);
+        QVERIFY2(initialised, qPrintable(error));
+        QCOMPARE(store.folder(), dataFolder + QStringLiteral("/registry"));
+        QVERIFY(QFileInfo(store.folder()).isDir());
+    }
+
+    void badParameters_data()
+    {
+        QTest::addColumn<QByteArray>("parameters");
+        QTest::addColumn<QString>("parameter");
+        QTest::newRow("a folder that is a number is refused")
+            << QByteArray(R"({"folder": 42})") << "folder";
+        QTest::newRow("a folder that is a list is refused")
+            << QByteArray(R"({"folder": ["/tmp"]})") << "folder";
+        QTest::newRow("no folder outside an application is refused")
+            << QByteArray("{}") << "folder";
+        QTest::newRow("a negative lockTimeout is refused")
+            << QByteArray(R"({"folder": "FOLDER", "lockTimeout": -1})") << "lockTimeout";
+        QTest::newRow("a lockTimeout that is a string is refused")
+            << QByteArray(R"({"folder": "FOLDER", "lockTimeout": "2s"})") << "lockTimeout";
+        QTest::newRow("a folder that is a file is refused")
+            << QByteArray(R"({"folder": "FILE"})") << "folder";
+    }
+
+    // P1 (for stores, B1): refused at init with the service, parameter and value.
+    void badParameters()
+    {
+        QFETCH(QByteArray, parameters);
+        QFETCH(QString, parameter);
+        const QString file = m_dir->filePath(QStringLiteral("a-file"));
+        {
+            QFile plain(file);
+            QVERIFY(plain.open(QIODevice::WriteOnly));
+        }
+        parameters.replace("FOLDER", folder().toUtf8()).replace("FILE", file.toUtf8());
+        FileStore store(QStringLiteral("Registry"), QJsonDocument::fromJson(parameters).object(),
+                        nullptr);
+        QString error;
+        QVERIFY(!store.init(&error));
+        QVERIFY2(error.contains(QLatin1String("\"Registry\"")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("FileStore")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("parameter ") + parameter + QLatin1Char(' ')),
+                 qPrintable(error));
+        QVERIFY(!QFileInfo::exists(folder())); // a refused service changed nothing
+    }
+};
+
+namespace {
+
+void printLine(const QString &line)
+{
+    std::fputs(qPrintable(line + QLatin1Char('\n')), stdout);
+    std::fflush(stdout);
+}
+
+/*!
+ * The other process of the FileStore tests. Blocking reads of stdin are fine
+ * here: this is a test helper's main(), not library code.
+ *   hold-lock FOLDER            take the store's lock, say "locked", wait for stdin to close
+ *   update FOLDER KEY VERSION N say "ready", wait for a line, update KEY to {"n": N}
+ *   create FOLDER KEY...        create each KEY as {"n": 1}
+ *   remove FOLDER KEY           remove KEY unconditionally
+ * and print the status of each store call.
+ */
+int runChild(QCoreApplication &app, const QStringList &arguments)
+{
+    if (arguments.size() < 2)
+        return 2;
+    const QString command = arguments.at(0);
+    const QString folder = arguments.at(1);
+    if (command == QLatin1String("hold-lock")) {
+        QLockFile lock(folder + QLatin1Char('/') + kLockFileName);
+        if (!lock.lock())
+            return 3;
+        printLine(QStringLiteral("locked"));
+        std::string line;
+        std::getline(std::cin, line);
+        return 0;
+    }
+
+    QString error;
+    const std::unique_ptr<FileStore> store = newFileStore(folder, &error);
+    if (!store) {
+        printLine(error);
+        return 4;
+    }
+    QStringList outcomes;
+    int pending = 0;
+    auto report = [&](const StoreResult &result) {
+        outcomes.append(statusName(result.status));
+        if (--pending == 0) {
+            printLine(outcomes.join(QLatin1Char(' ')));
+            app.quit();
+        }
+    };
+    if (command == QLatin1String("update") && arguments.size() == 5) {
+        printLine(QStringLiteral("ready"));
+        std::string line;
+        std::getline(std::cin, line);
+        pending = 1;
+        store->update(arguments.at(2), doc(arguments.at(4).toInt()), arguments.at(3), report);
+    } else if (command == QLatin1String("create") && arguments.size() >= 3) {
+        pending = static_cast<int>(arguments.size()) - 2;
+        for (const QString &key : arguments.mid(2))
+            store->create(key, doc(1), report);
+    } else if (command == QLatin1String("remove") && arguments.size() == 3) {
+        pending = 1;
+        store->remove(arguments.at(2), QString(), report);
+    } else {
+        return 2;
+    }
+    return app.exec();
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    if (argc > 1 && app.arguments().at(1) == kChildSwitch)
+        return runChild(app, app.arguments().mid(2));
+
+    int failures = 0;
+    {
+        MemoryStoreContract test;
+        failures += QTest::qExec(&test, argc, argv);
+    }
+    {
+        FileStoreContract test;
+        failures += QTest::qExec(&test, argc, argv);
+    }
+    {
+        MemoryStoreTest test;
+        failures += QTest::qExec(&test, argc, argv);
+    }
+    {
+        FileStoreTest test;
+        failures += QTest::qExec(&test, argc, argv);
+    }
+    return failures == 0 ? 0 : 1;
+}
+
+#include "tst_store.moc"
