@@ -212,7 +212,7 @@ private:
     void startNode(Node &n);
     template<typename Invoke>
     void call(Node &n, const char *what, std::optional<quint64> replyTo, Invoke &&invoke);
-    void extendAuthority(Node &n, qint64 local, std::optional<quint64> replyTo, const char *what);
+    void extendAuthority(Node &n, std::optional<quint64> replyTo, const char *what);
     void openTerm(Node &n, qint64 token);
     void closeTerm(Node &n, qint64 end);
     void scheduleTimer(Node &n);
@@ -590,7 +590,6 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
     const action::BecameLeader *became = nullptr;
     const action::StoppedLeading *stopped = nullptr;
     const action::ReleaseFinished *releaseFinished = nullptr;
-    int notices = 0;
     for (ElectorAction &a : actions) {
         if (const auto *r = std::get_if<action::Read>(&a)) {
             send(n, a, r->request, false, local);
@@ -602,12 +601,10 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
             if (became)
                 violation(QStringLiteral("%1 reported BecameLeader twice in one %2").arg(n.identity, QLatin1String(what)));
             became = b;
-            ++notices;
         } else if (const auto *s = std::get_if<action::StoppedLeading>(&a)) {
             if (stopped)
                 violation(QStringLiteral("%1 reported StoppedLeading twice in one %2").arg(n.identity, QLatin1String(what)));
             stopped = s;
-            ++notices;
         } else if (const auto *rf = std::get_if<action::ReleaseFinished>(&a)) {
             releaseFinished = rf;
         }
@@ -675,7 +672,7 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
             } else if (became && stopped) {
                 closeTerm(n, m_now);
                 openTerm(n, became->token);
-                extendAuthority(n, local, replyTo, what);
+                extendAuthority(n, replyTo, what);
             } else {
                 if (became)
                     violation(QStringLiteral("%1 reported BecameLeader in %2 while already leading")
@@ -683,14 +680,14 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
                 if (stopped)
                     violation(QStringLiteral("%1 reported StoppedLeading in %2 but isLeader() is still true")
                                       .arg(n.identity, QLatin1String(what)));
-                extendAuthority(n, local, replyTo, what);
+                extendAuthority(n, replyTo, what);
             }
         } else if (leadingAfter) {
             if (!became)
                 violation(QStringLiteral("F4: %1 leads after %2 without reporting BecameLeader")
                                   .arg(n.identity, QLatin1String(what)));
             openTerm(n, became ? became->token : n.elector->fencingToken());
-            extendAuthority(n, local, replyTo, what);
+            extendAuthority(n, replyTo, what);
         } else if (became) {
             violation(QStringLiteral("F4: %1 reported BecameLeader in %2 but isLeader() is false "
                                      "(validUntil %3, clock %4)")
@@ -704,7 +701,6 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
                           .arg(n.identity)
                           .arg(became->token)
                           .arg(n.elector->fencingToken()));
-    Q_UNUSED(notices);
 
     if (releaseFinished) {
         happen(Happening::ReleaseFinished, n, StopReason::Stopping, releaseFinished->released);
@@ -727,7 +723,7 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
     scheduleTimer(n);
 }
 
-void World::extendAuthority(Node &n, qint64 local, std::optional<quint64> replyTo, const char *what)
+void World::extendAuthority(Node &n, std::optional<quint64> replyTo, const char *what)
 {
     const qint64 validUntil = n.elector->validUntilMono();
     if (validUntil > n.validUntil) {
@@ -750,7 +746,6 @@ void World::extendAuthority(Node &n, qint64 local, std::optional<quint64> replyT
                               .arg(margin)
                               .arg(it->second.local));
     }
-    Q_UNUSED(local);
     n.validUntil = validUntil;
     n.deadlineSim = n.host.simAt(validUntil);
 }

@@ -7,8 +7,15 @@
 //   F7      fencing tokens strictly increase from one leader to the next
 //   F6      a crashed or frozen leader is replaced within L + R, and a
 //           healthy store gets a leader that stays
-//   F5, F8  a clean stop hands over at the next attempt, at once with a watch
+//   F5, F8  a clean stop hands over at the next attempt, at once with a watch;
+//           no leadership after stop(); no release past the deadline
 //   F3      a leader that cannot renew steps down
+//
+// Authority is modelled as "isLeader() would answer true": from the call
+// that returned BecameLeader to the earliest of the call that returned
+// StoppedLeading, the crash, and the instant its clock reaches the
+// validUntilMono it reported (a frozen process is judged by its deadline).
+// The harness drives stop and release as ClusterService does.
 //
 // Replay one seed of the sweep:  BATON_SIM_SEED=<n> ./tst_simulation sweep
 // More or fewer seeds:           BATON_SIM_SEEDS=<count> ./tst_simulation sweep
