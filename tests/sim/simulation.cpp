@@ -1,0 +1,1436 @@
+#include "simulation.h"
+
+#include <QDate>
+#include <QDateTime>
+#include <QTime>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace baton::sim {
+
+namespace {
+
+constexpr qint64 Million = 1'000'000;
+/*! Latency and watch delay of the final healthy phase. */
+constexpr qint64 HealthyLatencyMs = 10;
+/*! Past this many calls at one simulated instant, an instance is spinning. */
+constexpr int BusyLoopCalls = 1000;
+constexpr qint64 MaxEvents = 20'000'000;
+
+qint64 floorDiv(qint64 a, qint64 b)
+{
+    qint64 q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        --q;
+    return q;
+}
+
+/*!
+ * A host's monotonic clock: offset + (1 + ppm / 10^6) * simulated time,
+ * in whole milliseconds, never going back.
+ */
+struct Host
+{
+    qint64 offset = 0;
+    qint64 ppm = 0;
+
+    qint64 localAt(qint64 simMs) const { return offset + simMs + floorDiv(simMs * ppm, Million); }
+    /*! The first simulated instant at which this clock shows \a local or more. */
+    qint64 simAt(qint64 local) const
+    {
+        auto t = static_cast<qint64>(static_cast<double>(local - offset) * double(Million)
+                                     / double(Million + ppm));
+        while (localAt(t) >= local)
+            --t;
+        while (localAt(t) < local)
+            ++t;
+        return t;
+    }
+};
+
+/*! Reproducible randomness: only the raw 64-bit stream of mt19937_64 is used. */
+class Random
+{
+public:
+    explicit Random(quint64 seed)
+        : m_gen(seed)
+    {
+    }
+    double chance() { return double(m_gen() >> 11) * (1.0 / 9007199254740992.0); }
+    bool happens(double p) { return p > 0 && chance() < p; }
+    qint64 between(qint64 lo, qint64 hi)
+    {
+        if (hi <= lo)
+            return lo;
+        return lo + qint64(m_gen() % quint64(hi - lo + 1));
+    }
+    double exponential(double mean) { return -std::log(1.0 - chance()) * mean; }
+
+private:
+    std::mt19937_64 m_gen;
+};
+
+enum class Ev { Start, Timer, Arrive, Reply, Watch, Thaw, Stop, Release, GiveUp, Restart, Chaos, Script, Healthy, End };
+
+struct Event
+{
+    qint64 time = 0;
+    quint64 seq = 0;
+    Ev kind = Ev::End;
+    int slot = -1;
+    int incarnation = 0;
+    /*! Timer generation, request id or script step. */
+    quint64 id = 0;
+    /*! A request on its way to the store, a reply, or a watched state: most events carry none. */
+    std::variant<std::monostate, ElectorAction, LeaseReply, LeaseState> payload;
+
+    const ElectorAction &request() const { return std::get<ElectorAction>(payload); }
+    const LeaseReply &reply() const { return std::get<LeaseReply>(payload); }
+    const LeaseState &state() const { return std::get<LeaseState>(payload); }
+};
+
+/*! What the queue orders; the event itself waits in a pool, so that the heap moves only keys. */
+struct Key
+{
+    qint64 time;
+    quint64 seq;
+    std::size_t index;
+};
+
+struct Later
+{
+    bool operator()(const Key &a, const Key &b) const
+    {
+        return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+    }
+};
+
+enum class Life { Running, Stopping, Stopped, Dead };
+
+struct Sent
+{
+    qint64 local = 0;
+    bool write = false;
+};
+
+struct Node
+{
+    int slot = 0;
+    Host host;
+    std::unique_ptr<ManualClock> clock;
+    std::unique_ptr<Elector> elector;
+    int incarnation = 0;
+    QString identity;
+    Life life = Life::Dead;
+    bool frozen = false;
+    std::vector<Event> deferred;
+    qint64 partitionedUntil = -1;
+    /*! Every message of this slot takes exactly this long (ScriptKind::SlowLeader); -1: random. */
+    qint64 slowMs = -1;
+    quint64 timerGen = 0;
+    /*! When the timer of the current generation fires; -1: none pending. */
+    qint64 timerAt = -1;
+    qint64 lastWatchAt = 0;
+    qint64 lastCallAt = -1;
+    int callsAtSameTime = 0;
+    bool spinReported = false;
+    bool lateWakeReported = false;
+    /*! The deadline (local) of the authority that stop() ended; none when it was not leading. */
+    std::optional<qint64> stopDeadline;
+    /*! When a request or reply of this instance was last lost: it may still wait for it. */
+    qint64 lastLossAt = std::numeric_limits<qint64>::min() / 2;
+
+    // Authority, as the driver would see it.
+    bool termOpen = false;
+    std::size_t term = 0;
+    qint64 validUntil = 0;
+    qint64 deadlineSim = 0;
+    std::map<quint64, Sent> sent;
+};
+
+QString holderText(const LeaseState &s)
+{
+    if (!s.exists)
+        return QStringLiteral("none");
+    return QStringLiteral("%1 tr=%2 @%3")
+            .arg(s.record.holder.isEmpty() ? QStringLiteral("<released>") : s.record.holder)
+            .arg(s.record.transitions)
+            .arg(s.version);
+}
+
+QString replyText(const LeaseReply &r)
+{
+    switch (r.outcome) {
+    case LeaseReply::Outcome::Ok:
+        return QStringLiteral("ok(%1)").arg(holderText(r.state));
+    case LeaseReply::Outcome::Conflict:
+        return QStringLiteral("conflict(%1)").arg(r.stateKnown ? holderText(r.state) : QString());
+    case LeaseReply::Outcome::Error:
+        return QStringLiteral("error(%1)").arg(r.errorString);
+    }
+    return {};
+}
+
+QString actionText(const ElectorAction &a)
+{
+    if (const auto *r = std::get_if<action::Read>(&a))
+        return QStringLiteral("Read#%1").arg(r->request);
+    if (const auto *c = std::get_if<action::Create>(&a))
+        return QStringLiteral("Create#%1(%2 tr=%3)").arg(c->request).arg(c->record.holder).arg(c->record.transitions);
+    if (const auto *u = std::get_if<action::Update>(&a))
+        return QStringLiteral("Update#%1(%2 tr=%3 if @%4)")
+                .arg(u->request)
+                .arg(u->record.holder.isEmpty() ? QStringLiteral("<release>") : u->record.holder)
+                .arg(u->record.transitions)
+                .arg(u->version);
+    if (const auto *b = std::get_if<action::BecameLeader>(&a))
+        return QStringLiteral("BecameLeader(token=%1 until=%2)").arg(b->token).arg(b->validUntilMono);
+    if (const auto *s = std::get_if<action::StoppedLeading>(&a))
+        return QStringLiteral("StoppedLeading(%1 until=%2)").arg(wireName(s->reason)).arg(s->validUntilMono);
+    if (const auto *l = std::get_if<action::LeaderChanged>(&a))
+        return QStringLiteral("LeaderChanged(%1->%2 %3)").arg(l->from, l->to, wireName(l->why));
+    if (const auto *f = std::get_if<action::AttemptFinished>(&a))
+        return QStringLiteral("Attempt(%1 %2ms)").arg(wireName(f->outcome)).arg(f->latencyMs);
+    if (const auto *rf = std::get_if<action::ReleaseFinished>(&a))
+        return QStringLiteral("ReleaseFinished(%1)").arg(rf->released ? "released" : "not released");
+    return {};
+}
+
+class World
+{
+public:
+    World(const SimConfig &config, quint64 seed);
+    SimResult run();
+
+private:
+    void push(Event e);
+    void dispatch(Event &e);
+    bool reachable(Node &n, Event &e);
+
+    void startNode(Node &n);
+    template<typename Invoke>
+    void call(Node &n, const char *what, std::optional<quint64> replyTo, Invoke &&invoke);
+    void extendAuthority(Node &n, std::optional<quint64> replyTo, const char *what);
+    void openTerm(Node &n, qint64 token);
+    void closeTerm(Node &n, qint64 end);
+    void scheduleTimer(Node &n);
+    /*! Sends \a request on its way; it is left for the trace only. */
+    void send(Node &n, ElectorAction &request, quint64 id, bool write, qint64 local);
+    void arrive(const Event &e);
+    LeaseReply apply(const ElectorAction &request, bool &changed);
+    void notifyWatchers();
+    qint64 latency(const Node &n);
+    bool partitioned(const Node &n) const { return m_now < n.partitionedUntil; }
+
+    Node *leader();
+    Node *anyone(bool runningOnly);
+    void crash(Node &n);
+    void freeze(Node &n, qint64 ms);
+    void thaw(Node &n);
+    void partition(Node &n, qint64 ms);
+    void stopNode(Node &n, qint64 releaseDelay);
+    /*!
+     * The service has stopped (released, or gave up at the deadline). Like
+     * ClusterService, it keeps feeding the Elector the replies and watch
+     * events that still come, until the process restarts.
+     */
+    void finishStop(Node &n);
+    void scheduleRestart(Node &n);
+    void chaos();
+    void script(const ScriptStep &step);
+    void healthy();
+
+    void happen(Happening::Kind kind, const Node &n, StopReason reason = StopReason::Stopping,
+                bool released = false, qint64 reported = 0);
+    void violation(const QString &what);
+    bool tracing() const { return m_config.traceLines > 0 && m_now <= m_config.traceUntilMs; }
+    void trace(const QString &line);
+
+    SimConfig m_config;
+    quint64 m_seed;
+    Random m_rng;
+    Faults m_faults;
+    std::vector<Node> m_nodes;
+    std::vector<Key> m_queue;
+    std::vector<Event> m_pool;
+    std::vector<std::size_t> m_free;
+    quint64 m_seq = 0;
+    qint64 m_now = 0;
+    bool m_healthy = false;
+    bool m_dropWatches = false;
+    /*! Release delay for ScriptKind::StopNextAcquirer; -1: not armed. */
+    qint64 m_stopNextAcquirer = -1;
+    qint64 m_quietUntil = -1;
+
+    LeaseState m_lease;
+    qint64 m_version = 0;
+
+    struct Handover
+    {
+        qint64 appliedAt;
+        int slot;
+        bool judged;
+    };
+    std::vector<Handover> m_handovers;
+
+    std::deque<QString> m_trace;
+    SimResult m_result;
+};
+
+World::World(const SimConfig &config, quint64 seed)
+    : m_config(config)
+    , m_seed(seed)
+    , m_rng(seed)
+    , m_faults(config.faults)
+{
+    m_result.seed = seed;
+    m_result.config = config;
+    m_nodes.resize(std::size_t(std::max(1, config.instances)));
+    for (std::size_t i = 0; i < m_nodes.size(); ++i) {
+        Node &n = m_nodes[i];
+        n.slot = int(i);
+        // Hosts disagree on everything: where their clocks start, how fast they
+        // run (within the tolerance), and the wall time, which is for display only.
+        n.host.offset = m_rng.between(1'000'000, 1'000'000'000);
+        n.host.ppm = i < config.ratePpm.size() ? config.ratePpm[i]
+                                               : m_rng.between(-config.maxRatePpm, config.maxRatePpm);
+        const QDateTime wall = QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC)
+                                       .addMSecs(m_rng.between(-3'600'000, 3'600'000));
+        n.clock = std::make_unique<ManualClock>(n.host.offset, wall);
+    }
+}
+
+void World::push(Event e)
+{
+    e.seq = m_seq++;
+    std::size_t index = m_pool.size();
+    if (m_free.empty()) {
+        m_pool.push_back(std::move(e));
+    } else {
+        index = m_free.back();
+        m_free.pop_back();
+        m_pool[index] = std::move(e);
+    }
+    const Event &stored = m_pool[index];
+    m_queue.push_back(Key {stored.time, stored.seq, index});
+    std::push_heap(m_queue.begin(), m_queue.end(), Later {});
+}
+
+SimResult World::run()
+{
+    for (Node &n : m_nodes) {
+        Event e;
+        e.kind = Ev::Start;
+        e.slot = n.slot;
+        e.time = std::size_t(n.slot) < m_config.startAtMs.size() ? m_config.startAtMs[std::size_t(n.slot)]
+                                                                 : m_rng.between(0, m_config.startSpreadMs);
+        push(std::move(e));
+    }
+    if (m_config.chaos.eventsPerHour > 0) {
+        Event e;
+        e.kind = Ev::Chaos;
+        e.time = qint64(m_rng.exponential(3'600'000.0 / m_config.chaos.eventsPerHour));
+        push(std::move(e));
+    }
+    for (std::size_t i = 0; i < m_config.script.size(); ++i) {
+        Event e;
+        e.kind = Ev::Script;
+        e.id = i;
+        e.time = m_config.script[i].atMs;
+        push(std::move(e));
+    }
+    {
+        Event e;
+        e.kind = m_config.healthyPhase ? Ev::Healthy : Ev::End;
+        e.time = m_config.durationMs;
+        push(std::move(e));
+    }
+
+    while (!m_queue.empty()) {
+        std::pop_heap(m_queue.begin(), m_queue.end(), Later {});
+        const std::size_t index = m_queue.back().index;
+        m_queue.pop_back();
+        Event e = std::move(m_pool[index]);
+        m_free.push_back(index);
+        m_now = e.time;
+        if (e.kind == Ev::End)
+            break;
+        if (++m_result.events > MaxEvents) {
+            violation(QStringLiteral("the run did not end: more than %1 events").arg(MaxEvents));
+            break;
+        }
+        dispatch(e);
+    }
+
+    m_result.endMs = m_now;
+    const bool broken = m_config.leaderKeepsAuthorityPastDeadline;
+    for (Node &n : m_nodes) {
+        if (!n.termOpen)
+            continue;
+        Term &t = m_result.terms[n.term];
+        if (broken || n.deadlineSim > m_now) {
+            t.end = m_now;
+            t.openAtEnd = true;
+        } else {
+            t.end = n.deadlineSim;
+        }
+        n.termOpen = false;
+    }
+
+    // F5: after a clean release, a follower takes over at its next attempt.
+    if (m_config.checkCleanHandover) {
+        const qint64 slowest = Million - m_config.maxRatePpm;
+        const qint64 bound = m_config.renewMs * Million / slowest + 4 * m_faults.latencyMaxMs
+                + m_faults.watchDelayMaxMs + 2;
+        for (const Handover &h : m_handovers) {
+            if (!h.judged)
+                continue;
+            const auto next = std::find_if(m_result.terms.begin(), m_result.terms.end(),
+                                           [&](const Term &t) { return t.start >= h.appliedAt; });
+            if (next == m_result.terms.end()) {
+                if (m_now - h.appliedAt > bound)
+                    violation(QStringLiteral("F5: the lease released at %1 was never taken again")
+                                      .arg(h.appliedAt));
+                continue;
+            }
+            const qint64 took = next->start - h.appliedAt;
+            ++m_result.handoversJudged;
+            m_result.maxHandoverMs = std::max(m_result.maxHandoverMs, took);
+            if (took > bound || took >= m_config.leaseMs)
+                violation(QStringLiteral("F5: the lease released at %1 was taken by %2 only %3 ms later "
+                                         "(bound %4 ms: next attempt of a live follower)")
+                                  .arg(h.appliedAt)
+                                  .arg(next->identity)
+                                  .arg(took)
+                                  .arg(bound));
+        }
+    }
+
+    m_result.trace.clear();
+    for (const QString &line : m_trace)
+        m_result.trace.append(line);
+    return std::move(m_result);
+}
+
+bool World::reachable(Node &n, Event &e)
+{
+    if (n.incarnation != e.incarnation || n.life == Life::Dead)
+        return false;
+    if ((e.kind == Ev::Reply || e.kind == Ev::Watch) && partitioned(n)) {
+        if (e.kind == Ev::Reply)
+            n.lastLossAt = m_now;
+        if (tracing())
+            trace(QStringLiteral("%1 %2: %3 lost (partitioned)")
+                          .arg(m_now)
+                          .arg(n.identity, e.kind == Ev::Reply ? QStringLiteral("reply #%1").arg(e.id)
+                                                               : QStringLiteral("watch")));
+        return false;
+    }
+    if (n.frozen) {
+        n.deferred.push_back(std::move(e));
+        return false;
+    }
+    return true;
+}
+
+void World::dispatch(Event &e)
+{
+    switch (e.kind) {
+    case Ev::Start: {
+        startNode(m_nodes[std::size_t(e.slot)]);
+        return;
+    }
+    case Ev::Timer: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (e.id != n.timerGen || !reachable(n, e))
+            return;
+        n.timerAt = -1;
+        call(n, "onTimer", std::nullopt, [](Elector &el) { return el.onTimer(); });
+        return;
+    }
+    case Ev::Arrive:
+        arrive(e);
+        return;
+    case Ev::Reply: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (!reachable(n, e))
+            return;
+        if (tracing())
+            trace(QStringLiteral("%1 %2: reply #%3 %4").arg(m_now).arg(n.identity).arg(e.id).arg(replyText(e.reply())));
+        const quint64 id = e.id;
+        const LeaseReply reply = e.reply();
+        call(n, "onReply", id, [&](Elector &el) { return el.onReply(id, reply); });
+        n.sent.erase(id);
+        return;
+    }
+    case Ev::Watch: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (!reachable(n, e))
+            return;
+        if (tracing())
+            trace(QStringLiteral("%1 %2: watch %3").arg(m_now).arg(n.identity, holderText(e.state())));
+        const LeaseState state = e.state();
+        call(n, "onWatch", std::nullopt, [&](Elector &el) { return el.onWatch(state); });
+        return;
+    }
+    case Ev::Thaw: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (n.incarnation == e.incarnation && n.frozen && n.life != Life::Dead)
+            thaw(n);
+        return;
+    }
+    case Ev::Stop: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (n.incarnation == e.incarnation)
+            stopNode(n, qint64(e.id));
+        return;
+    }
+    case Ev::GiveUp: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (!reachable(n, e) || n.life != Life::Stopping)
+            return;
+        if (tracing())
+            trace(QStringLiteral("%1 %2: deregistration outlasts the deadline: no release").arg(m_now).arg(n.identity));
+        finishStop(n);
+        return;
+    }
+    case Ev::Release: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (!reachable(n, e) || n.life != Life::Stopping)
+            return;
+        happen(Happening::ReleaseCalled, n);
+        call(n, "release", std::nullopt, [](Elector &el) { return el.release(); });
+        return;
+    }
+    case Ev::Restart: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (n.incarnation == e.incarnation && (n.life == Life::Dead || n.life == Life::Stopped))
+            startNode(n);
+        return;
+    }
+    case Ev::Chaos:
+        chaos();
+        return;
+    case Ev::Script:
+        script(m_config.script[std::size_t(e.id)]);
+        return;
+    case Ev::Healthy:
+        healthy();
+        return;
+    case Ev::End:
+        return;
+    }
+}
+
+void World::startNode(Node &n)
+{
+    if (n.termOpen) {
+        // The previous process of this slot exits here.
+        const bool broken = m_config.leaderKeepsAuthorityPastDeadline;
+        closeTerm(n, broken ? m_now : std::min(m_now, n.deadlineSim));
+    }
+    ++n.incarnation;
+    n.identity = QStringLiteral("n%1.%2").arg(n.slot).arg(n.incarnation);
+    n.elector.reset();
+    n.sent.clear();
+    n.deferred.clear();
+    n.frozen = false;
+    n.termOpen = false;
+    n.partitionedUntil = -1;
+    n.stopDeadline.reset();
+    ++n.timerGen;
+    n.timerAt = -1;
+    n.life = Life::Running;
+    n.elector = std::make_unique<Elector>(
+            ElectorParams {m_config.leaseMs, m_config.renewMs, n.identity}, *n.clock);
+    if (n.incarnation > 1)
+        happen(Happening::Restarted, n);
+    call(n, "start", std::nullopt, [](Elector &el) { return el.start(); });
+}
+
+template<typename Invoke>
+void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invoke &&invoke)
+{
+    const qint64 local = n.host.localAt(m_now);
+    n.clock->setMonotonicMs(local);
+    if (n.lastCallAt == m_now) {
+        ++n.callsAtSameTime;
+    } else {
+        n.lastCallAt = m_now;
+        n.callsAtSameTime = 0;
+    }
+
+    const bool broken = m_config.leaderKeepsAuthorityPastDeadline;
+    const bool leadingBefore = n.elector->isLeader();
+    bool deadlinePassed = false;
+    if (!broken) {
+        const bool modelled = n.termOpen && m_now < n.deadlineSim;
+        if (modelled != leadingBefore)
+            violation(QStringLiteral("F4: %1 isLeader() is %2 before %3 at local %4, but its reported "
+                                     "validUntil %5 says %6")
+                              .arg(n.identity)
+                              .arg(leadingBefore)
+                              .arg(QLatin1String(what))
+                              .arg(local)
+                              .arg(n.validUntil)
+                              .arg(modelled));
+        if (n.termOpen && m_now >= n.deadlineSim) {
+            // It stopped being leader when its clock reached its deadline,
+            // whether or not anyone was calling it then.
+            closeTerm(n, n.deadlineSim);
+            deadlinePassed = true;
+        }
+    }
+    const bool wasLeading = n.termOpen;
+
+    ElectorActions actions = invoke(*n.elector);
+
+    const action::BecameLeader *became = nullptr;
+    const action::StoppedLeading *stopped = nullptr;
+    const action::ReleaseFinished *releaseFinished = nullptr;
+    for (ElectorAction &a : actions) {
+        if (const auto *r = std::get_if<action::Read>(&a)) {
+            send(n, a, r->request, false, local);
+        } else if (const auto *c = std::get_if<action::Create>(&a)) {
+            send(n, a, c->request, true, local);
+        } else if (const auto *u = std::get_if<action::Update>(&a)) {
+            send(n, a, u->request, true, local);
+        } else if (const auto *b = std::get_if<action::BecameLeader>(&a)) {
+            if (became)
+                violation(QStringLiteral("%1 reported BecameLeader twice in one %2").arg(n.identity, QLatin1String(what)));
+            became = b;
+        } else if (const auto *s = std::get_if<action::StoppedLeading>(&a)) {
+            if (stopped)
+                violation(QStringLiteral("%1 reported StoppedLeading twice in one %2").arg(n.identity, QLatin1String(what)));
+            stopped = s;
+        } else if (const auto *rf = std::get_if<action::ReleaseFinished>(&a)) {
+            releaseFinished = rf;
+        }
+    }
+
+    const bool leadingAfter = n.elector->isLeader();
+    const qint64 validUntil = n.elector->validUntilMono();
+
+    if (tracing()) {
+        QStringList out;
+        for (const ElectorAction &a : actions)
+            out.append(actionText(a));
+        trace(QStringLiteral("%1 %2 (local %3): %4 -> [%5] leader=%6 validUntil=%7")
+                      .arg(m_now)
+                      .arg(n.identity)
+                      .arg(local)
+                      .arg(QLatin1String(what), out.join(QStringLiteral(", ")))
+                      .arg(leadingAfter)
+                      .arg(validUntil));
+    }
+
+    if (stopped) {
+        happen(Happening::StoppedLeading, n, stopped->reason, false, stopped->validUntilMono);
+        // O5: the end of its authority, never later than the moment it is reported.
+        if (stopped->validUntilMono > local)
+            violation(QStringLiteral("F4: %1 reported StoppedLeading with validUntilMono %2, later than its "
+                                     "clock %3")
+                              .arg(n.identity)
+                              .arg(stopped->validUntilMono)
+                              .arg(local));
+    }
+    if (became) {
+        happen(Happening::BecameLeader, n, StopReason::Stopping, false, became->validUntilMono);
+        if (n.life == Life::Stopping || n.life == Life::Stopped)
+            violation(QStringLiteral("F5: %1 reported BecameLeader in %2, after stop()")
+                              .arg(n.identity, QLatin1String(what)));
+    }
+
+    if (broken) {
+        // The wrong model: authority from BecameLeader to StoppedLeading, deadline ignored.
+        if (stopped && n.termOpen)
+            closeTerm(n, m_now);
+        if (became && !n.termOpen)
+            openTerm(n, became->token);
+    } else {
+        if (deadlinePassed && !stopped)
+            violation(QStringLiteral("F4: %1 passed its deadline (validUntil %2, clock %3) and its next "
+                                     "call, %4, did not report StoppedLeading")
+                              .arg(n.identity)
+                              .arg(n.validUntil)
+                              .arg(local)
+                              .arg(QLatin1String(what)));
+        if (stopped && !wasLeading && !deadlinePassed)
+            violation(QStringLiteral("W2: %1 reported StoppedLeading in %2 while it was not leading")
+                              .arg(n.identity, QLatin1String(what)));
+        if (wasLeading) {
+            if (!leadingAfter) {
+                closeTerm(n, m_now);
+                if (!stopped)
+                    violation(QStringLiteral("W2: %1 stopped leading in %2 without reporting StoppedLeading")
+                                      .arg(n.identity, QLatin1String(what)));
+                if (became)
+                    violation(QStringLiteral("%1 reported BecameLeader in %2 but is not leading")
+                                      .arg(n.identity, QLatin1String(what)));
+            } else if (became && stopped) {
+                closeTerm(n, m_now);
+                openTerm(n, became->token);
+                extendAuthority(n, replyTo, what);
+            } else {
+                if (became)
+                    violation(QStringLiteral("%1 reported BecameLeader in %2 while already leading")
+                                      .arg(n.identity, QLatin1String(what)));
+                if (stopped)
+                    violation(QStringLiteral("%1 reported StoppedLeading in %2 but isLeader() is still true")
+                                      .arg(n.identity, QLatin1String(what)));
+                extendAuthority(n, replyTo, what);
+            }
+        } else if (leadingAfter) {
+            if (!became)
+                violation(QStringLiteral("F4: %1 leads after %2 without reporting BecameLeader")
+                                  .arg(n.identity, QLatin1String(what)));
+            openTerm(n, became ? became->token : n.elector->fencingToken());
+            extendAuthority(n, replyTo, what);
+        } else if (became) {
+            violation(QStringLiteral("F4: %1 reported BecameLeader in %2 but isLeader() is false "
+                                     "(validUntil %3, clock %4)")
+                              .arg(n.identity, QLatin1String(what))
+                              .arg(validUntil)
+                              .arg(local));
+        }
+    }
+    if (became && leadingAfter && became->token != n.elector->fencingToken())
+        violation(QStringLiteral("F7: %1 BecameLeader token %2 but fencingToken() %3")
+                          .arg(n.identity)
+                          .arg(became->token)
+                          .arg(n.elector->fencingToken()));
+
+    if (releaseFinished) {
+        happen(Happening::ReleaseFinished, n, StopReason::Stopping, releaseFinished->released);
+        // Its isLeader() stays true until its deadline, whatever the driver
+        // does next: that is how long it may run leader work.
+        if (n.termOpen)
+            violation(QStringLiteral("F5: %1 still leads after ReleaseFinished (until %2 on its clock)")
+                              .arg(n.identity)
+                              .arg(n.validUntil));
+        finishStop(n);
+    }
+
+    if (n.callsAtSameTime > BusyLoopCalls && !n.spinReported) {
+        n.spinReported = true;
+        violation(QStringLiteral("%1 spins: more than %2 calls at one instant (nextWakeMono never moves "
+                                 "forward)")
+                          .arg(n.identity)
+                          .arg(BusyLoopCalls));
+    }
+    scheduleTimer(n);
+}
+
+void World::extendAuthority(Node &n, std::optional<quint64> replyTo, const char *what)
+{
+    const qint64 validUntil = n.elector->validUntilMono();
+    if (validUntil > n.validUntil) {
+        // F4: authority comes from a successful write and lasts at most
+        // (L + R) / 2 from the start of that attempt, which is no later than
+        // the moment the write was sent.
+        const auto it = replyTo ? n.sent.find(*replyTo) : n.sent.end();
+        const qint64 margin = (m_config.leaseMs + m_config.renewMs + 1) / 2;
+        if (it == n.sent.end() || !it->second.write)
+            violation(QStringLiteral("F4: %1 extended validUntil to %2 in %3, which is not the reply to a "
+                                     "write")
+                              .arg(n.identity)
+                              .arg(validUntil)
+                              .arg(QLatin1String(what)));
+        else if (validUntil > it->second.local + margin)
+            violation(QStringLiteral("F4: %1 validUntil %2 is more than (L+R)/2 = %3 after its write was sent "
+                                     "(%4)")
+                              .arg(n.identity)
+                              .arg(validUntil)
+                              .arg(margin)
+                              .arg(it->second.local));
+    }
+    n.validUntil = validUntil;
+    n.deadlineSim = n.host.simAt(validUntil);
+}
+
+void World::openTerm(Node &n, qint64 token)
+{
+    Term t;
+    t.slot = n.slot;
+    t.identity = n.identity;
+    t.start = m_now;
+    t.end = m_now;
+    t.token = token;
+    m_result.terms.push_back(std::move(t));
+    n.term = m_result.terms.size() - 1;
+    n.termOpen = true;
+    n.validUntil = std::numeric_limits<qint64>::min();
+    n.deadlineSim = std::numeric_limits<qint64>::max();
+}
+
+void World::closeTerm(Node &n, qint64 end)
+{
+    Term &t = m_result.terms[n.term];
+    t.end = std::max(t.start, end);
+    n.termOpen = false;
+}
+
+void World::scheduleTimer(Node &n)
+{
+    const std::optional<qint64> wake = n.life == Life::Dead || !n.elector
+            ? std::nullopt
+            : n.elector->nextWakeMono();
+    if (!wake) {
+        if (n.termOpen && !m_config.leaderKeepsAuthorityPastDeadline)
+            violation(QStringLiteral("F4: %1 leads but asks for no wake-up: its step-down would never be "
+                                     "reported")
+                              .arg(n.identity));
+        ++n.timerGen;
+        n.timerAt = -1;
+        n.timerAt = -1;
+        return;
+    }
+    if (n.termOpen && !m_config.leaderKeepsAuthorityPastDeadline && *wake > n.validUntil && !n.lateWakeReported) {
+        // F3, F4, O3: the step-down must be reported when the deadline comes,
+        // so that the deregistered callbacks (an --exec child's SIGTERM) run
+        // before another instance can take the lease.
+        n.lateWakeReported = true;
+        violation(QStringLiteral("F4: %1 leads until %2 but asks to be woken only at %3: its step-down "
+                                 "would be reported late")
+                          .arg(n.identity)
+                          .arg(n.validUntil)
+                          .arg(*wake));
+    }
+    qint64 at = std::max(m_now, n.host.simAt(*wake));
+    if (n.spinReported)
+        at = std::max(at, m_now + 1);
+    if (at == n.timerAt)
+        return; // the pending timer already fires then
+    ++n.timerGen;
+    n.timerAt = at;
+    Event e;
+    e.kind = Ev::Timer;
+    e.slot = n.slot;
+    e.incarnation = n.incarnation;
+    e.id = n.timerGen;
+    e.time = at;
+    push(std::move(e));
+}
+
+qint64 World::latency(const Node &n)
+{
+    if (n.slowMs >= 0)
+        return n.slowMs;
+    if (m_rng.happens(m_faults.longLatency))
+        return m_rng.between(0, m_faults.longLatencyMaxMs);
+    return m_rng.between(0, m_faults.latencyMaxMs);
+}
+
+void World::send(Node &n, ElectorAction &request, quint64 id, bool write, qint64 local)
+{
+    const auto *update = std::get_if<action::Update>(&request);
+    if (update && update->record.holder.isEmpty() && n.stopDeadline && local >= *n.stopDeadline) {
+        // F5: the driver waits for the deregistered callbacks no longer than
+        // the deadline; past it they may still run, so the lease must expire
+        // rather than be handed over at once.
+        violation(QStringLiteral("F5: %1 sends a release at %2, past the deadline %3 of the leadership "
+                                 "that stop() ended")
+                          .arg(n.identity)
+                          .arg(local)
+                          .arg(*n.stopDeadline));
+    }
+    n.sent[id] = Sent {local, write};
+    if (n.sent.size() > 64)
+        n.sent.erase(n.sent.begin());
+    if (partitioned(n) || m_rng.happens(m_faults.requestLost)) {
+        n.lastLossAt = m_now;
+        if (tracing())
+            trace(QStringLiteral("%1 %2: request #%3 lost").arg(m_now).arg(n.identity).arg(id));
+        return;
+    }
+    Event e;
+    e.kind = Ev::Arrive;
+    e.slot = n.slot;
+    e.incarnation = n.incarnation;
+    e.id = id;
+    if (write && m_stopNextAcquirer >= 0 && !n.termOpen && n.life == Life::Running) {
+        // Stopped at this instant, after the write has left.
+        Event stop;
+        stop.kind = Ev::Stop;
+        stop.slot = n.slot;
+        stop.incarnation = n.incarnation;
+        stop.id = quint64(m_stopNextAcquirer);
+        stop.time = m_now;
+        push(std::move(stop));
+        m_stopNextAcquirer = -1;
+    }
+    if (tracing())
+        e.payload = request; // the trace prints it after this
+    else
+        e.payload = std::move(request);
+    e.time = m_now + latency(n);
+    push(std::move(e));
+}
+
+LeaseReply World::apply(const ElectorAction &request, bool &changed)
+{
+    changed = false;
+    if (std::holds_alternative<action::Read>(request))
+        return LeaseReply::ok(m_lease);
+    if (const auto *c = std::get_if<action::Create>(&request)) {
+        if (m_lease.exists)
+            return LeaseReply::conflict(m_lease);
+        m_lease.exists = true;
+        m_lease.record = c->record;
+        m_lease.version = QString::number(++m_version);
+        changed = true;
+        return LeaseReply::ok(m_lease);
+    }
+    if (const auto *u = std::get_if<action::Update>(&request)) {
+        if (!m_lease.exists || m_lease.version != u->version)
+            return LeaseReply::conflict(m_lease);
+        m_lease.record = u->record;
+        m_lease.version = QString::number(++m_version);
+        changed = true;
+        return LeaseReply::ok(m_lease);
+    }
+    return LeaseReply::error(QStringLiteral("not a request"));
+}
+
+void World::arrive(const Event &e)
+{
+    Node &n = m_nodes[std::size_t(e.slot)];
+    bool changed = false;
+    LeaseReply reply;
+    if (m_rng.happens(m_faults.storeError)) {
+        reply = LeaseReply::error(QStringLiteral("simulated store error"));
+    } else {
+        reply = apply(e.request(), changed);
+        if (changed && m_rng.happens(m_faults.appliedError))
+            reply = LeaseReply::error(QStringLiteral("simulated timeout after commit"));
+        else if (reply.outcome == LeaseReply::Outcome::Conflict && m_rng.happens(m_faults.conflictWithoutState))
+            reply = LeaseReply::conflict();
+    }
+    if (tracing())
+        trace(QStringLiteral("%1 store: %2 from %3 -> %4")
+                      .arg(m_now)
+                      .arg(actionText(e.request()), QStringLiteral("n%1.%2").arg(e.slot).arg(e.incarnation),
+                           replyText(reply)));
+    if (changed) {
+        if (m_lease.record.holder.isEmpty()) {
+            Happening h;
+            h.time = m_now;
+            h.kind = Happening::ReleaseApplied;
+            h.slot = e.slot;
+            h.identity = QStringLiteral("n%1.%2").arg(e.slot).arg(e.incarnation);
+            m_result.happenings.push_back(h);
+            if (m_config.checkCleanHandover) {
+                // Judged when some follower can act on it: alive, not
+                // frozen, reaching the store, and not waiting for the answer
+                // to a message lost within the last request timeout (L - R;
+                // the Elector sends nothing while a request is outstanding).
+                const qint64 stuck = (m_config.leaseMs - m_config.renewMs) * 2;
+                const bool follower = std::any_of(m_nodes.begin(), m_nodes.end(), [&](const Node &o) {
+                    return o.slot != e.slot && o.life == Life::Running && !o.frozen && !partitioned(o)
+                            && m_now - o.lastLossAt > stuck;
+                });
+                m_handovers.push_back({m_now, e.slot, follower && !m_dropWatches});
+            }
+        }
+        notifyWatchers();
+    }
+    if (m_rng.happens(m_faults.replyLost)) {
+        n.lastLossAt = m_now;
+        if (tracing())
+            trace(QStringLiteral("%1 store: reply to #%2 lost").arg(m_now).arg(e.id));
+        return;
+    }
+    Event r;
+    r.kind = Ev::Reply;
+    r.slot = e.slot;
+    r.incarnation = e.incarnation;
+    r.id = e.id;
+    r.payload = std::move(reply);
+    r.time = m_now + latency(n);
+    push(std::move(r));
+}
+
+void World::notifyWatchers()
+{
+    for (Node &n : m_nodes) {
+        if (n.life == Life::Dead)
+            continue;
+        if (m_dropWatches || m_rng.happens(m_faults.watchDropped))
+            continue;
+        // One watch stream per instance: its events arrive in order.
+        const qint64 at = std::max(n.lastWatchAt, m_now + m_rng.between(0, m_faults.watchDelayMaxMs));
+        n.lastWatchAt = at;
+        Event e;
+        e.kind = Ev::Watch;
+        e.slot = n.slot;
+        e.incarnation = n.incarnation;
+        e.payload = m_lease;
+        e.time = at;
+        push(std::move(e));
+    }
+}
+
+Node *World::leader()
+{
+    for (Node &n : m_nodes) {
+        if (n.life == Life::Dead || !n.elector)
+            continue;
+        n.clock->setMonotonicMs(n.host.localAt(m_now));
+        if (n.elector->isLeader())
+            return &n;
+    }
+    return nullptr;
+}
+
+Node *World::anyone(bool runningOnly)
+{
+    std::vector<Node *> candidates;
+    for (Node &n : m_nodes) {
+        if (n.life == Life::Running || (!runningOnly && n.life == Life::Stopping))
+            candidates.push_back(&n);
+    }
+    if (candidates.empty())
+        return nullptr;
+    return candidates[std::size_t(m_rng.between(0, qint64(candidates.size()) - 1))];
+}
+
+void World::crash(Node &n)
+{
+    if (n.life == Life::Dead)
+        return;
+    happen(Happening::Crashed, n);
+    if (tracing())
+        trace(QStringLiteral("%1 %2: CRASH").arg(m_now).arg(n.identity));
+    if (n.termOpen) {
+        // Its authority ends now: a dead process runs no leader work.
+        const bool broken = m_config.leaderKeepsAuthorityPastDeadline;
+        closeTerm(n, broken ? m_now : std::min(m_now, n.deadlineSim));
+    }
+    n.life = Life::Dead;
+    n.frozen = false;
+    n.deferred.clear();
+    ++n.timerGen;
+    n.timerAt = -1;
+    scheduleRestart(n);
+}
+
+void World::scheduleRestart(Node &n)
+{
+    Event e;
+    e.kind = Ev::Restart;
+    e.slot = n.slot;
+    e.incarnation = n.incarnation;
+    e.time = m_healthy ? m_now : m_now + m_rng.between(m_config.chaos.restartMinMs, m_config.chaos.restartMaxMs);
+    push(std::move(e));
+}
+
+void World::freeze(Node &n, qint64 ms)
+{
+    if (n.frozen || n.life == Life::Dead)
+        return;
+    happen(Happening::Frozen, n);
+    if (tracing())
+        trace(QStringLiteral("%1 %2: FREEZE for %3 ms").arg(m_now).arg(n.identity).arg(ms));
+    n.frozen = true;
+    Event e;
+    e.kind = Ev::Thaw;
+    e.slot = n.slot;
+    e.incarnation = n.incarnation;
+    e.time = m_now + ms;
+    push(std::move(e));
+}
+
+void World::thaw(Node &n)
+{
+    n.frozen = false;
+    happen(Happening::Thawed, n);
+    if (tracing())
+        trace(QStringLiteral("%1 %2: THAW with %3 calls due").arg(m_now).arg(n.identity).arg(n.deferred.size()));
+    // Whatever was due comes first, in the order it was due; the elector must
+    // enforce its own deadline (F4).
+    std::vector<Event> due = std::move(n.deferred);
+    n.deferred.clear();
+    for (Event &e : due) {
+        if (n.frozen)
+            n.deferred.push_back(std::move(e));
+        else
+            dispatch(e);
+    }
+}
+
+void World::partition(Node &n, qint64 ms)
+{
+    if (n.life == Life::Dead)
+        return;
+    happen(Happening::Partitioned, n);
+    if (tracing())
+        trace(QStringLiteral("%1 %2: PARTITION for %3 ms").arg(m_now).arg(n.identity).arg(ms));
+    n.partitionedUntil = std::max(n.partitionedUntil, m_now + ms);
+}
+
+void World::stopNode(Node &n, qint64 releaseDelay)
+{
+    if (n.life != Life::Running || n.frozen)
+        return;
+    happen(Happening::StopCalled, n);
+    n.life = Life::Stopping;
+    n.stopDeadline.reset();
+    n.clock->setMonotonicMs(n.host.localAt(m_now));
+    if (n.elector->isLeader())
+        n.stopDeadline = n.elector->validUntilMono();
+    call(n, "stop", std::nullopt, [](Elector &el) { return el.stop(); });
+    if (n.life != Life::Stopping)
+        return;
+    // As ClusterService does (F5): a follower releases at once; a leader
+    // waits for its deregistered callbacks (releaseDelay), but no longer
+    // than its deadline, past which it leaves the lease to expire. A freeze
+    // can still deliver the release late: the Elector must refuse it then.
+    Event e;
+    e.kind = Ev::Release;
+    e.slot = n.slot;
+    e.incarnation = n.incarnation;
+    e.time = n.stopDeadline ? m_now + releaseDelay : m_now;
+    Event giveUp = e;
+    giveUp.kind = Ev::GiveUp;
+    giveUp.time = n.stopDeadline ? n.host.simAt(*n.stopDeadline) : e.time;
+    if (e.time < giveUp.time || !n.stopDeadline)
+        push(std::move(e));
+    if (n.stopDeadline)
+        push(std::move(giveUp));
+}
+
+void World::finishStop(Node &n)
+{
+    if (n.life != Life::Stopping)
+        return;
+    n.life = Life::Stopped;
+    scheduleRestart(n);
+}
+
+void World::chaos()
+{
+    if (m_healthy)
+        return;
+    const Chaos &c = m_config.chaos;
+    {
+        Event e;
+        e.kind = Ev::Chaos;
+        e.time = m_now + std::max<qint64>(1, qint64(m_rng.exponential(3'600'000.0 / c.eventsPerHour)));
+        push(std::move(e));
+    }
+    if (m_now < m_quietUntil)
+        return;
+    const double total = c.crash + c.freeze + c.partition + c.stop;
+    double pick = m_rng.chance() * total;
+    Node *target = m_rng.happens(c.leaderBias) ? leader() : nullptr;
+    if (!target)
+        target = anyone(false);
+    if (!target)
+        return;
+    if ((pick -= c.crash) < 0) {
+        crash(*target);
+    } else if ((pick -= c.freeze) < 0) {
+        freeze(*target, m_rng.between(1, c.freezeMaxMs));
+    } else if ((pick -= c.partition) < 0) {
+        partition(*target, m_rng.between(1, c.partitionMaxMs));
+    } else {
+        const qint64 delay = m_rng.between(0, c.releaseDelayMaxMs);
+        if (target->life == Life::Running && !target->frozen) {
+            stopNode(*target, delay);
+            if (c.quietAfterStop)
+                m_quietUntil = m_now + delay + m_config.leaseMs + m_config.renewMs;
+        }
+    }
+}
+
+void World::script(const ScriptStep &step)
+{
+    if (step.kind == ScriptKind::DropWatches) {
+        m_dropWatches = true;
+        return;
+    }
+    if (step.kind == ScriptKind::StopNextAcquirer) {
+        m_stopNextAcquirer = step.durationMs;
+        return;
+    }
+    Node *target = step.slot >= 0 ? &m_nodes[std::size_t(step.slot)] : leader();
+    if (!target) {
+        violation(QStringLiteral("the script wanted a leader at %1 and there was none").arg(m_now));
+        return;
+    }
+    switch (step.kind) {
+    case ScriptKind::CrashLeader:
+        crash(*target);
+        break;
+    case ScriptKind::FreezeLeader:
+        freeze(*target, step.durationMs);
+        break;
+    case ScriptKind::PartitionLeader:
+        partition(*target, step.durationMs);
+        break;
+    case ScriptKind::StopLeader:
+        stopNode(*target, step.durationMs);
+        break;
+    case ScriptKind::SlowLeader:
+        target->slowMs = step.durationMs;
+        break;
+    case ScriptKind::DropWatches:
+    case ScriptKind::StopNextAcquirer:
+        break;
+    }
+}
+
+void World::healthy()
+{
+    m_healthy = true;
+    m_result.healthyAt = m_now;
+    Faults f;
+    f.latencyMaxMs = HealthyLatencyMs;
+    f.watchDelayMaxMs = HealthyLatencyMs;
+    m_faults = f;
+    m_dropWatches = false;
+    Happening h;
+    h.time = m_now;
+    h.kind = Happening::Healthy;
+    m_result.happenings.push_back(h);
+    if (tracing())
+        trace(QStringLiteral("%1 HEALTHY from now on").arg(m_now));
+    for (Node &n : m_nodes) {
+        n.slowMs = -1;
+        n.partitionedUntil = -1;
+    }
+    for (Node &n : m_nodes) {
+        if (n.frozen)
+            thaw(n);
+    }
+    for (Node &n : m_nodes) {
+        if (n.life == Life::Dead || n.life == Life::Stopped)
+            startNode(n);
+    }
+    // The faulty phase is over once its last message has landed.
+    qint64 from = m_now;
+    for (const Key &k : m_queue) {
+        const Event &e = m_pool[k.index];
+        if (e.kind == Ev::Arrive || e.kind == Ev::Reply || e.kind == Ev::Watch || e.kind == Ev::Release)
+            from = std::max(from, e.time);
+    }
+    m_result.healthyFrom = from;
+    // F6: a leader within leaseDuration + renewInterval, as the slowest clock
+    // counts them, plus a few round trips.
+    const qint64 slowest = Million - m_config.maxRatePpm;
+    const qint64 bound = (m_config.leaseMs + m_config.renewMs) * Million / slowest + 1
+            + 6 * HealthyLatencyMs + HealthyLatencyMs + 2;
+    m_result.livenessDeadline = from + bound;
+    Event end;
+    end.kind = Ev::End;
+    end.time = m_result.livenessDeadline + 2 * (m_config.leaseMs + m_config.renewMs);
+    push(std::move(end));
+}
+
+void World::happen(Happening::Kind kind, const Node &n, StopReason reason, bool released, qint64 reported)
+{
+    Happening h;
+    h.time = m_now;
+    h.kind = kind;
+    h.slot = n.slot;
+    h.identity = n.identity;
+    h.reason = reason;
+    h.released = released;
+    h.localNow = n.host.localAt(m_now);
+    h.reportedMono = reported;
+    m_result.happenings.push_back(std::move(h));
+}
+
+void World::violation(const QString &what)
+{
+    if (m_result.firstViolationAt < 0)
+        m_result.firstViolationAt = m_now;
+    if (m_result.violations.size() < 50)
+        m_result.violations.append(QStringLiteral("at %1: %2").arg(m_now).arg(what));
+    if (tracing())
+        trace(QStringLiteral("%1 VIOLATION %2").arg(m_now).arg(what));
+}
+
+void World::trace(const QString &line)
+{
+    if (m_now > m_config.traceUntilMs)
+        return;
+    m_trace.push_back(line);
+    while (m_trace.size() > std::size_t(m_config.traceLines))
+        m_trace.pop_front();
+}
+
+} // namespace
+
+SimResult simulate(const SimConfig &config, quint64 seed)
+{
+    World world(config, seed);
+    return world.run();
+}
+
+Verdict judge(const SimResult &result)
+{
+    Verdict v;
+    v.problems = result.violations;
+    v.firstProblemAt = result.firstViolationAt;
+    auto at = [&v](qint64 t) {
+        if (v.firstProblemAt < 0 || t < v.firstProblemAt)
+            v.firstProblemAt = t;
+    };
+    const std::vector<Term> &terms = result.terms;
+
+    // F1, F4: authority intervals never overlap. Terms are recorded in the
+    // order they start.
+    const Term *holder = nullptr;
+    for (const Term &t : terms) {
+        if (t.end <= t.start)
+            continue;
+        if (holder && t.start < holder->end) {
+            ++v.overlaps;
+            at(t.start);
+            if (v.overlaps <= 5)
+                v.problems.append(QStringLiteral("F1/F4: two leaders: %1 leads from %2 while %3 leads until %4 "
+                                                 "(overlap of %5 ms)")
+                                          .arg(t.identity)
+                                          .arg(t.start)
+                                          .arg(holder->identity)
+                                          .arg(holder->end)
+                                          .arg(std::min(holder->end, t.end) - t.start));
+        }
+        if (!holder || t.end > holder->end)
+            holder = &t;
+    }
+
+    // F7: fencing tokens strictly increase from one leader to the next.
+    const Term *previous = nullptr;
+    for (const Term &t : terms) {
+        if (previous) {
+            const bool otherLeader = t.identity != previous->identity;
+            if (otherLeader ? t.token <= previous->token : t.token < previous->token) {
+                at(t.start);
+                v.problems.append(QStringLiteral("F7: %1 leads from %2 with token %3 after %4 with token %5")
+                                          .arg(t.identity)
+                                          .arg(t.start)
+                                          .arg(t.token)
+                                          .arg(previous->identity)
+                                          .arg(previous->token));
+            }
+        }
+        if (!previous || t.identity != previous->identity)
+            ++v.leaderChanges;
+        previous = &t;
+    }
+
+    // F6, F1: once the store is healthy and someone is alive, a leader comes
+    // within L + R and stays.
+    if (result.config.healthyPhase && result.healthyAt >= 0
+        && !result.config.leaderKeepsAuthorityPastDeadline) {
+        const Term *last = terms.empty() ? nullptr : &terms.back();
+        if (!last || !last->openAtEnd || last->start > result.livenessDeadline) {
+            at(result.livenessDeadline);
+            v.problems.append(
+                    QStringLiteral("F6: healthy from %1 (last fault message landed at %2), expected a leader "
+                                   "by %3 that stays until %4; last term: %5")
+                            .arg(result.healthyAt)
+                            .arg(result.healthyFrom)
+                            .arg(result.livenessDeadline)
+                            .arg(result.endMs)
+                            .arg(last ? QStringLiteral("%1 from %2 to %3%4")
+                                                .arg(last->identity)
+                                                .arg(last->start)
+                                                .arg(last->end)
+                                                .arg(last->openAtEnd ? QStringLiteral(" (open)") : QString())
+                                      : QStringLiteral("none")));
+        }
+    }
+    return v;
+}
+
+QString describe(const SimConfig &c)
+{
+    const Faults &f = c.faults;
+    return QStringLiteral("%1 instances, L=%2 R=%3, rates ±%4ppm, latency ≤%5 (p=%6 ≤%7), lost req %8 reply %9, "
+                          "errors %10 applied-errors %11, bare conflicts %12, watch drop %13 delay ≤%14, chaos %15/h%16")
+            .arg(c.instances)
+            .arg(c.leaseMs)
+            .arg(c.renewMs)
+            .arg(c.maxRatePpm)
+            .arg(f.latencyMaxMs)
+            .arg(f.longLatency, 0, 'g', 2)
+            .arg(f.longLatencyMaxMs)
+            .arg(f.requestLost, 0, 'g', 2)
+            .arg(f.replyLost, 0, 'g', 2)
+            .arg(f.storeError, 0, 'g', 2)
+            .arg(f.appliedError, 0, 'g', 2)
+            .arg(f.conflictWithoutState, 0, 'g', 2)
+            .arg(f.watchDropped, 0, 'g', 2)
+            .arg(f.watchDelayMaxMs)
+            .arg(c.chaos.eventsPerHour, 0, 'g', 3)
+            .arg(c.checkCleanHandover ? QStringLiteral(", clean handovers judged") : QString());
+}
+
+QString describeFailure(const SimResult &result, const Verdict &verdict)
+{
+    QStringList lines;
+    lines << QStringLiteral("seed %1 failed (replay with BATON_SIM_SEED=%1): %2")
+                     .arg(result.seed)
+                     .arg(describe(result.config));
+    for (qsizetype i = 0; i < verdict.problems.size() && i < 10; ++i)
+        lines << QStringLiteral("  problem: ") + verdict.problems.at(i);
+    if (!result.trace.isEmpty()) {
+        lines << QStringLiteral("  last events (sim ms, instance, local ms):");
+        for (const QString &t : result.trace)
+            lines << QStringLiteral("    ") + t;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+SimConfig sweepConfig(quint64 seed)
+{
+    // A stream of its own, so that the world's randomness does not depend on
+    // how the configuration was drawn.
+    Random r(seed * 0x9E3779B97F4A7C15ULL + 0x5151);
+    SimConfig c;
+    c.instances = int(r.between(2, 5));
+    c.leaseMs = r.between(40, 300) * 100;
+    c.renewMs = r.between(std::max<qint64>(1000, c.leaseMs / 10), c.leaseMs * 7 / 10);
+    // The library claims to tolerate clock rates off by (L-R)/(3L+R) on each host.
+    const double claimed = double(c.leaseMs - c.renewMs) / double(3 * c.leaseMs + c.renewMs);
+    const auto nearClaim = qint64(0.9 * claimed * double(Million));
+    c.maxRatePpm = r.happens(0.2) ? nearClaim : std::min<qint64>(20000, nearClaim);
+    c.startSpreadMs = r.between(0, c.renewMs);
+    c.durationMs = 3'600'000;
+
+    const bool clean = r.happens(0.25);
+    Faults &f = c.faults;
+    if (clean) {
+        f.latencyMaxMs = r.between(1, 20);
+        f.watchDelayMaxMs = r.between(1, 20);
+    } else {
+        f.requestLost = r.chance() * 0.1;
+        f.replyLost = r.chance() * 0.1;
+        f.storeError = r.chance() * 0.1;
+        f.appliedError = r.chance() * 0.05;
+        f.watchDropped = r.chance() * 0.5;
+        f.conflictWithoutState = r.happens(0.5) ? 1.0 : 0.0;
+        f.longLatency = r.chance() * 0.03;
+        f.latencyMaxMs = r.between(1, 300);
+        f.longLatencyMaxMs = c.leaseMs * 3 / 2;
+        f.watchDelayMaxMs = r.between(1, 1000);
+    }
+    Chaos &ch = c.chaos;
+    ch.eventsPerHour = double(r.between(5, 60));
+    ch.freezeMaxMs = 3 * c.leaseMs;
+    ch.partitionMaxMs = 3 * c.leaseMs;
+    ch.restartMinMs = 1000;
+    ch.restartMaxMs = 2 * c.leaseMs;
+    // Sometimes the deregistered callbacks outlast the deadline: then no release.
+    ch.releaseDelayMaxMs = c.leaseMs;
+    ch.quietAfterStop = clean;
+    c.checkCleanHandover = clean;
+    return c;
+}
+
+} // namespace baton::sim

@@ -1,0 +1,213 @@
+#pragma once
+
+#include "clock.h"
+#include "elector.h"
+#include "leaserecord.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <vector>
+
+namespace baton::sim {
+
+/*!
+ * What the network and the store do wrong. Probabilities are per message;
+ * latencies are one way, in simulated milliseconds.
+ */
+struct Faults
+{
+    double requestLost = 0;
+    double replyLost = 0;
+    /*! The store answers an error and does not apply the request. */
+    double storeError = 0;
+    /*! The store applies a write and then answers an error (a timeout after commit). */
+    double appliedError = 0;
+    double watchDropped = 0;
+    /*! A conflict is answered without the winner's state (as a bare HTTP 409 would be). */
+    double conflictWithoutState = 0;
+    /*! Chance that one message takes up to longLatencyMaxMs instead of up to latencyMaxMs. */
+    double longLatency = 0;
+    qint64 latencyMaxMs = 10;
+    qint64 longLatencyMaxMs = 0;
+    qint64 watchDelayMaxMs = 10;
+};
+
+/*! Process-level trouble, drawn at random while the run is in its faulty phase. */
+struct Chaos
+{
+    double eventsPerHour = 0;
+    /*! Relative weights of the kinds of trouble. */
+    double crash = 1;
+    double freeze = 1;
+    double partition = 1;
+    double stop = 1;
+    /*! Chance that the trouble hits the current leader rather than anyone. */
+    double leaderBias = 0.6;
+    qint64 freezeMaxMs = 0;
+    qint64 partitionMaxMs = 0;
+    qint64 restartMinMs = 1000;
+    qint64 restartMaxMs = 30000;
+    /*! Time the deregistered callbacks take between stop() and release(). */
+    qint64 releaseDelayMaxMs = 500;
+    /*! No new trouble for a while after a clean stop, so that the handover can be judged (F5). */
+    bool quietAfterStop = false;
+};
+
+enum class ScriptKind {
+    /*! The instance that leads at that moment dies; its slot restarts later as a new identity. */
+    CrashLeader,
+    /*! The leader gets no calls for durationMs (SIGSTOP); its clock runs on. */
+    FreezeLeader,
+    /*! The leader's requests, replies and watch events are lost for durationMs. */
+    PartitionLeader,
+    /*! The leader stops cleanly: stop(), then release() durationMs later (F5). */
+    StopLeader,
+    /*! Every message to or from the leader takes exactly durationMs from now on. */
+    SlowLeader,
+    /*! Every watch event is dropped from now on. */
+    DropWatches,
+    /*!
+     * The next instance that sends an acquiring write is stopped while that
+     * write is on its way (SIGTERM during a takeover); release() comes
+     * durationMs later.
+     */
+    StopNextAcquirer,
+};
+
+struct ScriptStep
+{
+    qint64 atMs = 0;
+    ScriptKind kind = ScriptKind::CrashLeader;
+    qint64 durationMs = 0;
+    /*! The instance it hits, instead of the leader. */
+    int slot = -1;
+};
+
+struct SimConfig
+{
+    int instances = 3;
+    qint64 leaseMs = 15000;
+    qint64 renewMs = 5000;
+    /*! Clock rate of each host, in parts per million off true time; missing ones are drawn within ±maxRatePpm. */
+    std::vector<qint64> ratePpm;
+    qint64 maxRatePpm = 20000;
+    /*! When each instance starts; missing ones start at random within startSpreadMs. */
+    std::vector<qint64> startAtMs;
+    qint64 startSpreadMs = 0;
+    /*! Length of the faulty phase. */
+    qint64 durationMs = 3'600'000;
+    Faults faults;
+    Chaos chaos;
+    std::vector<ScriptStep> script;
+    /*! A final phase with no faults and small latencies, to judge liveness (F6). */
+    bool healthyPhase = true;
+    /*! Judge every clean stop: the next leader comes at the next attempt of a follower (F5). */
+    bool checkCleanHandover = false;
+    /*!
+     * A deliberately wrong model of authority, to prove that the checker can
+     * fail: an instance keeps authority from BecameLeader until it reports
+     * StoppedLeading or crashes, ignoring its deadline.
+     */
+    bool leaderKeepsAuthorityPastDeadline = false;
+    /*! Keep the last lines of a trace of the run (0: no trace, and faster)... */
+    int traceLines = 0;
+    /*! ...up to this simulated instant. */
+    qint64 traceUntilMs = std::numeric_limits<qint64>::max();
+};
+
+/*! One span of authority: the instance would have answered isLeader() true. */
+struct Term
+{
+    int slot = -1;
+    QString identity;
+    qint64 start = 0;
+    qint64 end = 0;
+    qint64 token = -1;
+    /*! Still leading when the run ended. */
+    bool openAtEnd = false;
+};
+
+/*! Something that happened, kept for the assertions of the scenarios. */
+struct Happening
+{
+    enum Kind {
+        BecameLeader,
+        StoppedLeading,
+        Crashed,
+        Frozen,
+        Thawed,
+        Partitioned,
+        StopCalled,
+        ReleaseCalled,
+        ReleaseFinished,
+        ReleaseApplied,
+        Restarted,
+        Healthy,
+    };
+    qint64 time = 0;
+    Kind kind = BecameLeader;
+    int slot = -1;
+    QString identity;
+    StopReason reason = StopReason::Stopping;
+    bool released = false;
+    /*! The instance's local monotonic time when it happened, and the one it reported. */
+    qint64 localNow = 0;
+    qint64 reportedMono = 0;
+};
+
+struct SimResult
+{
+    quint64 seed = 0;
+    SimConfig config;
+    std::vector<Term> terms;
+    std::vector<Happening> happenings;
+    /*! Breaches of the contract seen while running (the checks at the end come on top). */
+    QStringList violations;
+    qint64 firstViolationAt = -1;
+    QStringList trace;
+    qint64 endMs = 0;
+    qint64 events = 0;
+    /*! When the final healthy phase began, and when the last message of the faulty phase landed. */
+    qint64 healthyAt = -1;
+    qint64 healthyFrom = -1;
+    qint64 livenessDeadline = -1;
+    /*! Longest time from a release applied at the store to the next leader (F5, F8). */
+    qint64 maxHandoverMs = -1;
+    int handoversJudged = 0;
+};
+
+/*! What the checks found: each line names the rule it breaks. */
+struct Verdict
+{
+    QStringList problems;
+    int overlaps = 0;
+    int leaderChanges = 0;
+    /*! Simulated time of the first problem, where a trace is worth reading. */
+    qint64 firstProblemAt = -1;
+    bool ok() const { return problems.isEmpty(); }
+};
+
+/*! F1, F4, F7, F6, F5 on the outcome of one run. */
+Verdict judge(const SimResult &result);
+
+/*! A random but reproducible configuration for the sweep. */
+SimConfig sweepConfig(quint64 seed);
+
+/*! Runs one simulated world to its end; deterministic for a seed and a configuration. */
+SimResult simulate(const SimConfig &config, quint64 seed);
+
+/*! The failure message of a run: seed, configuration, problems, the trace. */
+QString describeFailure(const SimResult &result, const Verdict &verdict);
+
+/*! Shortest way to read a configuration in a message. */
+QString describe(const SimConfig &config);
+
+} // namespace baton::sim
