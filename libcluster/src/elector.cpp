@@ -125,6 +125,8 @@ ElectorActions Elector::onTimer()
             if (m_leading)
                 stepDown(StopReason::RenewFailed, out);
             finishAttempt(out, AttemptOutcome::Error, message);
+            if (m_releaseRequested)
+                startRelease(out); // the write it waited for will never answer
         }
     }
     if (m_step == Step::None && !m_stopping && now() >= m_nextAttempt)
@@ -238,7 +240,7 @@ void Elector::handleReleaseReply(const LeaseReply &reply, ElectorActions &out)
         observe(reply.state, out);
         if (reply.state.exists && reply.state.record.holder == m_params.identity
             && ++m_releaseRetries <= maxReleaseRetries) {
-            sendRelease(out);
+            startRelease(out, /*retry=*/true);
             return;
         }
         out.push_back(action::ReleaseFinished {false, QStringLiteral("the lease changed hands")});
@@ -314,7 +316,7 @@ ElectorActions Elector::release()
     return out;
 }
 
-void Elector::startRelease(ElectorActions &out)
+void Elector::startRelease(ElectorActions &out, bool retry)
 {
     m_releaseRequested = false;
     if (!m_haveObserved || !m_observed.exists || m_observed.record.holder != m_params.identity) {
@@ -329,7 +331,8 @@ void Elector::startRelease(ElectorActions &out)
                 false, QStringLiteral("past the step-down deadline; the lease is left to expire")});
         return;
     }
-    m_releaseRetries = 0;
+    if (!retry)
+        m_releaseRetries = 0;
     sendRelease(out);
 }
 

@@ -147,7 +147,7 @@ private:
     void handleReadReply(const LeaseReply &reply, ElectorActions &out);
     void handleWriteReply(const LeaseReply &reply, ElectorActions &out);
     void handleReleaseReply(const LeaseReply &reply, ElectorActions &out);
-    void startRelease(ElectorActions &out);
+    void startRelease(ElectorActions &out, bool retry = false);
     void sendRelease(ElectorActions &out);
     LeaseRecord acquisitionRecord(qint64 transitions) const;
     void observe(const LeaseState &state, ElectorActions &out);
