@@ -110,8 +110,12 @@ ParticipantProcess *DemoCommand::leader() const
 
 void DemoCommand::onLeadingChanged(ParticipantProcess *participant, bool leading)
 {
-    printTable(QStringLiteral("%1 %2").arg(participant->label(),
-                                           leading ? QStringLiteral("leads") : QStringLiteral("stopped leading")));
+    // A killed process says nothing more: its leadership ends in the eyes of
+    // this demo, while the lease itself stays until it expires.
+    const QString what = leading ? QStringLiteral("leads")
+            : participant->isRunning() ? QStringLiteral("stopped leading")
+                                       : QStringLiteral("is gone; its lease stays until it expires");
+    printTable(QStringLiteral("%1 %2").arg(participant->label(), what));
     if (!leading)
         return;
     switch (m_stage) {

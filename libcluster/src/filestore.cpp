@@ -98,7 +98,11 @@ bool FileStore::init(QString *errorString)
     if (!info.exists()) {
         // Created with its permissions, not chmod-ed after: no moment where
         // another user could open it.
-        if (!QDir().mkpath(info.absolutePath()) || !QDir().mkdir(path, kOwnerOnlyFolder)) {
+        // Several processes of one host start together: a folder that another
+        // one created meanwhile is as good as our own.
+        const bool created = QDir().mkpath(info.absolutePath())
+                && (QDir().mkdir(path, kOwnerOnlyFolder) || QFileInfo(path).isDir());
+        if (!created) {
             if (errorString) {
                 *errorString = QStringLiteral("%1: cannot create folder %2 (parameter folder)")
                                    .arg(service, path);

@@ -56,6 +56,7 @@ private Q_SLOTS:
     void oneLeaderCrashFailoverAndCleanHandover();
     void badConfigurationExitsWithAClearError_data();
     void badConfigurationExitsWithAClearError();
+    void cleanup();
 
 private:
     QString writeConfig(const QString &name, const QString &instanceId);
@@ -198,6 +199,17 @@ void TestFileStoreElection::oneLeaderCrashFailoverAndCleanHandover()
                                  .toDouble())
                 : qint64(end.value(QStringLiteral("validUntilMono")).toDouble());
     }
+}
+
+void TestFileStoreElection::cleanup()
+{
+    // A failed test shows what each participant said, for the diagnosis.
+    if (QTest::currentTestFailed()) {
+        for (const auto &p : m_participants)
+            qWarning("--- %s (%d events) ---\n%s", qPrintable(p->label()), int(p->events().size()),
+                     p->standardError().constData());
+    }
+    m_participants.clear();
 }
 
 void TestFileStoreElection::badConfigurationExitsWithAClearError_data()
