@@ -83,7 +83,9 @@ public:
     /*!
      * As whenLeader(fn, deregisteredFn), bound to \a context (SPEC W6): the
      * callbacks run in the context's thread, and the registration is removed
-     * when the context is destroyed.
+     * when the context is destroyed, with the rule of the remover: when `fn`
+     * had run, `deregisteredFn` runs then, in the service's thread, and must
+     * not use the context (it is gone). May be called from any thread.
      */
     template<typename Fn, typename DeregisteredFn = std::nullptr_t>
     Remover whenLeader(QObject *context, Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
