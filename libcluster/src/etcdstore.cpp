@@ -386,7 +386,7 @@ void EtcdStore::send(const RequestPtr &request)
         const bool unreadable = error.kind == HttpError::Kind::NotJson
                 || error.kind == HttpError::Kind::TooLarge || error.kind == HttpError::Kind::Redirect;
         request->done({}, failure(unreadable ? Status::BadReply : Status::Unavailable,
-                                  redact(error.message)));
+                                  redact(QStringLiteral("%1: %2").arg(describe(), error.message))));
     });
 }
 
