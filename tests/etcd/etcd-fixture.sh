@@ -10,6 +10,8 @@
 #   etcd-fixture.sh stop DIR                     stop every member and remove DIR
 #   etcd-fixture.sh kill-member DIR N            SIGKILL member N (0-based)
 #   etcd-fixture.sh start-member DIR N           start member N again on its data
+#   etcd-fixture.sh kill-all DIR                 SIGKILL every member (etcd lost)
+#   etcd-fixture.sh start-all DIR                start every member again, wait for quorum
 #
 # With "auth": user root (role root) and user "baton" with read-write on the
 # prefix "auth/", authentication enabled; DIR/credentials holds "baton:<password>".
@@ -145,6 +147,24 @@ start-member)
     start_member "$n"
     wait_healthy "$(cat "$dir/member-$n/client")" || {
         echo "etcd-fixture: member $n did not come back" >&2
+        exit 1
+    }
+    ;;
+kill-all)
+    for pidfile in "$dir"/member-*/pid; do
+        [ -f "$pidfile" ] || continue
+        kill -9 "$(cat "$pidfile")" 2>/dev/null || true
+        rm -f "$pidfile"
+    done
+    ;;
+start-all)
+    n=0
+    for member in "$dir"/member-*; do
+        start_member $n
+        n=$((n + 1))
+    done
+    wait_healthy "$(cat "$dir/endpoints")" || {
+        echo "etcd-fixture: the cluster did not come back" >&2
         exit 1
     }
     ;;
