@@ -18,6 +18,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUuid>
 
 #include <csignal>
 
@@ -62,12 +63,13 @@ private Q_SLOTS:
     void lostStoreMeansNoLeaderThenTheElectionResumes();
 
 private:
-    void startParticipants(const QString &leaseName, int count);
+    void startParticipants(const QString &name, int count);
     ParticipantProcess *leader() const;
     int leaders() const;
 
     test::EtcdFixture m_etcd { "BATON_ETCD_CLUSTER_DIR" };
     QTemporaryDir m_folder;
+    QString m_leaseName;
     std::vector<std::unique_ptr<ParticipantProcess>> m_participants;
 };
 
@@ -87,8 +89,11 @@ void TestEtcdElection::cleanup()
     m_participants.clear();
 }
 
-void TestEtcdElection::startParticipants(const QString &leaseName, int count)
+void TestEtcdElection::startParticipants(const QString &name, int count)
 {
+    // A lease of its own per run: a rerun on the same cluster starts afresh.
+    m_leaseName = name + QLatin1Char('-') + QUuid::createUuid().toString(QUuid::Id128).left(8);
+    const QString leaseName = m_leaseName;
     for (int i = 1; i <= count; ++i) {
         const QString id = QStringLiteral("%1-p%2").arg(leaseName).arg(i);
         const QJsonObject config { { QStringLiteral("services"),
@@ -192,7 +197,7 @@ void TestEtcdElection::overwrittenRecordMakesTheLeaderStepDown()
             { QStringLiteral("acquireTime"), QStringLiteral("2026-01-01T00:00:00.000Z") },
             { QStringLiteral("renewTime"), QStringLiteral("2026-01-01T00:00:00.000Z") },
             { QStringLiteral("leaseTransitions"), 1000 } }).toJson(QJsonDocument::Compact);
-    QVERIFY2(!m_etcd.etcdctl({ QStringLiteral("put"), QStringLiteral("cluster:overwritten"),
+    QVERIFY2(!m_etcd.etcdctl({ QStringLiteral("put"), QStringLiteral("cluster:") + m_leaseName,
                                QString::fromUtf8(intruder) })
                       .isNull(),
              qPrintable(m_etcd.errorString()));
