@@ -1,0 +1,420 @@
+// etcd's wire format, without etcd: the stream splitter, the proto3 JSON
+// traps (absent `succeeded`, absent `type`, string integers, missing `kvs`)
+// and hostile replies (not JSON, missing fields, wrong types, 5xx, oversized,
+// a redirect elsewhere, silence), served by a small HTTP responder in this
+// file that answers what each case says. Each gives a clear error and no
+// crash (R1); re-authentication on "invalid auth token" leaks nothing (R2).
+
+#include "etcdstore.h"
+#include "etcdwatch.h"
+#include "jsonstreamsplitter.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLoggingCategory>
+#include <QSignalSpy>
+#include <QSslSocket>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTest>
+
+#include <functional>
+#include <memory>
+
+using namespace baton;
+using Status = StoreResult::Status;
+
+namespace {
+
+QString b64(const char *text)
+{
+    return QString::fromLatin1(QByteArray(text).toBase64());
+}
+
+QByteArray httpReply(int status, const QByteArray &body, const QByteArray &extraHeaders = {})
+{
+    return "HTTP/1.1 " + QByteArray::number(status) + " X\r\nContent-Type: application/json\r\n"
+            + "Content-Length: " + QByteArray::number(body.size()) + "\r\n" + extraHeaders
+            + "\r\n" + body;
+}
+
+/*! One request as the responder saw it. */
+struct SeenRequest
+{
+    QByteArray path;
+    QByteArray authorization;
+    QByteArray body;
+};
+
+/*!
+ * A loopback HTTP/1.1 server whose answers the test writes: the handler
+ * gets each request and returns the raw bytes to send (status line
+ * included); an empty answer means silence, and the connection stays open
+ * so that further writes (a stream) can follow through stream().
+ */
+class Responder : public QObject
+{
+public:
+    using Handler = std::function<QByteArray(const SeenRequest &)>;
+    explicit Responder(Handler handler)
+        : m_handler(std::move(handler))
+    {
+        connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                connect(socket, &QTcpSocket::readyRead, this, [this, socket] { read(socket); });
+                connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
+            }
+        });
+        m_server.listen(QHostAddress::LocalHost);
+    }
+    QString url(const char *scheme = "http") const
+    {
+        return QStringLiteral("%1://127.0.0.1:%2").arg(QLatin1String(scheme)).arg(m_server.serverPort());
+    }
+    QList<SeenRequest> seen;
+    QPointer<QTcpSocket> lastSocket;
+
+private:
+    void read(QTcpSocket *socket)
+    {
+        QByteArray &buffer = m_buffers[socket];
+        buffer += socket->readAll();
+        const qsizetype end = buffer.indexOf("\r\n\r\n");
+        if (end < 0) {
+            if (!buffer.startsWith("POST")) // not HTTP at all (a TLS hello): say so, and hang up
+                socket->write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+            return;
+        }
+        SeenRequest request;
+        qsizetype length = 0;
+        const QList<QByteArray> lines = buffer.left(end).split('\n');
+        request.path = lines.first().split(' ').value(1);
+        for (const QByteArray &line : lines) {
+            const QByteArray lower = line.toLower();
+            if (lower.startsWith("content-length:"))
+                length = line.mid(15).trimmed().toLongLong();
+            if (lower.startsWith("authorization:"))
+                request.authorization = line.mid(14).trimmed();
+        }
+        if (buffer.size() < end + 4 + length)
+            return;
+        request.body = buffer.mid(end + 4, length);
+        buffer.remove(0, end + 4 + length);
+        seen.append(request);
+        lastSocket = socket;
+        const QByteArray answer = m_handler(request);
+        if (!answer.isEmpty())
+            socket->write(answer);
+    }
+
+    QTcpServer m_server;
+    Handler m_handler;
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+};
+
+std::unique_ptr<EtcdStore> storeFor(const QString &endpoint, QString *error,
+                                    QJsonObject extra = {})
+{
+    extra.insert(QStringLiteral("endpoints"), QJsonArray { endpoint });
+    if (!extra.contains(QStringLiteral("timeout")))
+        extra.insert(QStringLiteral("timeout"), 2000);
+    auto store = std::make_unique<EtcdStore>(QStringLiteral("Registry"), extra, nullptr);
+    if (!store->init(error))
+        return nullptr;
+    return store;
+}
+
+QStringList s_logLines;
+void captureLog(QtMsgType, const QMessageLogContext &, const QString &message)
+{
+    s_logLines.append(message);
+}
+
+} // namespace
+
+class TestEtcdWire : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void splitter_data();
+    void splitter();
+    void splitterRefusesWhatIsNotAStreamOfObjects_data();
+    void splitterRefusesWhatIsNotAStreamOfObjects();
+    void replies_data();
+    void replies();
+    void silentEndpointTimesOut();
+    void watchReadsEventsWithoutType();
+    void reauthenticatesOnInvalidTokenAndLeaksNothing();
+    void tlsToAPlainServerIsATlsError();
+};
+
+void TestEtcdWire::splitter_data()
+{
+    QTest::addColumn<QList<QByteArray>>("reads");
+    QTest::addColumn<QList<QByteArray>>("objects");
+    const QByteArray a = R"({"result":{"created":true}})";
+    const QByteArray b = R"({"result":{"events":[{"kv":{"key":"YQ=="}}]}})";
+    QTest::newRow("one object per read, newline-separated as etcd 3.4 sends them")
+            << QList<QByteArray> { a + "\n", b + "\n" } << QList<QByteArray> { a, b };
+    QTest::newRow("an object split across reads")
+            << QList<QByteArray> { a.left(5), a.mid(5, 9), a.mid(14) + "\n" } << QList<QByteArray> { a };
+    QTest::newRow("several objects in one read")
+            << QList<QByteArray> { a + "\n" + b + "\n" + a } << QList<QByteArray> { a, b, a };
+    QTest::newRow("objects with no separator at all")
+            << QList<QByteArray> { a + b } << QList<QByteArray> { a, b };
+    QTest::newRow("braces and escaped quotes inside strings do not count")
+            << QList<QByteArray> { R"({"m":"a } \" { b"})", "\r\n" }
+            << QList<QByteArray> { R"({"m":"a } \" { b"})" };
+}
+
+void TestEtcdWire::splitter()
+{
+    QFETCH(QList<QByteArray>, reads);
+    QFETCH(QList<QByteArray>, objects);
+    JsonStreamSplitter splitter;
+    QList<QByteArray> found;
+    for (const QByteArray &read : reads)
+        QVERIFY2(splitter.feed(read, &found), qPrintable(splitter.errorString()));
+    QCOMPARE(found, objects);
+    QCOMPARE(splitter.pendingBytes(), 0);
+}
+
+void TestEtcdWire::splitterRefusesWhatIsNotAStreamOfObjects_data()
+{
+    QTest::addColumn<QByteArray>("data");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("an HTML page") << QByteArray("<html>") << "JSON object";
+    QTest::newRow("a list where an object should be") << QByteArray("[1]") << "JSON object";
+    QTest::newRow("one message larger than the limit")
+            << QByteArray("{\"v\":\"" + QByteArray(200, 'x')) << "larger than 100";
+}
+
+// R1: a stream that is not objects, or one too large, stops with a clear error.
+void TestEtcdWire::splitterRefusesWhatIsNotAStreamOfObjects()
+{
+    QFETCH(QByteArray, data);
+    QFETCH(QString, mentions);
+    JsonStreamSplitter splitter(100);
+    QList<QByteArray> found;
+    QVERIFY(!splitter.feed(data, &found));
+    QVERIFY2(splitter.errorString().contains(mentions), qPrintable(splitter.errorString()));
+    QVERIFY(!splitter.feed("{}", &found)); // stays failed
+}
+
+void TestEtcdWire::replies_data()
+{
+    QTest::addColumn<QString>("operation");
+    QTest::addColumn<QByteArray>("reply");
+    QTest::addColumn<QString>("status");
+    QTest::addColumn<QString>("mentions");
+    const QByteArray kv = "{\"key\":\"" + b64("cluster:a").toLatin1() + "\",\"value\":\""
+            + b64(R"({"n":1})").toLatin1() + "\",\"mod_revision\":\"5\"}";
+
+    QTest::newRow("a failed txn has no succeeded: a Conflict showing the winner")
+            << "create" << httpReply(200, R"({"header":{"revision":"7"},"responses":[{"response_range":{"kvs":[)" + kv + "]}}]}")
+            << "Conflict" << "already exists";
+    QTest::newRow("a failed conditional update with no kvs: NotFound")
+            << "update" << httpReply(200, R"({"header":{"revision":"7"},"responses":[{"response_range":{}}]})")
+            << "NotFound" << "cluster:a";
+    QTest::newRow("a range with no kvs: NotFound")
+            << "get" << httpReply(200, R"({"header":{"revision":"3"}})") << "NotFound" << "cluster:a";
+    QTest::newRow("revisions are strings: read as numbers")
+            << "get" << httpReply(200, "{\"kvs\":[" + kv + "]}") << "Ok" << "5";
+    QTest::newRow("a successful txn takes its version from header.revision")
+            << "create" << httpReply(200, R"({"header":{"revision":"8"},"succeeded":true})") << "Ok" << "8";
+    QTest::newRow("a successful txn without header.revision is BadReply")
+            << "create" << httpReply(200, R"({"succeeded":true})") << "BadReply" << "header.revision";
+    QTest::newRow("a reply that is not JSON is BadReply")
+            << "get" << httpReply(200, "<html>busy</html>") << "BadReply" << "not a JSON object";
+    QTest::newRow("kvs that is not a list is BadReply")
+            << "get" << httpReply(200, R"({"kvs":{"key":"x"}})") << "BadReply" << "\"kvs\"";
+    QTest::newRow("a record whose mod_revision is a list is BadReply")
+            << "get" << httpReply(200, "{\"kvs\":[{\"key\":\"" + b64("cluster:a").toLatin1() + "\",\"value\":\"e30=\",\"mod_revision\":[5]}]}")
+            << "BadReply" << "mod_revision";
+    QTest::newRow("a record without a key is BadReply")
+            << "get" << httpReply(200, R"({"kvs":[{"value":"e30=","mod_revision":"5"}]})") << "BadReply" << "\"key\"";
+    QTest::newRow("a value that is not a JSON document is BadReply naming the key")
+            << "get" << httpReply(200, "{\"kvs\":[{\"key\":\"" + b64("cluster:a").toLatin1() + "\",\"value\":\"" + b64("hello").toLatin1() + "\",\"mod_revision\":\"5\"}]}")
+            << "BadReply" << "value of key \"cluster:a\"";
+    QTest::newRow("succeeded that is a string is BadReply")
+            << "create" << httpReply(200, R"({"succeeded":"yes"})") << "BadReply" << "succeeded";
+    QTest::newRow("a 500 is Unavailable with the server's message")
+            << "get" << httpReply(500, R"({"error":"etcdserver: boom","message":"etcdserver: boom","code":13})")
+            << "Unavailable" << "etcdserver: boom";
+    QTest::newRow("a 403 is Unavailable with the server's message")
+            << "get" << httpReply(403, R"({"error":"etcdserver: permission denied","message":"etcdserver: permission denied","code":7})")
+            << "Unavailable" << "HTTP 403: etcdserver: permission denied";
+    QTest::newRow("an oversized reply is BadReply")
+            << "get" << httpReply(200, "{\"kvs\":[],\"pad\":\"" + QByteArray(5 * 1024 * 1024, 'x') + "\"}")
+            << "BadReply" << "limit";
+    QTest::newRow("a redirect to another host is refused")
+            << "get" << httpReply(307, "{}", "Location: http://203.0.113.9:2379/v3/kv/range\r\n")
+            << "BadReply" << "redirect";
+}
+
+// R1: each reply gives the status it should, with a message naming what was wrong.
+void TestEtcdWire::replies()
+{
+    QFETCH(QString, operation);
+    QFETCH(QByteArray, reply);
+    QFETCH(QString, status);
+    QFETCH(QString, mentions);
+    Responder responder([&](const SeenRequest &) { return reply; });
+    QString error;
+    auto store = storeFor(responder.url(), &error);
+    QVERIFY2(store, qPrintable(error));
+    int calls = 0;
+    StoreResult result;
+    auto done = [&](const StoreResult &r) {
+        ++calls;
+        result = r;
+    };
+    const QString key = QStringLiteral("cluster:a");
+    if (operation == QLatin1String("get"))
+        store->get(key, done);
+    else if (operation == QLatin1String("create"))
+        store->create(key, QJsonObject { { QStringLiteral("n"), 2 } }, done);
+    else
+        store->update(key, QJsonObject { { QStringLiteral("n"), 2 } }, QStringLiteral("4"), done);
+    QCOMPARE(calls, 0); // never inside the call
+    QTRY_COMPARE(calls, 1);
+    const QString names[] = { QStringLiteral("Ok"), QStringLiteral("Conflict"),
+                              QStringLiteral("NotFound"), QStringLiteral("Unavailable"),
+                              QStringLiteral("BadReply") };
+    QCOMPARE(names[int(result.status)], status);
+    const QString shown = result.ok() ? result.entry.version : result.errorString;
+    QVERIFY2(shown.contains(mentions), qPrintable(shown));
+    if (!result.ok())
+        QVERIFY2(result.errorString.contains(QLatin1String("Webda/EtcdStore \"Registry\"")),
+                 qPrintable(result.errorString));
+    if (status == QLatin1String("Conflict")) {
+        QVERIFY(result.entryKnown);
+        QCOMPARE(result.entry.version, QStringLiteral("5"));
+        QCOMPARE(result.entry.document, (QJsonObject { { QStringLiteral("n"), 1 } }));
+    }
+}
+
+// R4, B1 (timeout): an endpoint that accepts and never answers is
+// Unavailable after the timeout, never a hang.
+void TestEtcdWire::silentEndpointTimesOut()
+{
+    Responder responder([](const SeenRequest &) { return QByteArray(); });
+    QString error;
+    auto store = storeFor(responder.url(), &error, { { QStringLiteral("timeout"), 300 } });
+    QVERIFY2(store, qPrintable(error));
+    std::optional<StoreResult> result;
+    store->get(QStringLiteral("cluster:a"), [&](const StoreResult &r) { result = r; });
+    QTRY_VERIFY(result.has_value());
+    QCOMPARE(int(result->status), int(Status::Unavailable));
+    QVERIFY2(result->errorString.contains(QLatin1String("300 ms")), qPrintable(result->errorString));
+}
+
+// B1: a watch reads PUT events (no `type`) and DELETE events, from messages
+// split and merged across reads, and resumes after the revision it saw.
+void TestEtcdWire::watchReadsEventsWithoutType()
+{
+    Responder responder([](const SeenRequest &request) -> QByteArray {
+        if (request.path != "/v3/watch")
+            return httpReply(200, "{}");
+        return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n";
+    });
+    QString error;
+    auto store = storeFor(responder.url(), &error);
+    QVERIFY2(store, qPrintable(error));
+    QObject owner;
+    StoreWatch *watch = store->watch(QStringLiteral("cluster:"), &owner);
+    QSignalSpy created(qobject_cast<EtcdWatch *>(watch), &EtcdWatch::streamCreated);
+    QSignalSpy changed(watch, &StoreWatch::entryChanged);
+    QSignalSpy removed(watch, &StoreWatch::entryRemoved);
+    QTRY_VERIFY(responder.lastSocket);
+    const QByteArray put = "{\"result\":{\"header\":{\"revision\":\"11\"},\"events\":[{\"kv\":{\"key\":\""
+            + b64("cluster:a").toLatin1() + "\",\"value\":\"" + b64(R"({"n":1})").toLatin1()
+            + "\",\"mod_revision\":\"11\"}}]}}\n";
+    const QByteArray del = "{\"result\":{\"header\":{\"revision\":\"12\"},\"events\":[{\"type\":\"DELETE\",\"kv\":{\"key\":\""
+            + b64("cluster:a").toLatin1() + "\",\"mod_revision\":\"12\"}}]}}\n";
+    responder.lastSocket->write(R"({"result":{"header":{"revision":"10"},"created":true}})" "\n"
+                                + put.left(30));
+    QVERIFY(created.wait());
+    responder.lastSocket->write(put.mid(30) + del);
+    QTRY_COMPARE(removed.size(), 1);
+    QCOMPARE(changed.size(), 1);
+    const StoreEntry entry = changed.first().at(0).value<StoreEntry>();
+    QCOMPARE(entry.key, QStringLiteral("cluster:a"));
+    QCOMPARE(entry.version, QStringLiteral("11"));
+    QCOMPARE(removed.first().at(0).toString(), QStringLiteral("cluster:a"));
+    QCOMPARE(qobject_cast<EtcdWatch *>(watch)->nextRevision(), 13);
+
+    // A hostile message breaks the stream (R1); the next one resumes at 13.
+    const int before = int(responder.seen.size());
+    responder.lastSocket->write("{\"result\": 5}\n");
+    QTRY_VERIFY(responder.seen.size() > before);
+    const QJsonObject resumed = QJsonDocument::fromJson(responder.seen.last().body).object();
+    QCOMPARE(resumed.value(QLatin1String("create_request")).toObject()
+                     .value(QLatin1String("start_revision")).toString(),
+             QStringLiteral("13"));
+}
+
+// B1 (auth), R2: a refused token is renewed once and the request retried;
+// the token goes bare in Authorization; neither password nor token is in
+// any log line or message.
+void TestEtcdWire::reauthenticatesOnInvalidTokenAndLeaksNothing()
+{
+    int tokensIssued = 0;
+    Responder responder([&](const SeenRequest &request) -> QByteArray {
+        if (request.path == "/v3/auth/authenticate") {
+            ++tokensIssued;
+            return httpReply(200, "{\"token\":\"SECRET-TOKEN-" + QByteArray::number(tokensIssued) + "\"}");
+        }
+        if (request.authorization == "SECRET-TOKEN-1")
+            return httpReply(401, R"({"error":"etcdserver: invalid auth token","message":"etcdserver: invalid auth token","code":16})");
+        return httpReply(200, "{\"kvs\":[{\"key\":\"" + b64("cluster:a").toLatin1()
+                                      + "\",\"value\":\"e30=\",\"mod_revision\":\"3\"}]}");
+    });
+    s_logLines.clear();
+    QLoggingCategory::setFilterRules(QStringLiteral("baton.*.debug=true"));
+    const QtMessageHandler previous = qInstallMessageHandler(captureLog);
+    QString error;
+    auto store = storeFor(responder.url(), &error,
+                          { { QStringLiteral("username"), QStringLiteral("alice") },
+                            { QStringLiteral("password"), QStringLiteral("PASSWORD-xyz") } });
+    std::optional<StoreResult> result;
+    if (store)
+        store->get(QStringLiteral("cluster:a"), [&](const StoreResult &r) { result = r; });
+    QTRY_VERIFY(!store || result.has_value());
+    qInstallMessageHandler(previous);
+    QLoggingCategory::setFilterRules(QStringLiteral("baton.*.debug=false"));
+    QVERIFY2(store, qPrintable(error));
+
+    QVERIFY2(result->ok(), qPrintable(result->errorString));
+    QCOMPARE(store->authentications(), 2);
+    QStringList authorizations;
+    for (const SeenRequest &request : std::as_const(responder.seen))
+        authorizations.append(QString::fromLatin1(request.path + " " + request.authorization).trimmed());
+    QCOMPARE(authorizations, (QStringList { QStringLiteral("/v3/auth/authenticate"),
+                                            QStringLiteral("/v3/kv/range SECRET-TOKEN-1"),
+                                            QStringLiteral("/v3/auth/authenticate"),
+                                            QStringLiteral("/v3/kv/range SECRET-TOKEN-2") }));
+    const QString logged = s_logLines.join(QLatin1Char('\n'));
+    QVERIFY2(!s_logLines.isEmpty(), "nothing was logged: the capture proves nothing");
+    QVERIFY2(!logged.contains(QLatin1String("PASSWORD-xyz")), qPrintable(logged));
+    QVERIFY2(!logged.contains(QLatin1String("SECRET-TOKEN")), qPrintable(logged));
+}
+
+// R1, R3: https to a server that does not speak TLS is a TLS error, named.
+void TestEtcdWire::tlsToAPlainServerIsATlsError()
+{
+    if (!QSslSocket::supportsSsl())
+        QSKIP("this Qt has no TLS backend");
+    Responder responder([](const SeenRequest &) { return QByteArray(); });
+    QString error;
+    auto store = storeFor(responder.url("https"), &error, { { QStringLiteral("timeout"), 3000 } });
+    QVERIFY2(store, qPrintable(error));
+    std::optional<StoreResult> result;
+    store->get(QStringLiteral("cluster:a"), [&](const StoreResult &r) { result = r; });
+    QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 10000);
+    QCOMPARE(int(result->status), int(Status::Unavailable));
+    QVERIFY2(result->errorString.contains(QLatin1String("TLS")), qPrintable(result->errorString));
+}
+
+QTEST_GUILESS_MAIN(TestEtcdWire)
+#include "tst_etcdwire.moc"
