@@ -3,6 +3,7 @@
 
 #include "democommand.h"
 #include "joincommand.h"
+#include "statuscommand.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -31,6 +32,12 @@ Commands:
                  --listen [HOST:]PORT serves /metrics and /healthz (loopback
                  unless a non-loopback address is given as numbers);
                  --explain prints what the timings guarantee, and exits
+  status --config FILE [--watch] [--json] [--history FILE.csv|FILE.json]
+                 the leases of FILE's Registry, one line each: holder, held
+                 since, last renewal against the lease duration, transitions;
+                 --json: one JSON record a line; --watch: follow them and
+                 print each failover until SIGINT/SIGTERM; --history: write
+                 the failovers seen on exit
   demo           three participants on a file Registry: a crash failover and
                  a clean handover, shown live, then the history
   help           this text
@@ -145,6 +152,35 @@ int runJoin(QCoreApplication &app)
     return early >= 0 ? early : app.exec();
 }
 
+int runStatus(QCoreApplication &app)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Show the leases of a configuration's Registry."));
+    const QCommandLineOption config(QStringLiteral("config"),
+                                    QStringLiteral("The application configuration (JSON)."),
+                                    QStringLiteral("FILE"));
+    const QCommandLineOption watch(QStringLiteral("watch"),
+                                   QStringLiteral("Follow the leases until SIGINT/SIGTERM."));
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("One JSON record a line."));
+    const QCommandLineOption history(QStringLiteral("history"),
+                                     QStringLiteral("On exit, write the failovers seen to FILE "
+                                                    "(.csv or .json)."),
+                                     QStringLiteral("FILE"));
+    parser.addOptions({config, watch, json, history});
+    int exitCode = 0;
+    if (!parseCommand(app, parser, "status", &exitCode))
+        return exitCode;
+    if (!parser.isSet(config)) {
+        std::fprintf(stderr, "baton status: --config FILE is required\n");
+        return baton::StatusCommand::BadUsage;
+    }
+    baton::StatusCommand status({parser.value(config), parser.isSet(watch), parser.isSet(json),
+                                 parser.value(history)});
+    QObject::connect(&status, &baton::StatusCommand::finished, &app, &QCoreApplication::exit);
+    const int early = status.start();
+    return early >= 0 ? early : app.exec();
+}
+
 int runDemo(QCoreApplication &app)
 {
     baton::DemoCommand demo(QCoreApplication::applicationFilePath());
@@ -167,6 +203,8 @@ int main(int argc, char *argv[])
     const QString command = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("help");
     if (command == QLatin1String("join"))
         return runJoin(app);
+    if (command == QLatin1String("status"))
+        return runStatus(app);
     if (command == QLatin1String("demo"))
         return runDemo(app);
     if (command == QLatin1String("--version") || command == QLatin1String("version")) {
