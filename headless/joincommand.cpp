@@ -1,7 +1,9 @@
 #include "joincommand.h"
 
+#include "electionmetrics.h"
 #include "execsupervisor.h"
 #include "signalwatcher.h"
+#include "statusserver.h"
 
 #include <baton/application.h>
 #include <baton/clusterservice.h>
@@ -144,9 +146,36 @@ int JoinCommand::start()
         return Success;
     }
 
+    QHostAddress listenAddress;
+    quint16 listenPort = 0;
+    if (!m_options.listen.isEmpty()
+        && !StatusServer::parseAddress(m_options.listen, &listenAddress, &listenPort, &error)) {
+        complain(error);
+        return BadUsage;
+    }
+
     if (m_options.eventsJson)
         for (ClusterService *cluster : std::as_const(m_clusters))
             connect(cluster, &ClusterService::electionEvent, this, &JoinCommand::writeEvent);
+    if (!m_options.listen.isEmpty()) {
+        // Fed by the event stream, beside the election: it never waits on HTTP.
+        m_metrics = new ElectionMetrics(nullptr, this);
+        for (ClusterService *cluster : std::as_const(m_clusters))
+            m_metrics->follow(cluster);
+        if (m_exec)
+            connect(m_exec, &ExecSupervisor::event, m_metrics, &ElectionMetrics::record);
+        m_server = new StatusServer(m_metrics, this);
+        const quint16 port = m_server->listen(listenAddress, listenPort, &error);
+        if (port == 0) {
+            complain(error);
+            return RuntimeFailure;
+        }
+        std::fprintf(stderr, "baton join: serving /metrics and /healthz on http://%s:%u\n",
+                     qPrintable(listenAddress.protocol() == QAbstractSocket::IPv6Protocol
+                                        ? QStringLiteral("[%1]").arg(listenAddress.toString())
+                                        : listenAddress.toString()),
+                     unsigned(port));
+    }
 
     // Signals are caught before the election starts, so that even the first
     // acquisition is released cleanly when a stop comes at once.

@@ -10,6 +10,7 @@ namespace baton {
 
 class Application;
 class ClusterService;
+class ElectionMetrics;
 class ExecSupervisor;
 class SignalWatcher;
 class StatusServer;
@@ -75,6 +76,7 @@ private:
     std::unique_ptr<Application> m_application;
     QList<ClusterService *> m_clusters;
     ExecSupervisor *m_exec = nullptr;
+    ElectionMetrics *m_metrics = nullptr;
     StatusServer *m_server = nullptr;
     SignalWatcher *m_signals = nullptr;
     int m_exitCode = Success;
