@@ -22,6 +22,7 @@ ExecSupervisor::ExecSupervisor(ClusterService *cluster, Options options, QObject
 {
     m_restartDelayMs = m_options.restartDelayMs;
     m_restartTimer.setSingleShot(true);
+    m_restartTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_restartTimer, &QTimer::timeout, this, [this] {
         if (m_leading && !m_process && m_cluster && m_cluster->isLeader())
             startCommand();
