@@ -155,7 +155,10 @@ void LeaseObserver::applyEntry(const StoreEntry &entry)
             change.why = QStringLiteral("first-acquire");
             if (known) // without a leader since the release was seen
                 change.gapMs = now - previousChanged;
-        } else if (previousExpired) {
+        } else if (previousExpired || now - previousChanged >= previousDuration / 2) {
+            // A successor takes an unreleased lease only once it judged it
+            // expired, on its own clock, which may run a little ahead of
+            // ours: a holder unseen for half a lease had stopped renewing.
             change.why = QStringLiteral("expired");
             change.gapMs = std::max<qint64>(0, now - (previousChanged + previousDuration));
         } else {

@@ -48,7 +48,12 @@ struct LeaseFailover
     QString lease;
     QString from;
     QString to;
-    /*! first-acquire, released, expired, taken-over: as in the event stream (O5). */
+    /*!
+     * first-acquire, released, expired, taken-over: as in the event stream
+     * (O5). "expired" when the previous holder had not renewed for half a
+     * lease or more as this observer saw it (its successor judged the
+     * expiry on its own clock, which may run a little ahead of ours).
+     */
     QString why;
     QDateTime when;
     qint64 mono = 0;
