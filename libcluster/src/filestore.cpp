@@ -98,7 +98,10 @@ bool FileStore::init(QString *errorString)
     if (!info.exists()) {
         // Created with its permissions, not chmod-ed after: no moment where
         // another user could open it.
-        if (!QDir().mkpath(info.absolutePath()) || !QDir().mkdir(path, kOwnerOnlyFolder)) {
+        // Another process of the group may create it between the check and
+        // the mkdir (they start together): its folder is as good as ours.
+        if (!QDir().mkpath(info.absolutePath())
+            || (!QDir().mkdir(path, kOwnerOnlyFolder) && !QFileInfo(path).isDir())) {
             if (errorString) {
                 *errorString = QStringLiteral("%1: cannot create folder %2 (parameter folder)")
                                    .arg(service, path);

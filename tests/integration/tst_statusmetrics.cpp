@@ -42,6 +42,7 @@ class TestStatusMetrics : public QObject
 private Q_SLOTS:
     void initTestCase();
     void statusMetricsAndHealthThroughAFailover();
+    void cleanup();
 
 private:
     QString writeConfig(const QString &instanceId);
@@ -51,7 +52,16 @@ private:
 
     QTemporaryDir m_folder;
     QNetworkAccessManager m_network;
+    std::vector<std::unique_ptr<ParticipantProcess>> m_participants;
 };
+
+void TestStatusMetrics::cleanup()
+{
+    if (QTest::currentTestFailed())
+        for (const auto &p : m_participants)
+            qWarning("--- %s ---\n%s", qPrintable(p->label()), p->standardError().constData());
+    m_participants.clear();
+}
 
 void TestStatusMetrics::initTestCase()
 {
@@ -109,7 +119,7 @@ QProcess *TestStatusMetrics::runStatus(const QStringList &extra)
 
 void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
 {
-    std::vector<std::unique_ptr<ParticipantProcess>> participants;
+    auto &participants = m_participants;
     for (const QString &id : {QStringLiteral("a"), QStringLiteral("b")}) {
         participants.push_back(std::make_unique<ParticipantProcess>(
                 id, test::batonBinary(),
