@@ -1,0 +1,275 @@
+// `baton join --exec` end to end: three real processes on one FileStore
+// folder run one command "while leading". Across a crash (SIGKILL), a freeze
+// longer than the lease (SIGSTOP, SIGCONT) and a clean handover (SIGTERM),
+// the command never runs in two places at once (SPEC O3). Every copy of the
+// command appends its lines to one shared file (O_APPEND: the file's order is
+// the order of the writes), so two copies running at once would interleave.
+
+#include "participantprocess.h"
+#include "testsupport.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace baton;
+
+namespace {
+
+constexpr qint64 leaseMs = 2000;
+constexpr qint64 renewMs = 500;
+
+qint64 monoOf(const QJsonObject &event)
+{
+    return qint64(event.value(QStringLiteral("mono")).toDouble());
+}
+
+QJsonObject lastEvent(const ParticipantProcess &p, const QString &name)
+{
+    const QList<QJsonObject> events = p.events();
+    for (auto it = events.rbegin(); it != events.rend(); ++it)
+        if (it->value(QStringLiteral("event")).toString() == name)
+            return *it;
+    return {};
+}
+
+int countEvents(const ParticipantProcess &p, const QString &name)
+{
+    const QList<QJsonObject> events = p.events();
+    return int(std::count_if(events.begin(), events.end(), [&](const QJsonObject &e) {
+        return e.value(QStringLiteral("event")).toString() == name;
+    }));
+}
+
+bool isAlive(qint64 pid)
+{
+    return pid > 0 && ::kill(pid_t(pid), 0) == 0;
+}
+
+} // namespace
+
+class TestJoinExec : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanup();
+    void theCommandNeverRunsTwiceAcrossCrashFreezeAndHandover();
+    void aSecondSignalExitsAtOnceAndTheCommandDiesWithIt();
+
+private:
+    QString writeConfig(const QString &name, const QString &instanceId, const QString &lease);
+    ParticipantProcess *start(const QString &id, const QString &lease, const QStringList &extra);
+    /*! A running participant that leads, other than \a except (a frozen one still says it leads). */
+    ParticipantProcess *leader(const ParticipantProcess *except = nullptr) const;
+    QStringList logLines() const;
+    /*! Lines written by the copy of the command with \a pid. */
+    int linesOf(qint64 pid) const;
+
+    QTemporaryDir m_folder;
+    QString m_log;
+    std::vector<std::unique_ptr<ParticipantProcess>> m_participants;
+};
+
+void TestJoinExec::initTestCase()
+{
+    QVERIFY2(!test::batonBinary().isEmpty(), "BATON_BINARY is not set: run through ctest");
+    QVERIFY(m_folder.isValid());
+    m_log = m_folder.filePath(QStringLiteral("command.log"));
+}
+
+QString TestJoinExec::writeConfig(const QString &name, const QString &instanceId, const QString &lease)
+{
+    const QJsonObject config {
+            {QStringLiteral("services"),
+             QJsonObject {{QStringLiteral("Registry"),
+                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
+                                        {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}}},
+                          {QStringLiteral("cluster"),
+                           QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
+                                        {QStringLiteral("leaseName"), lease},
+                                        {QStringLiteral("instanceId"), instanceId},
+                                        {QStringLiteral("leaseDuration"), leaseMs},
+                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
+    const QString path = m_folder.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    file.write(QJsonDocument(config).toJson());
+    return path;
+}
+
+ParticipantProcess *TestJoinExec::start(const QString &id, const QString &lease, const QStringList &extra)
+{
+    const QString config = writeConfig(id + QStringLiteral(".json"), id, lease);
+    m_participants.push_back(std::make_unique<ParticipantProcess>(
+            id, test::batonBinary(),
+            QStringList {QStringLiteral("join"), QStringLiteral("--config"), config,
+                         QStringLiteral("--events"), QStringLiteral("json")}
+                    + extra));
+    m_participants.back()->start();
+    return m_participants.back().get();
+}
+
+ParticipantProcess *TestJoinExec::leader(const ParticipantProcess *except) const
+{
+    for (const auto &p : m_participants)
+        if (p.get() != except && p->isRunning() && p->isLeading())
+            return p.get();
+    return nullptr;
+}
+
+void TestJoinExec::cleanup()
+{
+    for (const auto &p : m_participants) {
+        p->sendSignal(SIGCONT);
+        p->sendSignal(SIGKILL);
+    }
+    m_participants.clear();
+}
+
+QStringList TestJoinExec::logLines() const
+{
+    QFile file(m_log);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+}
+
+int TestJoinExec::linesOf(qint64 pid) const
+{
+    const QString suffix = QLatin1Char(' ') + QString::number(pid);
+    const QStringList lines = logLines();
+    return int(std::count_if(lines.begin(), lines.end(), [&](const QString &l) { return l.endsWith(suffix); }));
+}
+
+void TestJoinExec::theCommandNeverRunsTwiceAcrossCrashFreezeAndHandover()
+{
+    // Each line: "<start|tick> <instance> <pid of this copy>". A copy
+    // writes ticks until SIGTERM ends it (the trap writes nothing).
+    const QString command = QStringLiteral(
+            "echo \"start $BATON_INSTANCE $$\" >> '%1'; trap 'exit 0' TERM; "
+            "while :; do echo \"tick $BATON_INSTANCE $$\" >> '%1'; sleep 0.02; done")
+                                    .arg(m_log);
+    const QStringList exec {QStringLiteral("--exec"), command, QStringLiteral("--grace"), QStringLiteral("300")};
+    for (const QString &id : {QStringLiteral("e1"), QStringLiteral("e2"), QStringLiteral("e3")})
+        start(id, QStringLiteral("nightly"), exec);
+
+    // O3: the leader, and only it, runs the command.
+    QTRY_VERIFY_WITH_TIMEOUT(leader() && countEvents(*leader(), QStringLiteral("exec-started")) == 1, 20000);
+    ParticipantProcess *first = leader();
+    const qint64 firstPid = qint64(lastEvent(*first, QStringLiteral("exec-started")).value(QStringLiteral("pid")).toDouble());
+    QTRY_VERIFY_WITH_TIMEOUT(linesOf(firstPid) >= 10, 10000);
+
+    // Crash (F6): SIGKILL to baton join. Its command dies with it
+    // (PR_SET_PDEATHSIG): no orphan keeps working while the lease runs out.
+    QSignalSpy firstDied(first, &ParticipantProcess::finished);
+    first->sendSignal(SIGKILL);
+    QVERIFY(firstDied.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(!isAlive(firstPid), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(leader(first) && countEvents(*leader(first), QStringLiteral("exec-started")) == 1,
+                             20000);
+    ParticipantProcess *second = leader(first);
+    const qint64 secondPid = qint64(lastEvent(*second, QStringLiteral("exec-started")).value(QStringLiteral("pid")).toDouble());
+    QTRY_VERIFY_WITH_TIMEOUT(linesOf(secondPid) >= 10, 10000);
+
+    // Freeze (F4): baton join and its command stopped for longer than the
+    // lease. The third instance takes over and starts its own copy. On
+    // SIGCONT, baton steps down before anything else (reason "deadline") and
+    // its supervisor sends TERM then CONT to the still-stopped command, which
+    // thus ends without running another step. (A freeze of the whole host
+    // resumes both at once; then the old copy runs until SIGTERM reaches it,
+    // a few milliseconds: docs/operations.md.)
+    second->sendSignal(SIGSTOP);
+    QCOMPARE(::kill(-pid_t(secondPid), SIGSTOP), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(leader(second) && countEvents(*leader(second), QStringLiteral("exec-started")) == 1,
+                             20000);
+    ParticipantProcess *third = leader(second);
+    QVERIFY(third != first);
+    second->sendSignal(SIGCONT);
+    QTRY_VERIFY_WITH_TIMEOUT(countEvents(*second, QStringLiteral("exec-stopped")) == 1, 10000);
+    QCOMPARE(lastEvent(*second, QStringLiteral("stopped-leading")).value(QStringLiteral("reason")).toString(),
+             QStringLiteral("deadline"));
+    QVERIFY(!isAlive(secondPid));
+    QVERIFY(second->isRunning()); // stepping down never ends the process (F5)
+
+    // Clean handover (F5, F8): SIGTERM; the command is stopped before the
+    // release, and the follower takes over on the release, not on an expiry.
+    const qint64 thirdPid = qint64(lastEvent(*third, QStringLiteral("exec-started")).value(QStringLiteral("pid")).toDouble());
+    QTRY_VERIFY_WITH_TIMEOUT(linesOf(thirdPid) >= 10, 10000);
+    QSignalSpy thirdExited(third, &ParticipantProcess::finished);
+    third->sendSignal(SIGTERM);
+    QVERIFY(thirdExited.wait(10000));
+    QCOMPARE(third->exitStatus(), QProcess::NormalExit);
+    QCOMPARE(third->exitCode(), 0);
+    QVERIFY(!isAlive(thirdPid));
+    const QJsonObject execStopped = lastEvent(*third, QStringLiteral("exec-stopped"));
+    const QJsonObject released = lastEvent(*third, QStringLiteral("released"));
+    QVERIFY(released.value(QStringLiteral("released")).toBool());
+    QVERIFY(monoOf(execStopped) <= monoOf(released));
+    QCOMPARE(execStopped.value(QStringLiteral("exitCode")).toInt(), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(countEvents(*second, QStringLiteral("exec-started")) == 2, 10000);
+    const qint64 handoverMs = monoOf(lastEvent(*second, QStringLiteral("started-leading"))) - monoOf(released);
+    qInfo("clean handover with --exec: %lld ms from the release to the next leader", handoverMs);
+    QVERIFY(handoverMs >= 0 && handoverMs < leaseMs);
+
+    const qint64 lastPid = qint64(lastEvent(*second, QStringLiteral("exec-started")).value(QStringLiteral("pid")).toDouble());
+    QTRY_VERIFY_WITH_TIMEOUT(linesOf(lastPid) >= 10, 10000);
+    QSignalSpy secondExited(second, &ParticipantProcess::finished);
+    second->sendSignal(SIGTERM);
+    QVERIFY(secondExited.wait(10000));
+    QCOMPARE(second->exitCode(), 0);
+
+    // The file: copies follow one another; no line of one copy falls
+    // between the first and last line of another.
+    const QStringList lines = logLines();
+    QStringList order; // copy ids, in order of first appearance
+    QString current;
+    for (const QString &line : lines) {
+        const QStringList parts = line.split(QLatin1Char(' '));
+        QCOMPARE(parts.size(), 3);
+        const QString copy = parts.at(2);
+        if (copy == current)
+            continue;
+        QVERIFY2(!order.contains(copy),
+                 qPrintable(QStringLiteral("copy %1 wrote again after copy %2 had started").arg(copy, current)));
+        QCOMPARE(parts.at(0), QStringLiteral("start"));
+        order.append(copy);
+        current = copy;
+    }
+    QCOMPARE(order.size(), 4); // e-first, second, third, second again
+    qInfo("%lld lines from %lld copies of the command, none overlapping", qint64(lines.size()), qint64(order.size()));
+}
+
+void TestJoinExec::aSecondSignalExitsAtOnceAndTheCommandDiesWithIt()
+{
+    // A command that ignores SIGTERM and a grace of 700 ms: the clean stop
+    // waits; a second signal ends baton at once (exit 128 + SIGINT), and the
+    // command goes with it (PR_SET_PDEATHSIG).
+    const QString ready = m_folder.filePath(QStringLiteral("stubborn-ready"));
+    ParticipantProcess *p = start(QStringLiteral("stubborn"), QStringLiteral("stubborn"),
+                                  {QStringLiteral("--exec"),
+                                   QStringLiteral("trap '' TERM; touch '%1'; while :; do sleep 0.05; done").arg(ready),
+                                   QStringLiteral("--grace"), QStringLiteral("700")});
+    QTRY_VERIFY_WITH_TIMEOUT(countEvents(*p, QStringLiteral("exec-started")) == 1, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(ready), 10000);
+    const qint64 pid = qint64(lastEvent(*p, QStringLiteral("exec-started")).value(QStringLiteral("pid")).toDouble());
+    QSignalSpy exited(p, &ParticipantProcess::finished);
+    p->sendSignal(SIGTERM);
+    QTRY_VERIFY_WITH_TIMEOUT(countEvents(*p, QStringLiteral("stopped-leading")) == 1, 10000);
+    QVERIFY(isAlive(pid)); // within its grace
+    p->sendSignal(SIGINT);
+    QVERIFY(exited.wait(10000));
+    QCOMPARE(p->exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p->exitCode(), 128 + SIGINT);
+    QCOMPARE(countEvents(*p, QStringLiteral("exec-stopped")), 0); // it never got that far
+    QTRY_VERIFY_WITH_TIMEOUT(!isAlive(pid), 5000);
+}
+
+QTEST_GUILESS_MAIN(TestJoinExec)
+#include "tst_joinexec.moc"

@@ -1,0 +1,253 @@
+// What an operator's tooling sees, from real processes on one FileStore
+// folder: `baton status` (table, --json, --watch --history) against a known
+// election (SPEC O2, O5), `/metrics` scraped through a failover and read by a
+// strict reader of the Prometheus text format, and `/healthz` going 503 when
+// the store is gone for longer than the lease, and 200 when it is back (O3, R4).
+
+#include "participantprocess.h"
+#include "testsupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace baton;
+
+namespace {
+
+constexpr qint64 leaseMs = 2000;
+constexpr qint64 renewMs = 500;
+
+struct HttpAnswer
+{
+    int status = 0;
+    QByteArray body;
+};
+
+} // namespace
+
+class TestStatusMetrics : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void statusMetricsAndHealthThroughAFailover();
+    void cleanup();
+
+private:
+    QString writeConfig(const QString &instanceId);
+    HttpAnswer get(quint16 port, const QString &path);
+    static quint16 portOf(const ParticipantProcess &p);
+    QProcess *runStatus(const QStringList &extra);
+
+    QTemporaryDir m_folder;
+    QNetworkAccessManager m_network;
+    std::vector<std::unique_ptr<ParticipantProcess>> m_participants;
+};
+
+void TestStatusMetrics::cleanup()
+{
+    if (QTest::currentTestFailed())
+        for (const auto &p : m_participants)
+            qWarning("--- %s ---\n%s", qPrintable(p->label()), p->standardError().constData());
+    m_participants.clear();
+}
+
+void TestStatusMetrics::initTestCase()
+{
+    QVERIFY2(!test::batonBinary().isEmpty(), "BATON_BINARY is not set: run through ctest");
+    QVERIFY(m_folder.isValid());
+}
+
+QString TestStatusMetrics::writeConfig(const QString &instanceId)
+{
+    const QJsonObject config {
+            {QStringLiteral("services"),
+             QJsonObject {{QStringLiteral("Registry"),
+                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
+                                        {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}}},
+                          {QStringLiteral("cluster"),
+                           QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
+                                        {QStringLiteral("leaseName"), QStringLiteral("watched")},
+                                        {QStringLiteral("instanceId"), instanceId},
+                                        {QStringLiteral("leaseDuration"), leaseMs},
+                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
+    const QString path = m_folder.filePath(instanceId + QStringLiteral(".json"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    file.write(QJsonDocument(config).toJson());
+    return path;
+}
+
+HttpAnswer TestStatusMetrics::get(quint16 port, const QString &path)
+{
+    QNetworkReply *reply = m_network.get(QNetworkRequest(QUrl(QStringLiteral("http://127.0.0.1:%1%2").arg(port).arg(path))));
+    QSignalSpy done(reply, &QNetworkReply::finished);
+    if (!reply->isFinished() && !done.wait(5000))
+        return {};
+    HttpAnswer answer {reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), reply->readAll()};
+    reply->deleteLater();
+    return answer;
+}
+
+quint16 TestStatusMetrics::portOf(const ParticipantProcess &p)
+{
+    static const QRegularExpression re(QStringLiteral("serving /metrics and /healthz on http://127\\.0\\.0\\.1:(\\d+)"));
+    const QRegularExpressionMatch m = re.match(QString::fromUtf8(p.standardError()));
+    return m.hasMatch() ? quint16(m.captured(1).toUInt()) : 0;
+}
+
+QProcess *TestStatusMetrics::runStatus(const QStringList &extra)
+{
+    auto *status = new QProcess(this);
+    status->start(test::batonBinary(), QStringList {QStringLiteral("status"), QStringLiteral("--config"),
+                                                    m_folder.filePath(QStringLiteral("a.json"))}
+                                               + extra);
+    return status;
+}
+
+void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
+{
+    auto &participants = m_participants;
+    for (const QString &id : {QStringLiteral("a"), QStringLiteral("b")}) {
+        participants.push_back(std::make_unique<ParticipantProcess>(
+                id, test::batonBinary(),
+                QStringList {QStringLiteral("join"), QStringLiteral("--config"), writeConfig(id),
+                             QStringLiteral("--events"), QStringLiteral("json"),
+                             QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")}));
+        participants.back()->start();
+    }
+    ParticipantProcess &a = *participants.at(0);
+    ParticipantProcess &b = *participants.at(1);
+    QTRY_VERIFY_WITH_TIMEOUT(portOf(a) != 0 && portOf(b) != 0, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(a.isLeading() != b.isLeading(), 20000);
+    ParticipantProcess &leader = a.isLeading() ? a : b;
+    ParticipantProcess &follower = a.isLeading() ? b : a;
+    QTRY_VERIFY_WITH_TIMEOUT(!follower.events().isEmpty(), 10000);
+
+    // O2: the table, one line for the lease, naming the known holder.
+    QProcess *table = runStatus({});
+    QVERIFY(table->waitForFinished(10000));
+    QCOMPARE(table->exitCode(), 0);
+    const QStringList rows = QString::fromUtf8(table->readAllStandardOutput()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(rows.size(), 2);
+    QVERIFY2(rows.at(0).startsWith(QStringLiteral("LEASE")), qPrintable(rows.at(0)));
+    const QStringList cells = rows.at(1).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    QCOMPARE(cells.at(0), QStringLiteral("watched"));
+    QCOMPARE(cells.at(1), leader.instanceId());
+    QVERIFY2(rows.at(1).contains(QStringLiteral("/2.0s")), qPrintable(rows.at(1)));
+    QVERIFY2(rows.at(1).contains(QStringLiteral("held")), qPrintable(rows.at(1)));
+
+    // O5: --json, a `lease` record a line, with the common fields.
+    QProcess *json = runStatus({QStringLiteral("--json")});
+    QVERIFY(json->waitForFinished(10000));
+    QCOMPARE(json->exitCode(), 0);
+    const QList<QByteArray> lines = json->readAllStandardOutput().split('\n');
+    QCOMPARE(lines.size(), 2); // one record, then the empty rest after the last line feed
+    const QJsonObject lease = test::parseEventLine(lines.at(0));
+    for (const char *field : {"v", "ts", "mono", "lease", "instance", "event", "holder", "acquireTime",
+                              "renewTime", "leaseDurationMs", "transitions", "sinceChangeMs", "expired"})
+        QVERIFY2(lease.contains(QLatin1String(field)), field);
+    QCOMPARE(lease.value(QStringLiteral("v")).toInt(), 1);
+    QCOMPARE(lease.value(QStringLiteral("event")).toString(), QStringLiteral("lease"));
+    QCOMPARE(lease.value(QStringLiteral("holder")).toString(), leader.instanceId());
+    QCOMPARE(lease.value(QStringLiteral("leaseDurationMs")).toInt(), int(leaseMs));
+    QVERIFY(QDateTime::fromString(lease.value(QStringLiteral("ts")).toString(), Qt::ISODateWithMs).isValid());
+
+    // Watchers that keep the history, in both formats.
+    const QString csvPath = m_folder.filePath(QStringLiteral("history.csv"));
+    const QString jsonPath = m_folder.filePath(QStringLiteral("history.json"));
+    QProcess *watchCsv = runStatus({QStringLiteral("--watch"), QStringLiteral("--history"), csvPath});
+    QProcess *watchJson = runStatus({QStringLiteral("--watch"), QStringLiteral("--json"),
+                                     QStringLiteral("--history"), jsonPath});
+    QTRY_VERIFY_WITH_TIMEOUT(watchCsv->bytesAvailable() > 0 && watchJson->bytesAvailable() > 0, 10000);
+
+    // O3 /metrics before: the leader says 1, the follower 0; both parse.
+    test::PrometheusScrape before = test::parsePrometheus(get(portOf(leader), QStringLiteral("/metrics")).body);
+    QVERIFY2(before.ok(), qPrintable(before.error));
+    QCOMPARE(before.value(QStringLiteral("baton_is_leader")), 1.0);
+    const test::PrometheusScrape followerBefore = test::parsePrometheus(get(portOf(follower), QStringLiteral("/metrics")).body);
+    QVERIFY2(followerBefore.ok(), qPrintable(followerBefore.error));
+    QCOMPARE(followerBefore.value(QStringLiteral("baton_is_leader")), 0.0);
+    QCOMPARE(get(portOf(follower), QStringLiteral("/healthz")).status, 200);
+
+    // The failover: SIGKILL to the leader; the follower takes over (F6),
+    // and its metrics show it.
+    QSignalSpy died(&leader, &ParticipantProcess::finished);
+    leader.sendSignal(SIGKILL);
+    QVERIFY(died.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(follower.isLeading(), 20000);
+    const test::PrometheusScrape after = test::parsePrometheus(get(portOf(follower), QStringLiteral("/metrics")).body);
+    QVERIFY2(after.ok(), qPrintable(after.error));
+    QCOMPARE(after.value(QStringLiteral("baton_is_leader")), 1.0);
+    QVERIFY(after.value(QStringLiteral("baton_leader_transitions_total"))
+            > followerBefore.value(QStringLiteral("baton_leader_transitions_total")));
+    QVERIFY(after.value(QStringLiteral("baton_attempts_total"), {{QStringLiteral("outcome"), QStringLiteral("acquired")}}) >= 1.0);
+    QVERIFY(after.value(QStringLiteral("baton_attempt_latency_seconds_count"))
+            > followerBefore.value(QStringLiteral("baton_attempt_latency_seconds_count")));
+    QVERIFY(after.value(QStringLiteral("baton_seconds_since_last_renewal")) >= 0.0);
+    QVERIFY(!get(portOf(follower), QStringLiteral("/metrics")).body.contains("password"));
+
+    // The watchers saw it as an expiry; on SIGTERM they write the history.
+    QTRY_VERIFY_WITH_TIMEOUT(watchJson->peek(1 << 20).contains("\"leader-changed\""), 10000);
+    for (QProcess *watcher : {watchCsv, watchJson}) {
+        ::kill(pid_t(watcher->processId()), SIGTERM);
+        QVERIFY(watcher->waitForFinished(10000));
+        QCOMPARE(watcher->exitCode(), 0);
+    }
+    QFile csv(csvPath);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList csvLines = QString::fromUtf8(csv.readAll()).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+    QCOMPARE(csvLines.at(0), QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions"));
+    QCOMPARE(csvLines.size(), 2);
+    const QStringList change = csvLines.at(1).split(QLatin1Char(','));
+    QCOMPARE(change.size(), 8);
+    QCOMPARE(change.at(0), QStringLiteral("watched"));
+    QCOMPARE(change.at(1), leader.instanceId());
+    QCOMPARE(change.at(2), follower.instanceId());
+    QCOMPARE(change.at(3), QStringLiteral("expired"));
+    QVERIFY(change.at(6).toLongLong() >= 0);
+    QFile historyJson(jsonPath);
+    QVERIFY(historyJson.open(QIODevice::ReadOnly));
+    const QJsonArray history = QJsonDocument::fromJson(historyJson.readAll()).object().value(QStringLiteral("history")).toArray();
+    QCOMPARE(history.size(), 1);
+    QCOMPARE(history.at(0).toObject().value(QStringLiteral("why")).toString(), QStringLiteral("expired"));
+    for (const QByteArray &line : watchJson->readAllStandardOutput().split('\n')) {
+        if (line.isEmpty())
+            continue;
+        const QJsonObject record = test::parseEventLine(line);
+        QVERIFY2(!record.isEmpty(), line.constData());
+        for (const char *field : {"v", "ts", "mono", "lease", "instance", "event"})
+            QVERIFY2(record.contains(QLatin1String(field)), line.constData());
+    }
+
+    // /healthz: the store folder goes away; after the lease of failures it
+    // says 503 with the reason; the folder back, 200 again (R4).
+    const QString registry = m_folder.filePath(QStringLiteral("registry"));
+    const QString hidden = m_folder.filePath(QStringLiteral("registry.away"));
+    QVERIFY(QDir().rename(registry, hidden));
+    QTRY_COMPARE_WITH_TIMEOUT(get(portOf(follower), QStringLiteral("/healthz")).status, 503, 10000);
+    const HttpAnswer unhealthy = get(portOf(follower), QStringLiteral("/healthz"));
+    QVERIFY2(unhealthy.body.contains("unreachable"), unhealthy.body.constData());
+    QVERIFY(QDir().rename(hidden, registry));
+    QTRY_COMPARE_WITH_TIMEOUT(get(portOf(follower), QStringLiteral("/healthz")).status, 200, 10000);
+
+    QSignalSpy exited(&follower, &ParticipantProcess::finished);
+    follower.sendSignal(SIGTERM);
+    QVERIFY(exited.wait(10000));
+    QCOMPARE(follower.exitCode(), 0);
+}
+
+QTEST_GUILESS_MAIN(TestStatusMetrics)
+#include "tst_statusmetrics.moc"
