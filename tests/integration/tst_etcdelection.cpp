@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "etcdfixture.h"
+#include "eventstream.h"
 #include "participantprocess.h"
 #include "testsupport.h"
 
@@ -23,6 +24,7 @@
 #include <csignal>
 
 using namespace baton;
+using namespace baton::test;
 
 namespace {
 
@@ -30,23 +32,9 @@ constexpr qint64 leaseMs = 2000;
 constexpr qint64 renewMs = 500;
 constexpr int waitMs = 20000;
 
-qint64 monoOf(const QJsonObject &event)
-{
-    return qint64(event.value(QStringLiteral("mono")).toDouble());
-}
-
 QString nameOf(const QJsonObject &event)
 {
     return event.value(QStringLiteral("event")).toString();
-}
-
-QJsonObject lastEvent(const ParticipantProcess &p, const QString &name, qint64 since = 0)
-{
-    const QList<QJsonObject> events = p.events();
-    for (auto it = events.rbegin(); it != events.rend(); ++it)
-        if (nameOf(*it) == name && monoOf(*it) >= since)
-            return *it;
-    return {};
 }
 
 } // namespace

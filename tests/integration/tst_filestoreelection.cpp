@@ -4,6 +4,7 @@
 // processes' own event streams (O5), on the host's monotonic clock.
 
 #include "clock.h"
+#include "eventstream.h"
 #include "participantprocess.h"
 #include "testsupport.h"
 
@@ -17,34 +18,12 @@
 #include <csignal>
 
 using namespace baton;
+using namespace baton::test;
 
 namespace {
 
 constexpr qint64 leaseMs = 2000;
 constexpr qint64 renewMs = 500;
-
-qint64 monoOf(const QJsonObject &event)
-{
-    return qint64(event.value(QStringLiteral("mono")).toDouble());
-}
-
-/*! The first event named \a name with `mono` at or after \a since, or an empty object. */
-QJsonObject firstEvent(const ParticipantProcess &p, const QString &name, qint64 since = 0)
-{
-    for (const QJsonObject &e : p.events())
-        if (e.value(QStringLiteral("event")).toString() == name && monoOf(e) >= since)
-            return e;
-    return {};
-}
-
-QJsonObject lastEvent(const ParticipantProcess &p, const QString &name)
-{
-    const QList<QJsonObject> events = p.events();
-    for (auto it = events.rbegin(); it != events.rend(); ++it)
-        if (it->value(QStringLiteral("event")).toString() == name)
-            return *it;
-    return {};
-}
 
 } // namespace
 

@@ -5,6 +5,7 @@
 // command appends its lines to one shared file (O_APPEND: the file's order is
 // the order of the writes), so two copies running at once would interleave.
 
+#include "eventstream.h"
 #include "participantprocess.h"
 #include "testsupport.h"
 
@@ -18,25 +19,12 @@
 #include <csignal>
 
 using namespace baton;
+using namespace baton::test;
 
 namespace {
 
 constexpr qint64 leaseMs = 2000;
 constexpr qint64 renewMs = 500;
-
-qint64 monoOf(const QJsonObject &event)
-{
-    return qint64(event.value(QStringLiteral("mono")).toDouble());
-}
-
-QJsonObject lastEvent(const ParticipantProcess &p, const QString &name)
-{
-    const QList<QJsonObject> events = p.events();
-    for (auto it = events.rbegin(); it != events.rend(); ++it)
-        if (it->value(QStringLiteral("event")).toString() == name)
-            return *it;
-    return {};
-}
 
 int countEvents(const ParticipantProcess &p, const QString &name)
 {

@@ -4,8 +4,7 @@
 // is for a signal or a condition, never for time to pass.
 
 #include "clock.h"
-#include "memorystore.h"
-#include "storeleasebackend.h"
+#include "storecluster.h"
 
 #include <baton/application.h>
 #include <baton/cluster.h>
@@ -18,53 +17,13 @@
 #include <QThread>
 
 using namespace baton;
+using baton::test::makeStore;
+using baton::test::StoreCluster;
 
 namespace {
 
 constexpr int shortLease = 600;
 constexpr int shortRenew = 100;
-
-/*!
- * A cluster service on a given store with an injectable clock: the same
- * StoreLeaseBackend that StoreClusterService uses, built without an
- * Application so that a test can hold several instances.
- */
-class StoreCluster : public ClusterService
-{
-public:
-    StoreCluster(Store *store, const QString &instanceId, const QString &leaseName = QStringLiteral("leader"),
-                 const Clock *clock = nullptr)
-        : ClusterService(instanceId,
-                         QJsonObject {{QStringLiteral("instanceId"), instanceId},
-                                      {QStringLiteral("leaseName"), leaseName},
-                                      {QStringLiteral("leaseDuration"), shortLease},
-                                      {QStringLiteral("renewInterval"), shortRenew}},
-                         nullptr)
-        , m_store(store)
-    {
-        if (clock)
-            setClock(clock);
-    }
-    ~StoreCluster() override = default;
-
-protected:
-    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *) override
-    {
-        return std::make_unique<StoreLeaseBackend>(m_store, leaseName());
-    }
-
-private:
-    Store *m_store;
-};
-
-std::unique_ptr<MemoryStore> makeStore()
-{
-    auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
-    QString error;
-    if (!store->init(&error))
-        qFatal("%s", qPrintable(error));
-    return store;
-}
 
 bool start(ClusterService &cluster)
 {
@@ -285,7 +244,7 @@ void TestClusterService::isLeaderComparesTheDeadlineAtCallTime()
     // the first call, before any timer of its own has run.
     auto store = makeStore();
     ManualClock clock;
-    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), &clock);
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), {}, &clock);
     QVERIFY(start(a));
     QTRY_VERIFY(a.isLeader());
     clock.advance((shortLease + shortRenew) / 2 - 1);

@@ -7,7 +7,7 @@
 #include "electionmetrics.h"
 #include "eventrecord.h"
 #include "memorystore.h"
-#include "storeleasebackend.h"
+#include "storecluster.h"
 #include "testsupport.h"
 
 #include <baton/clusterservice.h>
@@ -18,33 +18,9 @@
 #include <cmath>
 
 using namespace baton;
+using baton::test::StoreCluster;
 
 namespace {
-
-class StoreCluster : public ClusterService
-{
-public:
-    StoreCluster(Store *store, const QString &instanceId, const Clock *clock)
-        : ClusterService(instanceId,
-                         QJsonObject {{QStringLiteral("instanceId"), instanceId},
-                                      {QStringLiteral("leaseName"), QStringLiteral("m")},
-                                      {QStringLiteral("leaseDuration"), 600},
-                                      {QStringLiteral("renewInterval"), 100}},
-                         nullptr)
-        , m_store(store)
-    {
-        setClock(clock);
-    }
-
-protected:
-    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *) override
-    {
-        return std::make_unique<StoreLeaseBackend>(m_store, leaseName());
-    }
-
-private:
-    Store *m_store;
-};
 
 QJsonObject attempt(const Clock &clock, const QString &lease, const QString &outcome, qint64 latencyMs)
 {
@@ -166,7 +142,7 @@ void TestElectionMetrics::healthGoesBadWhenTheStoreIsGoneLongerThanTheLease()
     // the store is gone; one answer from the store makes it healthy again.
     ManualClock clock;
     auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
-    StoreCluster cluster(store.get(), QStringLiteral("me"), &clock);
+    StoreCluster cluster(store.get(), QStringLiteral("me"), QStringLiteral("m"), {}, &clock);
     QString error;
     QVERIFY(cluster.validate(&error));
     ElectionMetrics metrics(&clock);
@@ -194,7 +170,7 @@ void TestElectionMetrics::healthGoesBadPastTheDeadlineOfALeaderThatStillThinksIt
     auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
     QString error;
     QVERIFY(store->init(&error));
-    StoreCluster cluster(store.get(), QStringLiteral("me"), &clock);
+    StoreCluster cluster(store.get(), QStringLiteral("me"), QStringLiteral("m"), {}, &clock);
     QVERIFY(cluster.validate(&error));
     ElectionMetrics metrics(&clock);
     metrics.follow(&cluster);

@@ -7,7 +7,7 @@
 #include "clock.h"
 #include "execsupervisor.h"
 #include "memorystore.h"
-#include "storeleasebackend.h"
+#include "storecluster.h"
 
 #include <baton/clusterservice.h>
 
@@ -19,44 +19,13 @@
 #include <csignal>
 
 using namespace baton;
+using baton::test::makeStore;
+using baton::test::StoreCluster;
 
 namespace {
 
 constexpr int leaseMs = 600;
 constexpr int renewMs = 100;
-
-class StoreCluster : public ClusterService
-{
-public:
-    StoreCluster(Store *store, const QString &instanceId)
-        : ClusterService(instanceId,
-                         QJsonObject {{QStringLiteral("instanceId"), instanceId},
-                                      {QStringLiteral("leaseName"), QStringLiteral("exec")},
-                                      {QStringLiteral("leaseDuration"), leaseMs},
-                                      {QStringLiteral("renewInterval"), renewMs}},
-                         nullptr)
-        , m_store(store)
-    {
-    }
-
-protected:
-    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *) override
-    {
-        return std::make_unique<StoreLeaseBackend>(m_store, leaseName());
-    }
-
-private:
-    Store *m_store;
-};
-
-std::unique_ptr<MemoryStore> makeStore()
-{
-    auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
-    QString error;
-    if (!store->init(&error))
-        qFatal("%s", qPrintable(error));
-    return store;
-}
 
 bool isAlive(qint64 pid)
 {
@@ -143,7 +112,7 @@ void TestExecSupervisor::graceMustFitTheSafetyMargin()
     QFETCH(qint64, requested);
     QFETCH(qint64, expected);
     auto store = makeStore();
-    StoreCluster cluster(store.get(), QStringLiteral("a"));
+    StoreCluster cluster(store.get(), QStringLiteral("a"), QStringLiteral("exec"), {leaseMs, renewMs});
     QString error;
     QVERIFY(cluster.validate(&error));
     ExecSupervisor supervisor(&cluster, {QStringLiteral("true"), requested});
@@ -163,8 +132,8 @@ void TestExecSupervisor::commandRunsOnTheLeaderOnlyAndIsDeadBeforeTheRelease()
     // the leader only; a clean stop of the leader kills it before the release,
     // and the other instance starts its own only after that.
     auto store = makeStore();
-    StoreCluster a(store.get(), QStringLiteral("a"));
-    StoreCluster b(store.get(), QStringLiteral("b"));
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("exec"), {leaseMs, renewMs});
+    StoreCluster b(store.get(), QStringLiteral("b"), QStringLiteral("exec"), {leaseMs, renewMs});
     const QString command = QStringLiteral("trap 'exit 0' TERM; while :; do sleep 0.05; done");
     ExecSupervisor execA(&a, {command});
     ExecSupervisor execB(&b, {command});
@@ -212,7 +181,7 @@ void TestExecSupervisor::commandIgnoringSigtermIsKilledAfterTheGrace()
     // O3: SIGTERM first, SIGKILL once the grace period is over, to the whole
     // group (the shell and its sleep both ignore TERM here).
     auto store = makeStore();
-    StoreCluster a(store.get(), QStringLiteral("a"));
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("exec"), {leaseMs, renewMs});
     QTemporaryDir folder;
     const QString ready = folder.filePath(QStringLiteral("trap-set"));
     // The file says the trap is in place: a TERM before it would end the shell.
@@ -244,7 +213,7 @@ void TestExecSupervisor::commandExitingWhileLeadingIsRestartedWithBackOff()
     // --on-exit restart: a command that ends by itself while leading runs
     // again, after a delay that doubles; it is logged with its exit status.
     auto store = makeStore();
-    StoreCluster a(store.get(), QStringLiteral("a"));
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("exec"), {leaseMs, renewMs});
     ExecSupervisor::Options options {QStringLiteral("exit 3")};
     options.restartDelayMs = 20;
     options.restartDelayMaxMs = 80;
@@ -283,7 +252,7 @@ void TestExecSupervisor::stepDownOnExitAsksTheCallerToStop()
 {
     // --on-exit step-down: no restart; the caller is asked to give the lease up.
     auto store = makeStore();
-    StoreCluster a(store.get(), QStringLiteral("a"));
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("exec"), {leaseMs, renewMs});
     ExecSupervisor::Options options {QStringLiteral("exit 7")};
     options.onExit = ExecSupervisor::OnExit::StepDown;
     ExecSupervisor exec(&a, options);
@@ -306,7 +275,7 @@ void TestExecSupervisor::removingTheRegistrationStopsTheCommand()
     // W5: removing the registration while leading runs its deregisteredFn:
     // the command is stopped, the instance keeps leading.
     auto store = makeStore();
-    StoreCluster a(store.get(), QStringLiteral("a"));
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("exec"), {leaseMs, renewMs});
     ExecSupervisor exec(&a, {QStringLiteral("exec sleep 30")});
     QString error;
     QVERIFY(a.validate(&error) && exec.attach(&error) && a.init(&error));

@@ -7,7 +7,7 @@
 #include "leasecodec.h"
 #include "leaseobserver.h"
 #include "memorystore.h"
-#include "storeleasebackend.h"
+#include "storecluster.h"
 
 #include <baton/clusterservice.h>
 
@@ -17,32 +17,10 @@
 #include <QTest>
 
 using namespace baton;
+using baton::test::makeStore;
+using baton::test::StoreCluster;
 
 namespace {
-
-class StoreCluster : public ClusterService
-{
-public:
-    StoreCluster(Store *store, const QString &instanceId, const QString &leaseName)
-        : ClusterService(instanceId,
-                         QJsonObject {{QStringLiteral("instanceId"), instanceId},
-                                      {QStringLiteral("leaseName"), leaseName},
-                                      {QStringLiteral("leaseDuration"), 600},
-                                      {QStringLiteral("renewInterval"), 100}},
-                         nullptr)
-        , m_store(store)
-    {
-    }
-
-protected:
-    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *) override
-    {
-        return std::make_unique<StoreLeaseBackend>(m_store, leaseName());
-    }
-
-private:
-    Store *m_store;
-};
 
 /*! A MemoryStore that cannot watch, as a store without watches: the observer polls. */
 class UnwatchableStore : public MemoryStore
@@ -51,16 +29,6 @@ public:
     using MemoryStore::MemoryStore;
     StoreWatch *watch(const QString &, QObject *) override { return nullptr; }
 };
-
-template<typename S = MemoryStore>
-std::unique_ptr<S> makeStore()
-{
-    auto store = std::make_unique<S>(QStringLiteral("Registry"), QJsonObject(), nullptr);
-    QString error;
-    if (!store->init(&error))
-        qFatal("%s", qPrintable(error));
-    return store;
-}
 
 bool start(ClusterService &cluster)
 {

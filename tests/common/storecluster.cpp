@@ -1,0 +1,24 @@
+#include "storecluster.h"
+
+namespace baton::test {
+
+StoreCluster::StoreCluster(Store *store, const QString &instanceId, const QString &leaseName,
+                           Timings timings, const Clock *clock)
+    : ClusterService(instanceId,
+                     QJsonObject {{QStringLiteral("instanceId"), instanceId},
+                                  {QStringLiteral("leaseName"), leaseName},
+                                  {QStringLiteral("leaseDuration"), double(timings.leaseMs)},
+                                  {QStringLiteral("renewInterval"), double(timings.renewMs)}},
+                     nullptr)
+    , m_store(store)
+{
+    if (clock)
+        setClock(clock);
+}
+
+std::unique_ptr<LeaseBackend> StoreCluster::createLeaseBackend(QString *)
+{
+    return std::make_unique<StoreLeaseBackend>(m_store, leaseName());
+}
+
+} // namespace baton::test
