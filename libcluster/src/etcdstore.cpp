@@ -434,25 +434,25 @@ void EtcdStore::get(const QString &key, Callback done)
     });
 }
 
-void EtcdStore::create(const QString &key, const QJsonObject &document, Callback done)
+void EtcdStore::putIf(const QString &operation, const QString &key, const QJsonObject &document,
+                      const QJsonObject &compare, LostRace lost, Callback done)
 {
+    // One transaction: the put when the comparison holds, else a read of the
+    // key, so that a lost race costs no second request.
     const QByteArray full = fullKey(key);
     const QJsonObject body = txn(
-            QJsonObject { { QStringLiteral("key"), b64(full) },
-                          { QStringLiteral("target"), QStringLiteral("CREATE") },
-                          { QStringLiteral("create_revision"), QStringLiteral("0") } },
+            compare,
             QJsonObject { { QStringLiteral("request_put"),
                             QJsonObject { { QStringLiteral("key"), b64(full) },
                                           { QStringLiteral("value"), b64(compact(document)) } } } },
             rangeOp(full));
     call(QStringLiteral("/v3/kv/txn"), body,
-         [this, key, document, done = std::move(done)](const QJsonObject &json,
-                                                       const Failure &failed) {
+         [this, operation, key, document, lost = std::move(lost), done = std::move(done)](
+                 const QJsonObject &json, const Failure &failed) {
         if (failed) {
             deliver(done, *failed);
             return;
         }
-        const QString operation = QStringLiteral("create");
         bool succeeded = false;
         if (!etcdcodec::optionalBool(json.value(QLatin1String("succeeded")), &succeeded)) {
             deliver(done, badReply(operation, key, QStringLiteral("\"succeeded\" is not a boolean")));
@@ -474,18 +474,37 @@ void EtcdStore::create(const QString &key, const QJsonObject &document, Callback
                                           .value(QLatin1String("response_range")).toObject();
         QJsonArray kvs;
         QString why;
-        StoreEntry current;
-        if (!etcdcodec::kvsOf(range, &kvs, &why) || kvs.isEmpty()
-            || !etcdcodec::decodeKv(kvs.first(), m_prefix, &current, &why)) {
-            deliver(done, badReply(operation, key,
-                                   why.isEmpty() ? QStringLiteral("a failed create carries no "
-                                                                  "current value")
-                                                 : why));
+        if (!etcdcodec::kvsOf(range, &kvs, &why)) {
+            deliver(done, badReply(operation, key, why));
             return;
         }
-        deliver(done, conflict(current, QStringLiteral("%1: key \"%2\" already exists")
-                                                .arg(describe(), key)));
+        std::optional<StoreEntry> current;
+        if (!kvs.isEmpty()) {
+            StoreEntry entry;
+            if (!etcdcodec::decodeKv(kvs.first(), m_prefix, &entry, &why)) {
+                deliver(done, badReply(operation, key, why));
+                return;
+            }
+            current = entry;
+        }
+        deliver(done, lost(current));
     });
+}
+
+void EtcdStore::create(const QString &key, const QJsonObject &document, Callback done)
+{
+    const QJsonObject compare { { QStringLiteral("key"), b64(fullKey(key)) },
+                                { QStringLiteral("target"), QStringLiteral("CREATE") },
+                                { QStringLiteral("create_revision"), QStringLiteral("0") } };
+    putIf(QStringLiteral("create"), key, document, compare,
+          [this, key](const std::optional<StoreEntry> &current) {
+              if (!current)
+                  return badReply(QStringLiteral("create"), key,
+                                  QStringLiteral("a failed create carries no current value"));
+              return conflict(*current, QStringLiteral("%1: key \"%2\" already exists")
+                                                .arg(describe(), key));
+          },
+          std::move(done));
 }
 
 void EtcdStore::update(const QString &key, const QJsonObject &document, const QString &version,
@@ -496,61 +515,18 @@ void EtcdStore::update(const QString &key, const QJsonObject &document, const QS
         reportCurrent(QStringLiteral("update"), key, version, std::move(done));
         return;
     }
-    const QByteArray full = fullKey(key);
-    const QJsonObject body = txn(
-            QJsonObject { { QStringLiteral("key"), b64(full) },
-                          { QStringLiteral("target"), QStringLiteral("MOD") },
-                          { QStringLiteral("mod_revision"), QString::number(*revision) } },
-            QJsonObject { { QStringLiteral("request_put"),
-                            QJsonObject { { QStringLiteral("key"), b64(full) },
-                                          { QStringLiteral("value"), b64(compact(document)) } } } },
-            rangeOp(full));
-    call(QStringLiteral("/v3/kv/txn"), body,
-         [this, key, document, version, done = std::move(done)](const QJsonObject &json,
-                                                                const Failure &failed) {
-        if (failed) {
-            deliver(done, *failed);
-            return;
-        }
-        const QString operation = QStringLiteral("update");
-        bool succeeded = false;
-        if (!etcdcodec::optionalBool(json.value(QLatin1String("succeeded")), &succeeded)) {
-            deliver(done, badReply(operation, key, QStringLiteral("\"succeeded\" is not a boolean")));
-            return;
-        }
-        if (succeeded) {
-            qint64 newRevision = 0;
-            if (!etcdcodec::revision(json.value(QLatin1String("header")).toObject().value(
-                                             QLatin1String("revision")),
-                                     &newRevision)
-                || newRevision <= 0) {
-                deliver(done, badReply(operation, key, QStringLiteral("no header.revision")));
-                return;
-            }
-            deliver(done, success(StoreEntry { key, document, QString::number(newRevision) }));
-            return;
-        }
-        const QJsonObject range = json.value(QLatin1String("responses")).toArray().at(0).toObject()
-                                          .value(QLatin1String("response_range")).toObject();
-        QJsonArray kvs;
-        QString why;
-        if (!etcdcodec::kvsOf(range, &kvs, &why)) {
-            deliver(done, badReply(operation, key, why));
-            return;
-        }
-        if (kvs.isEmpty()) {
-            deliver(done, failure(Status::NotFound, QStringLiteral("%1: no key \"%2\" to update")
-                                                            .arg(describe(), key)));
-            return;
-        }
-        StoreEntry current;
-        if (!etcdcodec::decodeKv(kvs.first(), m_prefix, &current, &why)) {
-            deliver(done, badReply(operation, key, why));
-            return;
-        }
-        deliver(done, conflict(current, QStringLiteral("%1: key \"%2\" has version %3, not %4")
-                                                .arg(describe(), key, current.version, version)));
-    });
+    const QJsonObject compare { { QStringLiteral("key"), b64(fullKey(key)) },
+                                { QStringLiteral("target"), QStringLiteral("MOD") },
+                                { QStringLiteral("mod_revision"), QString::number(*revision) } };
+    putIf(QStringLiteral("update"), key, document, compare,
+          [this, key, version](const std::optional<StoreEntry> &current) {
+              if (!current)
+                  return failure(Status::NotFound,
+                                 QStringLiteral("%1: no key \"%2\" to update").arg(describe(), key));
+              return conflict(*current, QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                                                .arg(describe(), key, current->version, version));
+          },
+          std::move(done));
 }
 
 void EtcdStore::remove(const QString &key, const QString &version, Callback done)

@@ -100,6 +100,10 @@ private:
     void invalidateToken(const QByteArray &token);
 
     /*! Reads \a key and reports it as the Conflict (or NotFound) of a write that could not apply. */
+    /*! What a lost conditional put answers, given the key's current entry (if any). */
+    using LostRace = std::function<StoreResult(const std::optional<StoreEntry> &current)>;
+    void putIf(const QString &operation, const QString &key, const QJsonObject &document,
+               const QJsonObject &compare, LostRace lost, Callback done);
     void reportCurrent(const QString &operation, const QString &key, const QString &version,
                        Callback done);
     void deliver(Callback done, StoreResult result);
