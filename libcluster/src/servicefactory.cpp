@@ -1,5 +1,6 @@
 #include <baton/servicefactory.h>
 
+#include "etcdstore.h"
 #include "filestore.h"
 #include "localclusterservice.h"
 #include "memorystore.h"
@@ -21,6 +22,7 @@ struct TypeRegistry
     {
         add<MemoryStore>(QStringLiteral("Webda/MemoryStore"));
         add<FileStore>(QStringLiteral("Webda/FileStore"));
+        add<EtcdStore>(QStringLiteral("Webda/EtcdStore"));
         add<StoreClusterService>(QStringLiteral("Webda/StoreClusterService"));
         add<LocalClusterService>(QStringLiteral("Webda/LocalClusterService"));
     }

@@ -1,0 +1,732 @@
+#include "etcdstore.h"
+
+#include "etcdcodec.h"
+#include "etcdwatch.h"
+#include "httpclient.h"
+#include "httpstream.h"
+#include "jsonutil.h"
+#include "logging.h"
+#include "storesupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <algorithm>
+#include <cmath>
+
+namespace baton {
+
+using namespace storesupport;
+using Status = StoreResult::Status;
+
+namespace {
+
+const QString kTypeName = QStringLiteral("Webda/EtcdStore");
+constexpr int kDefaultTimeoutMs = 5000;
+constexpr int kMaxTimeoutMs = 600000;
+const QString kInvalidToken = QStringLiteral("invalid auth token");
+// Standing in for a secret in a refusal (R2): the rule is said, the value never.
+const QJsonValue kHidden = QStringLiteral("(hidden)");
+
+QString b64(const QByteArray &bytes)
+{
+    return etcdcodec::encodeBytes(bytes);
+}
+
+QByteArray compact(const QJsonObject &document)
+{
+    return QJsonDocument(document).toJson(QJsonDocument::Compact);
+}
+
+/*! A version as etcd compares it, or nullopt when it cannot be a mod_revision. */
+std::optional<qint64> parseVersion(const QString &version)
+{
+    bool ok = false;
+    const qint64 value = version.toLongLong(&ok);
+    if (!ok || value <= 0 || QString::number(value) != version)
+        return std::nullopt;
+    return value;
+}
+
+QJsonObject txn(const QJsonObject &compare, const QJsonObject &success, const QJsonObject &failure)
+{
+    return QJsonObject { { QStringLiteral("compare"), QJsonArray { compare } },
+                         { QStringLiteral("success"), QJsonArray { success } },
+                         { QStringLiteral("failure"), QJsonArray { failure } } };
+}
+
+QJsonObject rangeOp(const QByteArray &key)
+{
+    return QJsonObject { { QStringLiteral("request_range"),
+                           QJsonObject { { QStringLiteral("key"), b64(key) } } } };
+}
+
+} // namespace
+
+EtcdStore::EtcdStore(const QString &name, const QJsonObject &parameters, Application *application)
+    : Store(name, parameters, application)
+{
+}
+
+EtcdStore::~EtcdStore() = default;
+
+QString EtcdStore::describe() const
+{
+    return describeService(*this, kTypeName);
+}
+
+bool EtcdStore::init(QString *errorString)
+{
+    const QString service = describe();
+    const QJsonObject params = parameters();
+
+    const QJsonValue endpointsValue = params.value(QLatin1String("endpoints"));
+    const QString endpointsRule = QStringLiteral(
+            "it must be a non-empty list of http:// or https:// URLs such as "
+            "[\"http://127.0.0.1:2379\"], with no user name or password in them");
+    if (!endpointsValue.isArray() || endpointsValue.toArray().isEmpty())
+        return refuse(errorString, service, QStringLiteral("endpoints"), endpointsValue, endpointsRule);
+    QList<QUrl> endpoints;
+    for (const QJsonValue &value : endpointsValue.toArray()) {
+        const QUrl url(value.toString(), QUrl::StrictMode);
+        const bool valid = value.isString() && url.isValid() && !url.host().isEmpty()
+                && (url.scheme() == QLatin1String("http") || url.scheme() == QLatin1String("https"))
+                && url.userInfo().isEmpty() && !url.hasQuery() && !url.hasFragment();
+        if (!valid) {
+            // The URL is not shown when it carries user info: it may hold a password.
+            return refuse(errorString, service, QStringLiteral("endpoints"),
+                          url.userInfo().isEmpty() ? value : kHidden, endpointsRule);
+        }
+        QUrl base = url;
+        base.setPath(url.path().endsWith(QLatin1Char('/')) ? url.path().chopped(1) : url.path());
+        endpoints.append(base);
+    }
+
+    const QJsonValue prefixValue = params.value(QLatin1String("prefix"));
+    if (!prefixValue.isUndefined() && !prefixValue.isNull() && !prefixValue.isString()) {
+        return refuse(errorString, service, QStringLiteral("prefix"), prefixValue,
+                      QStringLiteral("it must be a string put before every key"));
+    }
+
+    const QJsonValue usernameValue = params.value(QLatin1String("username"));
+    const QJsonValue passwordValue = params.value(QLatin1String("password"));
+    const bool hasUsername = !usernameValue.isUndefined() && !usernameValue.isNull();
+    const bool hasPassword = !passwordValue.isUndefined() && !passwordValue.isNull();
+    if (hasUsername && (!usernameValue.isString() || usernameValue.toString().isEmpty())) {
+        return refuse(errorString, service, QStringLiteral("username"), usernameValue,
+                      QStringLiteral("it must be a non-empty string"));
+    }
+    if (hasPassword && !passwordValue.isString()) {
+        return refuse(errorString, service, QStringLiteral("password"), kHidden,
+                      QStringLiteral("it must be a string"));
+    }
+    if (hasUsername != hasPassword) {
+        return hasUsername
+                ? refuse(errorString, service, QStringLiteral("password"), QJsonValue::Undefined,
+                         QStringLiteral("it is required with username"))
+                : refuse(errorString, service, QStringLiteral("username"), QJsonValue::Undefined,
+                         QStringLiteral("it is required with password"));
+    }
+
+    const QJsonValue timeoutValue = params.value(QLatin1String("timeout"));
+    int timeoutMs = kDefaultTimeoutMs;
+    if (!timeoutValue.isUndefined() && !timeoutValue.isNull()) {
+        const double timeout = timeoutValue.toDouble(-1);
+        if (!jsonutil::isInteger(timeoutValue) || timeout < 1 || timeout > kMaxTimeoutMs) {
+            return refuse(errorString, service, QStringLiteral("timeout"), timeoutValue,
+                          QStringLiteral("it must be a whole number of milliseconds from 1 to %1")
+                                  .arg(kMaxTimeoutMs));
+        }
+        timeoutMs = static_cast<int>(timeout);
+    }
+
+    HttpTlsOptions tls;
+    const QJsonValue tlsValue = params.value(QLatin1String("tls"));
+    if (!tlsValue.isUndefined() && !tlsValue.isNull()) {
+        if (!tlsValue.isObject()) {
+            return refuse(errorString, service, QStringLiteral("tls"), tlsValue,
+                          QStringLiteral("it must be an object such as {\"ca\": \"ca.pem\", "
+                                         "\"cert\": \"client.pem\", \"key\": \"client-key.pem\"}"));
+        }
+        const QJsonObject tlsObject = tlsValue.toObject();
+        for (const char *field : { "ca", "cert", "key" }) {
+            const QJsonValue value = tlsObject.value(QLatin1String(field));
+            if (!value.isUndefined() && !value.isNull()
+                && (!value.isString() || value.toString().isEmpty())) {
+                return refuse(errorString, service,
+                              QStringLiteral("tls.") + QLatin1String(field), value,
+                              QStringLiteral("it must be a non-empty string naming a PEM file"));
+            }
+        }
+        const QJsonValue insecure = tlsObject.value(QLatin1String("insecureSkipVerify"));
+        if (!insecure.isUndefined() && !insecure.isNull() && !insecure.isBool()) {
+            return refuse(errorString, service, QStringLiteral("tls.insecureSkipVerify"), insecure,
+                          QStringLiteral("it must be true or false"));
+        }
+        tls.caFile = tlsObject.value(QLatin1String("ca")).toString();
+        tls.certFile = tlsObject.value(QLatin1String("cert")).toString();
+        tls.keyFile = tlsObject.value(QLatin1String("key")).toString();
+        tls.insecureSkipVerify = insecure.toBool(false);
+    }
+
+    auto *http = new HttpClient(this);
+    QString tlsError;
+    if (!http->setTls(tls, &tlsError)) {
+        delete http;
+        if (errorString)
+            *errorString = QStringLiteral("%1: parameter tls: %2").arg(service, tlsError);
+        return false;
+    }
+    if (tls.insecureSkipVerify) {
+        qCWarning(lcEtcd).noquote()
+                << service
+                << "does NOT verify the TLS certificates of its endpoints "
+                   "(tls.insecureSkipVerify is true): anyone on the path can impersonate etcd";
+    }
+
+    delete m_http;
+    m_http = http;
+    m_endpoints = endpoints;
+    m_current = 0;
+    m_prefix = prefixValue.toString().toUtf8();
+    m_username = usernameValue.toString();
+    m_password = passwordValue.toString();
+    m_timeoutMs = timeoutMs;
+    m_initialised = true;
+    return true;
+}
+
+QByteArray EtcdStore::fullKey(const QString &key) const
+{
+    return m_prefix + key.toUtf8();
+}
+
+QString EtcdStore::redact(QString text) const
+{
+    // Neither should ever reach a message; this is the belt to those braces.
+    if (m_password.size() >= 4)
+        text.replace(m_password, QStringLiteral("(hidden)"));
+    if (m_token.size() >= 4)
+        text.replace(QString::fromLatin1(m_token), QStringLiteral("(hidden)"));
+    return text;
+}
+
+StoreResult EtcdStore::badReply(const QString &operation, const QString &key,
+                                const QString &why) const
+{
+    return failure(Status::BadReply,
+                   redact(QStringLiteral("%1: %2 \"%3\": etcd answered something this client "
+                                         "cannot read: %4")
+                                  .arg(describe(), operation, key, why)));
+}
+
+void EtcdStore::deliver(Callback done, StoreResult result)
+{
+    result.errorString = redact(result.errorString);
+    deliverLater(this, std::move(done), std::move(result));
+}
+
+QUrl EtcdStore::endpointUrl(int endpoint, const QString &path) const
+{
+    QUrl url = m_endpoints.at(endpoint);
+    url.setPath(url.path() + path);
+    return url;
+}
+
+void EtcdStore::call(const QString &path, const QJsonObject &body, ReplyHandler done)
+{
+    auto request = std::make_shared<Request>();
+    request->path = path;
+    request->body = body;
+    request->done = std::move(done);
+    request->deadline = QDeadlineTimer(m_timeoutMs);
+    if (!m_initialised) {
+        finish(request, {},
+               failure(Status::Unavailable,
+                       QStringLiteral("%1 is not initialised (init() not called or refused)")
+                               .arg(describe())));
+        return;
+    }
+    if (!m_startingWatches.isEmpty()) {
+        m_held.append(request);
+        return;
+    }
+    send(request);
+}
+
+void EtcdStore::finish(const RequestPtr &request, const QJsonObject &json, const Failure &failure)
+{
+    // Always on a later turn: a request can fail before any I/O.
+    QMetaObject::invokeMethod(
+            this, [request, json, failure] { request->done(json, failure); }, Qt::QueuedConnection);
+}
+
+void EtcdStore::withToken(std::function<void(const Failure &)> then)
+{
+    if (!hasCredentials() || !m_token.isEmpty()) {
+        then(std::nullopt);
+        return;
+    }
+    m_tokenWaiters.append(std::move(then));
+    authenticate();
+}
+
+void EtcdStore::authenticate()
+{
+    if (m_authenticating)
+        return;
+    m_authenticating = true;
+    auto request = std::make_shared<Request>();
+    request->path = QStringLiteral("/v3/auth/authenticate");
+    request->body = QJsonObject { { QStringLiteral("name"), m_username },
+                                  { QStringLiteral("password"), m_password } };
+    request->deadline = QDeadlineTimer(m_timeoutMs);
+    request->isAuthentication = true;
+    request->done = [this](const QJsonObject &json, const Failure &failed) {
+        m_authenticating = false;
+        Failure outcome = failed;
+        if (!outcome) {
+            const QJsonValue token = json.value(QLatin1String("token"));
+            if (!token.isString() || token.toString().isEmpty()) {
+                outcome = failure(Status::BadReply,
+                                  QStringLiteral("%1: authentication as \"%2\": the answer has no "
+                                                 "\"token\" string")
+                                          .arg(describe(), m_username));
+            } else {
+                m_token = token.toString().toLatin1();
+                ++m_authentications;
+                qCDebug(lcEtcd).noquote() << describe() << "authenticated as" << m_username;
+            }
+        } else {
+            outcome->errorString = redact(QStringLiteral("%1: authentication as \"%2\" failed: %3")
+                                                  .arg(describe(), m_username,
+                                                       outcome->errorString));
+            qCWarning(lcEtcd).noquote() << outcome->errorString;
+        }
+        const auto waiters = std::exchange(m_tokenWaiters, {});
+        for (const auto &waiter : waiters)
+            waiter(outcome);
+    };
+    send(request);
+}
+
+void EtcdStore::invalidateToken(const QByteArray &token)
+{
+    // Only the token that failed: another request may have renewed it already.
+    if (!token.isEmpty() && token == m_token) {
+        qCInfo(lcEtcd).noquote() << describe() << "etcd refused the auth token; authenticating again";
+        m_token.clear();
+    }
+}
+
+void EtcdStore::endpointFailed(int endpoint, const QString &why)
+{
+    if (endpoint != m_current || m_endpoints.size() < 2)
+        return;
+    m_current = (m_current + 1) % int(m_endpoints.size());
+    qCInfo(lcEtcd).noquote() << redact(QStringLiteral("%1: %2; next endpoint: %3")
+                                               .arg(describe(), why,
+                                                    HttpClient::describeUrl(m_endpoints.at(m_current))));
+}
+
+void EtcdStore::send(const RequestPtr &request)
+{
+    if (!request->isAuthentication && hasCredentials() && m_token.isEmpty()) {
+        withToken([this, request](const Failure &failed) {
+            if (failed)
+                finish(request, {}, failed);
+            else
+                send(request);
+        });
+        return;
+    }
+    const qint64 remaining = request->deadline.remainingTime();
+    const int endpointsLeft = std::max(1, int(m_endpoints.size()) - request->attempts);
+    if (remaining <= 0 || request->attempts >= m_endpoints.size()) {
+        finish(request, {},
+               failure(Status::Unavailable,
+                       redact(QStringLiteral("%1: no endpoint answered within %2 ms (last: %3)")
+                                      .arg(describe())
+                                      .arg(m_timeoutMs)
+                                      .arg(request->lastError))));
+        return;
+    }
+    // Each endpoint left gets its share of the time left, so that a hung
+    // first endpoint leaves time for the others and the total stays within
+    // the timeout.
+    const int attemptMs = int(std::max<qint64>(1, remaining / endpointsLeft));
+    const int endpoint = m_current;
+    const QByteArray token = request->isAuthentication ? QByteArray() : m_token;
+    HttpClient::Headers headers;
+    if (!token.isEmpty())
+        headers.append({ QByteArrayLiteral("Authorization"), token });
+    ++request->attempts;
+    m_http->postJson(endpointUrl(endpoint, request->path), request->body, headers, attemptMs,
+                     [this, request, endpoint, token](const HttpResult &result) {
+        if (result.ok()) {
+            request->done(result.json, std::nullopt);
+            return;
+        }
+        const HttpError &error = result.error;
+        if (error.kind == HttpError::Kind::HttpStatus
+            && error.serverMessage.contains(kInvalidToken) && hasCredentials()
+            && !request->isAuthentication && !request->reauthenticated) {
+            request->reauthenticated = true;
+            --request->attempts; // the endpoint answered: not a failed attempt
+            invalidateToken(token);
+            send(request);
+            return;
+        }
+        if (error.isTransient()) {
+            request->lastError = error.message;
+            endpointFailed(endpoint, error.message);
+            send(request);
+            return;
+        }
+        const bool unreadable = error.kind == HttpError::Kind::NotJson
+                || error.kind == HttpError::Kind::TooLarge || error.kind == HttpError::Kind::Redirect;
+        request->done({}, failure(unreadable ? Status::BadReply : Status::Unavailable,
+                                  redact(error.message)));
+    });
+}
+
+void EtcdStore::reportCurrent(const QString &operation, const QString &key, const QString &version,
+                              Callback done)
+{
+    // A version etcd could never have issued: the write cannot apply, and
+    // what is there now says whether that is a Conflict or a NotFound.
+    get(key, [this, operation, key, version, done = std::move(done)](const StoreResult &current) {
+        if (current.ok()) {
+            done(conflict(current.entry, QStringLiteral("%1: %2 \"%3\": it has version %4, not %5")
+                                                 .arg(describe(), operation, key,
+                                                      current.entry.version, version)));
+            return;
+        }
+        done(current);
+    });
+}
+
+void EtcdStore::get(const QString &key, Callback done)
+{
+    call(QStringLiteral("/v3/kv/range"), QJsonObject { { QStringLiteral("key"), b64(fullKey(key)) } },
+         [this, key, done = std::move(done)](const QJsonObject &json, const Failure &failed) {
+        if (failed) {
+            deliver(done, *failed);
+            return;
+        }
+        QJsonArray kvs;
+        QString why;
+        if (!etcdcodec::kvsOf(json, &kvs, &why)) {
+            deliver(done, badReply(QStringLiteral("get"), key, why));
+            return;
+        }
+        if (kvs.isEmpty()) {
+            deliver(done, failure(Status::NotFound,
+                                  QStringLiteral("%1: no key \"%2\"").arg(describe(), key)));
+            return;
+        }
+        StoreEntry entry;
+        if (!etcdcodec::decodeKv(kvs.first(), m_prefix, &entry, &why)) {
+            deliver(done, badReply(QStringLiteral("get"), key, why));
+            return;
+        }
+        deliver(done, success(entry));
+    });
+}
+
+void EtcdStore::create(const QString &key, const QJsonObject &document, Callback done)
+{
+    const QByteArray full = fullKey(key);
+    const QJsonObject body = txn(
+            QJsonObject { { QStringLiteral("key"), b64(full) },
+                          { QStringLiteral("target"), QStringLiteral("CREATE") },
+                          { QStringLiteral("create_revision"), QStringLiteral("0") } },
+            QJsonObject { { QStringLiteral("request_put"),
+                            QJsonObject { { QStringLiteral("key"), b64(full) },
+                                          { QStringLiteral("value"), b64(compact(document)) } } } },
+            rangeOp(full));
+    call(QStringLiteral("/v3/kv/txn"), body,
+         [this, key, document, done = std::move(done)](const QJsonObject &json,
+                                                       const Failure &failed) {
+        if (failed) {
+            deliver(done, *failed);
+            return;
+        }
+        const QString operation = QStringLiteral("create");
+        bool succeeded = false;
+        if (!etcdcodec::optionalBool(json.value(QLatin1String("succeeded")), &succeeded)) {
+            deliver(done, badReply(operation, key, QStringLiteral("\"succeeded\" is not a boolean")));
+            return;
+        }
+        if (succeeded) {
+            qint64 revision = 0;
+            if (!etcdcodec::revision(json.value(QLatin1String("header")).toObject().value(
+                                             QLatin1String("revision")),
+                                     &revision)
+                || revision <= 0) {
+                deliver(done, badReply(operation, key, QStringLiteral("no header.revision")));
+                return;
+            }
+            deliver(done, success(StoreEntry { key, document, QString::number(revision) }));
+            return;
+        }
+        const QJsonObject range = json.value(QLatin1String("responses")).toArray().at(0).toObject()
+                                          .value(QLatin1String("response_range")).toObject();
+        QJsonArray kvs;
+        QString why;
+        StoreEntry current;
+        if (!etcdcodec::kvsOf(range, &kvs, &why) || kvs.isEmpty()
+            || !etcdcodec::decodeKv(kvs.first(), m_prefix, &current, &why)) {
+            deliver(done, badReply(operation, key,
+                                   why.isEmpty() ? QStringLiteral("a failed create carries no "
+                                                                  "current value")
+                                                 : why));
+            return;
+        }
+        deliver(done, conflict(current, QStringLiteral("%1: key \"%2\" already exists")
+                                                .arg(describe(), key)));
+    });
+}
+
+void EtcdStore::update(const QString &key, const QJsonObject &document, const QString &version,
+                       Callback done)
+{
+    const std::optional<qint64> revision = parseVersion(version);
+    if (!revision) {
+        reportCurrent(QStringLiteral("update"), key, version, std::move(done));
+        return;
+    }
+    const QByteArray full = fullKey(key);
+    const QJsonObject body = txn(
+            QJsonObject { { QStringLiteral("key"), b64(full) },
+                          { QStringLiteral("target"), QStringLiteral("MOD") },
+                          { QStringLiteral("mod_revision"), QString::number(*revision) } },
+            QJsonObject { { QStringLiteral("request_put"),
+                            QJsonObject { { QStringLiteral("key"), b64(full) },
+                                          { QStringLiteral("value"), b64(compact(document)) } } } },
+            rangeOp(full));
+    call(QStringLiteral("/v3/kv/txn"), body,
+         [this, key, document, version, done = std::move(done)](const QJsonObject &json,
+                                                                const Failure &failed) {
+        if (failed) {
+            deliver(done, *failed);
+            return;
+        }
+        const QString operation = QStringLiteral("update");
+        bool succeeded = false;
+        if (!etcdcodec::optionalBool(json.value(QLatin1String("succeeded")), &succeeded)) {
+            deliver(done, badReply(operation, key, QStringLiteral("\"succeeded\" is not a boolean")));
+            return;
+        }
+        if (succeeded) {
+            qint64 newRevision = 0;
+            if (!etcdcodec::revision(json.value(QLatin1String("header")).toObject().value(
+                                             QLatin1String("revision")),
+                                     &newRevision)
+                || newRevision <= 0) {
+                deliver(done, badReply(operation, key, QStringLiteral("no header.revision")));
+                return;
+            }
+            deliver(done, success(StoreEntry { key, document, QString::number(newRevision) }));
+            return;
+        }
+        const QJsonObject range = json.value(QLatin1String("responses")).toArray().at(0).toObject()
+                                          .value(QLatin1String("response_range")).toObject();
+        QJsonArray kvs;
+        QString why;
+        if (!etcdcodec::kvsOf(range, &kvs, &why)) {
+            deliver(done, badReply(operation, key, why));
+            return;
+        }
+        if (kvs.isEmpty()) {
+            deliver(done, failure(Status::NotFound, QStringLiteral("%1: no key \"%2\" to update")
+                                                            .arg(describe(), key)));
+            return;
+        }
+        StoreEntry current;
+        if (!etcdcodec::decodeKv(kvs.first(), m_prefix, &current, &why)) {
+            deliver(done, badReply(operation, key, why));
+            return;
+        }
+        deliver(done, conflict(current, QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                                                .arg(describe(), key, current.version, version)));
+    });
+}
+
+void EtcdStore::remove(const QString &key, const QString &version, Callback done)
+{
+    const QByteArray full = fullKey(key);
+    const QJsonObject deleteRange { { QStringLiteral("key"), b64(full) },
+                                    { QStringLiteral("prev_kv"), true } };
+    auto removedEntry = [this, key](const QJsonObject &deleteResponse, StoreResult *result) {
+        qint64 deleted = 0;
+        if (!etcdcodec::revision(deleteResponse.value(QLatin1String("deleted")), &deleted, 0)) {
+            *result = badReply(QStringLiteral("remove"), key,
+                               QStringLiteral("\"deleted\" is not a count"));
+            return;
+        }
+        if (deleted == 0) {
+            *result = failure(Status::NotFound, QStringLiteral("%1: no key \"%2\" to remove")
+                                                        .arg(describe(), key));
+            return;
+        }
+        const QJsonValue previous = deleteResponse.value(QLatin1String("prev_kvs")).toArray().at(0);
+        StoreEntry entry;
+        QString why;
+        if (previous.isUndefined()) {
+            *result = StoreResult(); // removed; what it held, etcd did not say
+            result->entry.key = key;
+            return;
+        }
+        if (!etcdcodec::decodeKv(previous, m_prefix, &entry, &why)) {
+            // Removed all the same: an unconditional remove clears an unreadable value.
+            *result = StoreResult();
+            result->entry.key = key;
+            return;
+        }
+        *result = success(entry);
+    };
+
+    if (version.isEmpty()) {
+        call(QStringLiteral("/v3/kv/deleterange"), deleteRange,
+             [this, removedEntry, done = std::move(done)](const QJsonObject &json,
+                                                          const Failure &failed) {
+            if (failed) {
+                deliver(done, *failed);
+                return;
+            }
+            StoreResult result;
+            removedEntry(json, &result);
+            deliver(done, result);
+        });
+        return;
+    }
+    const std::optional<qint64> revision = parseVersion(version);
+    if (!revision) {
+        reportCurrent(QStringLiteral("remove"), key, version, std::move(done));
+        return;
+    }
+    const QJsonObject body = txn(
+            QJsonObject { { QStringLiteral("key"), b64(full) },
+                          { QStringLiteral("target"), QStringLiteral("MOD") },
+                          { QStringLiteral("mod_revision"), QString::number(*revision) } },
+            QJsonObject { { QStringLiteral("request_delete_range"), deleteRange } }, rangeOp(full));
+    call(QStringLiteral("/v3/kv/txn"), body,
+         [this, key, version, removedEntry, done = std::move(done)](const QJsonObject &json,
+                                                                    const Failure &failed) {
+        if (failed) {
+            deliver(done, *failed);
+            return;
+        }
+        const QString operation = QStringLiteral("remove");
+        bool succeeded = false;
+        if (!etcdcodec::optionalBool(json.value(QLatin1String("succeeded")), &succeeded)) {
+            deliver(done, badReply(operation, key, QStringLiteral("\"succeeded\" is not a boolean")));
+            return;
+        }
+        const QJsonObject response
+                = json.value(QLatin1String("responses")).toArray().at(0).toObject();
+        if (succeeded) {
+            StoreResult result;
+            removedEntry(response.value(QLatin1String("response_delete_range")).toObject(), &result);
+            deliver(done, result);
+            return;
+        }
+        QJsonArray kvs;
+        QString why;
+        if (!etcdcodec::kvsOf(response.value(QLatin1String("response_range")).toObject(), &kvs,
+                              &why)) {
+            deliver(done, badReply(operation, key, why));
+            return;
+        }
+        if (kvs.isEmpty()) {
+            deliver(done, failure(Status::NotFound, QStringLiteral("%1: no key \"%2\" to remove")
+                                                            .arg(describe(), key)));
+            return;
+        }
+        StoreEntry current;
+        if (!etcdcodec::decodeKv(kvs.first(), m_prefix, &current, &why)) {
+            deliver(done, badReply(operation, key, why));
+            return;
+        }
+        deliver(done, conflict(current, QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                                                .arg(describe(), key, current.version, version)));
+    });
+}
+
+void EtcdStore::list(const QString &prefix, Callback done)
+{
+    const QByteArray full = fullKey(prefix);
+    const QJsonObject body {
+        // An empty key with range_end "\0" would be one key; "\0" to "\0" is all.
+        { QStringLiteral("key"), b64(full.isEmpty() ? QByteArray(1, '\0') : full) },
+        { QStringLiteral("range_end"), b64(etcdcodec::prefixRangeEnd(full)) },
+    };
+    call(QStringLiteral("/v3/kv/range"), body,
+         [this, prefix, done = std::move(done)](const QJsonObject &json, const Failure &failed) {
+        if (failed) {
+            deliver(done, *failed);
+            return;
+        }
+        QJsonArray kvs;
+        QString why;
+        if (!etcdcodec::kvsOf(json, &kvs, &why)) {
+            deliver(done, badReply(QStringLiteral("list"), prefix, why));
+            return;
+        }
+        StoreResult result;
+        QStringList errors;
+        for (const QJsonValue &kv : std::as_const(kvs)) {
+            StoreEntry entry;
+            if (etcdcodec::decodeKv(kv, m_prefix, &entry, &why))
+                result.entries.append(entry);
+            else
+                errors.append(why);
+        }
+        std::sort(result.entries.begin(), result.entries.end(),
+                  [](const StoreEntry &a, const StoreEntry &b) { return a.key < b.key; });
+        // The readable entries are still listed, as FileStore does: one bad
+        // value must not hide every other lease, nor be silently absent.
+        if (!errors.isEmpty()) {
+            result.status = Status::BadReply;
+            result.errorString = badReply(QStringLiteral("list"), prefix,
+                                          errors.join(QStringLiteral("; ")))
+                                         .errorString;
+        }
+        deliver(done, result);
+    });
+}
+
+StoreWatch *EtcdStore::watch(const QString &prefix, QObject *parent)
+{
+    if (!m_initialised)
+        return nullptr;
+    return new EtcdWatch(this, prefix, parent);
+}
+
+HttpStream *EtcdStore::openStream(const QString &path, const QJsonObject &body, QObject *parent,
+                                  int *endpoint, QByteArray *token)
+{
+    *endpoint = m_current;
+    *token = m_token;
+    HttpClient::Headers headers;
+    if (!m_token.isEmpty())
+        headers.append({ QByteArrayLiteral("Authorization"), m_token });
+    return m_http->postStream(endpointUrl(m_current, path), body, headers, parent);
+}
+
+void EtcdStore::watchStarting(EtcdWatch *watch)
+{
+    m_startingWatches.insert(watch);
+}
+
+void EtcdStore::watchStarted(EtcdWatch *watch)
+{
+    if (!m_startingWatches.remove(watch) || !m_startingWatches.isEmpty())
+        return;
+    const QList<RequestPtr> held = std::exchange(m_held, {});
+    for (const RequestPtr &request : held)
+        send(request);
+}
+
+} // namespace baton

@@ -1,0 +1,133 @@
+#pragma once
+
+#include <baton/store.h>
+
+#include <QDeadlineTimer>
+#include <QList>
+#include <QSet>
+#include <QUrl>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace baton {
+
+class EtcdWatch;
+class HttpClient;
+class HttpStream;
+
+/*!
+ * `Webda/EtcdStore` (SPEC B1): the Registry in etcd v3, over etcd's JSON
+ * API (its gRPC gateway) through the HTTP helper. Keys are the store keys
+ * after `prefix`; values are the documents as compact JSON, so `etcdctl get
+ * cluster:leader` shows them; a version is the key's `mod_revision`.
+ *
+ * - create: one txn, `create_revision == 0`, whose failure branch reads the
+ *   key, so a lost race shows the winner with no second request.
+ * - update / conditional remove: one txn, `mod_revision == version`.
+ * - list: a range over the prefix; watch: a `/v3/watch` stream (EtcdWatch).
+ *
+ * Parameters: `endpoints` (list of http/https URLs, required), `prefix`,
+ * `username` + `password`, `tls` (`ca`, `cert`, `key`, `insecureSkipVerify`),
+ * `timeout` (ms, default 5000). A request that fails to reach an endpoint
+ * (refused, timed out, TLS, 5xx) moves to the next one, each attempt getting
+ * its share of what is left of `timeout`, so an answer, good or bad, always
+ * comes within `timeout`. With a username, the store authenticates first
+ * and once more when etcd answers "invalid auth token". The password and the
+ * token are never logged nor put in a message (SPEC R2).
+ *
+ * A request that timed out may still have been applied: a retried
+ * conditional write then reports a Conflict showing its own write, which the
+ * election treats like any lost race.
+ */
+class EtcdStore : public Store
+{
+    Q_OBJECT
+public:
+    EtcdStore(const QString &name, const QJsonObject &parameters, Application *application);
+    ~EtcdStore() override;
+
+    bool init(QString *errorString) override;
+
+    void get(const QString &key, Callback done) override;
+    void create(const QString &key, const QJsonObject &document, Callback done) override;
+    void update(const QString &key, const QJsonObject &document, const QString &version,
+                Callback done) override;
+    void remove(const QString &key, const QString &version, Callback done) override;
+    void list(const QString &prefix, Callback done) override;
+    /*! A `/v3/watch` stream that resumes after breaks and recovers from compaction. */
+    StoreWatch *watch(const QString &prefix, QObject *parent) override;
+
+    QString describe() const;
+    /*! How many times this store authenticated (tests of the re-authentication). */
+    int authentications() const { return m_authentications; }
+    int timeoutMs() const { return m_timeoutMs; }
+    QByteArray keyPrefix() const { return m_prefix; }
+
+private:
+    friend class EtcdWatch;
+    using Failure = std::optional<StoreResult>;
+    using ReplyHandler = std::function<void(const QJsonObject &json, const Failure &failure)>;
+
+    struct Request
+    {
+        QString path;
+        QJsonObject body;
+        ReplyHandler done;
+        QDeadlineTimer deadline;
+        int attempts = 0;
+        bool reauthenticated = false;
+        bool isAuthentication = false;
+        QString lastError;
+    };
+    using RequestPtr = std::shared_ptr<Request>;
+
+    bool hasCredentials() const { return !m_username.isEmpty(); }
+    QByteArray fullKey(const QString &key) const;
+    /*! The message of a failed operation, with any secret masked (R2). */
+    QString redact(QString text) const;
+    StoreResult badReply(const QString &operation, const QString &key, const QString &why) const;
+
+    /*! POSTs \a body to \a path on the current endpoint, with rotation, auth and deadline. */
+    void call(const QString &path, const QJsonObject &body, ReplyHandler done);
+    void send(const RequestPtr &request);
+    void finish(const RequestPtr &request, const QJsonObject &json, const Failure &failure);
+    void authenticate();
+    /*! Runs \a then once a token is there (or failed); at once when none is needed. */
+    void withToken(std::function<void(const Failure &)> then);
+    void endpointFailed(int endpoint, const QString &why);
+    void invalidateToken(const QByteArray &token);
+
+    /*! Reads \a key and reports it as the Conflict (or NotFound) of a write that could not apply. */
+    void reportCurrent(const QString &operation, const QString &key, const QString &version,
+                       Callback done);
+    void deliver(Callback done, StoreResult result);
+
+    // For EtcdWatch.
+    QUrl endpointUrl(int endpoint, const QString &path) const;
+    int currentEndpoint() const { return m_current; }
+    HttpStream *openStream(const QString &path, const QJsonObject &body, QObject *parent,
+                           int *endpoint, QByteArray *token);
+    void watchStarting(EtcdWatch *watch);
+    void watchStarted(EtcdWatch *watch);
+
+    HttpClient *m_http = nullptr;
+    QList<QUrl> m_endpoints;
+    int m_current = 0;
+    QByteArray m_prefix;
+    QString m_username;
+    QString m_password;
+    QByteArray m_token;
+    bool m_authenticating = false;
+    int m_authentications = 0;
+    QList<std::function<void(const Failure &)>> m_tokenWaiters;
+    int m_timeoutMs = 5000;
+    bool m_initialised = false;
+    // Requests issued while a new watch is being set up wait for it, so that
+    // a watch sees every write issued after watch() returned.
+    QSet<EtcdWatch *> m_startingWatches;
+    QList<RequestPtr> m_held;
+};
+
+} // namespace baton

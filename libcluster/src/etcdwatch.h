@@ -1,0 +1,65 @@
+#pragma once
+
+#include "httperror.h"
+
+#include <baton/store.h>
+
+#include <QPointer>
+#include <QTimer>
+
+namespace baton {
+
+class EtcdStore;
+class HttpStream;
+
+/*!
+ * One `/v3/watch` stream over a key prefix (EtcdStore::watch()).
+ *
+ * It starts at the current revision (a watch reports changes, not the
+ * past). A broken stream (connection lost, etcd restarted, server error) is
+ * opened again on the next endpoint after a short back-off, from the
+ * revision after the last one seen, so no change is lost. When that revision
+ * has been compacted away, it emits resynchronise() and watches again from
+ * the compaction revision, the oldest still known, so nothing after that is
+ * lost either. A stream that is not confirmed (`created`) within the store's
+ * timeout counts as broken; with credentials the token is then renewed, as
+ * etcd 3.4 answers a watch with an expired token with silence.
+ */
+class EtcdWatch : public StoreWatch
+{
+    Q_OBJECT
+public:
+    EtcdWatch(EtcdStore *store, const QString &prefix, QObject *parent);
+    ~EtcdWatch() override;
+
+    /*! The revision the next stream starts from (tests). */
+    qint64 nextRevision() const { return m_nextRevision; }
+
+Q_SIGNALS:
+    /*! A stream was confirmed by etcd (tests, and the store's ordering). */
+    void streamCreated();
+
+private:
+    void open();
+    void onMessage(const QJsonObject &message);
+    void onBroken(const HttpError &error);
+    void broken(const QString &why, bool endpointAtFault);
+    void scheduleReopen();
+    void started();
+
+    QPointer<EtcdStore> m_store;
+    QString m_prefix;
+    QByteArray m_rangeKey;
+    QByteArray m_rangeEnd;
+    HttpStream *m_stream = nullptr;
+    int m_streamEndpoint = -1;
+    QByteArray m_streamToken;
+    QTimer m_createdTimer;
+    QTimer m_reopenTimer;
+    qint64 m_nextRevision = 0;
+    int m_failures = 0;
+    bool m_everStarted = false;
+    bool m_reopening = false;
+};
+
+} // namespace baton

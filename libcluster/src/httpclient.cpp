@@ -1,0 +1,309 @@
+#include "httpclient.h"
+
+#include "httpstream.h"
+#include "logging.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QPointer>
+#include <QSslCertificate>
+#include <QSslKey>
+#include <QTimer>
+
+#include <memory>
+
+namespace baton {
+
+namespace {
+
+using Kind = HttpError::Kind;
+
+// What a server's error body says, short enough for a log line.
+QString serverMessageOf(const QByteArray &body)
+{
+    const QJsonObject json = QJsonDocument::fromJson(body).object();
+    for (const char *field : { "message", "error" }) {
+        const QJsonValue value = json.value(QLatin1String(field));
+        if (value.isString() && !value.toString().isEmpty())
+            return value.toString().left(500);
+        // grpc-gateway streams put {"error": {"message": ...}} in the body.
+        if (value.isObject()) {
+            const QString nested = value.toObject().value(QLatin1String("message")).toString();
+            if (!nested.isEmpty())
+                return nested.left(500);
+        }
+    }
+    QString text = QString::fromUtf8(body.left(200)).simplified();
+    return text;
+}
+
+QString describeKind(QNetworkReply::NetworkError error)
+{
+    switch (error) {
+    case QNetworkReply::ConnectionRefusedError:
+        return QStringLiteral("connection refused");
+    case QNetworkReply::RemoteHostClosedError:
+        return QStringLiteral("connection closed by the server");
+    case QNetworkReply::HostNotFoundError:
+        return QStringLiteral("host not found");
+    default:
+        return {};
+    }
+}
+
+} // namespace
+
+HttpClient::HttpClient(QObject *parent)
+    : QObject(parent)
+    , m_network(new QNetworkAccessManager(this))
+    , m_ssl(QSslConfiguration::defaultConfiguration())
+{
+    // Redirects are checked one by one (isSafeRedirect), never followed blindly.
+    m_network->setRedirectPolicy(QNetworkRequest::UserVerifiedRedirectPolicy);
+}
+
+HttpClient::~HttpClient() = default;
+
+bool HttpClient::setTls(const HttpTlsOptions &options, QString *errorString)
+{
+    QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
+    auto fail = [&](const QString &why) {
+        if (errorString)
+            *errorString = why;
+        return false;
+    };
+    if (!options.caFile.isEmpty()) {
+        const QList<QSslCertificate> cas = QSslCertificate::fromPath(options.caFile);
+        if (cas.isEmpty()) {
+            return fail(QStringLiteral("CA file %1 cannot be read or holds no PEM certificate")
+                                .arg(options.caFile));
+        }
+        // Only the given CAs: a private cluster's CA should not be one of many.
+        ssl.setCaCertificates(cas);
+    }
+    if (options.certFile.isEmpty() != options.keyFile.isEmpty())
+        return fail(QStringLiteral("a client certificate needs both a cert and a key file"));
+    if (!options.certFile.isEmpty()) {
+        const QList<QSslCertificate> certs = QSslCertificate::fromPath(options.certFile);
+        if (certs.isEmpty()) {
+            return fail(QStringLiteral("certificate file %1 cannot be read or holds no PEM "
+                                       "certificate")
+                                .arg(options.certFile));
+        }
+        QFile keyFile(options.keyFile);
+        if (!keyFile.open(QIODevice::ReadOnly)) {
+            return fail(QStringLiteral("key file %1 cannot be read: %2")
+                                .arg(options.keyFile, keyFile.errorString()));
+        }
+        const QByteArray pem = keyFile.read(1024 * 1024);
+        QSslKey key(pem, QSsl::Rsa);
+        if (key.isNull())
+            key = QSslKey(pem, QSsl::Ec);
+        if (key.isNull()) {
+            // Never the key's content: R2.
+            return fail(QStringLiteral("key file %1 holds no unencrypted PEM RSA or EC key")
+                                .arg(options.keyFile));
+        }
+        ssl.setLocalCertificate(certs.first());
+        ssl.setPrivateKey(key);
+    }
+    if (options.insecureSkipVerify)
+        ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
+    m_ssl = ssl;
+    return true;
+}
+
+QString HttpClient::describeUrl(const QUrl &url)
+{
+    return url.toDisplayString(QUrl::RemoveUserInfo | QUrl::RemoveQuery | QUrl::RemoveFragment);
+}
+
+bool HttpClient::isSafeRedirect(const QUrl &from, const QUrl &to)
+{
+    const QUrl target = from.resolved(to);
+    return target.host() == from.host() && target.port(-1) == from.port(-1)
+            && !(from.scheme() == QLatin1String("https")
+                 && target.scheme() != QLatin1String("https"));
+}
+
+QNetworkRequest HttpClient::makeRequest(const QUrl &url, const Headers &headers) const
+{
+    QNetworkRequest request(url);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArray("application/json"));
+    request.setRawHeader("Accept", "application/json");
+    for (const auto &header : headers)
+        request.setRawHeader(header.first, header.second);
+    if (url.scheme() == QLatin1String("https"))
+        request.setSslConfiguration(m_ssl);
+    return request;
+}
+
+HttpError HttpClient::mapError(QNetworkReply *reply, const QByteArray &body, Kind cause,
+                               const QString &causeMessage)
+{
+    HttpError error;
+    const QString where = QStringLiteral("POST %1").arg(describeUrl(reply->request().url()));
+    const QVariant status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
+    error.httpStatus = status.isValid() ? status.toInt() : 0;
+    if (cause != Kind::None) {
+        error.kind = cause;
+        error.message = QStringLiteral("%1: %2").arg(where, causeMessage);
+        return error;
+    }
+    const QNetworkReply::NetworkError networkError = reply->error();
+    switch (networkError) {
+    case QNetworkReply::NoError:
+        break;
+    case QNetworkReply::ConnectionRefusedError:
+    case QNetworkReply::RemoteHostClosedError:
+    case QNetworkReply::HostNotFoundError:
+    case QNetworkReply::TemporaryNetworkFailureError:
+    case QNetworkReply::NetworkSessionFailedError:
+    case QNetworkReply::ProxyConnectionRefusedError:
+    case QNetworkReply::ProxyConnectionClosedError:
+    case QNetworkReply::ProxyNotFoundError:
+        error.kind = Kind::Connection;
+        break;
+    case QNetworkReply::TimeoutError:
+    case QNetworkReply::OperationCanceledError: // Qt's own transfer timeout
+    case QNetworkReply::ProxyTimeoutError:
+        error.kind = Kind::Timeout;
+        break;
+    case QNetworkReply::SslHandshakeFailedError:
+        error.kind = Kind::Tls;
+        break;
+    case QNetworkReply::TooManyRedirectsError:
+    case QNetworkReply::InsecureRedirectError:
+        error.kind = Kind::Redirect;
+        break;
+    default:
+        error.kind = error.httpStatus != 0 ? Kind::HttpStatus : Kind::Network;
+        break;
+    }
+    if (error.kind == Kind::None && error.httpStatus != 0
+        && (error.httpStatus < 200 || error.httpStatus > 299)) {
+        error.kind = Kind::HttpStatus;
+    }
+    if (error.kind == Kind::None)
+        return error;
+    if (error.kind == Kind::HttpStatus) {
+        error.serverMessage = serverMessageOf(body);
+        error.message = QStringLiteral("%1: HTTP %2%3")
+                                .arg(where)
+                                .arg(error.httpStatus)
+                                .arg(error.serverMessage.isEmpty()
+                                             ? QString()
+                                             : QStringLiteral(": ") + error.serverMessage);
+        return error;
+    }
+    QString why = describeKind(networkError);
+    if (why.isEmpty())
+        why = error.kind == Kind::Timeout ? QStringLiteral("timed out") : reply->errorString();
+    if (error.kind == Kind::Tls)
+        why = QStringLiteral("TLS error: %1").arg(reply->errorString());
+    error.message = QStringLiteral("%1: %2").arg(where, why);
+    return error;
+}
+
+void HttpClient::postJson(const QUrl &url, const QJsonObject &body, const Headers &headers,
+                          int timeoutMs, Callback done)
+{
+    QNetworkRequest request = makeRequest(url, headers);
+    request.setTransferTimeout(timeoutMs);
+    QNetworkReply *reply
+            = m_network->post(request, QJsonDocument(body).toJson(QJsonDocument::Compact));
+
+    struct State
+    {
+        QByteArray body;
+        Kind cause = Kind::None;
+        QString causeMessage;
+    };
+    auto state = std::make_shared<State>();
+    const qint64 limit = m_maxReplyBytes;
+    auto abortWith = [reply, state](Kind kind, const QString &why) {
+        if (state->cause != Kind::None)
+            return;
+        state->cause = kind;
+        state->causeMessage = why;
+        if (reply->isRunning())
+            reply->abort();
+    };
+
+    // The whole request, not only each silence, is bounded by the timeout.
+    auto *deadline = new QTimer(reply);
+    deadline->setSingleShot(true);
+    connect(deadline, &QTimer::timeout, reply, [abortWith, timeoutMs] {
+        abortWith(Kind::Timeout, QStringLiteral("no answer within %1 ms").arg(timeoutMs));
+    });
+    deadline->start(timeoutMs);
+
+    connect(reply, &QNetworkReply::redirected, reply, [reply, url, abortWith](const QUrl &to) {
+        if (isSafeRedirect(url, to)) {
+            Q_EMIT reply->redirectAllowed();
+            return;
+        }
+        abortWith(Kind::Redirect, QStringLiteral("refused a redirect to %1 (another host, or "
+                                                 "https to http)")
+                                          .arg(describeUrl(url.resolved(to))));
+    });
+    connect(reply, &QNetworkReply::metaDataChanged, reply, [reply, limit, abortWith] {
+        const QVariant length = reply->header(QNetworkRequest::ContentLengthHeader);
+        if (length.isValid() && length.toLongLong() > limit) {
+            abortWith(Kind::TooLarge, QStringLiteral("the reply announces %1 bytes, more than "
+                                                     "the limit of %2")
+                                              .arg(length.toLongLong())
+                                              .arg(limit));
+        }
+    });
+    connect(reply, &QNetworkReply::readyRead, reply, [reply, state, limit, abortWith] {
+        state->body += reply->read(limit + 1 - state->body.size());
+        if (state->body.size() > limit) {
+            abortWith(Kind::TooLarge,
+                      QStringLiteral("the reply is larger than the limit of %1 bytes").arg(limit));
+        }
+    });
+    connect(reply, &QNetworkReply::finished, this,
+            [reply, state, limit, done = std::move(done)] {
+                reply->deleteLater();
+                if (state->cause == Kind::None && state->body.size() <= limit)
+                    state->body += reply->read(limit + 1 - state->body.size());
+                HttpResult result;
+                result.error = mapError(reply, state->body, state->cause, state->causeMessage);
+                result.httpStatus = result.error.httpStatus;
+                if (result.ok()) {
+                    QJsonParseError parseError;
+                    const QJsonDocument json = QJsonDocument::fromJson(state->body, &parseError);
+                    if (parseError.error != QJsonParseError::NoError || !json.isObject()) {
+                        result.error.kind = Kind::NotJson;
+                        result.error.message
+                                = QStringLiteral("POST %1: the reply is not a JSON object (%2)")
+                                          .arg(describeUrl(reply->request().url()),
+                                               parseError.error != QJsonParseError::NoError
+                                                       ? QStringLiteral("%1 at offset %2")
+                                                                 .arg(parseError.errorString())
+                                                                 .arg(parseError.offset)
+                                                       : QStringLiteral("another JSON value"));
+                    } else {
+                        result.json = json.object();
+                    }
+                }
+                if (!result.ok())
+                    qCDebug(lcHttp).noquote() << result.error.message;
+                if (done)
+                    done(result);
+            });
+}
+
+HttpStream *HttpClient::postStream(const QUrl &url, const QJsonObject &body,
+                                   const Headers &headers, QObject *parent)
+{
+    QNetworkReply *reply = m_network->post(makeRequest(url, headers),
+                                           QJsonDocument(body).toJson(QJsonDocument::Compact));
+    return new HttpStream(reply, m_maxReplyBytes, parent);
+}
+
+} // namespace baton

@@ -1,0 +1,102 @@
+#pragma once
+
+#include "httperror.h"
+
+#include <QJsonObject>
+#include <QList>
+#include <QObject>
+#include <QPair>
+#include <QSslConfiguration>
+#include <QUrl>
+
+#include <functional>
+
+class QNetworkAccessManager;
+class QNetworkReply;
+class QNetworkRequest;
+
+namespace baton {
+
+class HttpStream;
+
+/*! TLS settings of one client; file paths, read once by HttpClient::setTls(). */
+struct HttpTlsOptions
+{
+    /*! PEM CA bundle; empty: the system's CAs. */
+    QString caFile;
+    /*! PEM client certificate and its unencrypted PEM key (RSA or EC). */
+    QString certFile;
+    QString keyFile;
+    /*! Turns certificate verification off (SPEC R3: the owner warns at start). */
+    bool insecureSkipVerify = false;
+};
+
+/*! The answer to one JSON request. */
+struct HttpResult
+{
+    HttpError error;
+    int httpStatus = 0;
+    QJsonObject json;
+
+    bool ok() const { return error.ok(); }
+};
+
+/*!
+ * The one HTTP helper over QNetworkAccessManager that the etcd store (and a
+ * Kubernetes backend) speak through (DESIGN: "One HTTP helper"): JSON in and
+ * out, a timeout per request, a reply size limit, no redirect to another
+ * host or from https to http, TLS from files, and every failure mapped into
+ * one HttpError. Nothing blocks: results come through callbacks on later
+ * event-loop turns, never from inside the call.
+ */
+class HttpClient : public QObject
+{
+    Q_OBJECT
+public:
+    using Headers = QList<QPair<QByteArray, QByteArray>>;
+    using Callback = std::function<void(const HttpResult &)>;
+    static constexpr qint64 kDefaultMaxReplyBytes = 4 * 1024 * 1024;
+
+    explicit HttpClient(QObject *parent = nullptr);
+    ~HttpClient() override;
+
+    /*! Reads the files of \a options; false with a message naming the file when one is unusable. */
+    bool setTls(const HttpTlsOptions &options, QString *errorString);
+    void setMaxReplyBytes(qint64 bytes) { m_maxReplyBytes = bytes; }
+    qint64 maxReplyBytes() const { return m_maxReplyBytes; }
+
+    /*!
+     * POSTs \a body to \a url. \a done runs exactly once, on a later turn,
+     * unless this client is destroyed first; with an error when no complete
+     * JSON object came back within \a timeoutMs.
+     */
+    void postJson(const QUrl &url, const QJsonObject &body, const Headers &headers, int timeoutMs,
+                  Callback done);
+    /*!
+     * POSTs \a body and reads the answer as a stream of JSON objects (a
+     * watch). The stream has no timeout: its owner decides how long silence
+     * may last.
+     */
+    HttpStream *postStream(const QUrl &url, const QJsonObject &body, const Headers &headers,
+                           QObject *parent);
+
+    /*! A URL for messages: no user info, no query. */
+    static QString describeUrl(const QUrl &url);
+    /*!
+     * Maps a finished \a reply. \a body is what was read of it; \a cause
+     * says why it was aborted, when this side aborted it.
+     */
+    static HttpError mapError(QNetworkReply *reply, const QByteArray &body, HttpError::Kind cause,
+                              const QString &causeMessage);
+    /*! Whether a redirect from \a from to \a to stays on the same host and is not a downgrade. */
+    static bool isSafeRedirect(const QUrl &from, const QUrl &to);
+
+private:
+    QNetworkRequest makeRequest(const QUrl &url, const Headers &headers) const;
+
+    QNetworkAccessManager *m_network;
+    QSslConfiguration m_ssl;
+    qint64 m_maxReplyBytes = kDefaultMaxReplyBytes;
+};
+
+} // namespace baton

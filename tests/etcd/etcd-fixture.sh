@@ -1,0 +1,155 @@
+#!/bin/sh
+# Starts and stops the etcd that the tests use: members on free loopback
+# ports with temporary data folders, so that no test depends on an etcd
+# started by hand. CTest runs `start` and `stop` as FIXTURES_SETUP and
+# FIXTURES_CLEANUP tests (tests/etcd/CMakeLists.txt); cleanup runs even when
+# tests fail.
+#
+#   etcd-fixture.sh start DIR [MEMBERS] [auth]   start a cluster; DIR/endpoints gets the
+#                                                client URLs, comma-separated
+#   etcd-fixture.sh stop DIR                     stop every member and remove DIR
+#   etcd-fixture.sh kill-member DIR N            SIGKILL member N (0-based)
+#   etcd-fixture.sh start-member DIR N           start member N again on its data
+#
+# With "auth": user root (role root) and user "baton" with read-write on the
+# prefix "auth/", authentication enabled; DIR/credentials holds "baton:<password>".
+set -eu
+
+command=${1:?usage: etcd-fixture.sh start|stop|kill-member|start-member DIR ...}
+dir=${2:?DIR missing}
+ctl() { etcdctl --dial-timeout=2s --command-timeout=5s "$@"; }
+
+port_free() {
+    # A port is taken when something accepts a connection on it.
+    ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+pick_port() {
+    while :; do
+        port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 40000 ))
+        if port_free "$port" && ! grep -qx "$port" "$dir/ports" 2>/dev/null; then
+            echo "$port" >> "$dir/ports"
+            echo "$port"
+            return
+        fi
+    done
+}
+
+start_member() {
+    n=$1
+    m="$dir/member-$n"
+    etcd --name "m$n" --data-dir "$m/data" \
+        --listen-client-urls "$(cat "$m/client")" --advertise-client-urls "$(cat "$m/client")" \
+        --listen-peer-urls "$(cat "$m/peer")" --initial-advertise-peer-urls "$(cat "$m/peer")" \
+        --initial-cluster "$(cat "$dir/initial-cluster")" --initial-cluster-state new \
+        --initial-cluster-token "baton-test-$$" \
+        --heartbeat-interval 50 --election-timeout 500 \
+        >>"$m/log" 2>&1 &
+    echo $! > "$m/pid"
+}
+
+wait_healthy() {
+    # etcd takes about a second; a cluster needs its quorum. With auth on,
+    # the health check reads a key, which takes root's credentials.
+    user=""
+    [ -f "$dir/root-credentials" ] && user="--user=$(cat "$dir/root-credentials")"
+    i=0
+    while [ $i -lt 150 ]; do
+        if ctl --endpoints="$1" $user endpoint health >/dev/null 2>&1; then
+            return 0
+        fi
+        i=$((i + 1))
+        sleep 0.1
+    done
+    return 1
+}
+
+stop_all() {
+    for pidfile in "$dir"/member-*/pid; do
+        [ -f "$pidfile" ] || continue
+        pid=$(cat "$pidfile")
+        kill "$pid" 2>/dev/null || true
+    done
+    for pidfile in "$dir"/member-*/pid; do
+        [ -f "$pidfile" ] || continue
+        pid=$(cat "$pidfile")
+        i=0
+        while kill -0 "$pid" 2>/dev/null && [ $i -lt 10 ]; do sleep 0.1; i=$((i + 1)); done
+        kill -9 "$pid" 2>/dev/null || true
+        rm -f "$pidfile"
+    done
+}
+
+case "$command" in
+start)
+    members=${3:-1}
+    auth=${4:-}
+    attempt=0
+    while :; do
+        stop_all
+        rm -rf "$dir"
+        mkdir -p "$dir"
+        cluster=""
+        endpoints=""
+        n=0
+        while [ $n -lt "$members" ]; do
+            mkdir -p "$dir/member-$n"
+            echo "http://127.0.0.1:$(pick_port)" > "$dir/member-$n/client"
+            echo "http://127.0.0.1:$(pick_port)" > "$dir/member-$n/peer"
+            cluster="${cluster:+$cluster,}m$n=$(cat "$dir/member-$n/peer")"
+            endpoints="${endpoints:+$endpoints,}$(cat "$dir/member-$n/client")"
+            n=$((n + 1))
+        done
+        echo "$cluster" > "$dir/initial-cluster"
+        n=0
+        while [ $n -lt "$members" ]; do start_member $n; n=$((n + 1)); done
+        if wait_healthy "$endpoints"; then
+            break
+        fi
+        attempt=$((attempt + 1))
+        if [ $attempt -ge 3 ]; then
+            echo "etcd-fixture: etcd did not become healthy; its log:" >&2
+            cat "$dir"/member-*/log >&2
+            stop_all
+            exit 1
+        fi
+    done
+    if [ "$auth" = auth ]; then
+        e="--endpoints=$endpoints"
+        password="pw-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
+        ctl "$e" user add root:root-"$password" >/dev/null
+        ctl "$e" user grant-role root root >/dev/null
+        ctl "$e" user add "baton:$password" >/dev/null
+        ctl "$e" role add baton >/dev/null
+        ctl "$e" role grant-permission baton --prefix=true readwrite auth/ >/dev/null
+        ctl "$e" user grant-role baton baton >/dev/null
+        ctl "$e" auth enable >/dev/null
+        echo "baton:$password" > "$dir/credentials"
+        echo "root:root-$password" > "$dir/root-credentials"
+    fi
+    # Written last: its presence means the cluster is ready.
+    echo "$endpoints" > "$dir/endpoints"
+    echo "etcd-fixture: $members member(s) at $endpoints"
+    ;;
+stop)
+    stop_all
+    rm -rf "$dir"
+    ;;
+kill-member)
+    pidfile="$dir/member-${3:?N missing}/pid"
+    kill -9 "$(cat "$pidfile")" 2>/dev/null || true
+    rm -f "$pidfile"
+    ;;
+start-member)
+    n=${3:?N missing}
+    start_member "$n"
+    wait_healthy "$(cat "$dir/member-$n/client")" || {
+        echo "etcd-fixture: member $n did not come back" >&2
+        exit 1
+    }
+    ;;
+*)
+    echo "etcd-fixture: unknown command $command" >&2
+    exit 2
+    ;;
+esac
