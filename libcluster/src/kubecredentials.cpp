@@ -22,10 +22,10 @@ KubeCredentials::KubeCredentials(KubeClientConfig config, const Clock *clock, QO
 
 KubeCredentials::~KubeCredentials()
 {
+    // A plugin still running answers no one; QProcess reaps it as it goes.
     if (m_plugin) {
         m_plugin->disconnect(this);
         m_plugin->kill();
-        m_plugin->waitForFinished(1000); // reaps the child; it was killed
     }
 }
 
