@@ -14,6 +14,7 @@ packages="
   etcd-server etcd-client
   dbus gnome-keyring
   procps
+  openssl
 "
 
 missing=""

@@ -116,6 +116,34 @@ bool HttpClient::setTls(const HttpTlsOptions &options, QString *errorString)
     return true;
 }
 
+void HttpClient::setSslConfiguration(const QSslConfiguration &ssl)
+{
+    if (ssl == m_ssl)
+        return;
+    m_ssl = ssl;
+    // A kept-alive connection would go on with the old client certificate.
+    m_network->clearConnectionCache();
+}
+
+QString HttpClient::methodOf(const QNetworkReply *reply)
+{
+    switch (reply->operation()) {
+    case QNetworkAccessManager::GetOperation:
+        return QStringLiteral("GET");
+    case QNetworkAccessManager::PutOperation:
+        return QStringLiteral("PUT");
+    case QNetworkAccessManager::PostOperation:
+        return QStringLiteral("POST");
+    case QNetworkAccessManager::DeleteOperation:
+        return QStringLiteral("DELETE");
+    case QNetworkAccessManager::HeadOperation:
+        return QStringLiteral("HEAD");
+    default:
+        return QString::fromLatin1(
+                reply->request().attribute(QNetworkRequest::CustomVerbAttribute).toByteArray());
+    }
+}
+
 QString HttpClient::describeUrl(const QUrl &url)
 {
     return url.toDisplayString(QUrl::RemoveUserInfo | QUrl::RemoveQuery | QUrl::RemoveFragment);
@@ -136,8 +164,11 @@ QNetworkRequest HttpClient::makeRequest(const QUrl &url, const Headers &headers)
     request.setRawHeader("Accept", "application/json");
     for (const auto &header : headers)
         request.setRawHeader(header.first, header.second);
-    if (url.scheme() == QLatin1String("https"))
+    if (url.scheme() == QLatin1String("https")) {
         request.setSslConfiguration(m_ssl);
+        if (!m_peerVerifyName.isEmpty())
+            request.setPeerVerifyName(m_peerVerifyName);
+    }
     return request;
 }
 
@@ -145,7 +176,7 @@ HttpError HttpClient::mapError(QNetworkReply *reply, const QByteArray &body, Kin
                                const QString &causeMessage)
 {
     HttpError error;
-    const QString where = QStringLiteral("POST %1").arg(describeUrl(reply->request().url()));
+    const QString where = QStringLiteral("%1 %2").arg(methodOf(reply), describeUrl(reply->request().url()));
     const QVariant status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute);
     error.httpStatus = status.isValid() ? status.toInt() : 0;
     if (cause != Kind::None) {
@@ -211,10 +242,22 @@ HttpError HttpClient::mapError(QNetworkReply *reply, const QByteArray &body, Kin
 void HttpClient::postJson(const QUrl &url, const QJsonObject &body, const Headers &headers,
                           int timeoutMs, Callback done)
 {
+    sendJson("POST", url, body, headers, timeoutMs, std::move(done));
+}
+
+void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJsonObject &body,
+                          const Headers &headers, int timeoutMs, Callback done)
+{
     QNetworkRequest request = makeRequest(url, headers);
     request.setTransferTimeout(timeoutMs);
-    QNetworkReply *reply
-            = m_network->post(request, QJsonDocument(body).toJson(QJsonDocument::Compact));
+    QNetworkReply *reply = nullptr;
+    if (method == "GET")
+        reply = m_network->get(request);
+    else if (method == "DELETE" && body.isEmpty())
+        reply = m_network->deleteResource(request);
+    else
+        reply = m_network->sendCustomRequest(request, method,
+                                             QJsonDocument(body).toJson(QJsonDocument::Compact));
 
     struct State
     {
@@ -280,8 +323,8 @@ void HttpClient::postJson(const QUrl &url, const QJsonObject &body, const Header
                     if (parseError.error != QJsonParseError::NoError || !json.isObject()) {
                         result.error.kind = Kind::NotJson;
                         result.error.message
-                                = QStringLiteral("POST %1: the reply is not a JSON object (%2)")
-                                          .arg(describeUrl(reply->request().url()),
+                                = QStringLiteral("%1 %2: the reply is not a JSON object (%3)")
+                                          .arg(methodOf(reply), describeUrl(reply->request().url()),
                                                parseError.error != QJsonParseError::NoError
                                                        ? QStringLiteral("%1 at offset %2")
                                                                  .arg(parseError.errorString())
@@ -291,6 +334,8 @@ void HttpClient::postJson(const QUrl &url, const QJsonObject &body, const Header
                         result.json = json.object();
                     }
                 }
+                if (result.error.kind == Kind::HttpStatus)
+                    result.json = QJsonDocument::fromJson(state->body).object();
                 if (!result.ok())
                     qCDebug(lcHttp).noquote() << result.error.message;
                 if (done)
@@ -304,6 +349,11 @@ HttpStream *HttpClient::postStream(const QUrl &url, const QJsonObject &body,
     QNetworkReply *reply = m_network->post(makeRequest(url, headers),
                                            QJsonDocument(body).toJson(QJsonDocument::Compact));
     return new HttpStream(reply, m_maxReplyBytes, parent);
+}
+
+HttpStream *HttpClient::getStream(const QUrl &url, const Headers &headers, QObject *parent)
+{
+    return new HttpStream(m_network->get(makeRequest(url, headers)), m_maxReplyBytes, parent);
 }
 
 } // namespace baton

@@ -62,6 +62,15 @@ public:
 
     /*! Reads the files of \a options; false with a message naming the file when one is unusable. */
     bool setTls(const HttpTlsOptions &options, QString *errorString);
+    /*!
+     * The TLS configuration as built by the caller (Kubernetes: CA and
+     * client certificate from inline data, or from an exec plugin). Open
+     * connections made with another configuration are dropped.
+     */
+    void setSslConfiguration(const QSslConfiguration &ssl);
+    QSslConfiguration sslConfiguration() const { return m_ssl; }
+    /*! The name the server certificate must carry, when not the URL's host (kubeconfig `tls-server-name`). */
+    void setPeerVerifyName(const QString &name) { m_peerVerifyName = name; }
     void setMaxReplyBytes(qint64 bytes) { m_maxReplyBytes = bytes; }
     qint64 maxReplyBytes() const { return m_maxReplyBytes; }
 
@@ -73,13 +82,25 @@ public:
     void postJson(const QUrl &url, const QJsonObject &body, const Headers &headers, int timeoutMs,
                   Callback done);
     /*!
+     * As postJson() with any \a method (GET, PUT, ...); no body when \a body
+     * is empty and the method is GET or DELETE. For an HTTP status error,
+     * HttpResult::json holds the error body when it is a JSON object (a
+     * Kubernetes Status).
+     */
+    void sendJson(const QByteArray &method, const QUrl &url, const QJsonObject &body,
+                  const Headers &headers, int timeoutMs, Callback done);
+    /*!
      * POSTs \a body and reads the answer as a stream of JSON objects (a
      * watch). The stream has no timeout: its owner decides how long silence
      * may last.
      */
     HttpStream *postStream(const QUrl &url, const QJsonObject &body, const Headers &headers,
                            QObject *parent);
+    /*! As postStream() with a GET (a Kubernetes watch). */
+    HttpStream *getStream(const QUrl &url, const Headers &headers, QObject *parent);
 
+    /*! The method of \a reply, for messages: GET, POST, PUT... */
+    static QString methodOf(const QNetworkReply *reply);
     /*! A URL for messages: no user info, no query. */
     static QString describeUrl(const QUrl &url);
     /*!
@@ -96,6 +117,7 @@ private:
 
     QNetworkAccessManager *m_network;
     QSslConfiguration m_ssl;
+    QString m_peerVerifyName;
     qint64 m_maxReplyBytes = kDefaultMaxReplyBytes;
 };
 

@@ -109,8 +109,8 @@ void HttpStream::onFinished()
     if (error.ok()) {
         // The server ended the stream: for a watch, as much a break as a reset.
         error.kind = HttpError::Kind::Connection;
-        error.message = QStringLiteral("POST %1: the server ended the stream")
-                                .arg(HttpClient::describeUrl(m_url));
+        error.message = QStringLiteral("%1 %2: the server ended the stream")
+                                .arg(HttpClient::methodOf(reply), HttpClient::describeUrl(m_url));
     }
     Q_EMIT finished(error);
 }

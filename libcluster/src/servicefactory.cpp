@@ -2,6 +2,7 @@
 
 #include "etcdstore.h"
 #include "filestore.h"
+#include "kubernetesclusterservice.h"
 #include "localclusterservice.h"
 #include "memorystore.h"
 #include "storeclusterservice.h"
@@ -24,6 +25,7 @@ struct TypeRegistry
         add<FileStore>(QStringLiteral("Webda/FileStore"));
         add<EtcdStore>(QStringLiteral("Webda/EtcdStore"));
         add<StoreClusterService>(QStringLiteral("Webda/StoreClusterService"));
+        add<KubernetesClusterService>(QStringLiteral("Webda/KubernetesClusterService"));
         add<LocalClusterService>(QStringLiteral("Webda/LocalClusterService"));
     }
     template<typename T>

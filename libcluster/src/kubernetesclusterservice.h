@@ -1,0 +1,25 @@
+#pragma once
+
+#include <baton/clusterservice.h>
+
+namespace baton {
+
+/*!
+ * `Webda/KubernetesClusterService` (SPEC B3-B5): the lease is the
+ * `coordination.k8s.io/v1` Lease `<leaseName>` of a namespace, written as
+ * client-go's LeaseLock writes it. Parameters besides the common ones:
+ * `config` (a kubeconfig file), `context`, `namespace`, `timeout` (ms per
+ * request, default 5000). Without `config`: `KUBECONFIG`, `~/.kube/config`,
+ * then the in-cluster configuration (docs/configuration.md).
+ */
+class KubernetesClusterService final : public ClusterService
+{
+    Q_OBJECT
+public:
+    using ClusterService::ClusterService;
+
+protected:
+    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *errorString) override;
+};
+
+} // namespace baton

@@ -1,0 +1,558 @@
+// Real `baton join` processes electing through a Kubernetes Lease, on the
+// test Lease API server (leaseapiserver.h) run inside this test over TLS
+// with bearer tokens. Every fact about timing comes from the processes' own
+// event streams (O5) on CLOCK_MONOTONIC; every fact about what went over
+// the wire comes from the server's per-user verb counters.
+
+#include "clock.h"
+#include "leaseapiserver.h"
+#include "participantprocess.h"
+#include "testcertificates.h"
+#include "testsupport.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace baton;
+
+namespace {
+
+constexpr qint64 leaseMs = 2000;
+constexpr qint64 renewMs = 500;
+const QString ns = QStringLiteral("e2e");
+
+// The tokens of the test: none of them may ever show in a log (R2).
+const QString watchToken = QStringLiteral("tok-watch-3f9a1c2e");
+const QString pollToken = QStringLiteral("tok-poll-77b04d1a");
+const QString noUpdateToken = QStringLiteral("tok-noupdate-5e21aa90");
+const QString adminToken = QStringLiteral("tok-admin-0c4d9e31");
+
+qint64 monoOf(const QJsonObject &event)
+{
+    return qint64(event.value(QStringLiteral("mono")).toDouble());
+}
+
+QList<QJsonObject> eventsNamed(const ParticipantProcess &p, const QString &name)
+{
+    QList<QJsonObject> found;
+    for (const QJsonObject &e : p.events())
+        if (e.value(QStringLiteral("event")).toString() == name)
+            found << e;
+    return found;
+}
+
+QJsonObject lastEvent(const ParticipantProcess &p, const QString &name)
+{
+    const QList<QJsonObject> found = eventsNamed(p, name);
+    return found.isEmpty() ? QJsonObject {} : found.last();
+}
+
+} // namespace
+
+class TestKubernetesElection : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void oneLeaderCrashTakeoverAndWatchFastHandover();
+    void pollingParticipantUsesOnlyGetCreateUpdate();
+    void conflictStormNeverMakesTwoLeaders();
+    void withoutUpdateItGetsAClear403AndNeverLeads();
+    void malformedLeaseIsAnErrorNeverALeader_data();
+    void malformedLeaseIsAnErrorNeverALeader();
+    void malformedKubeconfigIsAClearError_data();
+    void malformedKubeconfigIsAClearError();
+    void cleanup();
+    void noTokenInAnyLog();
+
+private:
+    QString writeKubeconfig(const QString &token);
+    ParticipantProcess *start(const QString &id, const QString &leaseName, const QString &token);
+    int leaders() const;
+    ParticipantProcess *leader() const;
+    void checkAuthorityNeverOverlaps();
+    void writeLease(const QString &name, const QJsonObject &spec);
+
+    QTemporaryDir m_folder;
+    test::TestCertificates m_certificates;
+    test::LeaseApiServer m_server;
+    QNetworkAccessManager m_network;
+    std::vector<std::unique_ptr<ParticipantProcess>> m_participants;
+    QByteArray m_allOutput;
+    QHash<QString, QString> m_kubeconfigs;
+    int m_malformedRow = 0;
+};
+
+void TestKubernetesElection::initTestCase()
+{
+    QVERIFY2(!test::batonBinary().isEmpty(), "BATON_BINARY is not set: run through ctest");
+    QVERIFY(m_folder.isValid());
+    QString error;
+    QVERIFY2(m_certificates.generate(m_folder.path(), &error), qPrintable(error));
+    QVERIFY2(m_server.setTls(m_certificates.serverCertFile(), m_certificates.serverKeyFile(), {}, &error),
+             qPrintable(error));
+    QVERIFY2(m_server.listen(&error), qPrintable(error));
+    // B5: the Roles of resources/kubernetes/, as tokens.
+    m_server.addToken(watchToken, QStringLiteral("system:serviceaccount:e2e:watcher"),
+                      {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
+                       QStringLiteral("list"), QStringLiteral("watch")});
+    m_server.addToken(pollToken, QStringLiteral("system:serviceaccount:e2e:poller"),
+                      {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update")});
+    m_server.addToken(noUpdateToken, QStringLiteral("system:serviceaccount:e2e:no-update"),
+                      {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("list"),
+                       QStringLiteral("watch")});
+    m_server.addToken(adminToken, QStringLiteral("admin"),
+                      {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
+                       QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("delete")});
+}
+
+QString TestKubernetesElection::writeKubeconfig(const QString &token)
+{
+    // Written once per token: rewriting a file a starting process reads would race.
+    if (m_kubeconfigs.contains(token))
+        return m_kubeconfigs.value(token);
+    const QString path = m_folder.filePath(QStringLiteral("kubeconfig-") + token.section(QLatin1Char('-'), 1, 1));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return {};
+    file.write(QStringLiteral("apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+                              "clusters:\n- name: test\n  cluster:\n    server: %1\n"
+                              "    certificate-authority: %2\n"
+                              "contexts:\n- name: test\n  context:\n    cluster: test\n    user: me\n"
+                              "    namespace: %3\n"
+                              "users:\n- name: me\n  user:\n    token: %4\n")
+                       .arg(m_server.url().toString(), m_certificates.caFile(), ns, token)
+                       .toUtf8());
+    m_kubeconfigs.insert(token, path);
+    return path;
+}
+
+ParticipantProcess *TestKubernetesElection::start(const QString &id, const QString &leaseName,
+                                                  const QString &token)
+{
+    const QJsonObject config {
+            {QStringLiteral("services"),
+             QJsonObject {{QStringLiteral("cluster"),
+                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/KubernetesClusterService")},
+                                        {QStringLiteral("config"), writeKubeconfig(token)},
+                                        {QStringLiteral("leaseName"), leaseName},
+                                        {QStringLiteral("instanceId"), id},
+                                        {QStringLiteral("leaseDuration"), leaseMs},
+                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
+    const QString path = m_folder.filePath(id + QStringLiteral(".json"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return nullptr;
+    file.write(QJsonDocument(config).toJson());
+    file.close();
+    m_participants.push_back(std::make_unique<ParticipantProcess>(
+            id, test::batonBinary(),
+            QStringList {QStringLiteral("join"), QStringLiteral("--config"), path, QStringLiteral("--events"),
+                         QStringLiteral("json")}));
+    m_participants.back()->start();
+    return m_participants.back().get();
+}
+
+int TestKubernetesElection::leaders() const
+{
+    int count = 0;
+    for (const auto &p : m_participants)
+        count += p->isLeading() ? 1 : 0;
+    return count;
+}
+
+ParticipantProcess *TestKubernetesElection::leader() const
+{
+    for (const auto &p : m_participants)
+        if (p->isLeading())
+            return p.get();
+    return nullptr;
+}
+
+void TestKubernetesElection::checkAuthorityNeverOverlaps()
+{
+    // F1: each term's authority, from started-leading to the validUntilMono
+    // of its stopped-leading (or open), never overlaps another's.
+    QList<QPair<qint64, qint64>> terms;
+    for (const auto &p : m_participants) {
+        const QList<QJsonObject> starts = eventsNamed(*p, QStringLiteral("started-leading"));
+        const QList<QJsonObject> stops = eventsNamed(*p, QStringLiteral("stopped-leading"));
+        // A killed leader's authority ended at its F4 deadline: half of
+        // lease + renew after the start of its last successful attempt.
+        qint64 killedEnd = std::numeric_limits<qint64>::max();
+        if (!p->isRunning()) {
+            for (const QJsonObject &a : eventsNamed(*p, QStringLiteral("attempt"))) {
+                const QString outcome = a.value(QStringLiteral("outcome")).toString();
+                if (outcome == QStringLiteral("acquired") || outcome == QStringLiteral("renewed"))
+                    killedEnd = monoOf(a) - qint64(a.value(QStringLiteral("latencyMs")).toDouble())
+                            + (leaseMs + renewMs) / 2;
+            }
+        }
+        for (qsizetype i = 0; i < starts.size(); ++i) {
+            const qint64 end = i < stops.size()
+                    ? qint64(stops[i].value(QStringLiteral("validUntilMono")).toDouble())
+                    : killedEnd;
+            terms.append({monoOf(starts[i]), end});
+        }
+    }
+    std::sort(terms.begin(), terms.end());
+    for (qsizetype i = 1; i < terms.size(); ++i)
+        QVERIFY2(terms[i].first >= terms[i - 1].second,
+                 qPrintable(QStringLiteral("two authority intervals overlap: [%1, %2) and [%3, ...)")
+                                    .arg(terms[i - 1].first)
+                                    .arg(terms[i - 1].second)
+                                    .arg(terms[i].first)));
+}
+
+void TestKubernetesElection::oneLeaderCrashTakeoverAndWatchFastHandover()
+{
+    const QString lease = QStringLiteral("billing-cron");
+    for (const QString &id : {QStringLiteral("w1"), QStringLiteral("w2"), QStringLiteral("w3")})
+        QVERIFY(start(id, lease, watchToken));
+
+    // F1: one leader; the Lease names it as client-go would write it (B3).
+    QTRY_COMPARE_WITH_TIMEOUT(leaders(), 1, 20000);
+    ParticipantProcess *first = leader();
+    QTRY_COMPARE_WITH_TIMEOUT(m_server.lease(ns, lease)[QStringLiteral("spec")][QStringLiteral("holderIdentity")].toString(),
+                              first->instanceId(), 10000);
+    const QJsonObject spec = m_server.lease(ns, lease)[QStringLiteral("spec")].toObject();
+    QCOMPARE(spec[QStringLiteral("leaseDurationSeconds")].toInt(), 2);
+    const QRegularExpression microTime(QStringLiteral("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z$"));
+    QVERIFY(microTime.match(spec[QStringLiteral("renewTime")].toString()).hasMatch());
+    QVERIFY(microTime.match(spec[QStringLiteral("acquireTime")].toString()).hasMatch());
+    // Every follower follows by watch (B5: list and watch are granted).
+    QTRY_VERIFY_WITH_TIMEOUT(m_server.watchCount() >= 3, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(m_participants.begin(), m_participants.end(), [](const auto &p) {
+                                 return p->isLeading() || !lastEvent(*p, QStringLiteral("attempt")).isEmpty();
+                             }),
+                             10000);
+    QCOMPARE(leaders(), 1);
+
+    // F6: SIGKILL; another takes over within leaseDuration + renewInterval.
+    QSignalSpy died(first, &ParticipantProcess::finished);
+    const qint64 killMono = Clock::system().monotonicMs();
+    first->sendSignal(SIGKILL);
+    QVERIFY(died.wait(10000));
+    QTRY_COMPARE_WITH_TIMEOUT(leaders(), 1, 20000);
+    ParticipantProcess *second = leader();
+    QVERIFY(second != first);
+    const QJsonObject took = lastEvent(*second, QStringLiteral("started-leading"));
+    const qint64 failoverMs = monoOf(took) - killMono;
+    qInfo("Kubernetes crash failover: %lld ms after SIGKILL (lease %lld ms, F6 bound %lld ms)", failoverMs,
+          leaseMs, leaseMs + renewMs);
+    QVERIFY2(failoverMs <= leaseMs + renewMs, qPrintable(QString::number(failoverMs)));
+    QVERIFY(took.value(QStringLiteral("token")).toInteger()
+            > lastEvent(*first, QStringLiteral("started-leading")).value(QStringLiteral("token")).toInteger());
+
+    // F5 + F8: SIGTERM; the release reaches the last follower by watch, and
+    // it takes over at once rather than at its next renewInterval tick.
+    QSignalSpy exited(second, &ParticipantProcess::finished);
+    second->sendSignal(SIGTERM);
+    QVERIFY(exited.wait(10000));
+    QCOMPARE(second->exitCode(), 0);
+    const QJsonObject released = lastEvent(*second, QStringLiteral("released"));
+    QVERIFY(released.value(QStringLiteral("released")).toBool());
+    QTRY_COMPARE_WITH_TIMEOUT(leaders(), 1, 20000);
+    ParticipantProcess *third = leader();
+    const qint64 handoverMs = monoOf(lastEvent(*third, QStringLiteral("started-leading"))) - monoOf(released);
+    qInfo("Kubernetes clean handover by watch: %lld ms after the release (renewInterval %lld ms)",
+          handoverMs, renewMs);
+    QVERIFY(handoverMs >= 0);
+    QVERIFY2(handoverMs < renewMs, "the handover waited for a poll: the watch did not carry the release");
+    QVERIFY(m_server.count(QStringLiteral("system:serviceaccount:e2e:watcher"), QStringLiteral("watch")) >= 3);
+
+    QSignalSpy thirdExited(third, &ParticipantProcess::finished);
+    third->sendSignal(SIGTERM);
+    QVERIFY(thirdExited.wait(10000));
+    // The release as client-go writes it: an explicit empty holder, 1 second.
+    const QJsonObject after = m_server.lease(ns, lease)[QStringLiteral("spec")].toObject();
+    QCOMPARE(after[QStringLiteral("holderIdentity")], QJsonValue(QString()));
+    QCOMPARE(after[QStringLiteral("leaseDurationSeconds")].toInt(), 1);
+    checkAuthorityNeverOverlaps();
+}
+
+void TestKubernetesElection::pollingParticipantUsesOnlyGetCreateUpdate()
+{
+    // B5: get, create and update suffice; the election polls.
+    const QString user = QStringLiteral("system:serviceaccount:e2e:poller");
+    const QString lease = QStringLiteral("poll-only");
+    QVERIFY(start(QStringLiteral("p1"), lease, pollToken));
+    QVERIFY(start(QStringLiteral("p2"), lease, pollToken));
+    QTRY_COMPARE_WITH_TIMEOUT(leaders(), 1, 20000);
+    ParticipantProcess *first = leader();
+    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(m_participants.begin(), m_participants.end(), [](const auto &p) {
+                                 return p->isLeading() || !lastEvent(*p, QStringLiteral("attempt")).isEmpty();
+                             }),
+                             10000);
+    QSignalSpy exited(first, &ParticipantProcess::finished);
+    first->sendSignal(SIGTERM);
+    QVERIFY(exited.wait(10000));
+    const QJsonObject released = lastEvent(*first, QStringLiteral("released"));
+    QTRY_COMPARE_WITH_TIMEOUT(leaders(), 1, 20000);
+    const qint64 handoverMs = monoOf(lastEvent(*leader(), QStringLiteral("started-leading"))) - monoOf(released);
+    qInfo("Kubernetes clean handover by polling: %lld ms after the release (renewInterval %lld ms)",
+          handoverMs, renewMs);
+    QVERIFY(handoverMs <= renewMs + leaseMs);
+
+    const QSet<QString> used = m_server.verbsUsed(user);
+    QVERIFY2((used - QSet<QString> {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update")}).isEmpty(),
+             qPrintable(QJsonDocument(m_server.counters()).toJson()));
+    QVERIFY(used.contains(QStringLiteral("update")));
+    // One try at a list per process, refused once, never again; no watch attempted.
+    QVERIFY(m_server.count(user, QStringLiteral("list"), true) <= 2);
+    QCOMPARE(m_server.count(user, QStringLiteral("watch"), true), 0);
+    for (const auto &p : m_participants) {
+        const QString log = QString::fromUtf8(p->standardError());
+        QCOMPARE(log.count(QStringLiteral("following the Lease by polling")), 1);
+        QVERIFY2(!log.contains(QStringLiteral("warning"), Qt::CaseInsensitive) || !log.contains(QStringLiteral("list")),
+                 qPrintable(log));
+    }
+}
+
+void TestKubernetesElection::writeLease(const QString &name, const QJsonObject &spec)
+{
+    // A fourth writer, through the API like any client: GET, then PUT.
+    QUrl url = m_server.url();
+    url.setPath(QStringLiteral("/apis/coordination.k8s.io/v1/namespaces/%1/leases/%2").arg(ns, name));
+    QNetworkRequest request(url);
+    QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
+    ssl.setCaCertificates(QSslCertificate::fromPath(m_certificates.caFile()));
+    request.setSslConfiguration(ssl);
+    request.setRawHeader("Authorization", "Bearer " + adminToken.toUtf8());
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+    QNetworkReply *get = m_network.get(request);
+    QSignalSpy got(get, &QNetworkReply::finished);
+    QVERIFY(got.wait(5000));
+    QJsonObject lease = QJsonDocument::fromJson(get->readAll()).object();
+    get->deleteLater();
+    if (lease[QStringLiteral("kind")].toString() != QStringLiteral("Lease"))
+        lease = {{QStringLiteral("apiVersion"), QStringLiteral("coordination.k8s.io/v1")},
+                 {QStringLiteral("kind"), QStringLiteral("Lease")},
+                 {QStringLiteral("metadata"), QJsonObject {{QStringLiteral("name"), name}}}};
+    lease[QStringLiteral("spec")] = spec;
+    QNetworkReply *put = m_network.put(request, QJsonDocument(lease).toJson());
+    QSignalSpy done(put, &QNetworkReply::finished);
+    QVERIFY(done.wait(5000));
+    put->deleteLater();
+}
+
+void TestKubernetesElection::conflictStormNeverMakesTwoLeaders()
+{
+    const QString lease = QStringLiteral("storm");
+    const QString user = QStringLiteral("system:serviceaccount:e2e:watcher");
+    for (const QString &id : {QStringLiteral("s1"), QStringLiteral("s2"), QStringLiteral("s3")})
+        QVERIFY(start(id, lease, watchToken));
+    QTRY_COMPARE_WITH_TIMEOUT(leaders(), 1, 20000);
+
+    // B3, F1: an intruder overwrites the Lease through the API right after
+    // every successful write of a participant, so the holder's next
+    // conditional write meets a 409. Driven by the server's answers, not
+    // by a timer.
+    const QString now = QStringLiteral("2026-01-01T00:00:00.000000Z");
+    constexpr int stormSize = 10;
+    int overwrites = 0;
+    bool writing = false;
+    int maxLeaders = 0;
+    auto connection = connect(&m_server, &test::LeaseApiServer::requestHandled, this,
+                              [&](const QString &who, const QString &verb, int status) {
+        maxLeaders = std::max(maxLeaders, leaders());
+        if (who != user || status >= 300 || writing || overwrites >= stormSize
+            || (verb != QStringLiteral("update") && verb != QStringLiteral("create")))
+            return;
+        writing = true;
+        QUrl url = m_server.url();
+        url.setPath(QStringLiteral("/apis/coordination.k8s.io/v1/namespaces/%1/leases/%2").arg(ns, lease));
+        QNetworkRequest request(url);
+        QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
+        ssl.setCaCertificates(QSslCertificate::fromPath(m_certificates.caFile()));
+        request.setSslConfiguration(ssl);
+        request.setRawHeader("Authorization", "Bearer " + adminToken.toUtf8());
+        request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+        QNetworkReply *get = m_network.get(request);
+        connect(get, &QNetworkReply::finished, this, [&, get, request] {
+            get->deleteLater();
+            QJsonObject object = QJsonDocument::fromJson(get->readAll()).object();
+            object[QStringLiteral("spec")] = QJsonObject {
+                    {QStringLiteral("holderIdentity"), QStringLiteral("intruder")},
+                    {QStringLiteral("leaseDurationSeconds"), 1},
+                    {QStringLiteral("acquireTime"), now},
+                    {QStringLiteral("renewTime"), now},
+                    {QStringLiteral("leaseTransitions"), 100 + overwrites}};
+            QNetworkReply *put = m_network.put(request, QJsonDocument(object).toJson());
+            connect(put, &QNetworkReply::finished, this, [&, put] {
+                put->deleteLater();
+                if (put->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() == 200)
+                    ++overwrites;
+                writing = false;
+            });
+        });
+    });
+    QTRY_VERIFY_WITH_TIMEOUT(overwrites >= stormSize, 60000);
+    disconnect(connection);
+    int conflicts = 0;
+    int takenOver = 0;
+    for (const auto &p : m_participants) {
+        for (const QJsonObject &e : eventsNamed(*p, QStringLiteral("attempt")))
+            conflicts += e.value(QStringLiteral("outcome")).toString() == QStringLiteral("conflict") ? 1 : 0;
+        takenOver += int(eventsNamed(*p, QStringLiteral("stopped-leading")).size());
+    }
+    qInfo("409 storm: %d overwrites; the participants met %d conflicts and stepped down %d times",
+          overwrites, conflicts, takenOver);
+    QVERIFY(conflicts > 0);
+    QVERIFY(maxLeaders <= 1);
+    // When the intruder stops, its last lease expires and one participant leads again.
+    QTRY_COMPARE_WITH_TIMEOUT(leaders(), 1, 20000);
+    QVERIFY(m_server.lease(ns, lease)[QStringLiteral("spec")][QStringLiteral("leaseTransitions")].toInt() > 100);
+    checkAuthorityNeverOverlaps();
+}
+
+void TestKubernetesElection::withoutUpdateItGetsAClear403AndNeverLeads()
+{
+    // A released Lease exists: taking it needs update, which this token lacks.
+    const QString lease = QStringLiteral("no-update");
+    const QString now = QStringLiteral("2026-01-01T00:00:00.000000Z");
+    writeLease(lease, {{QStringLiteral("holderIdentity"), QString()},
+                       {QStringLiteral("leaseDurationSeconds"), 1},
+                       {QStringLiteral("acquireTime"), now},
+                       {QStringLiteral("renewTime"), now},
+                       {QStringLiteral("leaseTransitions"), 0}});
+    ParticipantProcess *p = start(QStringLiteral("nu1"), lease, noUpdateToken);
+    QVERIFY(p);
+    auto firstError = [p] {
+        for (const QJsonObject &e : eventsNamed(*p, QStringLiteral("attempt")))
+            if (e.value(QStringLiteral("outcome")).toString() == QStringLiteral("error"))
+                return e.value(QStringLiteral("error")).toString();
+        return QString();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(!firstError().isEmpty(), 20000);
+    const QString error = firstError();
+    QVERIFY2(error.contains(QStringLiteral("403 Forbidden")), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("cannot update resource \"leases\"")), qPrintable(error));
+    QVERIFY(eventsNamed(*p, QStringLiteral("started-leading")).isEmpty());
+    QVERIFY(!p->isLeading());
+}
+
+void TestKubernetesElection::malformedLeaseIsAnErrorNeverALeader_data()
+{
+    QTest::addColumn<QJsonObject>("spec");
+    QTest::addColumn<QString>("field");
+    QTest::newRow("a negative duration")
+            << QJsonObject {{QStringLiteral("holderIdentity"), QString()}, {QStringLiteral("leaseDurationSeconds"), -5}}
+            << QStringLiteral("spec.leaseDurationSeconds");
+    QTest::newRow("no duration") << QJsonObject {{QStringLiteral("holderIdentity"), QString()}}
+                                 << QStringLiteral("spec.leaseDurationSeconds");
+    QTest::newRow("a renewTime that is not a time")
+            << QJsonObject {{QStringLiteral("holderIdentity"), QString()},
+                            {QStringLiteral("leaseDurationSeconds"), 2},
+                            {QStringLiteral("renewTime"), QStringLiteral("yesterday")}}
+            << QStringLiteral("spec.renewTime");
+}
+
+void TestKubernetesElection::malformedLeaseIsAnErrorNeverALeader()
+{
+    // R1: a Lease the client cannot trust is an error, never a free lease.
+    QFETCH(QJsonObject, spec);
+    QFETCH(QString, field);
+    const QString lease = QStringLiteral("malformed-%1").arg(++m_malformedRow);
+    m_server.putRaw(ns, lease,
+                    {{QStringLiteral("apiVersion"), QStringLiteral("coordination.k8s.io/v1")},
+                     {QStringLiteral("kind"), QStringLiteral("Lease")},
+                     {QStringLiteral("spec"), spec}});
+    ParticipantProcess *p = start(QStringLiteral("m-") + lease, lease, watchToken);
+    QVERIFY(p);
+    QTRY_VERIFY_WITH_TIMEOUT(eventsNamed(*p, QStringLiteral("attempt")).size() >= 2, 20000);
+    for (const QJsonObject &e : eventsNamed(*p, QStringLiteral("attempt"))) {
+        QCOMPARE(e.value(QStringLiteral("outcome")).toString(), QStringLiteral("error"));
+        QVERIFY2(e.value(QStringLiteral("error")).toString().contains(field),
+                 qPrintable(e.value(QStringLiteral("error")).toString()));
+    }
+    QVERIFY(eventsNamed(*p, QStringLiteral("started-leading")).isEmpty());
+}
+
+void TestKubernetesElection::malformedKubeconfigIsAClearError_data()
+{
+    QTest::addColumn<QByteArray>("kubeconfig");
+    QTest::addColumn<QStringList>("mustMention");
+    QTest::newRow("broken YAML") << QByteArray("clusters: [\n  - name: x\n")
+                                 << QStringList {QStringLiteral("malformed YAML")};
+    QTest::newRow("a user with a certificate and no key")
+            << QByteArray("current-context: x\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n"
+                          "contexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
+                          "users:\n- name: u\n  user:\n    client-certificate-data: eA==\n")
+            << QStringList {QStringLiteral("users[0] \"u\""), QStringLiteral("client-key")};
+    QTest::newRow("a lease name that is not a DNS subdomain") << QByteArray()
+                                                              << QStringList {QStringLiteral("leaseName"), QStringLiteral("DNS-1123")};
+}
+
+void TestKubernetesElection::malformedKubeconfigIsAClearError()
+{
+    // R1, P1: one clear error naming the file and the entry; exit code 2.
+    QFETCH(QByteArray, kubeconfig);
+    QFETCH(QStringList, mustMention);
+    const QString kubeconfigPath = m_folder.filePath(QStringLiteral("bad-kubeconfig"));
+    QFile file(kubeconfigPath);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(kubeconfig.isEmpty() ? QFile(writeKubeconfig(watchToken)).fileName().toUtf8() : kubeconfig);
+    file.close();
+    const QString configPath = m_folder.filePath(QStringLiteral("bad.json"));
+    QFile config(configPath);
+    QVERIFY(config.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    config.write(QJsonDocument(QJsonObject {
+                         {QStringLiteral("services"),
+                          QJsonObject {{QStringLiteral("k"),
+                                        QJsonObject {{QStringLiteral("type"), QStringLiteral("KubernetesClusterService")},
+                                                     {QStringLiteral("config"), kubeconfig.isEmpty() ? writeKubeconfig(watchToken) : kubeconfigPath},
+                                                     {QStringLiteral("leaseName"),
+                                                      kubeconfig.isEmpty() ? QStringLiteral("Billing_Cron") : QStringLiteral("ok")}}}}}})
+                         .toJson());
+    config.close();
+    QProcess baton;
+    baton.start(test::batonBinary(), {QStringLiteral("join"), QStringLiteral("--config"), configPath});
+    QVERIFY(baton.waitForFinished(20000));
+    QCOMPARE(baton.exitCode(), 2);
+    const QString error = QString::fromUtf8(baton.readAllStandardError());
+    m_allOutput += error.toUtf8();
+    if (!kubeconfig.isEmpty())
+        QVERIFY2(error.contains(kubeconfigPath), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("\"k\"")), qPrintable(error));
+    for (const QString &part : mustMention)
+        QVERIFY2(error.contains(part), qPrintable(QStringLiteral("\"%1\" not in: %2").arg(part, error)));
+}
+
+void TestKubernetesElection::cleanup()
+{
+    for (const auto &p : m_participants) {
+        if (p->isRunning()) {
+            QSignalSpy finished(p.get(), &ParticipantProcess::finished);
+            p->sendSignal(SIGTERM);
+            finished.wait(10000);
+        }
+        m_allOutput += p->standardError();
+        for (const QJsonObject &e : p->events())
+            m_allOutput += QJsonDocument(e).toJson(QJsonDocument::Compact) + '\n';
+        if (QTest::currentTestFailed())
+            qWarning("--- %s ---\n%s", qPrintable(p->label()), p->standardError().constData());
+    }
+    m_participants.clear();
+}
+
+void TestKubernetesElection::noTokenInAnyLog()
+{
+    // R2: every log line and event of every process of this test, searched
+    // for every token the server accepts.
+    QVERIFY(m_allOutput.size() > 1000);
+    for (const QString &token : {watchToken, pollToken, noUpdateToken, adminToken})
+        QVERIFY2(!m_allOutput.contains(token.toUtf8()), qPrintable(token));
+}
+
+QTEST_GUILESS_MAIN(TestKubernetesElection)
+#include "tst_kubernetes_election.moc"

@@ -1,0 +1,461 @@
+// The test Lease API server answers as the Kubernetes apiserver does
+// (shared/reference/kubernetes-lease.md), checked with plain HTTP requests
+// over TLS: the Kubernetes client tests are only as good as this stand-in.
+
+#include "leaseapiserver.h"
+#include "testcertificates.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QSignalSpy>
+#include <QSslKey>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace baton::test;
+
+namespace {
+
+const QString leases = QStringLiteral("/apis/coordination.k8s.io/v1/namespaces/ns1/leases");
+const QByteArray admin = "admin-token";
+
+QJsonObject leaseBody(const QString &name, const QJsonObject &spec, const QString &rv = {})
+{
+    QJsonObject meta {{QStringLiteral("name"), name}};
+    if (!rv.isEmpty())
+        meta.insert(QStringLiteral("resourceVersion"), rv);
+    return {{QStringLiteral("apiVersion"), QStringLiteral("coordination.k8s.io/v1")},
+            {QStringLiteral("kind"), QStringLiteral("Lease")},
+            {QStringLiteral("metadata"), meta},
+            {QStringLiteral("spec"), spec}};
+}
+
+QJsonObject spec(const QString &holder, int seconds = 15, int transitions = 0)
+{
+    return {{QStringLiteral("holderIdentity"), holder},
+            {QStringLiteral("leaseDurationSeconds"), seconds},
+            {QStringLiteral("acquireTime"), QStringLiteral("2026-07-04T21:58:30.000123Z")},
+            {QStringLiteral("renewTime"), QStringLiteral("2026-07-04T21:58:48.065888Z")},
+            {QStringLiteral("leaseTransitions"), transitions}};
+}
+
+QString rvOf(const QJsonObject &object)
+{
+    return object[QStringLiteral("metadata")][QStringLiteral("resourceVersion")].toString();
+}
+
+struct Answer
+{
+    int status = 0;
+    QJsonObject json;
+    QNetworkReply::NetworkError error = QNetworkReply::NoError;
+};
+
+} // namespace
+
+class TestLeaseApiServer : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void authentication_data();
+    void authentication();
+    void clientCertificateAuthenticates();
+    void otherCaIsRefusedByTheClient();
+    void forbiddenNamesTheVerb();
+    void getCreateUpdate();
+    void identicalUpdateChangesNothing();
+    void putToAMissingNameCreates();
+    void validation_data();
+    void validation();
+    void listNamespacedAndAll();
+    void watchStreamsChanges();
+    void watchFromAVersionReplaysAndFilters();
+    void watchBookmarksAndTimeout();
+    void watchFromACompactedVersionGetsExpired();
+    void injectedFailures();
+    void deleteSendsAnEvent();
+
+private:
+    Answer send(const QByteArray &method, const QString &path, const QJsonObject &body = {},
+                const QByteArray &token = admin);
+    QNetworkRequest request(const QString &path, const QByteArray &token) const;
+
+    QTemporaryDir m_folder;
+    TestCertificates m_certificates;
+    std::unique_ptr<LeaseApiServer> m_server;
+    QNetworkAccessManager m_network;
+    QSslConfiguration m_ssl;
+};
+
+void TestLeaseApiServer::initTestCase()
+{
+    QVERIFY(m_folder.isValid());
+    QString error;
+    QVERIFY2(m_certificates.generate(m_folder.path(), &error), qPrintable(error));
+    m_ssl = QSslConfiguration::defaultConfiguration();
+    m_ssl.setCaCertificates(QSslCertificate::fromPath(m_certificates.caFile()));
+}
+
+void TestLeaseApiServer::init()
+{
+    m_network.clearConnectionCache();
+    m_server = std::make_unique<LeaseApiServer>();
+    QString error;
+    QVERIFY2(m_server->setTls(m_certificates.serverCertFile(), m_certificates.serverKeyFile(),
+                              m_certificates.caFile(), &error),
+             qPrintable(error));
+    QVERIFY2(m_server->listen(&error), qPrintable(error));
+    m_server->addToken(QString::fromLatin1(admin), QStringLiteral("admin"),
+                       {QStringLiteral("get"), QStringLiteral("list"), QStringLiteral("watch"),
+                        QStringLiteral("create"), QStringLiteral("update"), QStringLiteral("delete")});
+}
+
+QNetworkRequest TestLeaseApiServer::request(const QString &path, const QByteArray &token) const
+{
+    QUrl url = m_server->url();
+    const qsizetype q = path.indexOf(QLatin1Char('?'));
+    url.setPath(q < 0 ? path : path.left(q));
+    if (q >= 0)
+        url.setQuery(path.mid(q + 1));
+    QNetworkRequest r(url);
+    r.setSslConfiguration(m_ssl);
+    r.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+    if (!token.isEmpty())
+        r.setRawHeader("Authorization", "Bearer " + token);
+    return r;
+}
+
+Answer TestLeaseApiServer::send(const QByteArray &method, const QString &path,
+                                const QJsonObject &body, const QByteArray &token)
+{
+    QNetworkReply *reply = m_network.sendCustomRequest(
+            request(path, token), method,
+            body.isEmpty() ? QByteArray() : QJsonDocument(body).toJson(QJsonDocument::Compact));
+    QSignalSpy done(reply, &QNetworkReply::finished);
+    if (!reply->isFinished())
+        done.wait(10000);
+    Answer a;
+    a.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    a.json = QJsonDocument::fromJson(reply->readAll()).object();
+    a.error = reply->error();
+    reply->deleteLater();
+    return a;
+}
+
+void TestLeaseApiServer::authentication_data()
+{
+    QTest::addColumn<QByteArray>("token");
+    QTest::newRow("no token is 401") << QByteArray();
+    QTest::newRow("an unknown token is 401") << QByteArray("not-a-token");
+}
+
+void TestLeaseApiServer::authentication()
+{
+    QFETCH(QByteArray, token);
+    const Answer a = send("GET", leases + QStringLiteral("/x"), {}, token);
+    QCOMPARE(a.status, 401);
+    QCOMPARE(a.json[QStringLiteral("kind")].toString(), QStringLiteral("Status"));
+    QCOMPARE(a.json[QStringLiteral("reason")].toString(), QStringLiteral("Unauthorized"));
+    QCOMPARE(a.json[QStringLiteral("code")].toInt(), 401);
+}
+
+void TestLeaseApiServer::clientCertificateAuthenticates()
+{
+    QString cert;
+    QString key;
+    QString error;
+    QVERIFY2(m_certificates.generateClient(QStringLiteral("alice"), &cert, &key, &error), qPrintable(error));
+    m_server->addCertificateUser(QStringLiteral("alice"), {QStringLiteral("get")});
+    QSslConfiguration ssl = m_ssl;
+    ssl.setLocalCertificate(QSslCertificate::fromPath(cert).value(0));
+    QFile keyFile(key);
+    QVERIFY(keyFile.open(QIODevice::ReadOnly));
+    ssl.setPrivateKey(QSslKey(keyFile.readAll(), QSsl::Ec));
+    QNetworkRequest r = request(leases + QStringLiteral("/x"), {});
+    r.setSslConfiguration(ssl);
+    QNetworkReply *reply = m_network.get(r);
+    QSignalSpy done(reply, &QNetworkReply::finished);
+    QVERIFY(done.wait(10000));
+    QCOMPARE(reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 404);
+    QCOMPARE(m_server->count(QStringLiteral("alice"), QStringLiteral("get")), 1);
+    reply->deleteLater();
+}
+
+void TestLeaseApiServer::otherCaIsRefusedByTheClient()
+{
+    QString other;
+    QString error;
+    QVERIFY2(m_certificates.generateOtherCa(&other, &error), qPrintable(error));
+    QNetworkRequest r = request(leases + QStringLiteral("/x"), admin);
+    QSslConfiguration ssl = m_ssl;
+    ssl.setCaCertificates(QSslCertificate::fromPath(other));
+    r.setSslConfiguration(ssl);
+    QNetworkReply *reply = m_network.get(r);
+    QSignalSpy done(reply, &QNetworkReply::finished);
+    QVERIFY(done.wait(10000));
+    QCOMPARE(reply->error(), QNetworkReply::SslHandshakeFailedError);
+    reply->deleteLater();
+}
+
+void TestLeaseApiServer::forbiddenNamesTheVerb()
+{
+    m_server->addToken(QStringLiteral("reader"), QStringLiteral("system:serviceaccount:ns1:reader"),
+                       {QStringLiteral("get")});
+    const Answer a = send("POST", leases, leaseBody(QStringLiteral("x"), spec(QStringLiteral("a"))), "reader");
+    QCOMPARE(a.status, 403);
+    QCOMPARE(a.json[QStringLiteral("reason")].toString(), QStringLiteral("Forbidden"));
+    QCOMPARE(a.json[QStringLiteral("message")].toString(),
+             QStringLiteral("leases.coordination.k8s.io is forbidden: User \"system:serviceaccount:ns1:reader\" "
+                            "cannot create resource \"leases\" in API group \"coordination.k8s.io\" in the "
+                            "namespace \"ns1\""));
+    const Answer watch = send("GET", QStringLiteral("/apis/coordination.k8s.io/v1/leases?watch=1"), {}, "reader");
+    QCOMPARE(watch.status, 403);
+    QVERIFY(watch.json[QStringLiteral("message")].toString().contains(QStringLiteral("cannot watch resource \"leases\" in API group \"coordination.k8s.io\" at the cluster scope")));
+    QCOMPARE(m_server->count(QStringLiteral("system:serviceaccount:ns1:reader"), QStringLiteral("create"), true), 1);
+    QCOMPARE(m_server->count(QStringLiteral("system:serviceaccount:ns1:reader"), QStringLiteral("create")), 0);
+    QCOMPARE(m_server->verbsUsed(QStringLiteral("system:serviceaccount:ns1:reader")), QSet<QString> {});
+}
+
+void TestLeaseApiServer::getCreateUpdate()
+{
+    const QString path = leases + QStringLiteral("/billing-cron");
+    Answer a = send("GET", path);
+    QCOMPARE(a.status, 404);
+    QCOMPARE(a.json[QStringLiteral("reason")].toString(), QStringLiteral("NotFound"));
+
+    a = send("POST", leases, leaseBody(QStringLiteral("billing-cron"), spec(QStringLiteral("a"))));
+    QCOMPARE(a.status, 201);
+    const QString rv1 = rvOf(a.json);
+    QVERIFY(!rv1.isEmpty());
+    QVERIFY(!a.json[QStringLiteral("metadata")][QStringLiteral("uid")].toString().isEmpty());
+    QCOMPARE(a.json[QStringLiteral("metadata")][QStringLiteral("namespace")].toString(), QStringLiteral("ns1"));
+
+    a = send("POST", leases, leaseBody(QStringLiteral("billing-cron"), spec(QStringLiteral("b"))));
+    QCOMPARE(a.status, 409);
+    QCOMPARE(a.json[QStringLiteral("reason")].toString(), QStringLiteral("AlreadyExists"));
+
+    a = send("GET", path + QStringLiteral("?timeout=10s"));
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json[QStringLiteral("spec")][QStringLiteral("holderIdentity")].toString(), QStringLiteral("a"));
+
+    a = send("PUT", path, leaseBody(QStringLiteral("billing-cron"), spec(QStringLiteral("a"), 15, 1), rv1));
+    QCOMPARE(a.status, 200);
+    const QString rv2 = rvOf(a.json);
+    QVERIFY(rv2 != rv1);
+
+    a = send("PUT", path, leaseBody(QStringLiteral("billing-cron"), spec(QStringLiteral("c")), rv1));
+    QCOMPARE(a.status, 409);
+    QCOMPARE(a.json[QStringLiteral("reason")].toString(), QStringLiteral("Conflict"));
+    QVERIFY(a.json[QStringLiteral("message")].toString().contains(QStringLiteral("the object has been modified")));
+
+    a = send("PUT", path, leaseBody(QStringLiteral("billing-cron"), spec(QStringLiteral("c"))));
+    QCOMPARE(a.status, 422);
+    QCOMPARE(a.json[QStringLiteral("details")][QStringLiteral("causes")][0][QStringLiteral("field")].toString(),
+             QStringLiteral("metadata.resourceVersion"));
+    QCOMPARE(m_server->count(QStringLiteral("admin"), QStringLiteral("update")), 3);
+}
+
+void TestLeaseApiServer::identicalUpdateChangesNothing()
+{
+    Answer a = send("POST", leases, leaseBody(QStringLiteral("same"), spec(QStringLiteral("a"))));
+    const QString rv = rvOf(a.json);
+    QSignalSpy watchStarted(m_server.get(), &LeaseApiServer::watchStarted);
+    QNetworkReply *watch = m_network.get(request(leases + QStringLiteral("?watch=1&resourceVersion=") + rv, admin));
+    QVERIFY(watchStarted.wait(10000));
+    a = send("PUT", leases + QStringLiteral("/same"), leaseBody(QStringLiteral("same"), spec(QStringLiteral("a")), rv));
+    QCOMPARE(a.status, 200);
+    QCOMPARE(rvOf(a.json), rv);
+    QCOMPARE(m_server->resourceVersion(), rv);
+    // A real change afterwards is the first thing the watch sees.
+    a = send("PUT", leases + QStringLiteral("/same"), leaseBody(QStringLiteral("same"), spec(QStringLiteral("b")), rv));
+    QCOMPARE(a.status, 200);
+    QTRY_VERIFY(watch->canReadLine());
+    const QJsonObject event = QJsonDocument::fromJson(watch->readLine()).object();
+    QCOMPARE(event[QStringLiteral("type")].toString(), QStringLiteral("MODIFIED"));
+    QCOMPARE(event[QStringLiteral("object")][QStringLiteral("spec")][QStringLiteral("holderIdentity")].toString(),
+             QStringLiteral("b"));
+    watch->abort();
+    watch->deleteLater();
+}
+
+void TestLeaseApiServer::putToAMissingNameCreates()
+{
+    const Answer a = send("PUT", leases + QStringLiteral("/fresh"),
+                          leaseBody(QStringLiteral("fresh"), spec(QStringLiteral("a")), QStringLiteral("12")));
+    QCOMPARE(a.status, 201);
+    QCOMPARE(send("GET", leases + QStringLiteral("/fresh")).status, 200);
+}
+
+void TestLeaseApiServer::validation_data()
+{
+    QTest::addColumn<QJsonObject>("body");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("field");
+    QTest::newRow("an upper-case name is invalid")
+            << leaseBody(QStringLiteral("Billing"), spec(QStringLiteral("a"))) << 422 << QStringLiteral("metadata.name");
+    QTest::newRow("a name with a colon is invalid")
+            << leaseBody(QStringLiteral("a:b"), spec(QStringLiteral("a"))) << 422 << QStringLiteral("metadata.name");
+    QTest::newRow("a zero duration is invalid")
+            << leaseBody(QStringLiteral("x"), spec(QStringLiteral("a"), 0)) << 422
+            << QStringLiteral("spec.leaseDurationSeconds");
+    QTest::newRow("negative transitions are invalid")
+            << leaseBody(QStringLiteral("x"), spec(QStringLiteral("a"), 5, -1)) << 422
+            << QStringLiteral("spec.leaseTransitions");
+    QJsonObject millis = spec(QStringLiteral("a"));
+    millis.insert(QStringLiteral("renewTime"), QStringLiteral("2026-07-04T21:58:48.065Z"));
+    QTest::newRow("a MicroTime with three digits does not decode")
+            << leaseBody(QStringLiteral("x"), millis) << 400 << QString();
+    QJsonObject nanos = spec(QStringLiteral("a"));
+    nanos.insert(QStringLiteral("acquireTime"), QStringLiteral("2026-07-04T21:58:48.065888123Z"));
+    QTest::newRow("a MicroTime with nine digits does not decode")
+            << leaseBody(QStringLiteral("x"), nanos) << 400 << QString();
+    QJsonObject text = spec(QStringLiteral("a"));
+    text.insert(QStringLiteral("leaseDurationSeconds"), QStringLiteral("15"));
+    QTest::newRow("a duration as a string does not decode") << leaseBody(QStringLiteral("x"), text) << 400 << QString();
+}
+
+void TestLeaseApiServer::validation()
+{
+    QFETCH(QJsonObject, body);
+    QFETCH(int, status);
+    QFETCH(QString, field);
+    const Answer a = send("POST", leases, body);
+    QCOMPARE(a.status, status);
+    QCOMPARE(a.json[QStringLiteral("code")].toInt(), status);
+    if (status == 422) {
+        QCOMPARE(a.json[QStringLiteral("reason")].toString(), QStringLiteral("Invalid"));
+        QCOMPARE(a.json[QStringLiteral("details")][QStringLiteral("causes")][0][QStringLiteral("field")].toString(), field);
+    } else {
+        QCOMPARE(a.json[QStringLiteral("reason")].toString(), QStringLiteral("BadRequest"));
+    }
+    QCOMPARE(m_server->resourceVersion(), QStringLiteral("0"));
+}
+
+void TestLeaseApiServer::listNamespacedAndAll()
+{
+    QCOMPARE(send("POST", leases, leaseBody(QStringLiteral("a"), spec(QStringLiteral("x")))).status, 201);
+    QCOMPARE(send("POST", QStringLiteral("/apis/coordination.k8s.io/v1/namespaces/ns2/leases"),
+                  leaseBody(QStringLiteral("b"), spec(QStringLiteral("y"))))
+                     .status,
+             201);
+    Answer a = send("GET", leases);
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json[QStringLiteral("kind")].toString(), QStringLiteral("LeaseList"));
+    QCOMPARE(a.json[QStringLiteral("items")].toArray().size(), 1);
+    QCOMPARE(rvOf(a.json), QStringLiteral("2"));
+    a = send("GET", QStringLiteral("/apis/coordination.k8s.io/v1/leases"));
+    QCOMPARE(a.json[QStringLiteral("items")].toArray().size(), 2);
+    QCOMPARE(m_server->count(QStringLiteral("admin"), QStringLiteral("list")), 2);
+}
+
+void TestLeaseApiServer::watchStreamsChanges()
+{
+    Answer a = send("POST", leases, leaseBody(QStringLiteral("w"), spec(QStringLiteral("a"))));
+    QNetworkReply *watch = m_network.get(request(leases + QStringLiteral("?watch=true"), admin));
+    QTRY_VERIFY(watch->canReadLine());
+    QJsonObject event = QJsonDocument::fromJson(watch->readLine()).object();
+    QCOMPARE(event[QStringLiteral("type")].toString(), QStringLiteral("ADDED"));
+    QCOMPARE(watch->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
+    a = send("PUT", leases + QStringLiteral("/w"), leaseBody(QStringLiteral("w"), spec(QStringLiteral("b")), rvOf(a.json)));
+    QTRY_VERIFY(watch->canReadLine());
+    event = QJsonDocument::fromJson(watch->readLine()).object();
+    QCOMPARE(event[QStringLiteral("type")].toString(), QStringLiteral("MODIFIED"));
+    QCOMPARE(rvOf(event[QStringLiteral("object")].toObject()), rvOf(a.json));
+    QCOMPARE(m_server->watchCount(), 1);
+    QSignalSpy ended(m_server.get(), &LeaseApiServer::watchEnded);
+    watch->abort();
+    QVERIFY(ended.count() == 1 || ended.wait(10000));
+    watch->deleteLater();
+}
+
+void TestLeaseApiServer::watchFromAVersionReplaysAndFilters()
+{
+    const Answer first = send("POST", leases, leaseBody(QStringLiteral("mine"), spec(QStringLiteral("a"))));
+    send("POST", leases, leaseBody(QStringLiteral("other"), spec(QStringLiteral("a"))));
+    send("PUT", leases + QStringLiteral("/mine"), leaseBody(QStringLiteral("mine"), spec(QStringLiteral("b")), rvOf(first.json)));
+    QNetworkReply *watch = m_network.get(request(
+            leases + QStringLiteral("?watch=1&fieldSelector=metadata.name%3Dmine&resourceVersion=") + rvOf(first.json),
+            admin));
+    QTRY_VERIFY(watch->canReadLine());
+    const QJsonObject event = QJsonDocument::fromJson(watch->readLine()).object();
+    QCOMPARE(event[QStringLiteral("type")].toString(), QStringLiteral("MODIFIED"));
+    QCOMPARE(event[QStringLiteral("object")][QStringLiteral("metadata")][QStringLiteral("name")].toString(),
+             QStringLiteral("mine"));
+    QVERIFY(!watch->canReadLine());
+    watch->abort();
+    watch->deleteLater();
+}
+
+void TestLeaseApiServer::watchBookmarksAndTimeout()
+{
+    m_server->setBookmarkInterval(50);
+    QNetworkReply *watch = m_network.get(
+            request(leases + QStringLiteral("?watch=1&allowWatchBookmarks=true&timeoutSeconds=1"), admin));
+    QTRY_VERIFY(watch->canReadLine());
+    const QJsonObject event = QJsonDocument::fromJson(watch->readLine()).object();
+    QCOMPARE(event[QStringLiteral("type")].toString(), QStringLiteral("BOOKMARK"));
+    QCOMPARE(rvOf(event[QStringLiteral("object")].toObject()), m_server->resourceVersion());
+    // timeoutSeconds: the server ends the stream cleanly.
+    QSignalSpy finished(watch, &QNetworkReply::finished);
+    QVERIFY(finished.wait(5000));
+    QCOMPARE(watch->error(), QNetworkReply::NoError);
+    QCOMPARE(m_server->watchCount(), 0);
+    watch->deleteLater();
+}
+
+void TestLeaseApiServer::watchFromACompactedVersionGetsExpired()
+{
+    m_server->setHistoryLimit(2);
+    Answer a = send("POST", leases, leaseBody(QStringLiteral("c"), spec(QStringLiteral("a"))));
+    const QString old = rvOf(a.json);
+    for (const QString &holder : {QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")})
+        a = send("PUT", leases + QStringLiteral("/c"), leaseBody(QStringLiteral("c"), spec(holder), rvOf(a.json)));
+    QNetworkReply *watch = m_network.get(request(leases + QStringLiteral("?watch=1&resourceVersion=") + old, admin));
+    QSignalSpy finished(watch, &QNetworkReply::finished);
+    QVERIFY(finished.wait(10000));
+    QCOMPARE(watch->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
+    const QJsonObject event = QJsonDocument::fromJson(watch->readLine()).object();
+    QCOMPARE(event[QStringLiteral("type")].toString(), QStringLiteral("ERROR"));
+    QCOMPARE(event[QStringLiteral("object")][QStringLiteral("code")].toInt(), 410);
+    QCOMPARE(event[QStringLiteral("object")][QStringLiteral("reason")].toString(), QStringLiteral("Expired"));
+    watch->deleteLater();
+    // The latest version is still watchable.
+    m_server->compactHistory();
+    QNetworkReply *fresh = m_network.get(request(leases + QStringLiteral("?watch=1&resourceVersion=") + rvOf(a.json), admin));
+    QSignalSpy started(m_server.get(), &LeaseApiServer::watchStarted);
+    QVERIFY(started.wait(10000));
+    fresh->abort();
+    fresh->deleteLater();
+}
+
+void TestLeaseApiServer::injectedFailures()
+{
+    m_server->failNextRequests(2, 503);
+    QCOMPARE(send("GET", leases + QStringLiteral("/x")).status, 503);
+    QCOMPARE(send("GET", leases + QStringLiteral("/x")).status, 503);
+    QCOMPARE(send("GET", leases + QStringLiteral("/x")).status, 404);
+    m_server->setResponseDelay(50);
+    QCOMPARE(send("GET", leases + QStringLiteral("/x")).status, 404);
+}
+
+void TestLeaseApiServer::deleteSendsAnEvent()
+{
+    send("POST", leases, leaseBody(QStringLiteral("d"), spec(QStringLiteral("a"))));
+    QNetworkReply *watch = m_network.get(request(leases + QStringLiteral("?watch=1&resourceVersion=1"), admin));
+    QSignalSpy started(m_server.get(), &LeaseApiServer::watchStarted);
+    QVERIFY(started.wait(10000));
+    QCOMPARE(send("DELETE", leases + QStringLiteral("/d")).status, 200);
+    QCOMPARE(send("DELETE", leases + QStringLiteral("/d")).status, 404);
+    QTRY_VERIFY(watch->canReadLine());
+    QCOMPARE(QJsonDocument::fromJson(watch->readLine()).object()[QStringLiteral("type")].toString(),
+             QStringLiteral("DELETED"));
+    watch->abort();
+    watch->deleteLater();
+}
+
+QTEST_GUILESS_MAIN(TestLeaseApiServer)
+#include "tst_leaseapiserver.moc"
