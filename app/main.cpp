@@ -3,6 +3,7 @@
 
 #include "democommand.h"
 #include "joincommand.h"
+#include "statuscommand.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -16,51 +17,167 @@ const char *const usage = R"(Usage: baton COMMAND [OPTIONS]
 Leader election for Qt applications.
 
 Commands:
-  join --config FILE [--events json]
-                 take part in the elections of FILE until SIGTERM or SIGINT;
-                 --events json writes one JSON event a line to stdout
+  join --config FILE [--lease NAME ...] [--exec CMD] [--grace MS]
+       [--on-exit restart|step-down] [--events json] [--listen ADDR] [--explain]
+                 take part in the elections of FILE (or of the leases named)
+                 until SIGTERM or SIGINT, then deregister, stop the command,
+                 release and exit 0;
+                 --exec CMD runs /bin/sh -c CMD while leading the first lease:
+                 SIGTERM to its process group when leadership ends, SIGKILL
+                 after --grace MS (at most the safety margin, default half);
+                 --on-exit: a command that exits by itself while leading is
+                 restarted with back-off, or (step-down) the lease is released
+                 and baton exits 3;
+                 --events json writes one JSON event a line to stdout;
+                 --listen [HOST:]PORT serves /metrics and /healthz (loopback
+                 unless a non-loopback address is given as numbers);
+                 --explain prints what the timings guarantee, and exits
+  status --config FILE [--watch] [--json] [--history FILE.csv|FILE.json]
+                 the leases of FILE's Registry, one line each: holder, held
+                 since, last renewal against the lease duration, transitions;
+                 --json: one JSON record a line; --watch: follow them and
+                 print each failover until SIGINT/SIGTERM; --history: write
+                 the failovers seen on exit
   demo           three participants on a file Registry: a crash failover and
                  a clean handover, shown live, then the history
   help           this text
 
-Exit status: 0 done (a stop by SIGTERM/SIGINT is a success), 1 failed while
-running, 2 bad command line or configuration.
+Exit status:
+  0    done (a stop by SIGTERM/SIGINT is a success)
+  1    failed while running (store unreachable for status, listen failed)
+  2    bad command line or configuration (nothing was started)
+  3    join --exec --on-exit step-down: the command exited while leading;
+       the lease was released
+  130, 143
+       a second SIGINT/SIGTERM during a clean stop: exited at once
 )";
+
+/*! Parses the options of one command; returns false (and an exit code) when done. */
+bool parseCommand(QCoreApplication &app, QCommandLineParser &parser, const char *command, int *exitCode)
+{
+    parser.addHelpOption();
+    QStringList arguments = app.arguments();
+    arguments.removeAt(1); // the command name
+    if (!parser.parse(arguments)) {
+        std::fprintf(stderr, "baton %s: %s\n", command, qPrintable(parser.errorText()));
+        *exitCode = 2;
+        return false;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        std::fputs(qPrintable(parser.helpText()), stdout);
+        *exitCode = 0;
+        return false;
+    }
+    if (!parser.positionalArguments().isEmpty()) {
+        std::fprintf(stderr, "baton %s: unexpected argument \"%s\"\n", command,
+                     qPrintable(parser.positionalArguments().constFirst()));
+        *exitCode = 2;
+        return false;
+    }
+    return true;
+}
 
 int runJoin(QCoreApplication &app)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Take part in the elections of a configuration."));
-    parser.addHelpOption();
     const QCommandLineOption config(QStringLiteral("config"),
                                     QStringLiteral("The application configuration (JSON)."),
                                     QStringLiteral("FILE"));
+    const QCommandLineOption lease(QStringLiteral("lease"),
+                                   QStringLiteral("Only this lease name (repeat for several)."),
+                                   QStringLiteral("NAME"));
+    const QCommandLineOption exec(QStringLiteral("exec"),
+                                  QStringLiteral("Run CMD with /bin/sh -c while leading the first lease."),
+                                  QStringLiteral("CMD"));
+    const QCommandLineOption grace(QStringLiteral("grace"),
+                                   QStringLiteral("Milliseconds between SIGTERM and SIGKILL of the "
+                                                  "command (at most the safety margin)."),
+                                   QStringLiteral("MS"));
+    const QCommandLineOption onExit(QStringLiteral("on-exit"),
+                                    QStringLiteral("When the command exits while leading: restart "
+                                                   "(default) or step-down."),
+                                    QStringLiteral("ACTION"));
     const QCommandLineOption events(QStringLiteral("events"),
                                     QStringLiteral("Write the event stream to stdout: json."),
                                     QStringLiteral("FORMAT"));
-    parser.addOptions({config, events});
-    QStringList arguments = app.arguments();
-    arguments.removeAt(1); // the command name
-    if (!parser.parse(arguments)) {
-        std::fprintf(stderr, "baton join: %s\n", qPrintable(parser.errorText()));
-        return baton::JoinCommand::BadUsage;
+    const QCommandLineOption listen(QStringLiteral("listen"),
+                                    QStringLiteral("Serve /metrics and /healthz on ADDR "
+                                                   "(PORT or HOST:PORT; loopback by default)."),
+                                    QStringLiteral("ADDR"));
+    const QCommandLineOption explain(QStringLiteral("explain"),
+                                     QStringLiteral("Print what the timings guarantee and exit."));
+    parser.addOptions({config, lease, exec, grace, onExit, events, listen, explain});
+    int exitCode = 0;
+    if (!parseCommand(app, parser, "join", &exitCode))
+        return exitCode;
+    auto refuse = [](const QString &text) {
+        std::fprintf(stderr, "baton join: %s\n", qPrintable(text));
+        return int(baton::JoinCommand::BadUsage);
+    };
+    if (!parser.isSet(config))
+        return refuse(QStringLiteral("--config FILE is required"));
+    if (parser.isSet(events) && parser.value(events) != QLatin1String("json"))
+        return refuse(QStringLiteral("--events takes \"json\", not \"%1\"").arg(parser.value(events)));
+    baton::JoinCommand::Options options;
+    options.configPath = parser.value(config);
+    options.leases = parser.values(lease);
+    options.eventsJson = parser.isSet(events);
+    options.exec = parser.value(exec);
+    if (parser.isSet(exec) && options.exec.trimmed().isEmpty())
+        return refuse(QStringLiteral("--exec needs a command"));
+    if (parser.isSet(grace)) {
+        bool ok = false;
+        options.graceMs = parser.value(grace).toLongLong(&ok);
+        if (!ok || options.graceMs < 0)
+            return refuse(QStringLiteral("--grace takes milliseconds (a whole number), not \"%1\"")
+                                  .arg(parser.value(grace)));
+        if (!parser.isSet(exec))
+            return refuse(QStringLiteral("--grace only means something with --exec"));
     }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(parser.helpText()), stdout);
-        return 0;
+    if (parser.isSet(onExit)) {
+        const QString action = parser.value(onExit);
+        if (action == QLatin1String("step-down"))
+            options.onExit = baton::JoinCommand::OnExit::StepDown;
+        else if (action != QLatin1String("restart"))
+            return refuse(QStringLiteral("--on-exit takes \"restart\" or \"step-down\", not \"%1\"").arg(action));
+        if (!parser.isSet(exec))
+            return refuse(QStringLiteral("--on-exit only means something with --exec"));
     }
-    if (!parser.isSet(config)) {
-        std::fprintf(stderr, "baton join: --config FILE is required\n");
-        return baton::JoinCommand::BadUsage;
-    }
-    if (parser.isSet(events) && parser.value(events) != QLatin1String("json")) {
-        std::fprintf(stderr, "baton join: --events takes \"json\", not \"%s\"\n",
-                     qPrintable(parser.value(events)));
-        return baton::JoinCommand::BadUsage;
-    }
-    baton::JoinCommand join({parser.value(config), parser.isSet(events)});
+    options.listen = parser.value(listen);
+    options.explain = parser.isSet(explain);
+    baton::JoinCommand join(options);
     QObject::connect(&join, &baton::JoinCommand::finished, &app, &QCoreApplication::exit);
     const int early = join.start();
+    return early >= 0 ? early : app.exec();
+}
+
+int runStatus(QCoreApplication &app)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Show the leases of a configuration's Registry."));
+    const QCommandLineOption config(QStringLiteral("config"),
+                                    QStringLiteral("The application configuration (JSON)."),
+                                    QStringLiteral("FILE"));
+    const QCommandLineOption watch(QStringLiteral("watch"),
+                                   QStringLiteral("Follow the leases until SIGINT/SIGTERM."));
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("One JSON record a line."));
+    const QCommandLineOption history(QStringLiteral("history"),
+                                     QStringLiteral("On exit, write the failovers seen to FILE "
+                                                    "(.csv or .json)."),
+                                     QStringLiteral("FILE"));
+    parser.addOptions({config, watch, json, history});
+    int exitCode = 0;
+    if (!parseCommand(app, parser, "status", &exitCode))
+        return exitCode;
+    if (!parser.isSet(config)) {
+        std::fprintf(stderr, "baton status: --config FILE is required\n");
+        return baton::StatusCommand::BadUsage;
+    }
+    baton::StatusCommand status({parser.value(config), parser.isSet(watch), parser.isSet(json),
+                                 parser.value(history)});
+    QObject::connect(&status, &baton::StatusCommand::finished, &app, &QCoreApplication::exit);
+    const int early = status.start();
     return early >= 0 ? early : app.exec();
 }
 
@@ -86,6 +203,8 @@ int main(int argc, char *argv[])
     const QString command = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("help");
     if (command == QLatin1String("join"))
         return runJoin(app);
+    if (command == QLatin1String("status"))
+        return runStatus(app);
     if (command == QLatin1String("demo"))
         return runDemo(app);
     if (command == QLatin1String("--version") || command == QLatin1String("version")) {

@@ -2,31 +2,56 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
-
-class QTextStream;
 
 namespace baton {
 
 class Application;
+class ClusterService;
+class ElectionMetrics;
+class ExecSupervisor;
 class SignalWatcher;
+class StatusServer;
 
 /*!
- * `baton join`: takes part in every election of a configuration until
- * SIGTERM or SIGINT, then stops cleanly (SPEC F5) and exits 0.
+ * `baton join`: takes part in every election of a configuration (or those
+ * named with --lease) until SIGTERM or SIGINT, then stops cleanly (SPEC F5)
+ * and exits 0. With --exec, runs a command while it leads the first of
+ * those elections (ExecSupervisor); with --listen, serves /metrics and
+ * /healthz (StatusServer).
  */
 class JoinCommand : public QObject
 {
     Q_OBJECT
 public:
+    enum class OnExit { Restart, StepDown };
+
     struct Options
     {
         QString configPath;
+        /*! Only these lease names; empty: every cluster service of the configuration. */
+        QStringList leases;
         bool eventsJson = false;
+        /*! Run through `/bin/sh -c` while leading; empty: no command. */
+        QString exec;
+        /*! SIGTERM to SIGKILL; negative: half the safety margin. */
+        qint64 graceMs = -1;
+        OnExit onExit = OnExit::Restart;
+        /*! host:port for /metrics and /healthz; empty: none. */
+        QString listen;
+        /*! Print what the timings guarantee and exit without joining. */
+        bool explain = false;
     };
 
-    enum ExitCode { Success = 0, RuntimeFailure = 1, BadUsage = 2 };
+    enum ExitCode {
+        Success = 0,
+        RuntimeFailure = 1,
+        BadUsage = 2,
+        /*! --on-exit step-down: the command exited while leading; the lease was released. */
+        CommandExited = 3,
+    };
 
     explicit JoinCommand(Options options, QObject *parent = nullptr);
     ~JoinCommand() override;
@@ -42,11 +67,20 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
+    bool load(QString *errorString);
+    bool selectLeases(QString *errorString);
     void writeEvent(const class QJsonObject &event);
+    void stopWith(int exitCode);
 
     Options m_options;
     std::unique_ptr<Application> m_application;
+    QList<ClusterService *> m_clusters;
+    ExecSupervisor *m_exec = nullptr;
+    ElectionMetrics *m_metrics = nullptr;
+    StatusServer *m_server = nullptr;
     SignalWatcher *m_signals = nullptr;
+    int m_exitCode = Success;
+    bool m_stopping = false;
 };
 
 } // namespace baton

@@ -132,7 +132,12 @@ bool ClusterServicePrivate::readParameters(QString *errorString)
     const QJsonValue id = parameters.value(QStringLiteral("instanceId"));
     if (!id.isUndefined() && (!id.isString() || id.toString().isEmpty()))
         return refuse(QStringLiteral("instanceId"), id, QStringLiteral("must be a non-empty string"));
-    params.identity = id.isUndefined() ? defaultInstanceId() : id.toString();
+    // An identity drawn by an earlier validate() is kept: the one printed
+    // before the start is the one that joins.
+    if (!id.isUndefined())
+        params.identity = id.toString();
+    else if (params.identity.isEmpty())
+        params.identity = defaultInstanceId();
     return true;
 }
 
@@ -453,6 +458,11 @@ bool ClusterService::init(QString *errorString)
     else
         d->startElection();
     return true;
+}
+
+bool ClusterService::validate(QString *errorString)
+{
+    return d->readParameters(errorString);
 }
 
 void ClusterService::stop()

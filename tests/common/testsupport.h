@@ -1,6 +1,8 @@
 #pragma once
 
 #include <QJsonObject>
+#include <QList>
+#include <QMap>
 #include <QString>
 
 namespace baton::test {
@@ -10,5 +12,35 @@ QString batonBinary();
 
 /*! Parses one line of an O5 event stream; an empty object when it is not JSON. */
 QJsonObject parseEventLine(const QByteArray &line);
+
+/*! One sample of a Prometheus text exposition. */
+struct PrometheusSample
+{
+    QString name;
+    QMap<QString, QString> labels;
+    double value = 0;
+};
+
+/*!
+ * A strict reader of the Prometheus text exposition format 0.0.4, for tests:
+ * every line is HELP, TYPE, a comment or a sample with valid names, label
+ * syntax and escapes, and a number; a family's TYPE comes before its
+ * samples, which are contiguous; no sample repeats; counters end in
+ * `_total`; each histogram series has increasing `le` bounds, non-decreasing
+ * counts, a `+Inf` bucket equal to `_count`, and a `_sum`. \a error names
+ * the first line that breaks a rule.
+ */
+struct PrometheusScrape
+{
+    QList<PrometheusSample> samples;
+    QMap<QString, QString> types;
+    QString error;
+
+    bool ok() const { return error.isEmpty(); }
+    /*! The value of the sample with \a name whose labels include \a labels; NaN when absent. */
+    double value(const QString &name, const QMap<QString, QString> &labels = {}) const;
+};
+
+PrometheusScrape parsePrometheus(const QByteArray &text);
 
 } // namespace baton::test

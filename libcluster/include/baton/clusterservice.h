@@ -117,6 +117,13 @@ public:
     QString currentHolder() const;
     ElectionTimings timings() const;
 
+    /*!
+     * Checks the parameters without starting anything (SPEC P1): afterwards
+     * leaseName(), instanceId() and timings() describe this configuration,
+     * which is what `baton join --explain` prints. init() checks them again.
+     */
+    bool validate(QString *errorString);
+
     bool init(QString *errorString) override;
     void stop() override;
 

@@ -1,0 +1,298 @@
+#include "statuscommand.h"
+
+#include "clock.h"
+#include "eventrecord.h"
+#include "leaseobserver.h"
+#include "signalwatcher.h"
+
+#include <baton/application.h>
+#include <baton/store.h>
+
+#include <QCoreApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+#include <QSysInfo>
+
+#include <cstdio>
+
+namespace baton {
+
+namespace {
+
+void say(const QString &text)
+{
+    std::fprintf(stdout, "%s\n", qPrintable(text));
+    std::fflush(stdout);
+}
+
+void complain(const QString &text)
+{
+    std::fprintf(stderr, "baton status: %s\n", qPrintable(text));
+}
+
+QString seconds(qint64 ms)
+{
+    return QStringLiteral("%1s").arg(double(ms) / 1000.0, 0, 'f', 1);
+}
+
+QString orNone(const QString &holder)
+{
+    return holder.isEmpty() ? QStringLiteral("(none)") : holder;
+}
+
+QString timeText(const QDateTime &time)
+{
+    return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QString();
+}
+
+} // namespace
+
+StatusCommand::StatusCommand(Options options, QObject *parent)
+    : QObject(parent)
+    , m_options(std::move(options))
+{
+    // An observer writes records too; its identity says it is one (O5 `instance`).
+    m_observerId = QStringLiteral("observer-%1-%2")
+                           .arg(QSysInfo::machineHostName())
+                           .arg(QCoreApplication::applicationPid());
+}
+
+StatusCommand::~StatusCommand() = default;
+
+int StatusCommand::start()
+{
+    if (!m_options.historyPath.isEmpty() && !m_options.historyPath.endsWith(QLatin1String(".csv"))
+        && !m_options.historyPath.endsWith(QLatin1String(".json"))) {
+        complain(QStringLiteral("--history %1: the file name must end in .csv or .json")
+                         .arg(m_options.historyPath));
+        return BadUsage;
+    }
+    m_application = std::make_unique<Application>();
+    QString error;
+    if (!m_application->loadConfigFile(m_options.configPath, &error)) {
+        complain(error);
+        return BadUsage;
+    }
+    // Only the Registry starts: the configuration's cluster services stay
+    // unstarted, so looking never joins an election.
+    Store *store = qobject_cast<Store *>(m_application->service(QStringLiteral("Registry")));
+    if (store) {
+        if (!store->init(&error)) {
+            complain(QStringLiteral("%1: %2").arg(m_options.configPath, error));
+            return RuntimeFailure;
+        }
+    } else {
+        store = m_application->registry();
+        if (!store) {
+            complain(QStringLiteral("the default Registry in %1 cannot start").arg(m_application->dataFolder()));
+            return RuntimeFailure;
+        }
+    }
+
+    m_observer = new LeaseObserver(store, nullptr, this);
+    connect(m_observer, &LeaseObserver::storeError, this, [this](const QString &message) {
+        m_storeError = message;
+        if (m_options.watch && m_observer->isReady())
+            complain(message);
+    });
+    connect(m_observer, &LeaseObserver::ready, this, &StatusCommand::onReady);
+    if (m_options.watch) {
+        connect(m_observer, &LeaseObserver::failover, this, [this](const LeaseFailover &change) {
+            if (m_options.json) {
+                QJsonObject r = record(change.lease, QStringLiteral("leader-changed"));
+                r.insert(QStringLiteral("from"), change.from);
+                r.insert(QStringLiteral("to"), change.to);
+                r.insert(QStringLiteral("why"), change.why);
+                r.insert(QStringLiteral("transitions"), double(change.transitions));
+                if (change.gapMs >= 0)
+                    r.insert(QStringLiteral("gapMs"), double(change.gapMs));
+                writeJson(r);
+                return;
+            }
+            QString line = QStringLiteral("%1  %2: %3 -> %4 (%5")
+                                   .arg(timeText(change.when), change.lease, orNone(change.from),
+                                        orNone(change.to), change.why);
+            if (change.gapMs > 0)
+                line += QStringLiteral(", %1 ms without a leader").arg(change.gapMs);
+            say(line + QLatin1Char(')'));
+        });
+        connect(m_observer, &LeaseObserver::leaseExpired, this, [this](const QString &name) {
+            const auto lease = m_observer->lease(name);
+            if (!lease)
+                return;
+            if (m_options.json) {
+                QJsonObject r = record(name, QStringLiteral("lease-expired"));
+                r.insert(QStringLiteral("holder"), lease->record.holder);
+                r.insert(QStringLiteral("sinceChangeMs"),
+                         double(lease->sinceChangeMs(m_observer->clock().monotonicMs())));
+                writeJson(r);
+                return;
+            }
+            say(QStringLiteral("%1  %2: the lease of %3 expired: not renewed for %4 ms")
+                        .arg(timeText(m_observer->clock().wallNow()), name, lease->record.holder)
+                        .arg(lease->record.leaseDurationMs));
+        });
+        if (m_options.json)
+            connect(m_observer, &LeaseObserver::leaseChanged, this, [this](const QString &name) {
+                if (!m_observer->isReady())
+                    return;
+                if (const auto lease = m_observer->lease(name))
+                    writeJson(leaseRecord(*lease, m_observerId, m_observer->clock().monotonicMs(),
+                                          m_observer->clock().wallNow()));
+            });
+        m_signals = new SignalWatcher(this);
+        connect(m_signals, &SignalWatcher::terminationRequested, this, [this] {
+            if (!m_options.json) {
+                const QList<LeaseFailover> history = m_observer->history();
+                say(QStringLiteral("\n%1 failover(s) seen").arg(history.size()));
+            }
+            finish(exportHistory() ? Success : RuntimeFailure);
+        });
+    }
+    m_observer->start();
+    return -1;
+}
+
+void StatusCommand::onReady()
+{
+    if (!m_storeError.isEmpty() && !m_options.watch) {
+        complain(m_storeError);
+        finish(RuntimeFailure);
+        return;
+    }
+    if (!m_storeError.isEmpty())
+        complain(m_storeError);
+    printSnapshot();
+    if (!m_options.watch)
+        finish(exportHistory() ? Success : RuntimeFailure);
+}
+
+void StatusCommand::printSnapshot()
+{
+    const qint64 now = m_observer->clock().monotonicMs();
+    const QDateTime wall = m_observer->clock().wallNow();
+    const QList<ObservedLease> leases = m_observer->leases();
+    if (m_options.json) {
+        for (const ObservedLease &lease : leases)
+            writeJson(leaseRecord(lease, m_observerId, now, wall));
+        return;
+    }
+    for (const QString &line : formatTable(leases, now, wall, false))
+        say(line);
+}
+
+QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, qint64 nowMono,
+                                       const QDateTime &nowWall, bool observed)
+{
+    if (leases.isEmpty())
+        return {QStringLiteral("no leases (no cluster:* entries in the Registry)")};
+    int nameWidth = 5;
+    int holderWidth = 6;
+    for (const ObservedLease &lease : leases) {
+        nameWidth = std::max(nameWidth, int(lease.name.size()));
+        holderWidth = std::max(holderWidth, int(orNone(lease.record.holder).size()));
+    }
+    const QString format = QStringLiteral("%1  %2  %3  %4  %5  %6  %7");
+    QStringList lines {format.arg(QStringLiteral("LEASE"), -nameWidth)
+                               .arg(QStringLiteral("HOLDER"), -holderWidth)
+                               .arg(QStringLiteral("SINCE"), -24)
+                               .arg(QStringLiteral("RENEWED"), -8)
+                               .arg(QStringLiteral("UNCHANGED/LEASE"), -15)
+                               .arg(QStringLiteral("TRANS"), 5)
+                               .arg(QStringLiteral("STATE"))};
+    for (const ObservedLease &lease : leases) {
+        const LeaseRecord &r = lease.record;
+        const qint64 renewedAgo = r.renewTime.isValid() ? r.renewTime.msecsTo(nowWall) : -1;
+        QString state;
+        if (!lease.valid)
+            state = QStringLiteral("unreadable: ") + lease.error;
+        else if (r.holder.isEmpty())
+            state = QStringLiteral("free");
+        else if (lease.expired)
+            state = QStringLiteral("EXPIRED");
+        else if (!observed && renewedAgo > r.leaseDurationMs)
+            // The record's clock is another host's: a hint, not a verdict (F2).
+            state = QStringLiteral("stale? (by the holder's clock)");
+        else
+            state = QStringLiteral("held");
+        const QString unchanged = observed
+                ? QStringLiteral("%1/%2").arg(seconds(lease.sinceChangeMs(nowMono)), seconds(r.leaseDurationMs))
+                : QStringLiteral("-/%1").arg(seconds(r.leaseDurationMs));
+        lines.append(format.arg(lease.name, -nameWidth)
+                             .arg(orNone(r.holder), -holderWidth)
+                             .arg(r.acquireTime.isValid() ? timeText(r.acquireTime) : QStringLiteral("-"), -24)
+                             .arg(renewedAgo >= 0 ? seconds(renewedAgo) : QStringLiteral("-"), -8)
+                             .arg(unchanged, -15)
+                             .arg(r.transitions, 5)
+                             .arg(state));
+    }
+    return lines;
+}
+
+QJsonObject StatusCommand::leaseRecord(const ObservedLease &lease, const QString &observerId,
+                                       qint64 nowMono, const QDateTime &nowWall)
+{
+    QJsonObject r {
+            {QStringLiteral("v"), eventrecord::streamVersion},
+            {QStringLiteral("ts"), timeText(nowWall)},
+            {QStringLiteral("mono"), double(nowMono)},
+            {QStringLiteral("lease"), lease.name},
+            {QStringLiteral("instance"), observerId},
+            {QStringLiteral("event"), QStringLiteral("lease")},
+            {QStringLiteral("holder"), lease.record.holder},
+            {QStringLiteral("acquireTime"), timeText(lease.record.acquireTime)},
+            {QStringLiteral("renewTime"), timeText(lease.record.renewTime)},
+            {QStringLiteral("leaseDurationMs"), double(lease.record.leaseDurationMs)},
+            {QStringLiteral("transitions"), double(lease.record.transitions)},
+            {QStringLiteral("sinceChangeMs"), double(lease.sinceChangeMs(nowMono))},
+            {QStringLiteral("expired"), lease.expired},
+    };
+    if (!lease.valid)
+        r.insert(QStringLiteral("error"), lease.error);
+    return r;
+}
+
+QJsonObject StatusCommand::record(const QString &lease, const QString &event) const
+{
+    return eventrecord::make(m_observer->clock(), lease, m_observerId, event);
+}
+
+void StatusCommand::writeJson(const QJsonObject &record)
+{
+    const QByteArray line = QJsonDocument(record).toJson(QJsonDocument::Compact);
+    std::fwrite(line.constData(), 1, size_t(line.size()), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+}
+
+bool StatusCommand::exportHistory()
+{
+    if (m_options.historyPath.isEmpty())
+        return true;
+    const QList<LeaseFailover> history = m_observer->history();
+    QSaveFile file(m_options.historyPath);
+    if (!file.open(QIODevice::WriteOnly)
+        || file.write(m_options.historyPath.endsWith(QLatin1String(".csv"))
+                              ? LeaseObserver::historyToCsv(history)
+                              : LeaseObserver::historyToJson(history))
+                < 0
+        || !file.commit()) {
+        complain(QStringLiteral("cannot write the history to %1: %2")
+                         .arg(m_options.historyPath, file.errorString()));
+        return false;
+    }
+    return true;
+}
+
+void StatusCommand::finish(int exitCode)
+{
+    if (m_done)
+        return;
+    m_done = true;
+    if (m_observer)
+        m_observer->stop();
+    QMetaObject::invokeMethod(this, [this, exitCode] { Q_EMIT finished(exitCode); }, Qt::QueuedConnection);
+}
+
+} // namespace baton

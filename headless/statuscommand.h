@@ -1,0 +1,75 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+class QJsonObject;
+
+namespace baton {
+
+class Application;
+class LeaseObserver;
+class SignalWatcher;
+struct LeaseFailover;
+struct ObservedLease;
+
+/*!
+ * `baton status`: the leases of a configuration's Registry, one line each
+ * (holder, held since, last renewal against the lease duration,
+ * transitions), or O5-shaped JSON lines with --json. --watch follows them
+ * and prints each failover until SIGINT/SIGTERM; --history writes the
+ * failovers seen to a CSV or JSON file on exit. Observes only: it never
+ * starts the configuration's cluster services. The watching is
+ * LeaseObserver's; this class only formats.
+ */
+class StatusCommand : public QObject
+{
+    Q_OBJECT
+public:
+    struct Options
+    {
+        QString configPath;
+        bool watch = false;
+        bool json = false;
+        /*! Ends in .csv or .json; empty: no export. */
+        QString historyPath;
+    };
+
+    enum ExitCode { Success = 0, RuntimeFailure = 1, BadUsage = 2 };
+
+    explicit StatusCommand(Options options, QObject *parent = nullptr);
+    ~StatusCommand() override;
+
+    /*! Returns an exit code when over at once, or -1: finished() comes later. */
+    int start();
+
+    /*! One table line per lease; the header first. For people. */
+    static QStringList formatTable(const QList<ObservedLease> &leases, qint64 nowMono,
+                                   const QDateTime &nowWall, bool observed);
+    /*! The `lease` snapshot record (docs/events.md). */
+    static QJsonObject leaseRecord(const ObservedLease &lease, const QString &observerId,
+                                   qint64 nowMono, const QDateTime &nowWall);
+
+Q_SIGNALS:
+    void finished(int exitCode);
+
+private:
+    void onReady();
+    void printSnapshot();
+    void finish(int exitCode);
+    bool exportHistory();
+    void writeJson(const QJsonObject &record);
+    QJsonObject record(const QString &lease, const QString &event) const;
+
+    Options m_options;
+    std::unique_ptr<Application> m_application;
+    LeaseObserver *m_observer = nullptr;
+    SignalWatcher *m_signals = nullptr;
+    QString m_observerId;
+    QString m_storeError;
+    bool m_done = false;
+};
+
+} // namespace baton

@@ -1,0 +1,290 @@
+// LeaseObserver: every lease of a store, listed and watched without taking
+// part (SPEC O2), expiry judged by the observer's own clock (F2), history
+// of holder changes with causes (O1) and its CSV and JSON exports. Real
+// cluster services on a MemoryStore; waits are for signals.
+
+#include "clock.h"
+#include "leasecodec.h"
+#include "leaseobserver.h"
+#include "memorystore.h"
+#include "storeleasebackend.h"
+
+#include <baton/clusterservice.h>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace baton;
+
+namespace {
+
+class StoreCluster : public ClusterService
+{
+public:
+    StoreCluster(Store *store, const QString &instanceId, const QString &leaseName)
+        : ClusterService(instanceId,
+                         QJsonObject {{QStringLiteral("instanceId"), instanceId},
+                                      {QStringLiteral("leaseName"), leaseName},
+                                      {QStringLiteral("leaseDuration"), 600},
+                                      {QStringLiteral("renewInterval"), 100}},
+                         nullptr)
+        , m_store(store)
+    {
+    }
+
+protected:
+    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *) override
+    {
+        return std::make_unique<StoreLeaseBackend>(m_store, leaseName());
+    }
+
+private:
+    Store *m_store;
+};
+
+/*! A MemoryStore that cannot watch, as a store without watches: the observer polls. */
+class UnwatchableStore : public MemoryStore
+{
+public:
+    using MemoryStore::MemoryStore;
+    StoreWatch *watch(const QString &, QObject *) override { return nullptr; }
+};
+
+template<typename S = MemoryStore>
+std::unique_ptr<S> makeStore()
+{
+    auto store = std::make_unique<S>(QStringLiteral("Registry"), QJsonObject(), nullptr);
+    QString error;
+    if (!store->init(&error))
+        qFatal("%s", qPrintable(error));
+    return store;
+}
+
+bool start(ClusterService &cluster)
+{
+    QString error;
+    return cluster.init(&error);
+}
+
+void stopAndWait(ClusterService &cluster)
+{
+    QSignalSpy stopped(&cluster, &Service::stopped);
+    cluster.stop();
+    QVERIFY(stopped.wait(10000));
+}
+
+void writeRecord(Store &store, const QString &lease, const LeaseRecord &record)
+{
+    bool done = false;
+    store.create(QStringLiteral("cluster:") + lease, leasecodec::encode(record),
+                 [&](const StoreResult &result) {
+                     QVERIFY(result.ok());
+                     done = true;
+                 });
+    QTRY_VERIFY(done);
+}
+
+QString holderOf(const LeaseObserver &observer, const QString &lease)
+{
+    const auto l = observer.lease(lease);
+    return l ? l->record.holder : QStringLiteral("<absent>");
+}
+
+} // namespace
+
+class TestLeaseObserver : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void listsEveryLeaseAndNothingElse();
+    void historyHasReleaseAndTakeUpWithTheGap();
+    void anUnrenewedLeaseExpiresByTheObserversClock();
+    void anUnreadableEntryIsShownNotGuessed();
+    void withoutAWatchTheObserverPolls();
+    void historyExportsAsCsvAndJson();
+};
+
+void TestLeaseObserver::listsEveryLeaseAndNothingElse()
+{
+    // O2: every cluster:* entry, one per lease name (P3), other keys ignored.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("alpha"));
+    StoreCluster b(store.get(), QStringLiteral("b"), QStringLiteral("bravo"));
+    QVERIFY(start(a) && start(b));
+    QTRY_VERIFY(a.isLeader() && b.isLeader());
+    bool written = false;
+    store->create(QStringLiteral("config:other"), {{QStringLiteral("x"), 1}},
+                  [&](const StoreResult &) { written = true; });
+    QTRY_VERIFY(written);
+
+    LeaseObserver observer(store.get());
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    observer.start();
+    QVERIFY(ready.wait(5000));
+    const QList<ObservedLease> leases = observer.leases();
+    QCOMPARE(leases.size(), 2);
+    QCOMPARE(leases.at(0).name, QStringLiteral("alpha"));
+    QCOMPARE(leases.at(0).record.holder, QStringLiteral("a"));
+    QCOMPARE(leases.at(1).name, QStringLiteral("bravo"));
+    QCOMPARE(leases.at(1).record.holder, QStringLiteral("b"));
+    QVERIFY(leases.at(0).valid && leases.at(0).record.acquireTime.isValid());
+    // The first list starts the history; it records nothing.
+    QVERIFY(observer.history().isEmpty());
+    // Renewals arrive through the watch (F8 for observers too).
+    QSignalSpy changed(&observer, &LeaseObserver::leaseChanged);
+    QVERIFY(changed.wait(5000));
+    stopAndWait(a);
+    stopAndWait(b);
+}
+
+void TestLeaseObserver::historyHasReleaseAndTakeUpWithTheGap()
+{
+    // O1, O2: a clean stop shows as released, the successor as a first
+    // acquisition after a gap this observer measured.
+    auto store = makeStore();
+    StoreCluster x(store.get(), QStringLiteral("x"), QStringLiteral("h"));
+    QVERIFY(start(x));
+    QTRY_VERIFY(x.isLeader());
+    LeaseObserver observer(store.get());
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    observer.start();
+    QVERIFY(ready.wait(5000));
+    StoreCluster y(store.get(), QStringLiteral("y"), QStringLiteral("h"));
+    QVERIFY(start(y));
+    QSignalSpy failovers(&observer, &LeaseObserver::failover);
+    stopAndWait(x);
+    QTRY_COMPARE(holderOf(observer, QStringLiteral("h")), QStringLiteral("y"));
+    const QList<LeaseFailover> history = observer.history();
+    QCOMPARE(history.size(), 2);
+    QCOMPARE(failovers.size(), 2);
+    QCOMPARE(history.at(0).from, QStringLiteral("x"));
+    QVERIFY(history.at(0).to.isEmpty());
+    QCOMPARE(history.at(0).why, QStringLiteral("released"));
+    QCOMPARE(history.at(1).from, QString());
+    QCOMPARE(history.at(1).to, QStringLiteral("y"));
+    QCOMPARE(history.at(1).why, QStringLiteral("first-acquire"));
+    QVERIFY(history.at(1).gapMs >= 0);
+    QCOMPARE(history.at(1).gapMs, history.at(1).mono - history.at(0).mono);
+    QVERIFY(history.at(1).transitions > history.at(0).transitions); // F7
+    QCOMPARE(observer.lease(QStringLiteral("h"))->changesSeen, 2);
+    stopAndWait(y);
+}
+
+void TestLeaseObserver::anUnrenewedLeaseExpiresByTheObserversClock()
+{
+    // F2: a holder that stopped renewing (here, one that never existed) is
+    // judged expired leaseDuration after the observer saw its record; the
+    // next holder's take-up is recorded as "expired", with the gap.
+    auto store = makeStore();
+    LeaseRecord ghost;
+    ghost.holder = QStringLiteral("ghost");
+    ghost.leaseDurationMs = 300;
+    ghost.transitions = 4;
+    ghost.acquireTime = ghost.renewTime = QDateTime::currentDateTimeUtc();
+    writeRecord(*store, QStringLiteral("g"), ghost);
+    LeaseObserver observer(store.get());
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    QSignalSpy expired(&observer, &LeaseObserver::leaseExpired);
+    observer.start();
+    QVERIFY(ready.wait(5000));
+    const qint64 seenAt = observer.lease(QStringLiteral("g"))->changedMono;
+    QVERIFY(!observer.lease(QStringLiteral("g"))->expired);
+    QVERIFY(expired.wait(5000));
+    QCOMPARE(expired.at(0).at(0).toString(), QStringLiteral("g"));
+    QVERIFY(observer.lease(QStringLiteral("g"))->expired);
+    QVERIFY(observer.clock().monotonicMs() - seenAt >= 300);
+
+    StoreCluster taker(store.get(), QStringLiteral("taker"), QStringLiteral("g"));
+    QVERIFY(start(taker));
+    QTRY_COMPARE_WITH_TIMEOUT(holderOf(observer, QStringLiteral("g")), QStringLiteral("taker"), 5000);
+    const LeaseFailover change = observer.history().constLast();
+    QCOMPARE(change.from, QStringLiteral("ghost"));
+    QCOMPARE(change.why, QStringLiteral("expired"));
+    QCOMPARE(change.gapMs, change.mono - (seenAt + 300));
+    QVERIFY(!observer.lease(QStringLiteral("g"))->expired);
+    stopAndWait(taker);
+}
+
+void TestLeaseObserver::anUnreadableEntryIsShownNotGuessed()
+{
+    // R1: a record with a wrong field is listed as unreadable, naming the field.
+    auto store = makeStore();
+    bool done = false;
+    store->create(QStringLiteral("cluster:bad"), {{QStringLiteral("holderIdentity"), 5}},
+                  [&](const StoreResult &) { done = true; });
+    QTRY_VERIFY(done);
+    LeaseObserver observer(store.get());
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    observer.start();
+    QVERIFY(ready.wait(5000));
+    const auto bad = observer.lease(QStringLiteral("bad"));
+    QVERIFY(bad.has_value());
+    QVERIFY(!bad->valid);
+    QVERIFY2(bad->error.contains(QStringLiteral("holderIdentity")), qPrintable(bad->error));
+    QVERIFY(bad->record.holder.isEmpty());
+}
+
+void TestLeaseObserver::withoutAWatchTheObserverPolls()
+{
+    // B1: a store that cannot watch is listed again every poll interval.
+    auto store = makeStore<UnwatchableStore>();
+    LeaseObserver observer(store.get());
+    observer.setPollInterval(50);
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    observer.start();
+    QVERIFY(ready.wait(5000));
+    QVERIFY(observer.leases().isEmpty());
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("polled"));
+    QVERIFY(start(a));
+    QTRY_COMPARE_WITH_TIMEOUT(holderOf(observer, QStringLiteral("polled")), QStringLiteral("a"), 5000);
+    // Appeared while observed: a first acquisition in the history.
+    QCOMPARE(observer.history().size(), 1);
+    QCOMPARE(observer.history().at(0).why, QStringLiteral("first-acquire"));
+    stopAndWait(a);
+    QTRY_COMPARE_WITH_TIMEOUT(holderOf(observer, QStringLiteral("polled")), QString(), 5000);
+}
+
+void TestLeaseObserver::historyExportsAsCsvAndJson()
+{
+    // O2: CSV (RFC 4180, quoted where needed) and JSON, one row per change.
+    LeaseFailover first;
+    first.lease = QStringLiteral("cron");
+    first.from = QStringLiteral("web,1 \"old\"");
+    first.to = QStringLiteral("web-2");
+    first.why = QStringLiteral("expired");
+    first.when = QDateTime(QDate(2026, 1, 2), QTime(3, 4, 5, 678), Qt::UTC);
+    first.mono = 1234;
+    first.gapMs = 56;
+    first.transitions = 7;
+    LeaseFailover second = first;
+    second.from = QStringLiteral("web-2");
+    second.to.clear();
+    second.why = QStringLiteral("released");
+    second.gapMs = -1;
+    const QList<LeaseFailover> history {first, second};
+
+    const QStringList lines = QString::fromUtf8(LeaseObserver::historyToCsv(history))
+                                      .split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    QCOMPARE(lines.at(0), QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions"));
+    QCOMPARE(lines.at(1), QStringLiteral("cron,\"web,1 \"\"old\"\"\",web-2,expired,"
+                                         "2026-01-02T03:04:05.678Z,1234,56,7"));
+    QCOMPARE(lines.at(2), QStringLiteral("cron,web-2,,released,2026-01-02T03:04:05.678Z,1234,,7"));
+
+    QJsonParseError error;
+    const QJsonDocument json = QJsonDocument::fromJson(LeaseObserver::historyToJson(history), &error);
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    QCOMPARE(json.object().value(QStringLiteral("v")).toInt(), 1);
+    const QJsonArray rows = json.object().value(QStringLiteral("history")).toArray();
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(rows.at(0).toObject().value(QStringLiteral("from")).toString(), first.from);
+    QCOMPARE(rows.at(0).toObject().value(QStringLiteral("gapMs")).toInt(), 56);
+    QCOMPARE(rows.at(0).toObject().value(QStringLiteral("time")).toString(),
+             QStringLiteral("2026-01-02T03:04:05.678Z"));
+    QVERIFY(!rows.at(1).toObject().contains(QStringLiteral("gapMs")));
+}
+
+QTEST_GUILESS_MAIN(TestLeaseObserver)
+#include "tst_leaseobserver.moc"
