@@ -29,6 +29,8 @@ public:
      * lease of \a leaseDurationMs; the same holder again is a renewal.
      */
     void write(const QString &lease, const QString &holder, qint64 leaseDurationMs, Done done = {});
+    /*! The version of \a lease after the last write answered. */
+    QString version(const QString &lease) const { return m_states.value(lease).version; }
     /*! Writes that have not been answered yet. */
     int pending() const { return m_pending; }
 
