@@ -246,6 +246,10 @@ void MainWindow::bindSession()
         m_table->setColumnWidth(LeaseTableModel::FreshnessColumn, width(QStringLiteral("00.0 s of 15 s")) + 40);
         m_table->resizeColumnToContents(LeaseTableModel::ChangesColumn);
         m_table->resizeColumnToContents(LeaseTableModel::TransitionsColumn);
+        // Never narrower than the header, whatever the language.
+        for (int column = 0; column < LeaseTableModel::StateColumn; ++column)
+            m_table->setColumnWidth(column, std::max(m_table->columnWidth(column),
+                                                     m_table->horizontalHeader()->sectionSizeHint(column)));
     }
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::onCurrentChanged);
 
