@@ -11,6 +11,7 @@ packages="
   qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
   qt6-httpserver-dev qt6-websockets-dev
   qtkeychain-qt6-dev libyaml-cpp-dev
+  qt6-svg-dev fonts-dejavu-core
   etcd-server etcd-client
   dbus gnome-keyring
   procps

@@ -4,6 +4,9 @@
 #include "democommand.h"
 #include "joincommand.h"
 #include "statuscommand.h"
+#ifdef BATON_WITH_GUI
+#include "dashboard.h"
+#endif
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -193,6 +196,11 @@ int runDemo(QCoreApplication &app)
 
 int main(int argc, char *argv[])
 {
+#ifdef BATON_WITH_GUI
+    // No arguments on a desktop, --screenshot or --lang: the dashboard.
+    if (baton::dashboard::wanted(argc, argv))
+        return baton::dashboard::run(argc, argv);
+#endif
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("baton"));
     QCoreApplication::setApplicationVersion(QStringLiteral(BATON_VERSION));

@@ -1,0 +1,71 @@
+#pragma once
+
+#include <QCoreApplication>
+#include <QHash>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QVariantMap>
+
+#include <optional>
+
+namespace baton {
+
+/*! Where a connection's leases live. New kinds slot in here and in storeConfig(). */
+enum class ConnectionKind { FileRegistry, Etcd, Kubernetes };
+
+/*! One parameter of a connection kind, as the connection dialog shows it. */
+struct ConnectionField
+{
+    enum class Type { Text, Folder, File, List, Secret };
+    QString key;
+    QString label;
+    Type type = Type::Text;
+    QString placeholder;
+    bool required = false;
+};
+
+/*!
+ * A place the dashboard observes (SPEC O4): a kind, its parameters, and its
+ * secrets. Parameters go to QSettings; secrets (an etcd password, a bearer
+ * token) go to the system keychain only (R2) and are held here in memory
+ * while the connection is open or edited.
+ */
+struct Connection
+{
+    Q_DECLARE_TR_FUNCTIONS(Connection)
+public:
+    QString id;
+    QString name;
+    ConnectionKind kind = ConnectionKind::FileRegistry;
+    /*! Non-secret parameters, by ConnectionField::key. */
+    QVariantMap parameters;
+    /*! Secret parameters, by ConnectionField::key: never written to settings. */
+    QHash<QString, QString> secrets;
+
+    static QString kindKey(ConnectionKind kind);
+    static std::optional<ConnectionKind> kindFromKey(const QString &key);
+    static QString kindName(ConnectionKind kind);
+    static QList<ConnectionKind> kinds();
+    static QList<ConnectionField> fields(ConnectionKind kind);
+    /*!
+     * Whether this build can open the kind: a Registry store type that the
+     * ServiceFactory knows (etcd when `Webda/EtcdStore` is registered).
+     * Kubernetes needs an observer of Lease objects, which is not built yet.
+     */
+    static bool isAvailable(ConnectionKind kind);
+    /*! The Registry store type a kind opens, e.g. `Webda/FileStore`; empty for Kubernetes. */
+    static QString storeType(ConnectionKind kind);
+
+    /*!
+     * The store's service configuration (SPEC B1 parameters), secrets
+     * included: for the store only, never for logs or files.
+     */
+    QJsonObject storeConfig() const;
+    /*! What the title bar and the status bar say: the name, or the folder. */
+    QString displayName() const;
+    /*! The first missing required field's label, or an empty string. */
+    QString missingField() const;
+};
+
+} // namespace baton

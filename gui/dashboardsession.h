@@ -1,0 +1,98 @@
+#pragma once
+
+#include "connection.h"
+
+#include <baton/store.h>
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+#include <QTimer>
+
+#include <memory>
+
+namespace baton {
+
+class Clock;
+class DashboardParticipant;
+class FailoverHistoryModel;
+class LeaseActivity;
+struct LeaseFailover;
+class LeaseFilterProxyModel;
+class LeaseObserver;
+class LeaseTableModel;
+
+
+/*!
+ * One open connection of the dashboard, with no widget in it: the store,
+ * the LeaseObserver on it, the models the windows show, the dashboard's own
+ * participation, and the alerts (SPEC O4): a failover, and a lease left
+ * without a holder past its duration.
+ *
+ * Alerts are coalesced over alertInterval(): a store where a thousand leases
+ * fail over at once gives one notification, not a thousand.
+ */
+class DashboardSession : public QObject
+{
+    Q_OBJECT
+public:
+    explicit DashboardSession(QObject *parent = nullptr);
+    ~DashboardSession() override;
+
+    /*!
+     * Opens \a connection (its secrets already loaded): creates its store
+     * through the ServiceFactory and starts observing. False with \a
+     * errorString when the kind is not available or the store refuses.
+     */
+    bool open(const Connection &connection, QString *errorString);
+    /*! Observes a store the caller owns, on \a clock (the demo and the tests). */
+    void attach(Store *store, const Clock *clock, const QString &title);
+    void close();
+
+    bool isOpen() const { return m_observer != nullptr; }
+    QString title() const { return m_title; }
+    QString connectionId() const { return m_connection.id; }
+    Store *store() const { return m_store; }
+    LeaseObserver *observer() const { return m_observer; }
+    LeaseTableModel *leaseModel() const { return m_leaseModel; }
+    LeaseFilterProxyModel *filterModel() const { return m_filterModel; }
+    FailoverHistoryModel *historyModel() const { return m_historyModel; }
+    LeaseActivity *activity() const { return m_activity; }
+    DashboardParticipant *participant() const { return m_participant; }
+
+    void setAlertInterval(int ms) { m_alertTimer.setInterval(ms); }
+    int alertInterval() const { return m_alertTimer.interval(); }
+
+Q_SIGNALS:
+    void opened();
+    void closed();
+    /*! Something an operator should hear about, in the current language. */
+    void alert(const QString &title, const QString &message);
+    void storeError(const QString &message);
+
+private:
+    void startObserving(const Clock *clock);
+    void onFailover(const LeaseFailover &change);
+    void onExpired(const QString &lease);
+    void queueAlert(const QString &lease, const QString &text);
+    void flushAlerts();
+
+    Connection m_connection;
+    QString m_title;
+    QPointer<Store> m_store;
+    std::unique_ptr<Store> m_ownedStore;
+    LeaseObserver *m_observer = nullptr;
+    LeaseTableModel *m_leaseModel = nullptr;
+    LeaseFilterProxyModel *m_filterModel = nullptr;
+    FailoverHistoryModel *m_historyModel = nullptr;
+    LeaseActivity *m_activity = nullptr;
+    DashboardParticipant *m_participant = nullptr;
+    /*! The last holder seen per lease, so a take-up after a release names who left. */
+    QHash<QString, QString> m_lastHolder;
+    QStringList m_pendingAlerts;
+    QStringList m_pendingAlertLeases;
+    QTimer m_alertTimer;
+};
+
+} // namespace baton

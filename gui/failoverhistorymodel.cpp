@@ -1,0 +1,149 @@
+#include "failoverhistorymodel.h"
+
+#include "leasetablemodel.h"
+
+#include <QLocale>
+
+namespace baton {
+
+FailoverHistoryModel::FailoverHistoryModel(LeaseObserver *observer, QObject *parent)
+    : QAbstractTableModel(parent)
+    , m_observer(observer)
+{
+    connect(observer, &LeaseObserver::failover, this, &FailoverHistoryModel::append);
+    setLease({});
+}
+
+void FailoverHistoryModel::setLease(const QString &lease)
+{
+    beginResetModel();
+    m_lease = lease;
+    m_rows.clear();
+    const QList<LeaseFailover> all = m_observer->history();
+    for (const LeaseFailover &change : all)
+        if (m_lease.isEmpty() || change.lease == m_lease)
+            m_rows.append(change);
+    endResetModel();
+}
+
+void FailoverHistoryModel::append(const LeaseFailover &change)
+{
+    if (!m_lease.isEmpty() && change.lease != m_lease)
+        return;
+    const int row = int(m_rows.size());
+    beginInsertRows({}, row, row);
+    m_rows.append(change);
+    endInsertRows();
+}
+
+int FailoverHistoryModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int FailoverHistoryModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString FailoverHistoryModel::describeWhy(const QString &why)
+{
+    if (why == QLatin1String("first-acquire"))
+        return tr("first acquire");
+    if (why == QLatin1String("released"))
+        return tr("released");
+    if (why == QLatin1String("expired"))
+        return tr("expired");
+    if (why == QLatin1String("taken-over"))
+        return tr("taken over");
+    return why;
+}
+
+QVariant FailoverHistoryModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const LeaseFailover &f = m_rows.at(index.row());
+    switch (role) {
+    case WhyKeyRole:
+        return f.why;
+    case GapMsRole:
+        return f.gapMs;
+    case WhenRole:
+        return f.when;
+    case MonoRole:
+        return f.mono;
+    case SortRole:
+        switch (index.column()) {
+        case WhenColumn:
+            return f.mono;
+        case GapColumn:
+            return f.gapMs;
+        default:
+            return data(index, Qt::DisplayRole);
+        }
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case WhenColumn:
+            return QLocale().toString(f.when.toLocalTime(), QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
+        case LeaseColumn:
+            return f.lease;
+        case FromColumn:
+            return f.from.isEmpty() ? tr("(none)") : f.from;
+        case ToColumn:
+            return f.to.isEmpty() ? tr("(none)") : f.to;
+        case WhyColumn:
+            return describeWhy(f.why);
+        case GapColumn:
+            if (f.gapMs < 0)
+                return QString();
+            return f.gapMs == 0 ? tr("none") : LeaseTableModel::formatDuration(f.gapMs);
+        }
+        return {};
+    case Qt::ToolTipRole:
+        if (index.column() == GapColumn)
+            return tr("Time without a leader before the new holder took the lease: from the "
+                      "release seen, or from the old holder's expiry as this observer judged it");
+        if (index.column() == WhenColumn)
+            return QLocale().toString(f.when.toLocalTime(), QLocale::LongFormat);
+        return {};
+    case Qt::TextAlignmentRole:
+        if (index.column() == GapColumn)
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    }
+    return {};
+}
+
+QVariant FailoverHistoryModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case WhenColumn:
+        return tr("When");
+    case LeaseColumn:
+        return tr("Lease");
+    case FromColumn:
+        return tr("From");
+    case ToColumn:
+        return tr("To");
+    case WhyColumn:
+        return tr("Why");
+    case GapColumn:
+        return tr("Without leader");
+    }
+    return {};
+}
+
+QByteArray FailoverHistoryModel::toCsv() const
+{
+    return LeaseObserver::historyToCsv(m_rows);
+}
+
+QByteArray FailoverHistoryModel::toJson() const
+{
+    return LeaseObserver::historyToJson(m_rows);
+}
+
+} // namespace baton

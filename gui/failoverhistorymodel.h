@@ -1,0 +1,62 @@
+#pragma once
+
+#include "leaseobserver.h"
+
+#include <QAbstractTableModel>
+
+namespace baton {
+
+/*!
+ * The failover history (SPEC O2, O4) an observer has seen, for one lease
+ * (setLease()) or for all: from, to, when, why, and how long the lease was
+ * without a leader. Newest last, as it happened.
+ */
+class FailoverHistoryModel : public QAbstractTableModel
+{
+    Q_OBJECT
+public:
+    enum Column { WhenColumn, LeaseColumn, FromColumn, ToColumn, WhyColumn, GapColumn, ColumnCount };
+    Q_ENUM(Column)
+
+    enum Role {
+        /*! QString: the cause as in the event stream: first-acquire, released, expired, taken-over. */
+        WhyKeyRole = Qt::UserRole + 1,
+        /*! qint64: milliseconds without a leader; -1 when unknown. */
+        GapMsRole,
+        /*! QDateTime (UTC): when this observer saw the change. */
+        WhenRole,
+        /*! qint64: this observer's monotonic clock at the change. */
+        MonoRole,
+        SortRole,
+    };
+    Q_ENUM(Role)
+
+    explicit FailoverHistoryModel(LeaseObserver *observer, QObject *parent = nullptr);
+
+    /*! Shows the history of \a lease only; an empty name shows every lease. */
+    void setLease(const QString &lease);
+    QString lease() const { return m_lease; }
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    QList<LeaseFailover> failovers() const { return m_rows; }
+    const LeaseFailover &failoverAt(int row) const { return m_rows.at(row); }
+    /*! The rows shown, in the formats of `baton status --history` (R2: no secret in them). */
+    QByteArray toCsv() const;
+    QByteArray toJson() const;
+
+    /*! The cause in words, in the current language. */
+    static QString describeWhy(const QString &why);
+
+private:
+    void append(const LeaseFailover &change);
+
+    LeaseObserver *m_observer;
+    QString m_lease;
+    QList<LeaseFailover> m_rows;
+};
+
+} // namespace baton

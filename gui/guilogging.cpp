@@ -1,0 +1,3 @@
+#include "guilogging.h"
+
+Q_LOGGING_CATEGORY(lcGui, "baton.gui", QtInfoMsg)

@@ -1,0 +1,85 @@
+#pragma once
+
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QString>
+
+namespace baton {
+
+class LeaseObserver;
+class Clock;
+
+/*! A period during which one holder (or nobody) held a lease, on the observer's monotonic clock. */
+struct HolderSpan
+{
+    /*! Empty: the lease was free (released). */
+    QString holder;
+    qint64 startMono = 0;
+    /*! -1 while the span is the current one. */
+    qint64 endMono = -1;
+    /*! When the holder's lease ran out unrenewed (F2, this observer's clock); -1 if it did not. */
+    qint64 expiredMono = -1;
+};
+
+/*! A change of the record seen by the observer: a renewal, as seen from outside. */
+struct RenewalSample
+{
+    qint64 mono = 0;
+    /*! Milliseconds since the previous change seen by the same holder. */
+    qint64 intervalMs = 0;
+    QString holder;
+};
+
+/*! What the observer saw of one lease over time: holders and renewals. */
+struct LeaseTrack
+{
+    QList<HolderSpan> spans;
+    QList<RenewalSample> renewals;
+    qint64 leaseDurationMs = 0;
+    qint64 lastChangeMono = -1;
+    qint64 firstSeenMono = 0;
+};
+
+/*!
+ * Records, per lease, the holders over time and the renewals as an observer
+ * sees them (SPEC O4): the data of the timeline and of the renew timings.
+ * The observer sees record changes, so the interval between two changes by
+ * the same holder is its renewal interval as seen from here.
+ *
+ * Keeps at most maxSamples() renewals and spans per lease, so that thousands
+ * of leases fit in memory for as long as the dashboard stays open.
+ */
+class LeaseActivity : public QObject
+{
+    Q_OBJECT
+public:
+    explicit LeaseActivity(LeaseObserver *observer, QObject *parent = nullptr);
+
+    void setMaxSamples(int count) { m_maxSamples = count; }
+    int maxSamples() const { return m_maxSamples; }
+
+    /*! The track of \a lease; an empty track when never seen. */
+    LeaseTrack track(const QString &lease) const { return m_tracks.value(lease); }
+    bool contains(const QString &lease) const { return m_tracks.contains(lease); }
+    const Clock &clock() const;
+
+    /*!
+     * The renewal interval the holder seems to use: the median of the
+     * intervals seen, or -1 with fewer than three. An observer cannot know
+     * the participants' renewInterval; this is what the record tells.
+     */
+    static qint64 estimatedRenewInterval(const LeaseTrack &track);
+
+Q_SIGNALS:
+    void trackChanged(const QString &lease);
+
+private:
+    void update(const QString &lease);
+
+    LeaseObserver *m_observer;
+    QHash<QString, LeaseTrack> m_tracks;
+    int m_maxSamples = 360;
+};
+
+} // namespace baton

@@ -1,0 +1,55 @@
+#include "leasescript.h"
+
+#include "leasecodec.h"
+#include "leaseobserver.h"
+
+#include <baton/store.h>
+
+#include <QDateTime>
+#include <QPointer>
+
+namespace baton {
+
+LeaseScript::LeaseScript(Store *store, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+{
+}
+
+void LeaseScript::write(const QString &lease, const QString &holder, qint64 leaseDurationMs, Done done)
+{
+    const bool known = m_states.contains(lease);
+    State &state = m_states[lease];
+    LeaseRecord record;
+    record.holder = holder;
+    record.leaseDurationMs = leaseDurationMs;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    if (!known || state.holder != holder) {
+        if (known && !holder.isEmpty())
+            ++state.transitions;
+        state.acquireMs = now.toMSecsSinceEpoch();
+    }
+    record.transitions = state.transitions;
+    record.acquireTime = QDateTime::fromMSecsSinceEpoch(state.acquireMs, Qt::UTC);
+    record.renewTime = now;
+    state.holder = holder;
+
+    const QString key = LeaseObserver::keyPrefix + lease;
+    ++m_pending;
+    QPointer<LeaseScript> self(this);
+    auto finish = [self, lease, done](const StoreResult &result) {
+        if (self) {
+            --self->m_pending;
+            if (result.ok())
+                self->m_states[lease].version = result.entry.version;
+        }
+        if (done)
+            done(result.ok());
+    };
+    if (!known)
+        m_store->create(key, leasecodec::encode(record), finish);
+    else
+        m_store->update(key, leasecodec::encode(record), state.version, finish);
+}
+
+} // namespace baton

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <QHash>
+#include <QObject>
+#include <QString>
+
+#include <functional>
+
+namespace baton {
+
+class Store;
+
+/*!
+ * Writes lease records straight into a store, as participants would, with
+ * no election: the dashboard's scripted demo (`baton --screenshot`), its
+ * tests and its benchmark drive the observer with it. Keeps each lease's
+ * version and transition count, so each write is a valid conditional
+ * update (SPEC B2).
+ */
+class LeaseScript : public QObject
+{
+    Q_OBJECT
+public:
+    explicit LeaseScript(Store *store, QObject *parent = nullptr);
+
+    using Done = std::function<void(bool ok)>;
+    /*!
+     * Writes \a holder (empty: released) as the holder of \a lease with a
+     * lease of \a leaseDurationMs; the same holder again is a renewal.
+     */
+    void write(const QString &lease, const QString &holder, qint64 leaseDurationMs, Done done = {});
+    /*! The version of \a lease after the last write answered. */
+    QString version(const QString &lease) const { return m_states.value(lease).version; }
+    /*! Writes that have not been answered yet. */
+    int pending() const { return m_pending; }
+
+private:
+    struct State
+    {
+        QString version;
+        QString holder;
+        qint64 transitions = 0;
+        qint64 acquireMs = 0;
+    };
+    Store *m_store;
+    QHash<QString, State> m_states;
+    int m_pending = 0;
+};
+
+} // namespace baton

@@ -1,0 +1,91 @@
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSettings;
+class QSplitter;
+class QSystemTrayIcon;
+class QTabWidget;
+class QTableView;
+
+namespace baton {
+
+class ConnectionRepository;
+class DashboardSession;
+class LeaseDetailPanel;
+class ParticipationPanel;
+class RenewTimingWidget;
+class TimelineWidget;
+
+/*!
+ * The dashboard's window (SPEC O4): every lease in a dense table with a
+ * filter box, and for the selected lease its details and timings, the
+ * timeline of its holders, its renew timings and its failover history.
+ * Shows what DashboardSession holds; the logic lives there and in the
+ * models.
+ */
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    /*! \a repository may be null (the demo): then no connection can be picked. */
+    MainWindow(DashboardSession *session, ConnectionRepository *repository, QSettings *settings,
+               QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    /*! Opens saved connection \a id (its secrets read from the keychain first). */
+    void openConnection(const QString &id);
+    /*! Opens the connection used last, if any. */
+    void openLastConnection();
+    /*! Selects \a lease in the table (and so in the detail views). */
+    void selectLease(const QString &lease);
+    QString selectedLease() const;
+    /*! Writes the history shown to \a path: CSV, or JSON when \a json. */
+    bool exportHistory(const QString &path, bool json, QString *errorString) const;
+    /*! The connection dialog, as the Connections action opens it. */
+    void showConnections();
+
+    QTableView *leaseView() const { return m_table; }
+    TimelineWidget *timeline() const { return m_timeline; }
+    QTabWidget *detailTabs() const { return m_tabs; }
+    QLineEdit *filterEdit() const { return m_filter; }
+
+    /*! Shows \a message as a desktop notification, or in the status bar without a tray. */
+    void notify(const QString &title, const QString &message);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    void bindSession();
+    void onCurrentChanged();
+    void saveLayout() const;
+    void restoreLayout();
+    void reloadConnections();
+    void exportHistoryInteractively(bool json);
+
+    QPointer<DashboardSession> m_session;
+    ConnectionRepository *m_repository;
+    QSettings *m_settings;
+    QTableView *m_table;
+    QLineEdit *m_filter;
+    QComboBox *m_connections;
+    LeaseDetailPanel *m_detail;
+    ParticipationPanel *m_participation;
+    TimelineWidget *m_timeline;
+    RenewTimingWidget *m_renewTimings;
+    QTableView *m_history;
+    QTabWidget *m_tabs;
+    QSplitter *m_vertical;
+    QSplitter *m_top;
+    QSplitter *m_bottom;
+    QLabel *m_leaseCount;
+    QSystemTrayIcon *m_tray = nullptr;
+    bool m_headerRestored = false;
+};
+
+} // namespace baton

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <QGroupBox>
+#include <QPointer>
+
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+
+namespace baton {
+
+class DashboardParticipant;
+
+/*!
+ * "Take part": join the selected lease's election from the dashboard with
+ * an instance id and the timings, and step down (SPEC O4). The work is
+ * DashboardParticipant's; this only collects the inputs and shows the state.
+ */
+class ParticipationPanel : public QGroupBox
+{
+    Q_OBJECT
+public:
+    explicit ParticipationPanel(QWidget *parent = nullptr);
+
+    void setParticipant(DashboardParticipant *participant);
+    /*! The lease the operator selected: the default lease to join. */
+    void setSelectedLease(const QString &lease);
+
+Q_SIGNALS:
+    /*! Something to tell the operator (a refused join). */
+    void message(const QString &text);
+
+private:
+    void join();
+    void refresh();
+
+    QPointer<DashboardParticipant> m_participant;
+    QLineEdit *m_leaseName;
+    QLineEdit *m_instanceId;
+    QDoubleSpinBox *m_leaseDuration;
+    QDoubleSpinBox *m_renewInterval;
+    QPushButton *m_join;
+    QPushButton *m_stepDown;
+    QLabel *m_state;
+};
+
+} // namespace baton

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <QPointer>
+#include <QWidget>
+
+namespace baton {
+
+class LeaseActivity;
+
+/*!
+ * The renew timings of one lease (SPEC O4): each renewal seen, at its time,
+ * against the interval since the previous one, with the lease duration and
+ * the leader's F4 step-down deadline `(leaseDuration + renewInterval) / 2`
+ * drawn as lines. An interval that nears the deadline is a leader about to
+ * step down; one past the lease duration is a lease any follower could
+ * take. The observer cannot know the participants' renewInterval: it uses
+ * setRenewInterval() when the dashboard's own election set it, else the
+ * median interval seen, and says which.
+ */
+class RenewTimingWidget : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit RenewTimingWidget(QWidget *parent = nullptr);
+
+    void setActivity(LeaseActivity *activity);
+    void setLease(const QString &lease);
+    /*! The participants' renewInterval when known (the dashboard joined this lease); -1: unknown. */
+    void setRenewInterval(qint64 ms);
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+
+private:
+    QPointer<LeaseActivity> m_activity;
+    QString m_lease;
+    qint64 m_renewIntervalMs = -1;
+};
+
+} // namespace baton

@@ -1,0 +1,217 @@
+#include "screenshotdemo.h"
+
+#include "clock.h"
+#include "connectiondialog.h"
+#include "connectionrepository.h"
+#include "dashboardsession.h"
+#include "leaseobserver.h"
+#include "leasescript.h"
+#include "leasetablemodel.h"
+#include "mainwindow.h"
+#include "memorystore.h"
+#include "secretstore.h"
+#include "timelinewidget.h"
+
+#include <QApplication>
+#include <QPixmap>
+#include <QRandomGenerator>
+#include <QSettings>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace baton {
+
+namespace {
+
+constexpr qint64 leaseMs = 15000;
+constexpr qint64 renewMs = 5000;
+constexpr qint64 runMs = 300000;
+
+} // namespace
+
+ScreenshotDemo::ScreenshotDemo(const QString &directory, QObject *parent)
+    : QObject(parent)
+    , m_directory(directory)
+{
+    // Wall time on a round minute, so that the axis reads well.
+    QDateTime wall = QDateTime::currentDateTimeUtc();
+    wall.setTime(QTime(wall.time().hour(), wall.time().minute()));
+    m_startMono = 10'000'000;
+    m_clock = std::make_unique<ManualClock>(m_startMono, wall.addMSecs(-runMs));
+    m_store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
+    m_script = std::make_unique<LeaseScript>(m_store.get());
+}
+
+ScreenshotDemo::~ScreenshotDemo()
+{
+    m_window.reset();
+    m_session.reset();
+}
+
+void ScreenshotDemo::buildScript()
+{
+    QRandomGenerator random(20260101);
+    auto renewing = [&](const QString &lease, const QString &holder, qint64 from, qint64 to, qint64 phase = 0) {
+        for (qint64 t = from + phase; t <= to; t += renewMs + qint64(random.bounded(-350, 350)))
+            m_writes.append({t, lease, holder});
+    };
+    // A crash: node-a stops renewing at 148 s; its lease runs out 15 s later
+    // and node-b, which attempts at the expiry instant (F8), takes it.
+    renewing(QStringLiteral("billing-cron"), QStringLiteral("node-a"), 0, 148000, 1200);
+    m_writes.append({148000 + leaseMs + 900, QStringLiteral("billing-cron"), QStringLiteral("node-b")});
+    renewing(QStringLiteral("billing-cron"), QStringLiteral("node-b"), 148000 + leaseMs + 900 + renewMs, runMs - 1000);
+    // A slow store: one renewal took 8.8 s, near the leader's F4 deadline.
+    m_writes.removeIf([](const Write &w) {
+        return w.lease == QLatin1String("billing-cron") && w.atMs > 231000 && w.atMs < 239800;
+    });
+    m_writes.append({239800, QStringLiteral("billing-cron"), QStringLiteral("node-b")});
+
+    // A clean handover: released, taken 40 ms later by a watching follower (F5, F8).
+    renewing(QStringLiteral("mail-poller"), QStringLiteral("node-c"), 0, 200000, 2500);
+    m_writes.append({202600, QStringLiteral("mail-poller"), QString()});
+    m_writes.append({202640, QStringLiteral("mail-poller"), QStringLiteral("node-a")});
+    renewing(QStringLiteral("mail-poller"), QStringLiteral("node-a"), 202640 + renewMs, runMs - 500);
+
+    renewing(QStringLiteral("search-indexer"), QStringLiteral("node-d"), 0, runMs - 200, 400);
+    renewing(QStringLiteral("session-gc"), QStringLiteral("node-b"), 0, runMs - 800, 3100);
+    // Ageing: no renewal for the last 9 s (amber past half the lease).
+    renewing(QStringLiteral("reports"), QStringLiteral("node-c"), 0, runMs - 9500, 1700);
+    // Expired: the holder vanished 21 s ago and nobody took over yet.
+    renewing(QStringLiteral("ledger-sync"), QStringLiteral("node-e"), 0, runMs - 21000, 600);
+    // Released and left without a leader.
+    renewing(QStringLiteral("cache-warmer"), QStringLiteral("node-d"), 0, 268000, 3900);
+    m_writes.append({270000, QStringLiteral("cache-warmer"), QString()});
+    // Taken over while held (a conditional write won by another instance).
+    renewing(QStringLiteral("metrics-rollup"), QStringLiteral("node-f"), 0, 96000, 2200);
+    m_writes.append({99100, QStringLiteral("metrics-rollup"), QStringLiteral("node-g")});
+    renewing(QStringLiteral("metrics-rollup"), QStringLiteral("node-g"), 99100 + renewMs, runMs - 300);
+
+    // Quiet leases, so the table looks like a real Registry.
+    const QStringList quiet {QStringLiteral("backup-scheduler"), QStringLiteral("dns-sync"),
+                             QStringLiteral("feed-crawler"), QStringLiteral("invoice-export"),
+                             QStringLiteral("thumbnail-gc"), QStringLiteral("webhook-retry")};
+    for (int i = 0; i < quiet.size(); ++i)
+        renewing(quiet.at(i), QStringLiteral("node-%1").arg(QChar(u'a' + (i * 3) % 7)), 0, runMs - 100, 300 + i * 700);
+
+    std::stable_sort(m_writes.begin(), m_writes.end(), [](const Write &a, const Write &b) { return a.atMs < b.atMs; });
+    // Renewals of one lease that fell within a second of a holder change are noise.
+    m_endMs = runMs;
+}
+
+void ScreenshotDemo::start()
+{
+    QString error;
+    if (!m_store->init(&error) || !m_directory.mkpath(QStringLiteral("."))) {
+        std::fprintf(stderr, "baton --screenshot: %s\n", qPrintable(error.isEmpty() ? m_directory.path() : error));
+        QTimer::singleShot(0, this, [this] { Q_EMIT finished(1); });
+        return;
+    }
+    buildScript();
+    m_session = std::make_unique<DashboardSession>();
+    m_session->attach(m_store.get(), m_clock.get(), tr("Demo election"));
+    connect(m_session->observer(), &LeaseObserver::ready, this, &ScreenshotDemo::next, Qt::SingleShotConnection);
+}
+
+void ScreenshotDemo::next()
+{
+    if (m_next >= m_writes.size()) {
+        m_clock->setMonotonicMs(m_startMono + m_endMs);
+        render();
+        return;
+    }
+    const Write write = m_writes.at(m_next++);
+    m_clock->setMonotonicMs(m_startMono + write.atMs);
+    const std::optional<ObservedLease> seen = m_session->observer()->lease(write.lease);
+    // A take-up after an expiry: let the observer judge the expiry first (F2).
+    if (seen && !seen->record.holder.isEmpty() && seen->record.holder != write.holder && !write.holder.isEmpty()
+        && !seen->expired && m_clock->monotonicMs() >= seen->changedMono + seen->record.leaseDurationMs) {
+        --m_next;
+        connect(m_session->observer(), &LeaseObserver::leaseExpired, this, &ScreenshotDemo::next,
+                Qt::SingleShotConnection);
+        // Any write re-arms the observer's expiry timer at the new time.
+        m_script->write(QStringLiteral("_tick"), QStringLiteral("demo"), 3'600'000);
+        return;
+    }
+    m_script->write(write.lease, write.holder, leaseMs, [this, write](bool ok) {
+        if (!ok) {
+            std::fprintf(stderr, "baton --screenshot: the scripted write to %s failed\n", qPrintable(write.lease));
+            Q_EMIT finished(1);
+            return;
+        }
+        waitUntilSeen(write);
+    });
+}
+
+void ScreenshotDemo::waitUntilSeen(const Write &write)
+{
+    const std::optional<ObservedLease> seen = m_session->observer()->lease(write.lease);
+    if (seen && seen->version == m_script->version(write.lease)) {
+        QTimer::singleShot(0, this, &ScreenshotDemo::next);
+        return;
+    }
+    connect(m_session->observer(), &LeaseObserver::leaseChanged, this,
+            [this, write](const QString &) { waitUntilSeen(write); }, Qt::SingleShotConnection);
+}
+
+bool ScreenshotDemo::save(QWidget *widget, const QString &name)
+{
+    const QString path = m_directory.filePath(name);
+    if (!widget->grab().save(path)) {
+        std::fprintf(stderr, "baton --screenshot: cannot write %s\n", qPrintable(path));
+        return false;
+    }
+    std::printf("%s\n", qPrintable(path));
+    return true;
+}
+
+void ScreenshotDemo::render()
+{
+    // The bookkeeping lease of the script is not part of the picture.
+    bool removed = false;
+    m_store->remove(LeaseObserver::keyPrefix + QStringLiteral("_tick"), {}, [&removed](const StoreResult &) { removed = true; });
+
+    QSettings *settings = new QSettings(m_settingsDir.filePath(QStringLiteral("baton.ini")), QSettings::IniFormat, this);
+    auto *secrets = new SecretStore(QStringLiteral("baton-screenshot"), this);
+    auto *repository = new ConnectionRepository(settings, secrets, this);
+    Connection local;
+    local.name = tr("This host");
+    local.kind = ConnectionKind::FileRegistry;
+    local.parameters.insert(QStringLiteral("folder"), QStringLiteral("/var/lib/baton/registry"));
+    Connection etcd;
+    etcd.name = tr("Production etcd");
+    etcd.kind = ConnectionKind::Etcd;
+    etcd.parameters.insert(QStringLiteral("endpoints"), QStringLiteral("https://127.0.0.1:2379, https://127.0.0.2:2379"));
+    etcd.parameters.insert(QStringLiteral("username"), QStringLiteral("ops"));
+    etcd.parameters.insert(QStringLiteral("tls.ca"), QStringLiteral("/etc/baton/etcd-ca.pem"));
+    repository->save(local, {});
+    const QString etcdId = repository->save(etcd, {});
+
+    m_window = std::make_unique<MainWindow>(m_session.get(), nullptr, nullptr);
+    m_window->resize(1480, 900);
+    m_window->show();
+    m_session->leaseModel()->flush();
+    m_window->selectLease(QStringLiteral("billing-cron"));
+    m_window->timeline()->setFocus();
+
+    QTimer::singleShot(100, this, [this, repository, etcdId] {
+        m_session->leaseModel()->flush();
+        bool ok = save(m_window.get(), QStringLiteral("dashboard.png"));
+        m_window->detailTabs()->setCurrentIndex(1);
+        m_window->selectLease(QStringLiteral("billing-cron"));
+        auto *bottom = m_window->findChild<QSplitter *>(QStringLiteral("bottomSplitter"));
+        ok = ok && bottom && save(bottom, QStringLiteral("detail.png"));
+        ConnectionDialog dialog(repository, m_window.get());
+        dialog.selectConnection(etcdId);
+        dialog.show();
+        ok = ok && save(&dialog, QStringLiteral("connections.png"));
+        dialog.hide();
+        Q_EMIT finished(ok ? 0 : 1);
+    });
+}
+
+} // namespace baton

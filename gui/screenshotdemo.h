@@ -1,0 +1,67 @@
+#pragma once
+
+#include <QDir>
+#include <QList>
+#include <QObject>
+#include <QTemporaryDir>
+
+#include <memory>
+
+namespace baton {
+
+class ConnectionRepository;
+class DashboardSession;
+class LeaseScript;
+class MainWindow;
+class ManualClock;
+class MemoryStore;
+class SecretStore;
+
+/*!
+ * `baton --screenshot DIR`: a scripted election of a few leases on an
+ * in-process MemoryStore, under a manual clock (five minutes in well under a
+ * second, the same pictures every run): renewals with jitter, a crash
+ * failover (expired), a clean handover, a take-over, a lease left without a
+ * leader, one ageing and one expired. Then the dashboard is rendered into
+ * DIR: dashboard.png, detail.png (timeline and renew timings) and
+ * connections.png. finished() carries the exit code.
+ */
+class ScreenshotDemo : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ScreenshotDemo(const QString &directory, QObject *parent = nullptr);
+    ~ScreenshotDemo() override;
+
+    void start();
+
+Q_SIGNALS:
+    void finished(int exitCode);
+
+private:
+    struct Write
+    {
+        qint64 atMs;
+        QString lease;
+        QString holder;
+    };
+    void buildScript();
+    void next();
+    void waitUntilSeen(const Write &write);
+    void render();
+    bool save(QWidget *widget, const QString &name);
+
+    QDir m_directory;
+    std::unique_ptr<ManualClock> m_clock;
+    std::unique_ptr<MemoryStore> m_store;
+    std::unique_ptr<LeaseScript> m_script;
+    std::unique_ptr<DashboardSession> m_session;
+    std::unique_ptr<MainWindow> m_window;
+    QList<Write> m_writes;
+    int m_next = 0;
+    qint64 m_startMono = 0;
+    qint64 m_endMs = 0;
+    QTemporaryDir m_settingsDir;
+};
+
+} // namespace baton

@@ -1,0 +1,314 @@
+// The dashboard against real participants and a real store (SPEC O4, O2):
+// two `baton join` processes on a FileStore folder, the leader stopped with
+// SIGTERM (F5), and the table's holder cell follows; the history shows the
+// change and the operator is alerted. Joining and stepping down from the
+// dashboard's own buttons changes the record in the store. Waits are for
+// conditions (QTRY_*) and signals, never for time.
+
+#include "dashboardparticipant.h"
+#include "dashboardsession.h"
+#include "failoverhistorymodel.h"
+#include "leasecodec.h"
+#include "leasefilterproxymodel.h"
+#include "leaseobserver.h"
+#include "leasetablemodel.h"
+#include "mainwindow.h"
+#include "memorystore.h"
+#include "participantprocess.h"
+#include "testsupport.h"
+
+#include <QAbstractItemModelTester>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace baton;
+
+namespace {
+
+constexpr qint64 leaseMs = 2000;
+constexpr qint64 renewMs = 500;
+
+QString holderCell(const QTableView &view, const QString &lease)
+{
+    const QAbstractItemModel *model = view.model();
+    if (!model)
+        return QStringLiteral("<no model>");
+    for (int row = 0; row < model->rowCount(); ++row)
+        if (model->index(row, LeaseTableModel::LeaseColumn).data().toString() == lease)
+            return model->index(row, LeaseTableModel::HolderColumn).data().toString();
+    return QStringLiteral("<no row>");
+}
+
+QString storedHolder(Store &store, const QString &lease)
+{
+    QString holder = QStringLiteral("<pending>");
+    bool done = false;
+    store.get(LeaseObserver::keyPrefix + lease, [&](const StoreResult &result) {
+        LeaseRecord record;
+        QString error;
+        if (!result.ok())
+            holder = QStringLiteral("<absent>");
+        else if (leasecodec::decode(result.entry.document, &record, &error))
+            holder = record.holder;
+        done = true;
+    });
+    // A condition wait (what QTRY_ uses), never a fixed delay.
+    return QTest::qWaitFor([&] { return done; }, 5000) ? holder : QStringLiteral("<timeout>");
+}
+
+} // namespace
+
+class TestDashboard : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void tableFollowsAFailoverOfRealParticipants();
+    void joinAndStepDownChangeTheLease();
+    void filterBoxFiltersTheTable();
+    void historyExportWritesParsableFiles();
+    void cleanup();
+
+private:
+    QString writeConfig(const QString &instanceId);
+
+    QTemporaryDir m_folder;
+    std::vector<std::unique_ptr<ParticipantProcess>> m_participants;
+};
+
+void TestDashboard::initTestCase()
+{
+    QVERIFY2(!test::batonBinary().isEmpty(), "BATON_BINARY is not set: run through ctest");
+    QVERIFY(m_folder.isValid());
+}
+
+void TestDashboard::cleanup()
+{
+    for (auto &p : m_participants) {
+        if (p->isRunning()) {
+            QSignalSpy finished(p.get(), &ParticipantProcess::finished);
+            p->sendSignal(SIGKILL);
+            finished.wait(5000);
+        }
+    }
+    m_participants.clear();
+}
+
+QString TestDashboard::writeConfig(const QString &instanceId)
+{
+    const QJsonObject config {
+            {QStringLiteral("services"),
+             QJsonObject {{QStringLiteral("Registry"),
+                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
+                                        {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}}},
+                          {QStringLiteral("cluster"),
+                           QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
+                                        {QStringLiteral("leaseName"), QStringLiteral("cron")},
+                                        {QStringLiteral("instanceId"), instanceId},
+                                        {QStringLiteral("leaseDuration"), leaseMs},
+                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
+    const QString path = m_folder.filePath(instanceId + QStringLiteral(".json"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    file.write(QJsonDocument(config).toJson());
+    return path;
+}
+
+void TestDashboard::tableFollowsAFailoverOfRealParticipants()
+{
+    // O4: the dashboard opens a file Registry connection and shows the
+    // holder; F5: SIGTERM releases, the follower takes over, and the table,
+    // the history (O2) and an alert follow.
+    for (const QString &id : {QStringLiteral("p1"), QStringLiteral("p2")}) {
+        const QString config = writeConfig(id);
+        QVERIFY(!config.isEmpty());
+        m_participants.push_back(std::make_unique<ParticipantProcess>(
+                id, test::batonBinary(),
+                QStringList {QStringLiteral("join"), QStringLiteral("--config"), config, QStringLiteral("--events"),
+                             QStringLiteral("json")}));
+        m_participants.back()->start();
+    }
+    auto leader = [this]() -> ParticipantProcess * {
+        for (auto &p : m_participants)
+            if (p->isLeading())
+                return p.get();
+        return nullptr;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(leader() != nullptr, 20000);
+
+    Connection connection;
+    connection.name = QStringLiteral("test registry");
+    connection.kind = ConnectionKind::FileRegistry;
+    connection.parameters.insert(QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry")));
+    DashboardSession session;
+    session.setAlertInterval(0);
+    QString error;
+    QVERIFY2(session.open(connection, &error), qPrintable(error));
+    MainWindow window(&session, nullptr, nullptr);
+    window.show();
+    QAbstractItemModelTester tableTester(session.filterModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester historyTester(session.historyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+    ParticipantProcess *first = leader();
+    QTRY_COMPARE_WITH_TIMEOUT(holderCell(*window.leaseView(), QStringLiteral("cron")), first->instanceId(), 10000);
+    window.selectLease(QStringLiteral("cron"));
+    QCOMPARE(window.selectedLease(), QStringLiteral("cron"));
+
+    QSignalSpy alerts(&session, &DashboardSession::alert);
+    QSignalSpy stopped(first, &ParticipantProcess::finished);
+    first->sendSignal(SIGTERM);
+    QVERIFY(stopped.wait(10000));
+    const QString second = first == m_participants.at(0).get() ? m_participants.at(1)->instanceId()
+                                                               : m_participants.at(0)->instanceId();
+    QTRY_COMPARE_WITH_TIMEOUT(holderCell(*window.leaseView(), QStringLiteral("cron")), second, 10000);
+
+    // The history of the selected lease: the release, then the take-up.
+    FailoverHistoryModel *history = session.historyModel();
+    QTRY_VERIFY_WITH_TIMEOUT(history->rowCount() >= 1, 5000);
+    const LeaseFailover last = history->failoverAt(history->rowCount() - 1);
+    QCOMPARE(last.to, second);
+    // The operator hears of it (a desktop notification, or the status bar).
+    QTRY_VERIFY_WITH_TIMEOUT(!alerts.isEmpty(), 5000);
+    QVERIFY2(alerts.last().at(1).toString().contains(second), qPrintable(alerts.last().at(1).toString()));
+}
+
+void TestDashboard::joinAndStepDownChangeTheLease()
+{
+    // O4: join an election from the dashboard, then step down (F5: release).
+    MemoryStore store(QStringLiteral("Registry"), QJsonObject(), nullptr);
+    QString error;
+    QVERIFY(store.init(&error));
+    DashboardSession session;
+    session.attach(&store, nullptr, QStringLiteral("memory"));
+    MainWindow window(&session, nullptr, nullptr);
+    window.show();
+
+    auto *leaseName = window.findChild<QLineEdit *>(QStringLiteral("leaseNameEdit"));
+    auto *instanceId = window.findChild<QLineEdit *>(QStringLiteral("instanceIdEdit"));
+    auto *leaseSpin = window.findChild<QDoubleSpinBox *>(QStringLiteral("leaseDurationSpin"));
+    auto *renewSpin = window.findChild<QDoubleSpinBox *>(QStringLiteral("renewIntervalSpin"));
+    auto *join = window.findChild<QPushButton *>(QStringLiteral("joinButton"));
+    auto *stepDown = window.findChild<QPushButton *>(QStringLiteral("stepDownButton"));
+    QVERIFY(leaseName && instanceId && leaseSpin && renewSpin && join && stepDown);
+    QVERIFY(join->isEnabled());
+    QVERIFY(!stepDown->isEnabled());
+
+    leaseName->setText(QStringLiteral("reports"));
+    instanceId->setText(QStringLiteral("dashboard-under-test"));
+    leaseSpin->setValue(2.0);
+    renewSpin->setValue(0.5);
+    QTest::mouseClick(join, Qt::LeftButton);
+    QVERIFY(session.participant()->isJoined());
+    QTRY_COMPARE_WITH_TIMEOUT(storedHolder(store, QStringLiteral("reports")), QStringLiteral("dashboard-under-test"), 10000);
+    // The dashboard's own lease is marked in the table.
+    QTRY_COMPARE_WITH_TIMEOUT(holderCell(*window.leaseView(), QStringLiteral("reports")),
+                              QStringLiteral("dashboard-under-test"), 5000);
+    LeaseTableModel *model = session.leaseModel();
+    QVERIFY(model->index(model->rowOf(QStringLiteral("reports")), 0).data(LeaseTableModel::OwnLeaseRole).toBool());
+    QTRY_VERIFY(stepDown->isEnabled());
+
+    QTest::mouseClick(stepDown, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(storedHolder(store, QStringLiteral("reports")), QString(), 10000);
+    QTRY_VERIFY(!session.participant()->isJoined());
+    QTRY_VERIFY(join->isEnabled());
+}
+
+void TestDashboard::filterBoxFiltersTheTable()
+{
+    // O4: the filter box narrows the table by lease name and by holder.
+    MemoryStore store(QStringLiteral("Registry"), QJsonObject(), nullptr);
+    QString error;
+    QVERIFY(store.init(&error));
+    for (const auto &[lease, holder] : {std::pair {"alpha", "node-1"}, std::pair {"beta", "node-2"},
+                                        std::pair {"gamma", "node-2"}}) {
+        LeaseRecord record;
+        record.holder = QString::fromLatin1(holder);
+        record.leaseDurationMs = 60000;
+        bool done = false;
+        store.create(LeaseObserver::keyPrefix + QString::fromLatin1(lease), leasecodec::encode(record),
+                     [&](const StoreResult &) { done = true; });
+        QTRY_VERIFY(done);
+    }
+    DashboardSession session;
+    session.attach(&store, nullptr, QStringLiteral("memory"));
+    MainWindow window(&session, nullptr, nullptr);
+    window.show();
+    QAbstractItemModel *view = window.leaseView()->model();
+    QTRY_COMPARE(view->rowCount(), 3);
+    QTest::keyClicks(window.filterEdit(), QStringLiteral("holder:node-2"));
+    QCOMPARE(view->rowCount(), 2);
+    window.filterEdit()->clear();
+    QTest::keyClicks(window.filterEdit(), QStringLiteral("alp"));
+    QCOMPARE(view->rowCount(), 1);
+    QCOMPARE(view->index(0, LeaseTableModel::LeaseColumn).data().toString(), QStringLiteral("alpha"));
+    window.filterEdit()->clear();
+    QCOMPARE(view->rowCount(), 3);
+    // Sorting by clicking a header: by holder, descending.
+    window.leaseView()->sortByColumn(LeaseTableModel::HolderColumn, Qt::DescendingOrder);
+    QCOMPARE(view->index(0, LeaseTableModel::HolderColumn).data().toString(), QStringLiteral("node-2"));
+    QCOMPARE(view->index(2, LeaseTableModel::HolderColumn).data().toString(), QStringLiteral("node-1"));
+}
+
+void TestDashboard::historyExportWritesParsableFiles()
+{
+    // O2: the history the window shows, exported as CSV and JSON, parses.
+    MemoryStore store(QStringLiteral("Registry"), QJsonObject(), nullptr);
+    QString error;
+    QVERIFY(store.init(&error));
+    DashboardSession session;
+    session.attach(&store, nullptr, QStringLiteral("memory"));
+    MainWindow window(&session, nullptr, nullptr);
+    QSignalSpy ready(session.observer(), &LeaseObserver::ready);
+    QVERIFY(ready.wait(5000));
+    QString version;
+    for (const char *holder : {"node-1", "node-2"}) {
+        LeaseRecord record;
+        record.holder = QString::fromLatin1(holder);
+        record.leaseDurationMs = 60000;
+        bool done = false;
+        auto finish = [&](const StoreResult &r) {
+            version = r.entry.version;
+            done = true;
+        };
+        if (version.isEmpty())
+            store.create(QStringLiteral("cluster:cron"), leasecodec::encode(record), finish);
+        else
+            store.update(QStringLiteral("cluster:cron"), leasecodec::encode(record), version, finish);
+        QTRY_VERIFY(done);
+    }
+    QTRY_COMPARE(session.historyModel()->rowCount(), 2);
+    const QString csvPath = m_folder.filePath(QStringLiteral("history.csv"));
+    const QString jsonPath = m_folder.filePath(QStringLiteral("history.json"));
+    QVERIFY2(window.exportHistory(csvPath, false, &error), qPrintable(error));
+    QVERIFY2(window.exportHistory(jsonPath, true, &error), qPrintable(error));
+
+    QFile csv(csvPath);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = csv.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 3);
+    QCOMPARE(lines.at(0).trimmed().split(',').size(), 8);
+    QVERIFY(lines.at(2).startsWith("cron,node-1,node-2,taken-over,"));
+    QFile json(jsonPath);
+    QVERIFY(json.open(QIODevice::ReadOnly));
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(json.readAll(), &parseError);
+    QCOMPARE(parseError.error, QJsonParseError::NoError);
+    const QJsonArray rows = doc.object().value(QStringLiteral("history")).toArray();
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(rows.at(1).toObject().value(QStringLiteral("from")).toString(), QStringLiteral("node-1"));
+    QCOMPARE(rows.at(1).toObject().value(QStringLiteral("why")).toString(), QStringLiteral("taken-over"));
+}
+
+QTEST_MAIN(TestDashboard)
+#include "tst_dashboard.moc"

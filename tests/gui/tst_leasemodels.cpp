@@ -1,0 +1,307 @@
+// The dashboard's models (SPEC O4, O2): the lease table with its freshness
+// ratio, the name/holder filter and the sort, the failover history with its
+// CSV and JSON export, the activity behind the timeline. Every model runs
+// under QAbstractItemModelTester. Leases are written straight into a
+// MemoryStore; the observer runs on a ManualClock, so ages are exact.
+
+#include "clock.h"
+#include "failoverhistorymodel.h"
+#include "leaseactivity.h"
+#include "leasefilterproxymodel.h"
+#include "leaseobserver.h"
+#include "leasescript.h"
+#include "leasetablemodel.h"
+#include "memorystore.h"
+
+#include <QAbstractItemModelTester>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace baton;
+
+namespace {
+
+constexpr qint64 leaseMs = 10'000;
+
+struct Fixture
+{
+    Fixture()
+        : store(QStringLiteral("Registry"), QJsonObject(), nullptr)
+        , observer(&store, &clock)
+        , script(&store)
+    {
+        QString error;
+        if (!store.init(&error))
+            qFatal("%s", qPrintable(error));
+    }
+
+    bool write(const QString &lease, const QString &holder)
+    {
+        bool done = false;
+        bool ok = false;
+        script.write(lease, holder, leaseMs, [&](bool success) {
+            done = true;
+            ok = success;
+        });
+        // A condition wait (what QTRY_ uses), never a fixed delay.
+        return QTest::qWaitFor([&] { return done; }, 5000) && ok;
+    }
+
+    ManualClock clock;
+    MemoryStore store;
+    LeaseObserver observer;
+    LeaseScript script;
+};
+
+QString cell(const QAbstractItemModel &model, int row, int column, int role = Qt::DisplayRole)
+{
+    return model.index(row, column).data(role).toString();
+}
+
+} // namespace
+
+class TestLeaseModels : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void tableShowsEveryLeaseAndFollowsChanges();
+    void freshnessRatioAgesByTheObserversClock();
+    void filterByNameAndHolder_data();
+    void filterByNameAndHolder();
+    void sortsEveryColumnByItsValue();
+    void ownLeaseIsMarked();
+    void historyModelAndItsExportsParse();
+    void activityRecordsSpansAndRenewals();
+};
+
+void TestLeaseModels::tableShowsEveryLeaseAndFollowsChanges()
+{
+    // O2, O4: every cluster:* lease, one row each, updated in place.
+    Fixture f;
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-a")));
+    QVERIFY(f.write(QStringLiteral("poller"), QStringLiteral("node-b")));
+    f.observer.start();
+    LeaseTableModel model(&f.observer);
+    model.setUpdateInterval(0);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTRY_COMPARE(model.rowCount(), 2);
+    QCOMPARE(cell(model, model.rowOf(QStringLiteral("cron")), LeaseTableModel::HolderColumn),
+             QStringLiteral("node-a"));
+
+    QVERIFY(f.write(QStringLiteral("reports"), QStringLiteral("node-c")));
+    QTRY_COMPARE(model.rowCount(), 3);
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-b")));
+    QTRY_COMPARE(cell(model, model.rowOf(QStringLiteral("cron")), LeaseTableModel::HolderColumn),
+                 QStringLiteral("node-b"));
+    QCOMPARE(model.index(model.rowOf(QStringLiteral("cron")), LeaseTableModel::ChangesColumn).data().toInt(), 1);
+    QCOMPARE(model.index(model.rowOf(QStringLiteral("cron")), LeaseTableModel::TransitionsColumn).data().toInt(), 1);
+
+    // A lease removed from the store leaves the table.
+    bool removed = false;
+    f.store.remove(QStringLiteral("cluster:poller"), {}, [&](const StoreResult &r) { removed = r.ok(); });
+    QTRY_VERIFY(removed);
+    QTRY_COMPARE(model.rowCount(), 2);
+    QCOMPARE(model.rowOf(QStringLiteral("poller")), -1);
+    QCOMPARE(cell(model, model.rowOf(QStringLiteral("reports")), LeaseTableModel::HolderColumn),
+             QStringLiteral("node-c"));
+}
+
+void TestLeaseModels::freshnessRatioAgesByTheObserversClock()
+{
+    // O4 with F2: time since the last change seen, against the lease duration.
+    Fixture f;
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-a")));
+    QVERIFY(f.write(QStringLiteral("free"), QString()));
+    f.observer.start();
+    LeaseTableModel model(&f.observer);
+    model.setUpdateInterval(0);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTRY_COMPARE(model.rowCount(), 2);
+    const QModelIndex cron = model.index(model.rowOf(QStringLiteral("cron")), LeaseTableModel::FreshnessColumn);
+    QCOMPARE(cron.data(LeaseTableModel::FreshnessRole).toDouble(), 0.0);
+    QCOMPARE(cron.data(LeaseTableModel::LeaseDurationMsRole).toLongLong(), leaseMs);
+    f.clock.advance(leaseMs / 2 + 1000);
+    QCOMPARE(cron.data(LeaseTableModel::FreshnessRole).toDouble(), 0.6);
+    QCOMPARE(cron.data(LeaseTableModel::SinceChangeMsRole).toLongLong(), leaseMs / 2 + 1000);
+    // A free lease has no freshness to show.
+    const QModelIndex free = model.index(model.rowOf(QStringLiteral("free")), LeaseTableModel::FreshnessColumn);
+    QCOMPARE(free.data(LeaseTableModel::FreshnessRole).toDouble(), -1.0);
+    QCOMPARE(free.siblingAtColumn(LeaseTableModel::StateColumn).data(LeaseTableModel::StateKeyRole).toString(),
+             QStringLiteral("free"));
+    // A renewal resets it.
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-a")));
+    QTRY_COMPARE(cron.data(LeaseTableModel::FreshnessRole).toDouble(), 0.0);
+}
+
+void TestLeaseModels::filterByNameAndHolder_data()
+{
+    QTest::addColumn<QString>("filter");
+    QTest::addColumn<QStringList>("shown");
+    QTest::newRow("no filter shows every lease")
+            << QString() << QStringList {QStringLiteral("billing-cron"), QStringLiteral("mail-poller"),
+                                         QStringLiteral("reports")};
+    QTest::newRow("a word matches the lease name") << QStringLiteral("poll") << QStringList {QStringLiteral("mail-poller")};
+    QTest::newRow("a word matches the holder") << QStringLiteral("node-b")
+                                               << QStringList {QStringLiteral("mail-poller"), QStringLiteral("reports")};
+    QTest::newRow("holder: matches the holder only") << QStringLiteral("holder:CRON") << QStringList {};
+    QTest::newRow("lease: matches the name only") << QStringLiteral("lease:cron")
+                                                  << QStringList {QStringLiteral("billing-cron")};
+    QTest::newRow("two words must both match") << QStringLiteral("holder:node-b rep")
+                                               << QStringList {QStringLiteral("reports")};
+}
+
+void TestLeaseModels::filterByNameAndHolder()
+{
+    QFETCH(QString, filter);
+    QFETCH(QStringList, shown);
+    Fixture f;
+    QVERIFY(f.write(QStringLiteral("billing-cron"), QStringLiteral("node-a")));
+    QVERIFY(f.write(QStringLiteral("mail-poller"), QStringLiteral("node-b")));
+    QVERIFY(f.write(QStringLiteral("reports"), QStringLiteral("node-b")));
+    f.observer.start();
+    LeaseTableModel model(&f.observer);
+    model.setUpdateInterval(0);
+    LeaseFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.sort(LeaseTableModel::LeaseColumn);
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTRY_COMPARE(model.rowCount(), 3);
+    proxy.setFilterText(filter);
+    QStringList names;
+    for (int row = 0; row < proxy.rowCount(); ++row)
+        names.append(cell(proxy, row, LeaseTableModel::LeaseColumn));
+    QCOMPARE(names, shown);
+}
+
+void TestLeaseModels::sortsEveryColumnByItsValue()
+{
+    Fixture f;
+    QVERIFY(f.write(QStringLiteral("a"), QStringLiteral("zulu")));
+    QVERIFY(f.write(QStringLiteral("b"), QStringLiteral("alpha")));
+    QVERIFY(f.write(QStringLiteral("c"), QStringLiteral("mike")));
+    f.observer.start();
+    LeaseTableModel model(&f.observer);
+    model.setUpdateInterval(0);
+    LeaseFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTRY_COMPARE(model.rowCount(), 3);
+    // Ten transitions on "c", two on "a": numbers sort as numbers, not text.
+    for (int i = 0; i < 5; ++i) {
+        QVERIFY(f.write(QStringLiteral("c"), QStringLiteral("x")));
+        QVERIFY(f.write(QStringLiteral("c"), QStringLiteral("mike")));
+    }
+    QVERIFY(f.write(QStringLiteral("a"), QStringLiteral("x")));
+    QVERIFY(f.write(QStringLiteral("a"), QStringLiteral("zulu")));
+    QTRY_COMPARE(model.index(model.rowOf(QStringLiteral("c")), LeaseTableModel::TransitionsColumn).data().toInt(), 10);
+
+    proxy.sort(LeaseTableModel::HolderColumn, Qt::AscendingOrder);
+    QCOMPARE(cell(proxy, 0, LeaseTableModel::HolderColumn), QStringLiteral("alpha"));
+    QCOMPARE(cell(proxy, 2, LeaseTableModel::HolderColumn), QStringLiteral("zulu"));
+    proxy.sort(LeaseTableModel::TransitionsColumn, Qt::DescendingOrder);
+    QCOMPARE(cell(proxy, 0, LeaseTableModel::LeaseColumn), QStringLiteral("c"));
+    QCOMPARE(cell(proxy, 1, LeaseTableModel::LeaseColumn), QStringLiteral("a"));
+    QCOMPARE(cell(proxy, 2, LeaseTableModel::LeaseColumn), QStringLiteral("b"));
+
+    // The sort follows live changes (dynamic sort): "b" gets the most renewals' age.
+    proxy.sort(LeaseTableModel::FreshnessColumn, Qt::DescendingOrder);
+    f.clock.advance(3000);
+    QVERIFY(f.write(QStringLiteral("a"), QStringLiteral("zulu")));
+    QVERIFY(f.write(QStringLiteral("c"), QStringLiteral("mike")));
+    QTRY_COMPARE(cell(proxy, 0, LeaseTableModel::LeaseColumn), QStringLiteral("b"));
+}
+
+void TestLeaseModels::ownLeaseIsMarked()
+{
+    // O4: the dashboard's own lease is marked in the table.
+    Fixture f;
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("dashboard-1")));
+    QVERIFY(f.write(QStringLiteral("other"), QStringLiteral("node-a")));
+    f.observer.start();
+    LeaseTableModel model(&f.observer);
+    model.setUpdateInterval(0);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTRY_COMPARE(model.rowCount(), 2);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setOwnInstanceId(QStringLiteral("dashboard-1"));
+    QVERIFY(!changed.isEmpty());
+    QVERIFY(model.index(model.rowOf(QStringLiteral("cron")), 0).data(LeaseTableModel::OwnLeaseRole).toBool());
+    QVERIFY(!model.index(model.rowOf(QStringLiteral("other")), 0).data(LeaseTableModel::OwnLeaseRole).toBool());
+    QVERIFY(model.index(model.rowOf(QStringLiteral("cron")), 0).data(Qt::FontRole).value<QFont>().bold());
+}
+
+void TestLeaseModels::historyModelAndItsExportsParse()
+{
+    // O2: from, to, when, why, gap; exported as CSV and JSON that parse back.
+    Fixture f;
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-a")));
+    QVERIFY(f.write(QStringLiteral("other"), QStringLiteral("node-z")));
+    f.observer.start();
+    QSignalSpy ready(&f.observer, &LeaseObserver::ready);
+    QVERIFY(ready.wait(5000));
+    FailoverHistoryModel model(&f.observer);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(f.write(QStringLiteral("cron"), QString())); // released
+    f.clock.advance(1500);
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node,b"))); // a comma needs quoting
+    QVERIFY(f.write(QStringLiteral("other"), QStringLiteral("node-y"))); // taken over
+    QTRY_COMPARE(model.rowCount(), 3);
+    QCOMPARE(model.index(0, FailoverHistoryModel::WhyColumn).data(FailoverHistoryModel::WhyKeyRole).toString(),
+             QStringLiteral("released"));
+    QCOMPARE(model.index(1, FailoverHistoryModel::GapColumn).data(FailoverHistoryModel::GapMsRole).toLongLong(), 1500);
+    QCOMPARE(model.index(1, FailoverHistoryModel::ToColumn).data().toString(), QStringLiteral("node,b"));
+
+    model.setLease(QStringLiteral("cron"));
+    QCOMPARE(model.rowCount(), 2);
+
+    // CSV: a header and one record a row, RFC 4180 quoting.
+    const QList<QByteArray> lines = model.toCsv().split('\n');
+    QCOMPARE(lines.at(0).trimmed(), QByteArray("lease,from,to,why,time,mono,gapMs,transitions"));
+    QCOMPARE(lines.size(), 4); // header, two rows, the empty piece after the last CRLF
+    QVERIFY(lines.at(2).startsWith("cron,,\"node,b\",first-acquire,"));
+    QVERIFY(lines.at(2).trimmed().endsWith(",1500,1"));
+
+    // JSON: the history array with the same fields.
+    QJsonParseError error;
+    const QJsonDocument json = QJsonDocument::fromJson(model.toJson(), &error);
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    const QJsonArray rows = json.object().value(QStringLiteral("history")).toArray();
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(rows.at(1).toObject().value(QStringLiteral("to")).toString(), QStringLiteral("node,b"));
+    QCOMPARE(rows.at(1).toObject().value(QStringLiteral("gapMs")).toInt(), 1500);
+    QCOMPARE(rows.at(0).toObject().value(QStringLiteral("why")).toString(), QStringLiteral("released"));
+}
+
+void TestLeaseModels::activityRecordsSpansAndRenewals()
+{
+    // O4: holders over time with the gaps, and renewals as seen from outside.
+    Fixture f;
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-a")));
+    f.observer.start();
+    QSignalSpy ready(&f.observer, &LeaseObserver::ready);
+    QVERIFY(ready.wait(5000));
+    LeaseActivity activity(&f.observer);
+    for (int i = 0; i < 4; ++i) {
+        f.clock.advance(2000);
+        QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-a")));
+    }
+    f.clock.advance(500);
+    QVERIFY(f.write(QStringLiteral("cron"), QString()));
+    f.clock.advance(700);
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-b")));
+    QTRY_COMPARE(activity.track(QStringLiteral("cron")).spans.size(), 3);
+    const LeaseTrack track = activity.track(QStringLiteral("cron"));
+    QCOMPARE(track.spans.at(0).holder, QStringLiteral("node-a"));
+    QCOMPARE(track.spans.at(1).holder, QString());
+    QCOMPARE(track.spans.at(1).endMono - track.spans.at(1).startMono, 700);
+    QCOMPARE(track.spans.at(2).endMono, -1);
+    QCOMPARE(track.renewals.size(), 4);
+    QCOMPARE(track.renewals.at(3).intervalMs, 2000);
+    QCOMPARE(LeaseActivity::estimatedRenewInterval(track), 2000);
+}
+
+QTEST_MAIN(TestLeaseModels)
+#include "tst_leasemodels.moc"

@@ -1,0 +1,828 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de">
+<context>
+    <name>Connection</name>
+    <message>
+        <source>File Registry (folder)</source>
+        <translation>Datei-Registry (Ordner)</translation>
+    </message>
+    <message>
+        <source>etcd</source>
+        <translation>etcd</translation>
+    </message>
+    <message>
+        <source>Kubernetes namespace</source>
+        <translation>Kubernetes-Namespace</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Ordner</translation>
+    </message>
+    <message>
+        <source>the Registry folder shared by the participants</source>
+        <translation>der Registry-Ordner, den die Teilnehmer teilen</translation>
+    </message>
+    <message>
+        <source>Endpoints</source>
+        <translation>Endpunkte</translation>
+    </message>
+    <message>
+        <source>https://127.0.0.1:2379, one or more, comma-separated</source>
+        <translation>https://127.0.0.1:2379, einer oder mehrere, durch Kommas getrennt</translation>
+    </message>
+    <message>
+        <source>Key prefix</source>
+        <translation>Schlüsselpräfix</translation>
+    </message>
+    <message>
+        <source>optional</source>
+        <translation>optional</translation>
+    </message>
+    <message>
+        <source>User name</source>
+        <translation>Benutzername</translation>
+    </message>
+    <message>
+        <source>Password</source>
+        <translation>Passwort</translation>
+    </message>
+    <message>
+        <source>kept in the system keychain</source>
+        <translation>im Schlüsselbund des Systems gespeichert</translation>
+    </message>
+    <message>
+        <source>CA certificate</source>
+        <translation>CA-Zertifikat</translation>
+    </message>
+    <message>
+        <source>PEM file; empty: system CAs</source>
+        <translation>PEM-Datei; leer: CAs des Systems</translation>
+    </message>
+    <message>
+        <source>Client certificate</source>
+        <translation>Client-Zertifikat</translation>
+    </message>
+    <message>
+        <source>PEM file, optional</source>
+        <translation>PEM-Datei, optional</translation>
+    </message>
+    <message>
+        <source>Client key</source>
+        <translation>Client-Schlüssel</translation>
+    </message>
+    <message>
+        <source>Kubeconfig</source>
+        <translation>Kubeconfig</translation>
+    </message>
+    <message>
+        <source>empty: KUBECONFIG, then ~/.kube/config</source>
+        <translation>leer: KUBECONFIG, dann ~/.kube/config</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>Kontext</translation>
+    </message>
+    <message>
+        <source>empty: the current context</source>
+        <translation>leer: der aktuelle Kontext</translation>
+    </message>
+    <message>
+        <source>Namespace</source>
+        <translation>Namespace</translation>
+    </message>
+    <message>
+        <source>empty: all namespaces</source>
+        <translation>leer: alle Namespaces</translation>
+    </message>
+    <message>
+        <source>Bearer token</source>
+        <translation>Bearer-Token</translation>
+    </message>
+    <message>
+        <source>optional, overrides the kubeconfig; kept in the system keychain</source>
+        <translation>optional, ersetzt das der Kubeconfig; im Schlüsselbund des Systems gespeichert</translation>
+    </message>
+</context>
+<context>
+    <name>TimingsExplanation</name>
+    <message>
+        <source>The record does not say its lease duration.</source>
+        <translation>Der Eintrag nennt keine Lease-Dauer.</translation>
+    </message>
+    <message>
+        <source>Lease duration</source>
+        <translation>Lease-Dauer</translation>
+    </message>
+    <message>
+        <source>Renew interval</source>
+        <translation>Erneuerungsintervall</translation>
+    </message>
+    <message>
+        <source>unknown to an observer</source>
+        <translation>für einen Beobachter unbekannt</translation>
+    </message>
+    <message>
+        <source>Crash failover</source>
+        <translation>Failover nach Absturz</translation>
+    </message>
+    <message>
+        <source>about %1 after the last renewal seen</source>
+        <translation>etwa %1 nach der zuletzt gesehenen Erneuerung</translation>
+    </message>
+    <message>
+        <source>Join this election, or wait for a few renewals, to see the step-down deadline and the safety margin.</source>
+        <translation>Nehmen Sie an dieser Wahl teil oder warten Sie einige Erneuerungen ab, um die Rücktrittsfrist und die Sicherheitsmarge zu sehen.</translation>
+    </message>
+    <message>
+        <source>Renew interval (estimated)</source>
+        <translation>Erneuerungsintervall (geschätzt)</translation>
+    </message>
+    <message>
+        <source>Worst crash failover</source>
+        <translation>Längster Failover nach Absturz</translation>
+    </message>
+    <message>
+        <source>%1 (F6)</source>
+        <translation>%1 (F6)</translation>
+    </message>
+    <message>
+        <source>Clean handover</source>
+        <translation>Saubere Übergabe</translation>
+    </message>
+    <message>
+        <source>milliseconds with a watch, else %1 (F5, F8)</source>
+        <translation>Millisekunden mit Watch, sonst %1 (F5, F8)</translation>
+    </message>
+    <message>
+        <source>Leader steps down after</source>
+        <translation>Der Leader tritt zurück nach</translation>
+    </message>
+    <message>
+        <source>%1 without a successful renewal (F4)</source>
+        <translation>%1 ohne erfolgreiche Erneuerung (F4)</translation>
+    </message>
+    <message>
+        <source>Safety margin</source>
+        <translation>Sicherheitsmarge</translation>
+    </message>
+    <message>
+        <source>Tolerated clock-rate difference</source>
+        <translation>Tolerierte Abweichung der Uhrgeschwindigkeit</translation>
+    </message>
+    <message>
+        <source>The renew interval is the median interval between the renewals this dashboard saw.</source>
+        <translation>Das Erneuerungsintervall ist der Median der Abstände zwischen den Erneuerungen, die dieses Dashboard gesehen hat.</translation>
+    </message>
+</context>
+<context>
+    <name>baton::ConnectionDialog</name>
+    <message>
+        <source>&amp;Save</source>
+        <translation>&amp;Speichern</translation>
+    </message>
+    <message>
+        <source>Save and &amp;open</source>
+        <translation>Speichern und ö&amp;ffnen</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>&amp;Entfernen</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>Verbindungen</translation>
+    </message>
+    <message>
+        <source>%1 (coming)</source>
+        <translation>%1 (demnächst)</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>Browse</source>
+        <translation>Durchsuchen</translation>
+    </message>
+    <message>
+        <source>Choose a folder</source>
+        <translation>Ordner wählen</translation>
+    </message>
+    <message>
+        <source>Choose a file</source>
+        <translation>Datei wählen</translation>
+    </message>
+    <message>
+        <source>&amp;New</source>
+        <translation>&amp;Neu</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <source>Passwords and tokens are kept in the system keychain, never in the settings file. Leave a secret field empty to keep the stored one.</source>
+        <translation>Passwörter und Tokens werden im Schlüsselbund des Systems gespeichert, nie in der Einstellungsdatei. Lassen Sie ein geheimes Feld leer, um den gespeicherten Wert zu behalten.</translation>
+    </message>
+    <message>
+        <source>unchanged (kept in the system keychain)</source>
+        <translation>unverändert (im Schlüsselbund des Systems)</translation>
+    </message>
+    <message>
+        <source>New connection</source>
+        <translation>Neue Verbindung</translation>
+    </message>
+    <message>
+        <source>Coming: Kubernetes connections can be saved now and will open once the dashboard can watch Lease objects.</source>
+        <translation>Demnächst: Kubernetes-Verbindungen lassen sich schon speichern und öffnen sich, sobald das Dashboard Lease-Objekte beobachten kann.</translation>
+    </message>
+    <message>
+        <source>Coming: etcd connections can be saved now and will open once this version has the etcd store.</source>
+        <translation>Demnächst: etcd-Verbindungen lassen sich schon speichern und öffnen sich, sobald diese Version den etcd-Speicher hat.</translation>
+    </message>
+    <message>
+        <source>Give the connection a name.</source>
+        <translation>Geben Sie der Verbindung einen Namen.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is required.</source>
+        <translation>„%1“ ist erforderlich.</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>Wird gespeichert…</translation>
+    </message>
+    <message>
+        <source>Saved, but the keychain refused the secret: %1</source>
+        <translation>Gespeichert, aber der Schlüsselbund hat das Geheimnis abgelehnt: %1</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>Gespeichert.</translation>
+    </message>
+</context>
+<context>
+    <name>baton::DashboardParticipant</name>
+    <message>
+        <source>Already taking part in &quot;%1&quot;: step down first.</source>
+        <translation>Nimmt bereits an „%1“ teil: zuerst zurücktreten.</translation>
+    </message>
+</context>
+<context>
+    <name>baton::DashboardSession</name>
+    <message>
+        <source>%1 connections are not available in this version of Baton yet.</source>
+        <translation>%1-Verbindungen sind in dieser Version von Baton noch nicht verfügbar.</translation>
+    </message>
+    <message>
+        <source>The connection &quot;%1&quot; needs a value for &quot;%2&quot;.</source>
+        <translation>Die Verbindung „%1“ braucht einen Wert für „%2“.</translation>
+    </message>
+    <message>
+        <source>%1 is not a store type this version knows.</source>
+        <translation>%1 ist kein Speichertyp, den diese Version kennt.</translation>
+    </message>
+    <message>
+        <source>%1: no leader since the release, longer than the lease.</source>
+        <translation>%1: seit der Freigabe kein Leader, länger als die Lease.</translation>
+    </message>
+    <message>
+        <source>, %1 without a leader</source>
+        <translation>, %1 ohne Leader</translation>
+    </message>
+    <message>
+        <source>%1: %2 → %3 (%4%5)</source>
+        <translation>%1: %2 → %3 (%4%5)</translation>
+    </message>
+    <message>
+        <source>%1: the lease of %2 ran out unrenewed; no leader.</source>
+        <translation>%1: die Lease von %2 ist ohne Erneuerung abgelaufen; kein Leader.</translation>
+    </message>
+    <message>
+        <source>Baton</source>
+        <translation>Baton</translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>… und %n weiterer</numerusform>
+            <numerusform>… und %n weitere</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Baton: %n lease(s) changed</source>
+        <translation>
+            <numerusform>Baton: %n Lease geändert</numerusform>
+            <numerusform>Baton: %n Leases geändert</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>baton::FailoverHistoryModel</name>
+    <message>
+        <source>first acquire</source>
+        <translation>erste Übernahme</translation>
+    </message>
+    <message>
+        <source>released</source>
+        <translation>freigegeben</translation>
+    </message>
+    <message>
+        <source>expired</source>
+        <translation>abgelaufen</translation>
+    </message>
+    <message>
+        <source>taken over</source>
+        <translation>übernommen</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>(keiner)</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <source>Time without a leader before the new holder took the lease: from the release seen, or from the old holder&apos;s expiry as this observer judged it</source>
+        <translation>Zeit ohne Leader, bevor der neue Inhaber die Lease übernahm: ab der gesehenen Freigabe oder ab dem Ablauf des alten Inhabers nach dem Urteil dieses Beobachters</translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation>Wann</translation>
+    </message>
+    <message>
+        <source>Lease</source>
+        <translation>Lease</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>Von</translation>
+    </message>
+    <message>
+        <source>To</source>
+        <translation>Nach</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>Grund</translation>
+    </message>
+    <message>
+        <source>Without leader</source>
+        <translation>Ohne Leader</translation>
+    </message>
+</context>
+<context>
+    <name>baton::LeaseDetailPanel</name>
+    <message>
+        <source>What the timings guarantee</source>
+        <translation>Was die Zeiten garantieren</translation>
+    </message>
+    <message>
+        <source>No lease selected</source>
+        <translation>Keine Lease ausgewählt</translation>
+    </message>
+    <message>
+        <source>Select a lease in the table to see its holder, renewals and history.</source>
+        <translation>Wählen Sie eine Lease in der Tabelle, um Inhaber, Erneuerungen und Verlauf zu sehen.</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>unreadable: %1</source>
+        <translation>unlesbar: %1</translation>
+    </message>
+    <message>
+        <source>Holder</source>
+        <translation>Inhaber</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;none&lt;/i&gt; (released %1 ago)</source>
+        <translation>&lt;i&gt;keiner&lt;/i&gt; (vor %1 freigegeben)</translation>
+    </message>
+    <message>
+        <source> (this dashboard)</source>
+        <translation> (dieses Dashboard)</translation>
+    </message>
+    <message>
+        <source>Held since</source>
+        <translation>Gehalten seit</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Last renewal seen</source>
+        <translation>Zuletzt gesehene Erneuerung</translation>
+    </message>
+    <message>
+        <source>%1 ago, at %2</source>
+        <translation>vor %1, um %2</translation>
+    </message>
+    <message>
+        <source>Expires for a follower</source>
+        <translation>Läuft für einen Follower ab</translation>
+    </message>
+    <message>
+        <source>in %1, at %2</source>
+        <translation>in %1, um %2</translation>
+    </message>
+    <message>
+        <source>&lt;b style=&quot;color:#d63b3b&quot;&gt;%1 ago&lt;/b&gt;</source>
+        <translation>&lt;b style=&quot;color:#d63b3b&quot;&gt;vor %1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Transitions</source>
+        <translation>Wechsel</translation>
+    </message>
+    <message>
+        <source>Changes seen</source>
+        <translation>Gesehene Wechsel</translation>
+    </message>
+</context>
+<context>
+    <name>baton::LeaseTableModel</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <source>%1 d %2 h</source>
+        <translation>%1 T %2 h</translation>
+    </message>
+    <message>
+        <source>(unreadable)</source>
+        <translation>(unlesbar)</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>(keiner)</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>unreadable</source>
+        <translation>unlesbar</translation>
+    </message>
+    <message>
+        <source>no leader</source>
+        <translation>kein Leader</translation>
+    </message>
+    <message>
+        <source>expired</source>
+        <translation>abgelaufen</translation>
+    </message>
+    <message>
+        <source>held</source>
+        <translation>gehalten</translation>
+    </message>
+    <message>
+        <source>No renewal seen for %1, longer than the lease (%2): the holder is presumed gone and any participant may take the lease.</source>
+        <translation>Seit %1 keine Erneuerung gesehen, länger als die Lease (%2): der Inhaber gilt als verschwunden, jeder Teilnehmer darf die Lease übernehmen.</translation>
+    </message>
+    <message>
+        <source>Held by this observer&apos;s clock since %1
+Last change seen %2 ago (lease %3)
+Written by the holder: acquired %4, renewed %5</source>
+        <translation>Gehalten nach der Uhr dieses Beobachters seit %1
+Letzte Änderung vor %2 gesehen (Lease %3)
+Vom Inhaber geschrieben: übernommen %4, erneuert %5</translation>
+    </message>
+    <message>
+        <source>Holder changes seen since the dashboard connected</source>
+        <translation>Inhaberwechsel, die seit dem Verbinden des Dashboards gesehen wurden</translation>
+    </message>
+    <message>
+        <source>Holder changes recorded in the lease (leaseTransitions)</source>
+        <translation>In der Lease vermerkte Inhaberwechsel (leaseTransitions)</translation>
+    </message>
+    <message>
+        <source>Lease</source>
+        <translation>Lease</translation>
+    </message>
+    <message>
+        <source>Holder</source>
+        <translation>Inhaber</translation>
+    </message>
+    <message>
+        <source>Held since</source>
+        <translation>Gehalten seit</translation>
+    </message>
+    <message>
+        <source>Last renewal</source>
+        <translation>Letzte Erneuerung</translation>
+    </message>
+    <message>
+        <source>Changes seen</source>
+        <translation>Gesehene Wechsel</translation>
+    </message>
+    <message>
+        <source>Transitions</source>
+        <translation>Wechsel</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>Time since the record last changed, against the lease duration: amber past half the lease, red past the lease</source>
+        <translation>Zeit seit der letzten Änderung des Eintrags, gemessen an der Lease-Dauer: gelb ab der halben Lease, rot nach Ablauf der Lease</translation>
+    </message>
+</context>
+<context>
+    <name>baton::MainWindow</name>
+    <message>
+        <source>Baton</source>
+        <translation>Baton</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>Verbindung</translation>
+    </message>
+    <message>
+        <source>Connection </source>
+        <translation>Verbindung </translation>
+    </message>
+    <message>
+        <source>Connections…</source>
+        <translation>Verbindungen…</translation>
+    </message>
+    <message>
+        <source>Add, edit or remove connections (Ctrl+O)</source>
+        <translation>Verbindungen hinzufügen, bearbeiten oder entfernen (Strg+O)</translation>
+    </message>
+    <message>
+        <source>Filter: words match lease or holder; holder:… lease:…  (Ctrl+F)</source>
+        <translation>Filter: Wörter suchen in Lease oder Inhaber; holder:… lease:…  (Strg+F)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Holders over time&lt;/b&gt; — wheel: zoom, drag: scroll, hover: exact times</source>
+        <translation>&lt;b&gt;Inhaber im Zeitverlauf&lt;/b&gt; — Mausrad: Zoom, Ziehen: Blättern, Überfahren: genaue Zeiten</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>Als CSV exportieren…</translation>
+    </message>
+    <message>
+        <source>Export JSON…</source>
+        <translation>Als JSON exportieren…</translation>
+    </message>
+    <message>
+        <source>Failover history</source>
+        <translation>Failover-Verlauf</translation>
+    </message>
+    <message>
+        <source>Renew timings</source>
+        <translation>Erneuerungszeiten</translation>
+    </message>
+    <message>
+        <source>Baton dashboard</source>
+        <translation>Baton-Dashboard</translation>
+    </message>
+    <message>
+        <source>Store: %1</source>
+        <translation>Speicher: %1</translation>
+    </message>
+    <message>
+        <source>(none: add one with Connections…)</source>
+        <translation>(keine: fügen Sie eine über Verbindungen… hinzu)</translation>
+    </message>
+    <message>
+        <source>%1 — Baton</source>
+        <translation>%1 — Baton</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n lease(s)</source>
+        <translation>
+            <numerusform>%n Lease</numerusform>
+            <numerusform>%n Leases</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>That connection no longer exists.</source>
+        <translation>Diese Verbindung existiert nicht mehr.</translation>
+    </message>
+    <message>
+        <source>Opening %1…</source>
+        <translation>%1 wird geöffnet…</translation>
+    </message>
+    <message>
+        <source> (keychain: %1)</source>
+        <translation> (Schlüsselbund: %1)</translation>
+    </message>
+    <message>
+        <source>Cannot open %1: %2</source>
+        <translation>%1 kann nicht geöffnet werden: %2</translation>
+    </message>
+    <message>
+        <source>Connected to %1</source>
+        <translation>Verbunden mit %1</translation>
+    </message>
+    <message>
+        <source>No connection yet: add one with Connections… (Ctrl+O)</source>
+        <translation>Noch keine Verbindung: fügen Sie eine über Verbindungen… hinzu (Strg+O)</translation>
+    </message>
+    <message>
+        <source>No connection is open.</source>
+        <translation>Keine Verbindung ist geöffnet.</translation>
+    </message>
+    <message>
+        <source>Export the failover history</source>
+        <translation>Failover-Verlauf exportieren</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>History written to %1</source>
+        <translation>Verlauf nach %1 geschrieben</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>baton::ParticipationPanel</name>
+    <message>
+        <source>Take part in the election</source>
+        <translation>An der Wahl teilnehmen</translation>
+    </message>
+    <message>
+        <source>&amp;Join</source>
+        <translation>&amp;Beitreten</translation>
+    </message>
+    <message>
+        <source>&amp;Step down</source>
+        <translation>&amp;Zurücktreten</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>lease name</source>
+        <translation>Name der Lease</translation>
+    </message>
+    <message>
+        <source>Lease</source>
+        <translation>Lease</translation>
+    </message>
+    <message>
+        <source>Instance id</source>
+        <translation>Instanz-ID</translation>
+    </message>
+    <message>
+        <source>renew every</source>
+        <translation>erneuern alle</translation>
+    </message>
+    <message>
+        <source>Lease duration</source>
+        <translation>Lease-Dauer</translation>
+    </message>
+    <message>
+        <source>Cannot join: %1</source>
+        <translation>Beitritt nicht möglich: %1</translation>
+    </message>
+    <message>
+        <source>Not taking part</source>
+        <translation>Nimmt nicht teil</translation>
+    </message>
+    <message>
+        <source>Stepping down…</source>
+        <translation>Tritt zurück…</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Leading&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Leader&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Following</source>
+        <translation>Follower</translation>
+    </message>
+</context>
+<context>
+    <name>baton::RenewTimingWidget</name>
+    <message>
+        <source>Select a lease to see its renewals.</source>
+        <translation>Wählen Sie eine Lease, um ihre Erneuerungen zu sehen.</translation>
+    </message>
+    <message>
+        <source>lease duration %1</source>
+        <translation>Lease-Dauer %1</translation>
+    </message>
+    <message>
+        <source>F4 step-down deadline %1</source>
+        <translation>F4-Rücktrittsfrist %1</translation>
+    </message>
+    <message>
+        <source>F4 step-down deadline ≈ %1 (renew interval estimated)</source>
+        <translation>F4-Rücktrittsfrist ≈ %1 (Erneuerungsintervall geschätzt)</translation>
+    </message>
+    <message>
+        <source>No renewal seen yet: intervals appear from the second change of the record.</source>
+        <translation>Noch keine Erneuerung gesehen: Abstände erscheinen ab der zweiten Änderung des Eintrags.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Interval between renewals as seen: median %1, longest %2 (%n sample(s))</source>
+        <translation>
+            <numerusform>Gesehene Abstände zwischen Erneuerungen: Median %1, längster %2 (%n Messung)</numerusform>
+            <numerusform>Gesehene Abstände zwischen Erneuerungen: Median %1, längster %2 (%n Messungen)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>baton::ScreenshotDemo</name>
+    <message>
+        <source>Demo election</source>
+        <translation>Demo-Wahl</translation>
+    </message>
+    <message>
+        <source>This host</source>
+        <translation>Dieser Rechner</translation>
+    </message>
+    <message>
+        <source>Production etcd</source>
+        <translation>Produktions-etcd</translation>
+    </message>
+</context>
+<context>
+    <name>baton::TimelineWidget</name>
+    <message>
+        <source>no leader</source>
+        <translation>kein Leader</translation>
+    </message>
+    <message>
+        <source>Select a lease to see its holders over time.</source>
+        <translation>Wählen Sie eine Lease, um ihre Inhaber im Zeitverlauf zu sehen.</translation>
+    </message>
+    <message>
+        <source>No holder seen yet</source>
+        <translation>Noch kein Inhaber gesehen</translation>
+    </message>
+    <message>
+        <source>paused: End or double-click to follow</source>
+        <translation>angehalten: Ende oder Doppelklick zum Folgen</translation>
+    </message>
+    <message>
+        <source>%1 → %2 (%3)</source>
+        <translation>%1 → %2 (%3)</translation>
+    </message>
+    <message>
+        <source>now</source>
+        <translation>jetzt</translation>
+    </message>
+    <message>
+        <source>No leader (released)
+%1</source>
+        <translation>Kein Leader (freigegeben)
+%1</translation>
+    </message>
+    <message>
+        <source>No leader: the lease of %1 ran out unrenewed
+%2</source>
+        <translation>Kein Leader: die Lease von %1 ist ohne Erneuerung abgelaufen
+%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 held the lease
+%2
+%n renewal(s) seen</source>
+        <translation>
+            <numerusform>%1 hielt die Lease
+%2
+%n Erneuerung gesehen</numerusform>
+            <numerusform>%1 hielt die Lease
+%2
+%n Erneuerungen gesehen</numerusform>
+        </translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,828 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="fr">
+<context>
+    <name>Connection</name>
+    <message>
+        <source>File Registry (folder)</source>
+        <translation>Registre fichier (dossier)</translation>
+    </message>
+    <message>
+        <source>etcd</source>
+        <translation>etcd</translation>
+    </message>
+    <message>
+        <source>Kubernetes namespace</source>
+        <translation>Espace de noms Kubernetes</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>Dossier</translation>
+    </message>
+    <message>
+        <source>the Registry folder shared by the participants</source>
+        <translation>le dossier du registre partagé par les participants</translation>
+    </message>
+    <message>
+        <source>Endpoints</source>
+        <translation>Points d’accès</translation>
+    </message>
+    <message>
+        <source>https://127.0.0.1:2379, one or more, comma-separated</source>
+        <translation>https://127.0.0.1:2379, un ou plusieurs, séparés par des virgules</translation>
+    </message>
+    <message>
+        <source>Key prefix</source>
+        <translation>Préfixe des clés</translation>
+    </message>
+    <message>
+        <source>optional</source>
+        <translation>facultatif</translation>
+    </message>
+    <message>
+        <source>User name</source>
+        <translation>Nom d’utilisateur</translation>
+    </message>
+    <message>
+        <source>Password</source>
+        <translation>Mot de passe</translation>
+    </message>
+    <message>
+        <source>kept in the system keychain</source>
+        <translation>conservé dans le trousseau du système</translation>
+    </message>
+    <message>
+        <source>CA certificate</source>
+        <translation>Certificat de l’AC</translation>
+    </message>
+    <message>
+        <source>PEM file; empty: system CAs</source>
+        <translation>fichier PEM ; vide : AC du système</translation>
+    </message>
+    <message>
+        <source>Client certificate</source>
+        <translation>Certificat client</translation>
+    </message>
+    <message>
+        <source>PEM file, optional</source>
+        <translation>fichier PEM, facultatif</translation>
+    </message>
+    <message>
+        <source>Client key</source>
+        <translation>Clé client</translation>
+    </message>
+    <message>
+        <source>Kubeconfig</source>
+        <translation>Kubeconfig</translation>
+    </message>
+    <message>
+        <source>empty: KUBECONFIG, then ~/.kube/config</source>
+        <translation>vide : KUBECONFIG, puis ~/.kube/config</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>Contexte</translation>
+    </message>
+    <message>
+        <source>empty: the current context</source>
+        <translation>vide : le contexte courant</translation>
+    </message>
+    <message>
+        <source>Namespace</source>
+        <translation>Espace de noms</translation>
+    </message>
+    <message>
+        <source>empty: all namespaces</source>
+        <translation>vide : tous les espaces de noms</translation>
+    </message>
+    <message>
+        <source>Bearer token</source>
+        <translation>Jeton d’accès (bearer)</translation>
+    </message>
+    <message>
+        <source>optional, overrides the kubeconfig; kept in the system keychain</source>
+        <translation>facultatif, remplace celui du kubeconfig ; conservé dans le trousseau du système</translation>
+    </message>
+</context>
+<context>
+    <name>TimingsExplanation</name>
+    <message>
+        <source>The record does not say its lease duration.</source>
+        <translation>L’enregistrement n’indique pas la durée de son bail.</translation>
+    </message>
+    <message>
+        <source>Lease duration</source>
+        <translation>Durée du bail</translation>
+    </message>
+    <message>
+        <source>Renew interval</source>
+        <translation>Intervalle de renouvellement</translation>
+    </message>
+    <message>
+        <source>unknown to an observer</source>
+        <translation>inconnu d’un observateur</translation>
+    </message>
+    <message>
+        <source>Crash failover</source>
+        <translation>Bascule après panne</translation>
+    </message>
+    <message>
+        <source>about %1 after the last renewal seen</source>
+        <translation>environ %1 après le dernier renouvellement vu</translation>
+    </message>
+    <message>
+        <source>Join this election, or wait for a few renewals, to see the step-down deadline and the safety margin.</source>
+        <translation>Participez à cette élection, ou attendez quelques renouvellements, pour voir l’échéance de retrait et la marge de sécurité.</translation>
+    </message>
+    <message>
+        <source>Renew interval (estimated)</source>
+        <translation>Intervalle de renouvellement (estimé)</translation>
+    </message>
+    <message>
+        <source>Worst crash failover</source>
+        <translation>Pire bascule après panne</translation>
+    </message>
+    <message>
+        <source>%1 (F6)</source>
+        <translation>%1 (F6)</translation>
+    </message>
+    <message>
+        <source>Clean handover</source>
+        <translation>Passation propre</translation>
+    </message>
+    <message>
+        <source>milliseconds with a watch, else %1 (F5, F8)</source>
+        <translation>quelques millisecondes avec une surveillance, sinon %1 (F5, F8)</translation>
+    </message>
+    <message>
+        <source>Leader steps down after</source>
+        <translation>Le leader se retire après</translation>
+    </message>
+    <message>
+        <source>%1 without a successful renewal (F4)</source>
+        <translation>%1 sans renouvellement réussi (F4)</translation>
+    </message>
+    <message>
+        <source>Safety margin</source>
+        <translation>Marge de sécurité</translation>
+    </message>
+    <message>
+        <source>Tolerated clock-rate difference</source>
+        <translation>Écart de vitesse d’horloge toléré</translation>
+    </message>
+    <message>
+        <source>The renew interval is the median interval between the renewals this dashboard saw.</source>
+        <translation>L’intervalle de renouvellement est l’intervalle médian entre les renouvellements vus par ce tableau de bord.</translation>
+    </message>
+</context>
+<context>
+    <name>baton::ConnectionDialog</name>
+    <message>
+        <source>&amp;Save</source>
+        <translation>&amp;Enregistrer</translation>
+    </message>
+    <message>
+        <source>Save and &amp;open</source>
+        <translation>Enregistrer et &amp;ouvrir</translation>
+    </message>
+    <message>
+        <source>&amp;Remove</source>
+        <translation>&amp;Supprimer</translation>
+    </message>
+    <message>
+        <source>Connections</source>
+        <translation>Connexions</translation>
+    </message>
+    <message>
+        <source>%1 (coming)</source>
+        <translation>%1 (à venir)</translation>
+    </message>
+    <message>
+        <source>…</source>
+        <translation>…</translation>
+    </message>
+    <message>
+        <source>Browse</source>
+        <translation>Parcourir</translation>
+    </message>
+    <message>
+        <source>Choose a folder</source>
+        <translation>Choisir un dossier</translation>
+    </message>
+    <message>
+        <source>Choose a file</source>
+        <translation>Choisir un fichier</translation>
+    </message>
+    <message>
+        <source>&amp;New</source>
+        <translation>&amp;Nouvelle</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Nom</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Type</translation>
+    </message>
+    <message>
+        <source>Passwords and tokens are kept in the system keychain, never in the settings file. Leave a secret field empty to keep the stored one.</source>
+        <translation>Les mots de passe et les jetons sont conservés dans le trousseau du système, jamais dans le fichier de réglages. Laissez un champ secret vide pour garder la valeur enregistrée.</translation>
+    </message>
+    <message>
+        <source>unchanged (kept in the system keychain)</source>
+        <translation>inchangé (conservé dans le trousseau du système)</translation>
+    </message>
+    <message>
+        <source>New connection</source>
+        <translation>Nouvelle connexion</translation>
+    </message>
+    <message>
+        <source>Coming: Kubernetes connections can be saved now and will open once the dashboard can watch Lease objects.</source>
+        <translation>À venir : les connexions Kubernetes peuvent déjà être enregistrées et s’ouvriront dès que le tableau de bord saura surveiller les objets Lease.</translation>
+    </message>
+    <message>
+        <source>Coming: etcd connections can be saved now and will open once this version has the etcd store.</source>
+        <translation>À venir : les connexions etcd peuvent déjà être enregistrées et s’ouvriront dès que cette version aura le magasin etcd.</translation>
+    </message>
+    <message>
+        <source>Give the connection a name.</source>
+        <translation>Donnez un nom à la connexion.</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is required.</source>
+        <translation>« %1 » est obligatoire.</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>Enregistrement…</translation>
+    </message>
+    <message>
+        <source>Saved, but the keychain refused the secret: %1</source>
+        <translation>Enregistrée, mais le trousseau a refusé le secret : %1</translation>
+    </message>
+    <message>
+        <source>Saved.</source>
+        <translation>Enregistrée.</translation>
+    </message>
+</context>
+<context>
+    <name>baton::DashboardParticipant</name>
+    <message>
+        <source>Already taking part in &quot;%1&quot;: step down first.</source>
+        <translation>Participe déjà à « %1 » : retirez-vous d’abord.</translation>
+    </message>
+</context>
+<context>
+    <name>baton::DashboardSession</name>
+    <message>
+        <source>%1 connections are not available in this version of Baton yet.</source>
+        <translation>Les connexions %1 ne sont pas encore disponibles dans cette version de Baton.</translation>
+    </message>
+    <message>
+        <source>The connection &quot;%1&quot; needs a value for &quot;%2&quot;.</source>
+        <translation>La connexion « %1 » demande une valeur pour « %2 ».</translation>
+    </message>
+    <message>
+        <source>%1 is not a store type this version knows.</source>
+        <translation>%1 n’est pas un type de magasin connu de cette version.</translation>
+    </message>
+    <message>
+        <source>%1: no leader since the release, longer than the lease.</source>
+        <translation>%1 : aucun leader depuis la libération, plus longtemps que le bail.</translation>
+    </message>
+    <message>
+        <source>, %1 without a leader</source>
+        <translation>, %1 sans leader</translation>
+    </message>
+    <message>
+        <source>%1: %2 → %3 (%4%5)</source>
+        <translation>%1 : %2 → %3 (%4%5)</translation>
+    </message>
+    <message>
+        <source>%1: the lease of %2 ran out unrenewed; no leader.</source>
+        <translation>%1 : le bail de %2 a expiré sans renouvellement ; aucun leader.</translation>
+    </message>
+    <message>
+        <source>Baton</source>
+        <translation>Baton</translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>… et %n autre</numerusform>
+            <numerusform>… et %n autres</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Baton: %n lease(s) changed</source>
+        <translation>
+            <numerusform>Baton : %n bail a changé</numerusform>
+            <numerusform>Baton : %n baux ont changé</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>baton::FailoverHistoryModel</name>
+    <message>
+        <source>first acquire</source>
+        <translation>première acquisition</translation>
+    </message>
+    <message>
+        <source>released</source>
+        <translation>libéré</translation>
+    </message>
+    <message>
+        <source>expired</source>
+        <translation>expiré</translation>
+    </message>
+    <message>
+        <source>taken over</source>
+        <translation>repris</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>(aucun)</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>aucun</translation>
+    </message>
+    <message>
+        <source>Time without a leader before the new holder took the lease: from the release seen, or from the old holder&apos;s expiry as this observer judged it</source>
+        <translation>Temps sans leader avant que le nouveau détenteur prenne le bail : depuis la libération vue, ou depuis l’expiration de l’ancien détenteur selon cet observateur</translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation>Quand</translation>
+    </message>
+    <message>
+        <source>Lease</source>
+        <translation>Bail</translation>
+    </message>
+    <message>
+        <source>From</source>
+        <translation>De</translation>
+    </message>
+    <message>
+        <source>To</source>
+        <translation>À</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>Cause</translation>
+    </message>
+    <message>
+        <source>Without leader</source>
+        <translation>Sans leader</translation>
+    </message>
+</context>
+<context>
+    <name>baton::LeaseDetailPanel</name>
+    <message>
+        <source>What the timings guarantee</source>
+        <translation>Ce que garantissent les délais</translation>
+    </message>
+    <message>
+        <source>No lease selected</source>
+        <translation>Aucun bail sélectionné</translation>
+    </message>
+    <message>
+        <source>Select a lease in the table to see its holder, renewals and history.</source>
+        <translation>Sélectionnez un bail dans le tableau pour voir son détenteur, ses renouvellements et son historique.</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>État</translation>
+    </message>
+    <message>
+        <source>unreadable: %1</source>
+        <translation>illisible : %1</translation>
+    </message>
+    <message>
+        <source>Holder</source>
+        <translation>Détenteur</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;none&lt;/i&gt; (released %1 ago)</source>
+        <translation>&lt;i&gt;aucun&lt;/i&gt; (libéré il y a %1)</translation>
+    </message>
+    <message>
+        <source> (this dashboard)</source>
+        <translation> (ce tableau de bord)</translation>
+    </message>
+    <message>
+        <source>Held since</source>
+        <translation>Détenu depuis</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Last renewal seen</source>
+        <translation>Dernier renouvellement vu</translation>
+    </message>
+    <message>
+        <source>%1 ago, at %2</source>
+        <translation>il y a %1, à %2</translation>
+    </message>
+    <message>
+        <source>Expires for a follower</source>
+        <translation>Expire pour un suiveur</translation>
+    </message>
+    <message>
+        <source>in %1, at %2</source>
+        <translation>dans %1, à %2</translation>
+    </message>
+    <message>
+        <source>&lt;b style=&quot;color:#d63b3b&quot;&gt;%1 ago&lt;/b&gt;</source>
+        <translation>&lt;b style=&quot;color:#d63b3b&quot;&gt;il y a %1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Transitions</source>
+        <translation>Transitions</translation>
+    </message>
+    <message>
+        <source>Changes seen</source>
+        <translation>Changements vus</translation>
+    </message>
+</context>
+<context>
+    <name>baton::LeaseTableModel</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <source>%1 d %2 h</source>
+        <translation>%1 j %2 h</translation>
+    </message>
+    <message>
+        <source>(unreadable)</source>
+        <translation>(illisible)</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>(aucun)</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 sur %2</translation>
+    </message>
+    <message>
+        <source>unreadable</source>
+        <translation>illisible</translation>
+    </message>
+    <message>
+        <source>no leader</source>
+        <translation>sans leader</translation>
+    </message>
+    <message>
+        <source>expired</source>
+        <translation>expiré</translation>
+    </message>
+    <message>
+        <source>held</source>
+        <translation>détenu</translation>
+    </message>
+    <message>
+        <source>No renewal seen for %1, longer than the lease (%2): the holder is presumed gone and any participant may take the lease.</source>
+        <translation>Aucun renouvellement vu depuis %1, plus longtemps que le bail (%2) : le détenteur est présumé parti et tout participant peut prendre le bail.</translation>
+    </message>
+    <message>
+        <source>Held by this observer&apos;s clock since %1
+Last change seen %2 ago (lease %3)
+Written by the holder: acquired %4, renewed %5</source>
+        <translation>Détenu selon l’horloge de cet observateur depuis %1
+Dernier changement vu il y a %2 (bail %3)
+Écrit par le détenteur : acquis %4, renouvelé %5</translation>
+    </message>
+    <message>
+        <source>Holder changes seen since the dashboard connected</source>
+        <translation>Changements de détenteur vus depuis la connexion du tableau de bord</translation>
+    </message>
+    <message>
+        <source>Holder changes recorded in the lease (leaseTransitions)</source>
+        <translation>Changements de détenteur enregistrés dans le bail (leaseTransitions)</translation>
+    </message>
+    <message>
+        <source>Lease</source>
+        <translation>Bail</translation>
+    </message>
+    <message>
+        <source>Holder</source>
+        <translation>Détenteur</translation>
+    </message>
+    <message>
+        <source>Held since</source>
+        <translation>Détenu depuis</translation>
+    </message>
+    <message>
+        <source>Last renewal</source>
+        <translation>Dernier renouvellement</translation>
+    </message>
+    <message>
+        <source>Changes seen</source>
+        <translation>Changements vus</translation>
+    </message>
+    <message>
+        <source>Transitions</source>
+        <translation>Transitions</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>État</translation>
+    </message>
+    <message>
+        <source>Time since the record last changed, against the lease duration: amber past half the lease, red past the lease</source>
+        <translation>Temps depuis le dernier changement de l’enregistrement, rapporté à la durée du bail : ambre après la moitié du bail, rouge au-delà du bail</translation>
+    </message>
+</context>
+<context>
+    <name>baton::MainWindow</name>
+    <message>
+        <source>Baton</source>
+        <translation>Baton</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>Connexion</translation>
+    </message>
+    <message>
+        <source>Connection </source>
+        <translation>Connexion </translation>
+    </message>
+    <message>
+        <source>Connections…</source>
+        <translation>Connexions…</translation>
+    </message>
+    <message>
+        <source>Add, edit or remove connections (Ctrl+O)</source>
+        <translation>Ajouter, modifier ou supprimer des connexions (Ctrl+O)</translation>
+    </message>
+    <message>
+        <source>Filter: words match lease or holder; holder:… lease:…  (Ctrl+F)</source>
+        <translation>Filtre : les mots cherchent dans le bail ou le détenteur ; holder:… lease:…  (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Holders over time&lt;/b&gt; — wheel: zoom, drag: scroll, hover: exact times</source>
+        <translation>&lt;b&gt;Détenteurs au fil du temps&lt;/b&gt; — molette : zoom, glisser : défiler, survol : heures exactes</translation>
+    </message>
+    <message>
+        <source>Export CSV…</source>
+        <translation>Exporter en CSV…</translation>
+    </message>
+    <message>
+        <source>Export JSON…</source>
+        <translation>Exporter en JSON…</translation>
+    </message>
+    <message>
+        <source>Failover history</source>
+        <translation>Historique des bascules</translation>
+    </message>
+    <message>
+        <source>Renew timings</source>
+        <translation>Délais de renouvellement</translation>
+    </message>
+    <message>
+        <source>Baton dashboard</source>
+        <translation>Tableau de bord Baton</translation>
+    </message>
+    <message>
+        <source>Store: %1</source>
+        <translation>Magasin : %1</translation>
+    </message>
+    <message>
+        <source>(none: add one with Connections…)</source>
+        <translation>(aucune : ajoutez-en une avec Connexions…)</translation>
+    </message>
+    <message>
+        <source>%1 — Baton</source>
+        <translation>%1 — Baton</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n lease(s)</source>
+        <translation>
+            <numerusform>%n bail</numerusform>
+            <numerusform>%n baux</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>That connection no longer exists.</source>
+        <translation>Cette connexion n’existe plus.</translation>
+    </message>
+    <message>
+        <source>Opening %1…</source>
+        <translation>Ouverture de %1…</translation>
+    </message>
+    <message>
+        <source> (keychain: %1)</source>
+        <translation> (trousseau : %1)</translation>
+    </message>
+    <message>
+        <source>Cannot open %1: %2</source>
+        <translation>Impossible d’ouvrir %1 : %2</translation>
+    </message>
+    <message>
+        <source>Connected to %1</source>
+        <translation>Connecté à %1</translation>
+    </message>
+    <message>
+        <source>No connection yet: add one with Connections… (Ctrl+O)</source>
+        <translation>Aucune connexion : ajoutez-en une avec Connexions… (Ctrl+O)</translation>
+    </message>
+    <message>
+        <source>No connection is open.</source>
+        <translation>Aucune connexion n’est ouverte.</translation>
+    </message>
+    <message>
+        <source>Export the failover history</source>
+        <translation>Exporter l’historique des bascules</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV (*.csv)</translation>
+    </message>
+    <message>
+        <source>History written to %1</source>
+        <translation>Historique écrit dans %1</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>Impossible d’écrire %1 : %2</translation>
+    </message>
+</context>
+<context>
+    <name>baton::ParticipationPanel</name>
+    <message>
+        <source>Take part in the election</source>
+        <translation>Participer à l’élection</translation>
+    </message>
+    <message>
+        <source>&amp;Join</source>
+        <translation>&amp;Rejoindre</translation>
+    </message>
+    <message>
+        <source>&amp;Step down</source>
+        <translation>Se &amp;retirer</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>lease name</source>
+        <translation>nom du bail</translation>
+    </message>
+    <message>
+        <source>Lease</source>
+        <translation>Bail</translation>
+    </message>
+    <message>
+        <source>Instance id</source>
+        <translation>Identifiant d’instance</translation>
+    </message>
+    <message>
+        <source>renew every</source>
+        <translation>renouveler toutes les</translation>
+    </message>
+    <message>
+        <source>Lease duration</source>
+        <translation>Durée du bail</translation>
+    </message>
+    <message>
+        <source>Cannot join: %1</source>
+        <translation>Impossible de rejoindre : %1</translation>
+    </message>
+    <message>
+        <source>Not taking part</source>
+        <translation>Ne participe pas</translation>
+    </message>
+    <message>
+        <source>Stepping down…</source>
+        <translation>Retrait en cours…</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Leading&lt;/b&gt;</source>
+        <translation>&lt;b&gt;Leader&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Following</source>
+        <translation>Suiveur</translation>
+    </message>
+</context>
+<context>
+    <name>baton::RenewTimingWidget</name>
+    <message>
+        <source>Select a lease to see its renewals.</source>
+        <translation>Sélectionnez un bail pour voir ses renouvellements.</translation>
+    </message>
+    <message>
+        <source>lease duration %1</source>
+        <translation>durée du bail %1</translation>
+    </message>
+    <message>
+        <source>F4 step-down deadline %1</source>
+        <translation>échéance de retrait F4 %1</translation>
+    </message>
+    <message>
+        <source>F4 step-down deadline ≈ %1 (renew interval estimated)</source>
+        <translation>échéance de retrait F4 ≈ %1 (intervalle de renouvellement estimé)</translation>
+    </message>
+    <message>
+        <source>No renewal seen yet: intervals appear from the second change of the record.</source>
+        <translation>Aucun renouvellement vu : les intervalles apparaissent dès le deuxième changement de l’enregistrement.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Interval between renewals as seen: median %1, longest %2 (%n sample(s))</source>
+        <translation>
+            <numerusform>Intervalle entre renouvellements vus : médiane %1, maximum %2 (%n échantillon)</numerusform>
+            <numerusform>Intervalle entre renouvellements vus : médiane %1, maximum %2 (%n échantillons)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>baton::ScreenshotDemo</name>
+    <message>
+        <source>Demo election</source>
+        <translation>Élection de démonstration</translation>
+    </message>
+    <message>
+        <source>This host</source>
+        <translation>Cette machine</translation>
+    </message>
+    <message>
+        <source>Production etcd</source>
+        <translation>etcd de production</translation>
+    </message>
+</context>
+<context>
+    <name>baton::TimelineWidget</name>
+    <message>
+        <source>no leader</source>
+        <translation>sans leader</translation>
+    </message>
+    <message>
+        <source>Select a lease to see its holders over time.</source>
+        <translation>Sélectionnez un bail pour voir ses détenteurs au fil du temps.</translation>
+    </message>
+    <message>
+        <source>No holder seen yet</source>
+        <translation>Aucun détenteur vu</translation>
+    </message>
+    <message>
+        <source>paused: End or double-click to follow</source>
+        <translation>en pause : Fin ou double-clic pour suivre</translation>
+    </message>
+    <message>
+        <source>%1 → %2 (%3)</source>
+        <translation>%1 → %2 (%3)</translation>
+    </message>
+    <message>
+        <source>now</source>
+        <translation>maintenant</translation>
+    </message>
+    <message>
+        <source>No leader (released)
+%1</source>
+        <translation>Aucun leader (libéré)
+%1</translation>
+    </message>
+    <message>
+        <source>No leader: the lease of %1 ran out unrenewed
+%2</source>
+        <translation>Aucun leader : le bail de %1 a expiré sans renouvellement
+%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 held the lease
+%2
+%n renewal(s) seen</source>
+        <translation>
+            <numerusform>%1 détenait le bail
+%2
+%n renouvellement vu</numerusform>
+            <numerusform>%1 détenait le bail
+%2
+%n renouvellements vus</numerusform>
+        </translation>
+    </message>
+</context>
+</TS>
