@@ -32,11 +32,6 @@ constexpr qint64 leaseMs = 2000;
 constexpr qint64 renewMs = 500;
 constexpr int waitMs = 20000;
 
-QString nameOf(const QJsonObject &event)
-{
-    return event.value(QStringLiteral("event")).toString();
-}
-
 } // namespace
 
 class TestEtcdElection : public QObject
