@@ -36,6 +36,7 @@ const QString participantToken = QStringLiteral("tok-part-8d1e44b7");
 const QString observerToken = QStringLiteral("tok-observer-2a6c90f3");
 const QString listerToken = QStringLiteral("tok-lister-c71b3e05");
 const QString wrongToken = QStringLiteral("tok-wrong-59fe0a12");
+const QString getterToken = QStringLiteral("tok-getter-e04d7b6a");
 
 const QString observerUser = QStringLiteral("system:serviceaccount:baton-system:baton-observer");
 const QString listerUser = QStringLiteral("system:serviceaccount:baton-system:lister");
@@ -171,6 +172,8 @@ void TestKubernetesStatus::initTestCase()
     m_server.addToken(observerToken, observerUser,
                       {QStringLiteral("get"), QStringLiteral("list"), QStringLiteral("watch")});
     m_server.addToken(listerToken, listerUser, {QStringLiteral("get"), QStringLiteral("list")});
+    m_server.addToken(getterToken, QStringLiteral("system:serviceaccount:baton-system:getter"),
+                      {QStringLiteral("get")});
 
     // One kubeconfig, a context per identity, as an operator's would be.
     m_kubeconfig = m_folder.filePath(QStringLiteral("kubeconfig"));
@@ -183,7 +186,8 @@ void TestKubernetesStatus::initTestCase()
     const QList<QPair<QString, QString>> identities {{QStringLiteral("participant"), participantToken},
                                                       {QStringLiteral("observer"), observerToken},
                                                       {QStringLiteral("lister"), listerToken},
-                                                      {QStringLiteral("wrong"), wrongToken}};
+                                                      {QStringLiteral("wrong"), wrongToken},
+                                                      {QStringLiteral("getter"), getterToken}};
     for (const auto &[name, token] : identities)
         yaml += QStringLiteral("- name: %1\n  context:\n    cluster: test\n    user: %1\n    namespace: %2\n")
                         .arg(name, ns);
@@ -435,6 +439,15 @@ void TestKubernetesStatus::refusedCredentialsAreAClearError()
     QVERIFY2(error.contains(QStringLiteral("401 Unauthorized")), qPrintable(error));
     QVERIFY2(error.contains(m_kubeconfig), qPrintable(error));
 
+    // B5: without list there is nothing to observe; the error names the Role to grant.
+    StatusProcess forbidden(kube(QStringLiteral("getter")));
+    QVERIFY(forbidden.waitForExit());
+    keep(forbidden);
+    QCOMPARE(forbidden.exitCode(), 1);
+    const QString refused = QString::fromUtf8(forbidden.err());
+    QVERIFY2(refused.contains(QStringLiteral("403 Forbidden")), qPrintable(refused));
+    QVERIFY2(refused.contains(QStringLiteral("observer-clusterrole.yaml")), qPrintable(refused));
+
     // An unknown context: bad usage, nothing sent.
     StatusProcess unknown(kube(QStringLiteral("nowhere")));
     QVERIFY(unknown.waitForExit());
@@ -504,7 +517,7 @@ void TestKubernetesStatus::noTokenInAnyOutput()
     // R2: every output and log of every status and join process of this
     // test, searched for every token the server knows.
     QVERIFY(m_allOutput.size() > 1000);
-    for (const QString &token : {participantToken, observerToken, listerToken, wrongToken})
+    for (const QString &token : {participantToken, observerToken, listerToken, wrongToken, getterToken})
         QVERIFY2(!m_allOutput.contains(token.toUtf8()), qPrintable(token));
 }
 
