@@ -51,7 +51,7 @@ public:
     void send(const QByteArray &method, const QUrl &url, const QJsonObject &body, Callback done);
     /*!
      * Opens a streaming GET (a watch) owned by \a parent. \a done runs once,
-     * unless this client is destroyed first.
+     * unless this client or \a parent is destroyed first.
      */
     void openStream(const QUrl &url, QObject *parent, StreamCallback done);
     /*! The server refused the last credential (401 on a stream): fetch a new one next time. */

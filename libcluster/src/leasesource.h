@@ -31,8 +31,9 @@ struct SourcedLease
  *
  * The observer calls list() after start(), again on resynchronise(), and
  * every pollInterval while isWatching() is false or the last list failed.
- * Every list() ends with exactly one listed() or listFailed(), on a later
- * event-loop turn.
+ * A list() made while running is answered by one listed() or listFailed(),
+ * on a later event-loop turn (overlapping lists may share one answer);
+ * nothing is emitted after stop().
  */
 class LeaseSource : public QObject
 {
