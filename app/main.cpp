@@ -36,11 +36,16 @@ Commands:
                  unless a non-loopback address is given as numbers);
                  --explain prints what the timings guarantee, and exits
   status --config FILE [--watch] [--json] [--history FILE.csv|FILE.json]
-                 the leases of FILE's Registry, one line each: holder, held
-                 since, last renewal against the lease duration, transitions;
+  status --kube-context CONTEXT [--kubeconfig FILE]
+         [--namespace N | --all-namespaces] [--watch] [--json] [--history F]
+                 the leases of FILE's Registry, or the Kubernetes Leases of
+                 a namespace (default: the context's) or of all namespaces
+                 (named namespace/name), one line each: holder, held since,
+                 last renewal against the lease duration, transitions;
                  --json: one JSON record a line; --watch: follow them and
                  print each failover until SIGINT/SIGTERM; --history: write
-                 the failovers seen on exit
+                 the failovers seen on exit. On Kubernetes it needs only
+                 get, list and watch on leases (without watch, it polls)
   demo           three participants on a file Registry: a crash failover and
                  a clean handover, shown live, then the history
   help           this text
@@ -158,7 +163,9 @@ int runJoin(QCoreApplication &app)
 int runStatus(QCoreApplication &app)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Show the leases of a configuration's Registry."));
+    parser.setApplicationDescription(
+            QStringLiteral("Show the leases of a configuration's Registry, or the Leases of a "
+                           "Kubernetes namespace."));
     const QCommandLineOption config(QStringLiteral("config"),
                                     QStringLiteral("The application configuration (JSON)."),
                                     QStringLiteral("FILE"));
@@ -169,16 +176,47 @@ int runStatus(QCoreApplication &app)
                                      QStringLiteral("On exit, write the failovers seen to FILE "
                                                     "(.csv or .json)."),
                                      QStringLiteral("FILE"));
-    parser.addOptions({config, watch, json, history});
+    const QCommandLineOption kubeContext(QStringLiteral("kube-context"),
+                                         QStringLiteral("Observe the Kubernetes Leases through this "
+                                                        "kubeconfig context."),
+                                         QStringLiteral("CONTEXT"));
+    const QCommandLineOption kubeconfig(QStringLiteral("kubeconfig"),
+                                        QStringLiteral("The kubeconfig file (default: KUBECONFIG, "
+                                                       "then ~/.kube/config)."),
+                                        QStringLiteral("FILE"));
+    const QCommandLineOption namespaceName(QStringLiteral("namespace"),
+                                           QStringLiteral("The namespace of the Leases (default: "
+                                                          "the context's)."),
+                                           QStringLiteral("N"));
+    const QCommandLineOption allNamespaces(QStringLiteral("all-namespaces"),
+                                           QStringLiteral("The Leases of every namespace."));
+    parser.addOptions({config, kubeContext, kubeconfig, namespaceName, allNamespaces, watch, json, history});
     int exitCode = 0;
     if (!parseCommand(app, parser, "status", &exitCode))
         return exitCode;
-    if (!parser.isSet(config)) {
-        std::fprintf(stderr, "baton status: --config FILE is required\n");
-        return baton::StatusCommand::BadUsage;
-    }
-    baton::StatusCommand status({parser.value(config), parser.isSet(watch), parser.isSet(json),
-                                 parser.value(history)});
+    auto refuse = [](const char *message) {
+        std::fprintf(stderr, "baton status: %s\n", message);
+        return int(baton::StatusCommand::BadUsage);
+    };
+    const bool kubernetes = parser.isSet(kubeContext) || parser.isSet(kubeconfig);
+    if (parser.isSet(config) && kubernetes)
+        return refuse("--config (a Registry) and --kube-context/--kubeconfig (Kubernetes) exclude each other");
+    if (!parser.isSet(config) && !kubernetes)
+        return refuse("--config FILE or --kube-context CONTEXT is required");
+    if (!kubernetes && (parser.isSet(namespaceName) || parser.isSet(allNamespaces)))
+        return refuse("--namespace and --all-namespaces are for Kubernetes (--kube-context)");
+    if (parser.isSet(namespaceName) && parser.isSet(allNamespaces))
+        return refuse("--namespace and --all-namespaces exclude each other");
+    baton::StatusCommand::Options options;
+    options.configPath = parser.value(config);
+    options.kubeContext = parser.value(kubeContext);
+    options.kubeconfigPath = parser.value(kubeconfig);
+    options.namespaceName = parser.value(namespaceName);
+    options.allNamespaces = parser.isSet(allNamespaces);
+    options.watch = parser.isSet(watch);
+    options.json = parser.isSet(json);
+    options.historyPath = parser.value(history);
+    baton::StatusCommand status(options);
     QObject::connect(&status, &baton::StatusCommand::finished, &app, &QCoreApplication::exit);
     const int early = status.start();
     return early >= 0 ? early : app.exec();

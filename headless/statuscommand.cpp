@@ -2,7 +2,10 @@
 
 #include "clock.h"
 #include "eventrecord.h"
+#include "kubeconfig.h"
+#include "kubernetesleasesource.h"
 #include "leaseobserver.h"
+#include "logging.h"
 #include "signalwatcher.h"
 
 #include <baton/application.h>
@@ -11,6 +14,7 @@
 #include <QCoreApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcessEnvironment>
 #include <QSaveFile>
 #include <QSysInfo>
 
@@ -19,6 +23,9 @@
 namespace baton {
 
 namespace {
+
+// As KubernetesClusterService's default: one request may take this long.
+constexpr int kubeTimeoutMs = 5000;
 
 void say(const QString &text)
 {
@@ -68,29 +75,9 @@ int StatusCommand::start()
                          .arg(m_options.historyPath));
         return BadUsage;
     }
-    m_application = std::make_unique<Application>();
-    QString error;
-    if (!m_application->loadConfigFile(m_options.configPath, &error)) {
-        complain(error);
-        return BadUsage;
-    }
-    // Only the Registry starts: the configuration's cluster services stay
-    // unstarted, so looking never joins an election.
-    Store *store = qobject_cast<Store *>(m_application->service(QStringLiteral("Registry")));
-    if (store) {
-        if (!store->init(&error)) {
-            complain(QStringLiteral("%1: %2").arg(m_options.configPath, error));
-            return RuntimeFailure;
-        }
-    } else {
-        store = m_application->registry();
-        if (!store) {
-            complain(QStringLiteral("the default Registry in %1 cannot start").arg(m_application->dataFolder()));
-            return RuntimeFailure;
-        }
-    }
-
-    m_observer = new LeaseObserver(store, nullptr, this);
+    const int early = isKubernetes() ? createKubernetesObserver() : createStoreObserver();
+    if (early >= 0)
+        return early;
     connect(m_observer, &LeaseObserver::storeError, this, [this](const QString &message) {
         m_storeError = message;
         if (m_options.watch && m_observer->isReady())
@@ -154,6 +141,63 @@ int StatusCommand::start()
     return -1;
 }
 
+int StatusCommand::createStoreObserver()
+{
+    m_application = std::make_unique<Application>();
+    QString error;
+    if (!m_application->loadConfigFile(m_options.configPath, &error)) {
+        complain(error);
+        return BadUsage;
+    }
+    // Only the Registry starts: the configuration's cluster services stay
+    // unstarted, so looking never joins an election.
+    Store *store = qobject_cast<Store *>(m_application->service(QStringLiteral("Registry")));
+    if (store) {
+        if (!store->init(&error)) {
+            complain(QStringLiteral("%1: %2").arg(m_options.configPath, error));
+            return RuntimeFailure;
+        }
+    } else {
+        store = m_application->registry();
+        if (!store) {
+            complain(QStringLiteral("the default Registry in %1 cannot start").arg(m_application->dataFolder()));
+            return RuntimeFailure;
+        }
+    }
+    m_observer = new LeaseObserver(store, nullptr, this);
+    m_emptyText = QStringLiteral("no leases (no cluster:* entries in the Registry)");
+    return -1;
+}
+
+int StatusCommand::createKubernetesObserver()
+{
+    KubeConfigOptions options;
+    options.configPath = m_options.kubeconfigPath;
+    options.context = m_options.kubeContext;
+    options.namespaceName = m_options.namespaceName;
+    KubeClientConfig config;
+    QString error;
+    if (!kubeconfig::resolve(options, QProcessEnvironment::systemEnvironment(), &config, &error)) {
+        complain(error);
+        return BadUsage;
+    }
+    auto *source = new KubernetesLeaseSource(config, m_options.allNamespaces, kubeTimeoutMs);
+    if (!source->setUp(&error)) {
+        delete source;
+        complain(error);
+        return BadUsage;
+    }
+    if (config.insecureSkipTlsVerify)
+        qCWarning(lcKube).noquote() << QStringLiteral("insecure-skip-tls-verify is set in %1: the API "
+                                                      "server's certificate is NOT verified")
+                                               .arg(config.source);
+    m_observer = new LeaseObserver(source, nullptr, this);
+    m_emptyText = m_options.allNamespaces
+            ? QStringLiteral("no leases (no Lease objects in any namespace)")
+            : QStringLiteral("no leases (no Lease objects in namespace %1)").arg(config.namespaceName);
+    return -1;
+}
+
 void StatusCommand::onReady()
 {
     if (!m_storeError.isEmpty() && !m_options.watch) {
@@ -178,15 +222,16 @@ void StatusCommand::printSnapshot()
             writeJson(leaseRecord(lease, m_observerId, now, wall));
         return;
     }
-    for (const QString &line : formatTable(leases, now, wall, false))
+    for (const QString &line : formatTable(leases, now, wall, false, m_emptyText))
         say(line);
 }
 
 QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, qint64 nowMono,
-                                       const QDateTime &nowWall, bool observed)
+                                       const QDateTime &nowWall, bool observed,
+                                       const QString &emptyText)
 {
     if (leases.isEmpty())
-        return {QStringLiteral("no leases (no cluster:* entries in the Registry)")};
+        return {emptyText.isEmpty() ? QStringLiteral("no leases (no cluster:* entries in the Registry)") : emptyText};
     int nameWidth = 5;
     int holderWidth = 6;
     for (const ObservedLease &lease : leases) {

@@ -16,13 +16,15 @@ struct LeaseFailover;
 struct ObservedLease;
 
 /*!
- * `baton status`: the leases of a configuration's Registry, one line each
+ * `baton status`: the leases of a configuration's Registry, or the Lease
+ * objects of a Kubernetes namespace (or of all), one line each
  * (holder, held since, last renewal against the lease duration,
  * transitions), or O5-shaped JSON lines with --json. --watch follows them
  * and prints each failover until SIGINT/SIGTERM; --history writes the
  * failovers seen to a CSV or JSON file on exit. Observes only: it never
- * starts the configuration's cluster services. The watching is
- * LeaseObserver's; this class only formats.
+ * starts the configuration's cluster services, and on Kubernetes it uses
+ * only get, list and watch (B5). The watching is LeaseObserver's; this
+ * class only formats.
  */
 class StatusCommand : public QObject
 {
@@ -30,7 +32,14 @@ class StatusCommand : public QObject
 public:
     struct Options
     {
+        /*! A Registry's configuration; or, when empty, the Kubernetes options below. */
         QString configPath;
+        /*! Kubernetes: a kubeconfig context (empty: the current one) and file (empty: KUBECONFIG, ~/.kube/config). */
+        QString kubeContext;
+        QString kubeconfigPath;
+        /*! Empty: the B4 rules (POD_NAMESPACE, ..., the context's namespace, default). */
+        QString namespaceName;
+        bool allNamespaces = false;
         bool watch = false;
         bool json = false;
         /*! Ends in .csv or .json; empty: no export. */
@@ -45,9 +54,10 @@ public:
     /*! Returns an exit code when over at once, or -1: finished() comes later. */
     int start();
 
-    /*! One table line per lease; the header first. For people. */
+    /*! One table line per lease; the header first. For people. \a emptyText when there is none. */
     static QStringList formatTable(const QList<ObservedLease> &leases, qint64 nowMono,
-                                   const QDateTime &nowWall, bool observed);
+                                   const QDateTime &nowWall, bool observed,
+                                   const QString &emptyText = QString());
     /*! The `lease` snapshot record (docs/events.md). */
     static QJsonObject leaseRecord(const ObservedLease &lease, const QString &observerId,
                                    qint64 nowMono, const QDateTime &nowWall);
@@ -56,6 +66,9 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
+    bool isKubernetes() const { return m_options.configPath.isEmpty(); }
+    int createStoreObserver();
+    int createKubernetesObserver();
     void onReady();
     void printSnapshot();
     void finish(int exitCode);
@@ -69,6 +82,7 @@ private:
     SignalWatcher *m_signals = nullptr;
     QString m_observerId;
     QString m_storeError;
+    QString m_emptyText;
     bool m_done = false;
 };
 

@@ -9,10 +9,8 @@
 
 namespace baton {
 
-class Clock;
 class HttpStream;
-class KubeCredentials;
-struct KubeCredential;
+class KubeApiClient;
 
 /*!
  * A lease kept in a `coordination.k8s.io/v1` Lease object (SPEC B3), with
@@ -56,10 +54,6 @@ public:
     static bool isValidLeaseName(const QString &name);
 
 private:
-    using Sent = std::function<void(const HttpResult &)>;
-    void send(const QByteArray &method, const QUrl &url, const QJsonObject &body, Sent done,
-              bool retriedAfter401 = false);
-    bool applyCredential(const KubeCredential &credential, QString *errorString);
     QString explain(const HttpResult &result, const QString &verb) const;
     void later(Callback done, LeaseReply reply);
     void writeReply(const HttpResult &result, const QString &verb, Callback done);
@@ -73,11 +67,7 @@ private:
 
     KubeClientConfig m_config;
     QString m_name;
-    int m_timeoutMs;
-    HttpClient *m_http;
-    KubeCredentials *m_credentials;
-    QSslConfiguration m_baseSsl;
-    QByteArray m_appliedCert;
+    KubeApiClient *m_api;
     /*! The last Lease seen: its other fields (labels, strategy...) survive our updates. */
     QJsonObject m_lastObject;
 

@@ -1,10 +1,9 @@
 #include "leaseobserver.h"
 
 #include "clock.h"
-#include "leasecodec.h"
+#include "leasesource.h"
+#include "storeleasesource.h"
 #include "logging.h"
-
-#include <baton/store.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -16,118 +15,121 @@
 namespace baton {
 
 LeaseObserver::LeaseObserver(Store *store, const Clock *clock, QObject *parent)
+    : LeaseObserver(new StoreLeaseSource(store), clock, parent)
+{
+}
+
+LeaseObserver::LeaseObserver(LeaseSource *source, const Clock *clock, QObject *parent)
     : QObject(parent)
-    , m_store(store)
+    , m_source(source)
     , m_clock(clock ? clock : &Clock::system())
 {
+    m_source->setParent(this);
     m_pollTimer.setSingleShot(true);
     connect(&m_pollTimer, &QTimer::timeout, this, &LeaseObserver::list);
     m_expiryTimer.setSingleShot(true);
     m_expiryTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_expiryTimer, &QTimer::timeout, this, &LeaseObserver::checkExpiry);
+    connect(m_source, &LeaseSource::listed, this, &LeaseObserver::onListed);
+    connect(m_source, &LeaseSource::listFailed, this, &LeaseObserver::onListFailed);
+    connect(m_source, &LeaseSource::changed, this, [this](const SourcedLease &lease) {
+        if (m_running)
+            apply(lease);
+    });
+    connect(m_source, &LeaseSource::removed, this, [this](const QString &name) {
+        if (m_running)
+            remove(name);
+    });
+    connect(m_source, &LeaseSource::resynchronise, this, &LeaseObserver::list);
 }
 
 LeaseObserver::~LeaseObserver() = default;
 
+QString LeaseObserver::describeSource() const
+{
+    return m_source->describe();
+}
+
 void LeaseObserver::start()
 {
-    if (m_running || !m_store)
+    if (m_running)
         return;
     m_running = true;
-    // The watch first, so that no change falls between the list and it.
-    m_watch = m_store->watch(keyPrefix, this);
-    if (m_watch) {
-        connect(m_watch, &StoreWatch::entryChanged, this, [this](const StoreEntry &entry) {
-            if (m_listing)
-                m_touchedDuringList.insert(entry.key);
-            applyEntry(entry);
-        });
-        connect(m_watch, &StoreWatch::entryRemoved, this, [this](const QString &key) {
-            if (m_listing)
-                m_touchedDuringList.insert(key);
-            removeKey(key);
-        });
-        connect(m_watch, &StoreWatch::resynchronise, this, &LeaseObserver::list);
-    }
+    // The source starts following first, so that no change falls between the list and it.
+    m_source->start();
     list();
 }
 
 void LeaseObserver::stop()
 {
     m_running = false;
+    m_listing = false;
     m_pollTimer.stop();
     m_expiryTimer.stop();
-    delete m_watch;
-    m_watch = nullptr;
+    m_source->stop();
 }
 
 void LeaseObserver::list()
 {
-    if (!m_running || !m_store || m_listing)
+    if (!m_running || m_listing)
         return;
     m_listing = true;
-    m_touchedDuringList.clear();
-    QPointer<LeaseObserver> self(this);
-    m_store->list(keyPrefix, [self](const StoreResult &result) {
-        if (!self)
-            return;
-        self->m_listing = false;
-        if (!self->m_running)
-            return;
-        if (result.ok()) {
-            QSet<QString> present;
-            for (const StoreEntry &entry : result.entries) {
-                present.insert(entry.key);
-                if (!self->m_touchedDuringList.contains(entry.key))
-                    self->applyEntry(entry);
-            }
-            const QStringList known = self->m_leases.keys();
-            for (const QString &name : known) {
-                const QString key = keyPrefix + name;
-                if (!present.contains(key) && !self->m_touchedDuringList.contains(key))
-                    self->removeKey(key);
-            }
-        } else {
-            qCWarning(lcStore).noquote() << QStringLiteral("observer: cannot list %1*: %2")
-                                                    .arg(keyPrefix, result.errorString);
-            Q_EMIT self->storeError(result.errorString);
-        }
-        if (!self->m_ready) {
-            self->m_ready = true;
-            Q_EMIT self->ready();
-        }
-        // Without a watch, or after a failure, the list is how news comes.
-        if (!self->m_watch || !result.ok())
-            self->m_pollTimer.start(self->m_pollIntervalMs);
-    });
+    m_source->list();
 }
 
-void LeaseObserver::applyEntry(const StoreEntry &entry)
+void LeaseObserver::onListed(const QList<SourcedLease> &leases)
 {
-    if (!entry.key.startsWith(keyPrefix))
+    if (!m_running || !m_listing)
         return;
-    const QString name = entry.key.mid(keyPrefix.size());
+    m_listing = false;
+    QSet<QString> present;
+    for (const SourcedLease &lease : leases) {
+        present.insert(lease.name);
+        apply(lease);
+    }
+    const QStringList known = m_leases.keys();
+    for (const QString &name : known)
+        if (!present.contains(name))
+            remove(name);
+    afterList(true);
+}
+
+void LeaseObserver::onListFailed(const QString &message)
+{
+    if (!m_running || !m_listing)
+        return;
+    m_listing = false;
+    Q_EMIT storeError(message);
+    afterList(false);
+}
+
+void LeaseObserver::afterList(bool ok)
+{
+    if (!m_ready) {
+        m_ready = true;
+        Q_EMIT ready();
+    }
+    // Without a watch, or after a failure, the list is how news comes.
+    if (m_running && (!m_source->isWatching() || !ok))
+        m_pollTimer.start(m_pollIntervalMs);
+}
+
+void LeaseObserver::apply(const SourcedLease &lease)
+{
+    const QString &name = lease.name;
     const qint64 now = m_clock->monotonicMs();
     auto it = m_leases.find(name);
     const bool known = it != m_leases.end();
-    if (known && it->version == entry.version)
+    if (known && it->version == lease.version)
         return; // unchanged: the F2 clock keeps running from the first sighting
 
     ObservedLease next = known ? *it : ObservedLease {};
     next.name = name;
-    next.version = entry.version;
+    next.version = lease.version;
     next.changedMono = now;
-    LeaseRecord record;
-    QString error;
-    if (leasecodec::decode(entry.document, &record, &error)) {
-        next.valid = true;
-        next.error.clear();
-    } else {
-        // R1: shown as unreadable, never guessed at.
-        next.valid = false;
-        next.error = error;
-        record = LeaseRecord {};
-    }
+    next.valid = lease.valid;
+    next.error = lease.valid ? QString() : lease.error;
+    const LeaseRecord record = lease.valid ? lease.record : LeaseRecord {};
     const QString previousHolder = known ? it->record.holder : QString();
     const bool previousExpired = known && it->expired;
     const qint64 previousChanged = known ? it->changedMono : now;
@@ -183,11 +185,8 @@ void LeaseObserver::applyEntry(const StoreEntry &entry)
     armExpiry();
 }
 
-void LeaseObserver::removeKey(const QString &key)
+void LeaseObserver::remove(const QString &name)
 {
-    if (!key.startsWith(keyPrefix))
-        return;
-    const QString name = key.mid(keyPrefix.size());
     if (m_leases.remove(name) > 0)
         Q_EMIT leaseRemoved(name);
     armExpiry();

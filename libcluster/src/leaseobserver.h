@@ -16,9 +16,9 @@
 namespace baton {
 
 class Clock;
+class LeaseSource;
 class Store;
-class StoreWatch;
-struct StoreEntry;
+struct SourcedLease;
 
 /*! One lease as an observer sees it (SPEC O2). */
 struct ObservedLease
@@ -68,11 +68,14 @@ struct LeaseFailover
 
 /*!
  * Lists and watches every lease of a store (the `cluster:*` entries, SPEC
- * O2) without taking part, and keeps each lease's state and failover
- * history while it runs. Judges expiry as a follower does (F2): by its own
- * monotonic clock, from when it saw the record change; the records' times
- * are shown, never trusted. Where the store cannot watch, it lists again
- * every pollInterval().
+ * O2) or of a Kubernetes namespace, without taking part, and keeps each
+ * lease's state and failover history while it runs. Judges expiry as a
+ * follower does (F2): by its own monotonic clock, from when it saw the
+ * record change; the records' times are shown, never trusted. Where the
+ * source cannot watch, it lists again every pollInterval().
+ *
+ * The reading is a LeaseSource's (StoreLeaseSource, KubernetesLeaseSource);
+ * the state, history and expiry are the same whatever the source.
  *
  * No printing and no widgets: `baton status` formats it, and the dashboard
  * can model it.
@@ -81,10 +84,16 @@ class LeaseObserver : public QObject
 {
     Q_OBJECT
 public:
+    /*! Observes the `cluster:*` entries of \a store. */
     explicit LeaseObserver(Store *store, const Clock *clock = nullptr, QObject *parent = nullptr);
+    /*! Observes what \a source reads; takes ownership of it. */
+    explicit LeaseObserver(LeaseSource *source, const Clock *clock = nullptr, QObject *parent = nullptr);
     ~LeaseObserver() override;
 
     static inline const QString keyPrefix = QStringLiteral("cluster:");
+
+    /*! What is observed, for messages: `cluster:*`, `Leases in namespace prod at ...`. */
+    QString describeSource() const;
 
     void setPollInterval(int ms) { m_pollIntervalMs = ms; }
     int pollInterval() const { return m_pollIntervalMs; }
@@ -117,19 +126,20 @@ Q_SIGNALS:
     void storeError(const QString &message);
 
 private:
+    void setUpSource();
     void list();
-    void applyEntry(const StoreEntry &entry);
-    void removeKey(const QString &key);
+    void onListed(const QList<SourcedLease> &leases);
+    void onListFailed(const QString &message);
+    void afterList(bool ok);
+    void apply(const SourcedLease &lease);
+    void remove(const QString &name);
     void armExpiry();
     void checkExpiry();
 
-    QPointer<Store> m_store;
+    LeaseSource *m_source;
     const Clock *m_clock;
-    StoreWatch *m_watch = nullptr;
     QHash<QString, ObservedLease> m_leases;
     QList<LeaseFailover> m_history;
-    /*! Keys the watch reported while a list was outstanding: the list may be older. */
-    QSet<QString> m_touchedDuringList;
     bool m_listing = false;
     bool m_ready = false;
     bool m_running = false;

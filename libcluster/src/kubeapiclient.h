@@ -1,0 +1,80 @@
+#pragma once
+
+#include "httpclient.h"
+#include "kubeconfig.h"
+
+#include <QObject>
+#include <QSslConfiguration>
+
+#include <functional>
+
+class QUrlQuery;
+
+namespace baton {
+
+class HttpStream;
+class KubeCredentials;
+struct KubeCredential;
+
+/*!
+ * Requests to one Kubernetes API server, for every Kubernetes client of
+ * the library (the election's Lease backend, the observer's Lease source):
+ * TLS from the resolved configuration, fresh credentials for each request
+ * (KubeCredentials), one retry with a fresh credential after a 401 where
+ * the credential can change (exec plugin, token file), client-go's
+ * `?timeout=` on each request. Over the one HTTP helper; nothing blocks.
+ *
+ * Messages name the server and the configuration's source, never a token
+ * or a key (SPEC R2): tokens travel in headers only.
+ */
+class KubeApiClient : public QObject
+{
+    Q_OBJECT
+public:
+    using Callback = std::function<void(const HttpResult &)>;
+    /*! A stream opened, or why none could be (credentials, TLS). */
+    using StreamCallback = std::function<void(HttpStream *stream, const QString &errorString)>;
+
+    KubeApiClient(const KubeClientConfig &config, int timeoutMs, QObject *parent = nullptr);
+    ~KubeApiClient() override;
+
+    /*! Applies the TLS settings of the configuration; false with a message when they are unusable. */
+    bool setUp(QString *errorString);
+
+    const KubeClientConfig &config() const { return m_config; }
+    int timeoutMs() const { return m_timeoutMs; }
+
+    /*! The Lease collection of \a namespaceName, or of all namespaces when it is empty. */
+    QUrl leasesUrl(const QString &namespaceName, const QUrlQuery &query) const;
+
+    /*! One request; \a done runs exactly once on a later turn, unless this client is destroyed first. */
+    void send(const QByteArray &method, const QUrl &url, const QJsonObject &body, Callback done);
+    /*!
+     * Opens a streaming GET (a watch) owned by \a parent. \a done runs once,
+     * unless this client or \a parent is destroyed first.
+     */
+    void openStream(const QUrl &url, QObject *parent, StreamCallback done);
+    /*! The server refused the last credential (401 on a stream): fetch a new one next time. */
+    void invalidateCredentials();
+
+    /*!
+     * A failed request in words: \a what (`listing Leases in ns`), the
+     * status, the Status message; \a forbiddenHint follows a 403 (which
+     * Role the caller needs).
+     */
+    QString explain(const HttpResult &result, const QString &what, const QString &forbiddenHint) const;
+
+private:
+    void sendWith(const QByteArray &method, const QUrl &url, const QJsonObject &body, Callback done,
+                  bool retriedAfter401);
+    bool applyCredential(const KubeCredential &credential, QString *errorString);
+
+    KubeClientConfig m_config;
+    int m_timeoutMs;
+    HttpClient *m_http;
+    KubeCredentials *m_credentials;
+    QSslConfiguration m_baseSsl;
+    QByteArray m_appliedCert;
+};
+
+} // namespace baton

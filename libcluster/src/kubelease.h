@@ -1,0 +1,34 @@
+#pragma once
+
+#include "leaserecord.h"
+
+#include <QJsonObject>
+#include <QString>
+
+namespace baton {
+
+/*!
+ * The `coordination.k8s.io/v1` Lease object as client-go's LeaseLock reads
+ * and writes it (SPEC B3), in one place for the election backend and the
+ * observer: both read the same fields with the same rules.
+ */
+namespace kubelease {
+
+inline const QString apiVersion = QStringLiteral("coordination.k8s.io/v1");
+
+/*! A MicroTime: UTC, exactly six fraction digits, `Z`. */
+QString microTime(const QDateTime &time);
+
+/*! Whether \a name is a DNS-1123 subdomain, as the API requires of Lease names. */
+bool isValidName(const QString &name);
+
+/*!
+ * Reads the record and resourceVersion of a Lease. When it cannot be
+ * trusted (R1: a missing or negative duration, a time that is not one, a
+ * field of the wrong type) returns false and says which field and why in
+ * \a errorString (`spec.leaseDurationSeconds is -5; ...`).
+ */
+bool decode(const QJsonObject &lease, LeaseState *state, QString *errorString);
+
+} // namespace kubelease
+} // namespace baton
