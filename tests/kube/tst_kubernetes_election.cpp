@@ -6,6 +6,7 @@
 
 #include "clock.h"
 #include "leaseapiserver.h"
+#include "eventstream.h"
 #include "participantprocess.h"
 #include "testcertificates.h"
 #include "testsupport.h"
@@ -23,6 +24,7 @@
 #include <csignal>
 
 using namespace baton;
+using namespace baton::test;
 
 namespace {
 
@@ -36,11 +38,6 @@ const QString pollToken = QStringLiteral("tok-poll-77b04d1a");
 const QString noUpdateToken = QStringLiteral("tok-noupdate-5e21aa90");
 const QString adminToken = QStringLiteral("tok-admin-0c4d9e31");
 
-qint64 monoOf(const QJsonObject &event)
-{
-    return qint64(event.value(QStringLiteral("mono")).toDouble());
-}
-
 QList<QJsonObject> eventsNamed(const ParticipantProcess &p, const QString &name)
 {
     QList<QJsonObject> found;
@@ -48,12 +45,6 @@ QList<QJsonObject> eventsNamed(const ParticipantProcess &p, const QString &name)
         if (e.value(QStringLiteral("event")).toString() == name)
             found << e;
     return found;
-}
-
-QJsonObject lastEvent(const ParticipantProcess &p, const QString &name)
-{
-    const QList<QJsonObject> found = eventsNamed(p, name);
-    return found.isEmpty() ? QJsonObject {} : found.last();
 }
 
 } // namespace
