@@ -4,17 +4,22 @@
 // the command never runs in two places at once (SPEC O3). Every copy of the
 // command appends its lines to one shared file (O_APPEND: the file's order is
 // the order of the writes), so two copies running at once would interleave.
+// The same test runs twice: on a FileStore, and (as tst_joinexec_etcd, with
+// BATON_JOINEXEC_STORE=etcd) on the etcd that the CTest fixture started.
 
+#include "etcdfixture.h"
 #include "eventstream.h"
 #include "participantprocess.h"
 #include "testsupport.h"
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUuid>
 
 #include <csignal>
 
@@ -61,6 +66,8 @@ private:
 
     QTemporaryDir m_folder;
     QString m_log;
+    QJsonObject m_registry;
+    QString m_leaseSuffix;
     std::vector<std::unique_ptr<ParticipantProcess>> m_participants;
 };
 
@@ -69,18 +76,28 @@ void TestJoinExec::initTestCase()
     QVERIFY2(!test::batonBinary().isEmpty(), "BATON_BINARY is not set: run through ctest");
     QVERIFY(m_folder.isValid());
     m_log = m_folder.filePath(QStringLiteral("command.log"));
+    if (qEnvironmentVariable("BATON_JOINEXEC_STORE") == QLatin1String("etcd")) {
+        EtcdFixture etcd("BATON_ETCD_DIR");
+        QVERIFY2(etcd.configured() && !etcd.endpoints().isEmpty(),
+                 qPrintable(QStringLiteral("no etcd from the fixture: %1").arg(etcd.errorString())));
+        m_registry = QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/EtcdStore")},
+                                  {QStringLiteral("endpoints"), QJsonArray::fromStringList(etcd.endpoints())}};
+        // The fixture's etcd is shared: a lease name of this run's own.
+        m_leaseSuffix = QLatin1Char('-') + QUuid::createUuid().toString(QUuid::Id128).left(8);
+    } else {
+        m_registry = QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
+                                  {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}};
+    }
 }
 
 QString TestJoinExec::writeConfig(const QString &name, const QString &instanceId, const QString &lease)
 {
     const QJsonObject config {
             {QStringLiteral("services"),
-             QJsonObject {{QStringLiteral("Registry"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
-                                        {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}}},
+             QJsonObject {{QStringLiteral("Registry"), m_registry},
                           {QStringLiteral("cluster"),
                            QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
-                                        {QStringLiteral("leaseName"), lease},
+                                        {QStringLiteral("leaseName"), lease + m_leaseSuffix},
                                         {QStringLiteral("instanceId"), instanceId},
                                         {QStringLiteral("leaseDuration"), leaseMs},
                                         {QStringLiteral("renewInterval"), renewMs}}}}}};
