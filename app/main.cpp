@@ -36,9 +36,12 @@ Commands:
                  unless a non-loopback address is given as numbers);
                  --explain prints what the timings guarantee, and exits
   status --config FILE [--watch] [--json] [--history FILE.csv|FILE.json]
+  status --store URL [--watch] [--json] [--history F]
   status --kube-context CONTEXT [--kubeconfig FILE]
          [--namespace N | --all-namespaces] [--watch] [--json] [--history F]
-                 the leases of FILE's Registry, or the Kubernetes Leases of
+                 the leases of FILE's Registry, of the store at URL
+                 (file:///folder, or etcd http://host:port[,...]; no
+                 credentials in URLs), or the Kubernetes Leases of
                  a namespace (default: the context's) or of all namespaces
                  (named namespace/name), one line each: holder, held since,
                  last renewal against the lease duration, transitions;
@@ -169,6 +172,11 @@ int runStatus(QCoreApplication &app)
     const QCommandLineOption config(QStringLiteral("config"),
                                     QStringLiteral("The application configuration (JSON)."),
                                     QStringLiteral("FILE"));
+    const QCommandLineOption store(QStringLiteral("store"),
+                                   QStringLiteral("A Registry by URL instead of a configuration: "
+                                                  "file:///folder, or etcd endpoints "
+                                                  "http://host:port[,...]."),
+                                   QStringLiteral("URL"));
     const QCommandLineOption watch(QStringLiteral("watch"),
                                    QStringLiteral("Follow the leases until SIGINT/SIGTERM."));
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("One JSON record a line."));
@@ -190,7 +198,7 @@ int runStatus(QCoreApplication &app)
                                            QStringLiteral("N"));
     const QCommandLineOption allNamespaces(QStringLiteral("all-namespaces"),
                                            QStringLiteral("The Leases of every namespace."));
-    parser.addOptions({config, kubeContext, kubeconfig, namespaceName, allNamespaces, watch, json, history});
+    parser.addOptions({config, store, kubeContext, kubeconfig, namespaceName, allNamespaces, watch, json, history});
     int exitCode = 0;
     if (!parseCommand(app, parser, "status", &exitCode))
         return exitCode;
@@ -199,16 +207,18 @@ int runStatus(QCoreApplication &app)
         return int(baton::StatusCommand::BadUsage);
     };
     const bool kubernetes = parser.isSet(kubeContext) || parser.isSet(kubeconfig);
-    if (parser.isSet(config) && kubernetes)
-        return refuse("--config (a Registry) and --kube-context/--kubeconfig (Kubernetes) exclude each other");
-    if (!parser.isSet(config) && !kubernetes)
-        return refuse("--config FILE or --kube-context CONTEXT is required");
+    const int sources = int(parser.isSet(config)) + int(parser.isSet(store)) + int(kubernetes);
+    if (sources > 1)
+        return refuse("--config, --store and --kube-context/--kubeconfig exclude each other");
+    if (sources == 0)
+        return refuse("--config FILE, --store URL or --kube-context CONTEXT is required");
     if (!kubernetes && (parser.isSet(namespaceName) || parser.isSet(allNamespaces)))
         return refuse("--namespace and --all-namespaces are for Kubernetes (--kube-context)");
     if (parser.isSet(namespaceName) && parser.isSet(allNamespaces))
         return refuse("--namespace and --all-namespaces exclude each other");
     baton::StatusCommand::Options options;
     options.configPath = parser.value(config);
+    options.storeUrl = parser.value(store);
     options.kubeContext = parser.value(kubeContext);
     options.kubeconfigPath = parser.value(kubeconfig);
     options.namespaceName = parser.value(namespaceName);

@@ -1,5 +1,7 @@
 #include "statuscommand.h"
 
+#include "storeurl.h"
+
 #include "clock.h"
 #include "eventrecord.h"
 #include "kubeconfig.h"
@@ -145,7 +147,19 @@ int StatusCommand::createStoreObserver()
 {
     m_application = std::make_unique<Application>();
     QString error;
-    if (!m_application->loadConfigFile(m_options.configPath, &error)) {
+    bool loaded = false;
+    if (!m_options.storeUrl.isEmpty()) {
+        const QJsonObject registry = registryForStoreUrl(m_options.storeUrl, &error);
+        loaded = !registry.isEmpty()
+                && m_application->loadConfig(
+                        QJsonDocument(QJsonObject {{QStringLiteral("services"),
+                                                    QJsonObject {{QStringLiteral("Registry"), registry}}}})
+                                .toJson(),
+                        QStringLiteral("--store"), &error);
+    } else {
+        loaded = m_application->loadConfigFile(m_options.configPath, &error);
+    }
+    if (!loaded) {
         complain(error);
         return BadUsage;
     }
@@ -154,7 +168,9 @@ int StatusCommand::createStoreObserver()
     Store *store = qobject_cast<Store *>(m_application->service(QStringLiteral("Registry")));
     if (store) {
         if (!store->init(&error)) {
-            complain(QStringLiteral("%1: %2").arg(m_options.configPath, error));
+            complain(QStringLiteral("%1: %2").arg(m_options.storeUrl.isEmpty() ? m_options.configPath
+                                                                              : QStringLiteral("--store"),
+                                                  error));
             return RuntimeFailure;
         }
     } else {

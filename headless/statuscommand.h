@@ -34,6 +34,8 @@ public:
     {
         /*! A Registry's configuration; or, when empty, the Kubernetes options below. */
         QString configPath;
+        /*! A Registry named by URL instead (`--store`): see storeurl.h. */
+        QString storeUrl;
         /*! Kubernetes: a kubeconfig context (empty: the current one) and file (empty: KUBECONFIG, ~/.kube/config). */
         QString kubeContext;
         QString kubeconfigPath;
@@ -66,7 +68,7 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
-    bool isKubernetes() const { return m_options.configPath.isEmpty(); }
+    bool isKubernetes() const { return m_options.configPath.isEmpty() && m_options.storeUrl.isEmpty(); }
     int createStoreObserver();
     int createKubernetesObserver();
     void onReady();

@@ -18,6 +18,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 
 #include <csignal>
 
@@ -148,6 +149,18 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
     QCOMPARE(cells.at(1), leader.instanceId());
     QVERIFY2(rows.at(1).contains(QStringLiteral("/2.0s")), qPrintable(rows.at(1)));
     QVERIFY2(rows.at(1).contains(QStringLiteral("held")), qPrintable(rows.at(1)));
+
+    // The same store named by URL, with no configuration file (O2).
+    auto *byUrl = new QProcess(this);
+    byUrl->start(test::batonBinary(),
+                 {QStringLiteral("status"), QStringLiteral("--store"),
+                  QUrl::fromLocalFile(m_folder.filePath(QStringLiteral("registry"))).toString(),
+                  QStringLiteral("--json")});
+    QVERIFY(byUrl->waitForFinished(10000));
+    QCOMPARE(byUrl->exitCode(), 0);
+    const QJsonObject byUrlLease = test::parseEventLine(byUrl->readAllStandardOutput().split('\n').at(0));
+    QCOMPARE(byUrlLease.value(QStringLiteral("lease")).toString(), QStringLiteral("watched"));
+    QCOMPARE(byUrlLease.value(QStringLiteral("holder")).toString(), leader.instanceId());
 
     // O5: --json, a `lease` record a line, with the common fields.
     QProcess *json = runStatus({QStringLiteral("--json")});
