@@ -6,6 +6,8 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
+#include <QUrl>
 
 #include <algorithm>
 #include <csignal>
@@ -87,7 +89,7 @@ int DemoCommand::start()
                 && std::none_of(m_participants.begin(), m_participants.end(),
                                 [](ParticipantProcess *p) { return p->isRunning(); })) {
                 printHistory();
-                Q_EMIT finished(0);
+                showStatus();
             }
         });
         m_participants.append(participant);
@@ -236,6 +238,20 @@ void DemoCommand::printHistory()
     say(QStringLiteral("\ncrash failover %1 ms, clean handover %2 ms")
                 .arg(m_crashFailoverMs)
                 .arg(m_handoverMs));
+}
+
+void DemoCommand::showStatus()
+{
+    // What an operator would type to see the same lease: `baton status`, a
+    // real process on the same store, now that every participant is gone.
+    const QString url = QUrl::fromLocalFile(m_folder.filePath(QStringLiteral("registry"))).toString();
+    say(QStringLiteral("\n$ baton status --store %1").arg(url));
+    auto *status = new QProcess(this);
+    status->setProcessChannelMode(QProcess::ForwardedChannels);
+    connect(status, &QProcess::finished, this, [this](int exitCode) {
+        Q_EMIT finished(exitCode == 0 ? 0 : 1);
+    });
+    status->start(m_program, {QStringLiteral("status"), QStringLiteral("--store"), url});
 }
 
 void DemoCommand::fail(const QString &why)

@@ -14,7 +14,8 @@ class ParticipantProcess;
  * `baton demo`: three real `baton join` processes on a file Registry in a
  * temporary folder. It shows who leads, kills the leader (SIGKILL) to show a
  * crash failover, stops the next one cleanly (SIGTERM) to show a handover,
- * then prints the history. Exit 0 when every step was seen.
+ * then prints the history and the lease as `baton status` shows it. Exit 0
+ * when every step was seen.
  */
 class DemoCommand : public QObject
 {
@@ -36,6 +37,7 @@ private:
     void advance();
     void printTable(const QString &note = {});
     void printHistory();
+    void showStatus();
     void fail(const QString &why);
     ParticipantProcess *leader() const;
     qint64 monotonicNow() const;
