@@ -16,6 +16,7 @@ packages="
   dbus gnome-keyring
   procps
   openssl
+  doxygen
 "
 
 missing=""
