@@ -17,6 +17,7 @@ packages="
   procps
   openssl
   doxygen
+  dpkg-dev
 "
 
 missing=""
