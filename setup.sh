@@ -16,6 +16,8 @@ packages="
   dbus gnome-keyring
   procps
   openssl
+  doxygen
+  dpkg-dev
 "
 
 missing=""

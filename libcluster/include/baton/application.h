@@ -30,6 +30,7 @@ class BATON_EXPORT Application : public QObject
 {
     Q_OBJECT
 public:
+    /*! An empty application; it becomes the current() one. */
     explicit Application(QObject *parent = nullptr);
     ~Application() override;
 
@@ -52,6 +53,7 @@ public:
      * when the first cluster service starts (SPEC W7).
      */
     bool init(QString *errorString);
+    /*! Whether init() succeeded and stop() has not been called since. */
     bool isInitialised() const;
 
     /*!
@@ -60,7 +62,9 @@ public:
      */
     void stop();
 
+    /*! The service configured as \a name, or nullptr. */
     Service *service(const QString &name) const;
+    /*! Every service, in configuration order. */
     QList<Service *> services() const;
 
     /*! The first cluster service in configuration order, or nullptr (SPEC C1). */
@@ -85,6 +89,7 @@ Q_SIGNALS:
      * store never campaigns on a store that has not started yet.
      */
     void started();
+    /*! Every service has stopped (emitted once, at the end of stop()). */
     void stopped();
 
 private:

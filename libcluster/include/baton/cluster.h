@@ -5,6 +5,10 @@
 
 #include <QString>
 
+/*!
+ * Baton's public API: leader work (whenLeader(), LeaderTimer), the cluster
+ * service that runs one election, and the application model it lives in.
+ */
 namespace baton {
 
 /*!
@@ -27,6 +31,18 @@ BATON_EXPORT ClusterService *useCluster(const QString &serviceName);
 BATON_EXPORT Remover whenLeaderOnDefaultCluster(LeaderCallback fn, LeaderCallback deregisteredFn,
                                                 QObject *context);
 
+/*!
+ * Runs \a fn each time this instance becomes the leader of useCluster(), and
+ * \a deregisteredFn each time it stops leading (SPEC W1-W5, W7). Either may
+ * return void or QFuture<void>; the two never overlap. Callable from any code
+ * of the program, before or after the election started:
+ *
+ * \code
+ * baton::whenLeader([&] { poller.start(); }, [&] { poller.stop(); });
+ * \endcode
+ *
+ * Returns the Remover that undoes the registration.
+ */
 template<typename Fn, typename DeregisteredFn = std::nullptr_t>
 Remover whenLeader(Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
 {
@@ -35,6 +51,11 @@ Remover whenLeader(Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
                                       nullptr);
 }
 
+/*!
+ * As whenLeader(fn, deregisteredFn), bound to \a context (SPEC W6): the
+ * callbacks run in the context's thread, and the registration is removed
+ * when the context is destroyed.
+ */
 template<typename Fn, typename DeregisteredFn = std::nullptr_t>
 Remover whenLeader(QObject *context, Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
 {

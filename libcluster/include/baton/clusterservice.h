@@ -21,7 +21,9 @@ class Clock;
  */
 struct BATON_EXPORT ElectionTimings
 {
+    /*! How long a lease holds without a renewal (`leaseDuration`). */
     qint64 leaseDuration = 0;
+    /*! How often the leader renews and a follower tries (`renewInterval`). */
     qint64 renewInterval = 0;
     /*! A crash is noticed at the latest this long after the leader's last renewal (F6). */
     qint64 worstCrashFailover = 0;
@@ -34,6 +36,7 @@ struct BATON_EXPORT ElectionTimings
     /*! The relative clock-rate difference between hosts that the margin absorbs, e.g. 0.2 for 20 %. */
     double toleratedClockDrift = 0;
 
+    /*! The timings that follow from \a leaseDuration and \a renewInterval, in milliseconds. */
     static ElectionTimings forParameters(qint64 leaseDuration, qint64 renewInterval);
     /*! Several lines a person can read, for logs and `--explain`. */
     QString explain() const;
@@ -64,6 +67,10 @@ class BATON_EXPORT ClusterService : public Service
 {
     Q_OBJECT
 public:
+    /*!
+     * A service named \a name with its configuration \a parameters, owned by
+     * \a application (or by nobody, in tests). Nothing starts before init().
+     */
     ClusterService(const QString &name, const QJsonObject &parameters, Application *application);
     ~ClusterService() override;
 
@@ -103,9 +110,11 @@ public:
      * on the monotonic clock at the moment of the call (SPEC F4).
      */
     virtual bool isLeader() const;
+    /*! This instance's identity in the election (SPEC C1): the `instanceId` parameter, or a generated one. */
     QString instanceId() const;
     /*! The same as instanceId(), for readers of the original API. */
     QString getInstanceId() const { return instanceId(); }
+    /*! The name of the lease this service campaigns for. */
     QString leaseName() const;
     /*!
      * The lease's transition count when this instance became leader (SPEC
@@ -115,6 +124,7 @@ public:
     qint64 fencingToken() const;
     /*! The holder as last seen, empty when the lease is free or unknown. */
     QString currentHolder() const;
+    /*! The timings of this configuration (SPEC O6). */
     ElectionTimings timings() const;
 
     /*!

@@ -17,6 +17,10 @@ namespace baton {
  */
 using LeaderCallback = std::function<QFuture<void>()>;
 
+/*!
+ * \a fn as a LeaderCallback: a callable that returns void or QFuture<void>,
+ * or nullptr for no callback (an empty LeaderCallback).
+ */
 template<typename Fn>
 LeaderCallback toLeaderCallback(Fn &&fn)
 {

@@ -16,9 +16,12 @@ namespace baton {
 class BATON_EXPORT Remover
 {
 public:
+    /*! A remover of nothing: calling it does nothing, isActive() is false. */
     Remover();
+    /*! A remover that calls \a remove the first time it is called. */
     explicit Remover(std::function<void()> remove);
 
+    /*! Removes the registration (SPEC W5); harmless when called again. */
     void operator()() const;
     /*! True until the registration has been removed. */
     bool isActive() const;

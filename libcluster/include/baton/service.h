@@ -23,13 +23,20 @@ class BATON_EXPORT Service : public QObject
 {
     Q_OBJECT
 public:
+    /*!
+     * The service configured as \a name with \a parameters (the JSON object
+     * of its entry, `type` included), owned by \a application.
+     */
     Service(const QString &name, const QJsonObject &parameters, Application *application);
     ~Service() override;
 
+    /*! The name of the service in the configuration, e.g. `Registry`. */
     QString name() const;
     /*! The full type name the service was created with, e.g. `Webda/FileStore`. */
     QString type() const;
+    /*! The service's entry in the configuration. */
     QJsonObject parameters() const;
+    /*! The application that owns the service, or nullptr. */
     Application *application() const;
 
     /*!
@@ -47,6 +54,7 @@ public:
     virtual void stop();
 
 Q_SIGNALS:
+    /*! The service has finished stopping (see stop()). */
     void stopped();
 
 protected:

@@ -22,6 +22,7 @@ class Service;
 class BATON_EXPORT ServiceFactory
 {
 public:
+    /*! Creates a service of one type: its name, its parameters, its application. */
     using Creator = std::function<Service *(const QString &name, const QJsonObject &parameters,
                                             Application *application)>;
 
@@ -29,11 +30,16 @@ public:
     static void registerType(const QString &fullName, Creator creator);
     /*! The full name for a full or short name, or an empty string when unknown. */
     static QString resolve(const QString &typeName);
+    /*! The full names of every registered type. */
     static QStringList types();
     /*! Creates an instance, or returns nullptr when the type is unknown. */
     static Service *create(const QString &typeName, const QString &name,
                            const QJsonObject &parameters, Application *application);
 
+    /*!
+     * Registers \a fullName for the Service subclass \a T, built with T's
+     * constructor `(name, parameters, application)`.
+     */
     template<typename T>
     static void registerType(const QString &fullName)
     {

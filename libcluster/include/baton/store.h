@@ -15,7 +15,9 @@ namespace baton {
 /*! One document of a store, with the version that conditional writes compare. */
 struct BATON_EXPORT StoreEntry
 {
+    /*! The document's key, e.g. `cluster:cron`. */
     QString key;
+    /*! The document itself. */
     QJsonObject document;
     /*! Opaque: etcd's mod_revision, a counter elsewhere. Compare for equality only. */
     QString version;
@@ -24,7 +26,9 @@ struct BATON_EXPORT StoreEntry
 /*! The result of one store operation. */
 struct BATON_EXPORT StoreResult
 {
+    /*! What happened. */
     enum class Status {
+        /*! Done as asked. */
         Ok,
         /*! Create found the key taken, or a conditional write found another version. */
         Conflict,
@@ -35,18 +39,21 @@ struct BATON_EXPORT StoreResult
         /*! The store answered something this client cannot read. */
         BadReply,
     };
+    /*! What happened. */
     Status status = Status::Ok;
     /*!
      * Ok: the entry as now stored (get, create, update) or removed. Conflict:
      * the entry that won, when the store said so (entryKnown).
      */
     StoreEntry entry;
+    /*! Whether entry holds the entry (always for Ok; for Conflict, when the store said). */
     bool entryKnown = false;
     /*! list(): the entries under the prefix. */
     QList<StoreEntry> entries;
     /*! For people: what went wrong and where. Never holds a secret. */
     QString errorString;
 
+    /*! Whether status is Ok. */
     bool ok() const { return status == Status::Ok; }
 };
 
@@ -62,7 +69,9 @@ public:
     using QObject::QObject;
 
 Q_SIGNALS:
+    /*! \a entry was created or written. */
     void entryChanged(const baton::StoreEntry &entry);
+    /*! \a key was deleted. */
     void entryRemoved(const QString &key);
     /*! The watch lost events (stream broken, history compacted): read again. */
     void resynchronise();
@@ -80,9 +89,12 @@ class BATON_EXPORT Store : public Service
 {
     Q_OBJECT
 public:
+    /*! Receives the result of one operation, exactly once. */
     using Callback = std::function<void(const StoreResult &)>;
+    /*! As Service::Service(): a store configured as \a name with \a parameters. */
     using Service::Service;
 
+    /*! Reads \a key: Ok with the entry, or NotFound. */
     virtual void get(const QString &key, Callback done) = 0;
     /*! Writes \a document only when \a key does not exist. */
     virtual void create(const QString &key, const QJsonObject &document, Callback done) = 0;
@@ -95,6 +107,7 @@ public:
                         Callback done) = 0;
     /*! Deletes \a key; with a non-empty \a version, only when it still has that version. */
     virtual void remove(const QString &key, const QString &version, Callback done) = 0;
+    /*! Reads every entry whose key starts with \a prefix into StoreResult::entries. */
     virtual void list(const QString &prefix, Callback done) = 0;
     /*! A watch of the keys under \a prefix, or nullptr when this store cannot watch. */
     virtual StoreWatch *watch(const QString &prefix, QObject *parent) = 0;
