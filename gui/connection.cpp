@@ -60,7 +60,8 @@ QList<ConnectionField> Connection::fields(ConnectionKind kind)
                 {QStringLiteral("password"), tr("Password"), T::Secret, tr("kept in the system keychain"), false},
                 {QStringLiteral("tls.ca"), tr("CA certificate"), T::File, tr("PEM file; empty: system CAs"), false},
                 {QStringLiteral("tls.cert"), tr("Client certificate"), T::File, tr("PEM file, optional"), false},
-                {QStringLiteral("tls.key"), tr("Client key"), T::File, tr("PEM file, optional"), false}};
+                {QStringLiteral("tls.key"), tr("Client key"), T::File, tr("PEM file, optional"), false},
+                {QStringLiteral("timeout"), tr("Timeout (ms)"), T::Number, tr("empty: 5000"), false}};
     case ConnectionKind::Kubernetes:
         return {{QStringLiteral("config"), tr("Kubeconfig"), T::File, tr("empty: KUBECONFIG, then ~/.kube/config"), false},
                 {QStringLiteral("context"), tr("Context"), T::Text, tr("empty: the current context"), false},
@@ -86,6 +87,8 @@ QString Connection::storeType(ConnectionKind kind)
 
 bool Connection::isAvailable(ConnectionKind kind)
 {
+    if (kind == ConnectionKind::Kubernetes)
+        return true;
     const QString type = storeType(kind);
     return !type.isEmpty() && !ServiceFactory::resolve(type).isEmpty();
 }
@@ -112,6 +115,12 @@ QJsonObject Connection::storeConfig() const
                 for (const QString &part : parts)
                     list.append(part.trimmed());
                 value = list;
+            } else if (field.type == ConnectionField::Type::Number) {
+                // Not a number: passed as typed, so that the store refuses it
+                // naming the parameter (R1) rather than silently using a default.
+                bool ok = false;
+                const qint64 number = text.toLongLong(&ok);
+                value = ok ? QJsonValue(number) : QJsonValue(text);
             } else {
                 value = text;
             }
@@ -130,9 +139,15 @@ QString Connection::displayName() const
 {
     if (!name.isEmpty())
         return name;
-    return parameters.value(kind == ConnectionKind::FileRegistry ? QStringLiteral("folder")
-                                                                  : QStringLiteral("endpoints"))
-            .toString();
+    switch (kind) {
+    case ConnectionKind::FileRegistry:
+        return parameters.value(QStringLiteral("folder")).toString();
+    case ConnectionKind::Etcd:
+        return parameters.value(QStringLiteral("endpoints")).toString();
+    case ConnectionKind::Kubernetes:
+        return parameters.value(QStringLiteral("context")).toString();
+    }
+    return {};
 }
 
 QString Connection::missingField() const

@@ -17,7 +17,7 @@ enum class ConnectionKind { FileRegistry, Etcd, Kubernetes };
 /*! One parameter of a connection kind, as the connection dialog shows it. */
 struct ConnectionField
 {
-    enum class Type { Text, Folder, File, List, Secret };
+    enum class Type { Text, Folder, File, List, Number, Secret };
     QString key;
     QString label;
     Type type = Type::Text;
@@ -50,12 +50,14 @@ public:
     static QList<ConnectionField> fields(ConnectionKind kind);
     /*!
      * Whether this build can open the kind: a Registry store type that the
-     * ServiceFactory knows (etcd when `Webda/EtcdStore` is registered).
-     * Kubernetes needs an observer of Lease objects, which is not built yet.
+     * ServiceFactory knows, or Kubernetes (observed through
+     * KubernetesLeaseSource, which every build has).
      */
     static bool isAvailable(ConnectionKind kind);
     /*! The Registry store type a kind opens, e.g. `Webda/FileStore`; empty for Kubernetes. */
     static QString storeType(ConnectionKind kind);
+    /*! Whether the dashboard can take part in elections on the kind: it needs a Registry store. */
+    static bool canJoin(ConnectionKind kind) { return !storeType(kind).isEmpty(); }
 
     /*!
      * The store's service configuration (SPEC B1 parameters), secrets

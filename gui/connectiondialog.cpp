@@ -206,15 +206,17 @@ void ConnectionDialog::onKindChanged()
 {
     const auto kind = ConnectionKind(m_kind->currentData().toInt());
     m_pages->setCurrentIndex(m_kind->currentIndex());
-    if (Connection::isAvailable(kind)) {
+    if (Connection::isAvailable(kind) && !Connection::canJoin(kind)) {
+        m_kindNote->setText(tr("The dashboard observes the Lease objects of this namespace (empty: of all "
+                               "namespaces); it cannot join their elections."));
+        m_kindNote->show();
+    } else if (Connection::isAvailable(kind)) {
         m_kindNote->clear();
         m_kindNote->hide();
     } else {
-        m_kindNote->setText(kind == ConnectionKind::Kubernetes
-                                    ? tr("Coming: Kubernetes connections can be saved now and will open once "
-                                         "the dashboard can watch Lease objects.")
-                                    : tr("Coming: etcd connections can be saved now and will open once this "
-                                         "version has the etcd store."));
+        m_kindNote->setText(tr("Coming: %1 connections can be saved now and will open once this version "
+                               "has their store.")
+                                    .arg(Connection::kindName(kind)));
         m_kindNote->show();
     }
     m_open->setEnabled(Connection::isAvailable(kind));

@@ -18,9 +18,8 @@ class ConnectionRepository;
 
 /*!
  * Add, edit and remove connections (SPEC O4). Every kind shows its fields;
- * a kind this version cannot open yet (etcd until its store lands,
- * Kubernetes until the Lease observer does) is marked "coming" and can be
- * saved but not opened. Secret fields are password fields whose value goes
+ * a kind this build cannot open (a Registry store type the ServiceFactory
+ * lacks) is marked "coming" and can be saved but not opened. Secret fields are password fields whose value goes
  * to the keychain only; left empty, the stored secret is kept.
  */
 class ConnectionDialog : public QDialog

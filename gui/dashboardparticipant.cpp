@@ -70,6 +70,10 @@ bool DashboardParticipant::join(const Parameters &parameters, QString *errorStri
         *errorString = tr("Already taking part in \"%1\": step down first.").arg(m_parameters.leaseName);
         return false;
     }
+    if (!canJoin()) {
+        *errorString = tr("This connection has no Registry store to take part through.");
+        return false;
+    }
     auto *cluster = new DashboardCluster(m_store, parameters);
     if (!cluster->init(errorString)) {
         delete cluster;

@@ -29,6 +29,7 @@ public:
         qint64 renewIntervalMs = 5000;
     };
 
+    /*! \a store may be null: the connection has no Registry and canJoin() is false. */
     explicit DashboardParticipant(Store *store, QObject *parent = nullptr);
     ~DashboardParticipant() override;
 
@@ -40,6 +41,8 @@ public:
     /*! Stops leading and releases (F5); stateChanged() follows when done. */
     void stepDown();
 
+    /*! False without a store (a Kubernetes connection): join() then refuses. */
+    bool canJoin() const { return m_store != nullptr; }
     bool isJoined() const { return m_cluster != nullptr; }
     bool isStopping() const { return m_stopping; }
     bool isLeader() const;

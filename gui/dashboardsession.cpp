@@ -3,6 +3,8 @@
 #include "dashboardparticipant.h"
 #include "failoverhistorymodel.h"
 #include "guilogging.h"
+#include "kubeconfig.h"
+#include "kubernetesleasesource.h"
 #include "leaseactivity.h"
 #include "leasefilterproxymodel.h"
 #include "leaseobserver.h"
@@ -11,7 +13,16 @@
 #include <baton/servicefactory.h>
 #include <baton/store.h>
 
+#include <QProcessEnvironment>
+
 namespace baton {
+
+namespace {
+
+// As `baton status` on Kubernetes: an answer, good or bad, within 5 s.
+constexpr int kubeTimeoutMs = 5000;
+
+} // namespace
 
 DashboardSession::DashboardSession(QObject *parent)
     : QObject(parent)
@@ -38,6 +49,13 @@ bool DashboardSession::open(const Connection &connection, QString *errorString)
         *errorString = tr("The connection \"%1\" needs a value for \"%2\".").arg(connection.displayName(), missing);
         return false;
     }
+    if (connection.kind == ConnectionKind::Kubernetes)
+        return openKubernetes(connection, errorString);
+    return openStore(connection, errorString);
+}
+
+bool DashboardSession::openStore(const Connection &connection, QString *errorString)
+{
     QJsonObject config = connection.storeConfig();
     const QString type = config.take(QStringLiteral("type")).toString();
     std::unique_ptr<Service> service(ServiceFactory::create(type, QStringLiteral("Registry"), config, nullptr));
@@ -62,6 +80,48 @@ bool DashboardSession::open(const Connection &connection, QString *errorString)
     return true;
 }
 
+bool DashboardSession::openKubernetes(const Connection &connection, QString *errorString)
+{
+    KubeConfigOptions options;
+    options.configPath = connection.parameters.value(QStringLiteral("config")).toString().trimmed();
+    options.context = connection.parameters.value(QStringLiteral("context")).toString().trimmed();
+    options.namespaceName = connection.parameters.value(QStringLiteral("namespace")).toString().trimmed();
+    // An empty namespace is the operator's "every namespace" (the field's
+    // placeholder says so), not the context's namespace.
+    const bool allNamespaces = options.namespaceName.isEmpty();
+    KubeClientConfig config;
+    QString error;
+    if (!kubeconfig::resolve(options, QProcessEnvironment::systemEnvironment(), &config, &error)) {
+        *errorString = error;
+        return false;
+    }
+    if (const QString token = connection.secrets.value(QStringLiteral("token")); !token.isEmpty()) {
+        // The connection's token replaces the kubeconfig's credentials, so
+        // that the operator knows which identity the API server sees.
+        config.token = token;
+        config.tokenFile.clear();
+        config.exec.reset();
+        config.clientCertPem.clear();
+        config.clientKeyPem.clear();
+    }
+    auto source = std::make_unique<KubernetesLeaseSource>(config, allNamespaces, kubeTimeoutMs);
+    if (!source->setUp(&error)) {
+        *errorString = error;
+        return false;
+    }
+    if (config.insecureSkipTlsVerify)
+        qCWarning(lcGui).noquote() << QStringLiteral("insecure-skip-tls-verify is set in %1: the API "
+                                                     "server's certificate is NOT verified")
+                                              .arg(config.source);
+    m_connection = connection;
+    m_connection.secrets.clear(); // the source has the token; nothing else needs it
+    m_title = connection.displayName().isEmpty() ? config.contextName : connection.displayName();
+    // describe() names the server and namespace, never a credential (R2).
+    qCInfo(lcGui).noquote() << QStringLiteral("opened %1 (%2)").arg(m_title, source->describe());
+    startObserving(nullptr, source.release());
+    return true;
+}
+
 void DashboardSession::attach(Store *store, const Clock *clock, const QString &title)
 {
     close();
@@ -70,14 +130,15 @@ void DashboardSession::attach(Store *store, const Clock *clock, const QString &t
     startObserving(clock);
 }
 
-void DashboardSession::startObserving(const Clock *clock)
+void DashboardSession::startObserving(const Clock *clock, LeaseSource *source)
 {
-    m_observer = new LeaseObserver(m_store, clock, this);
+    m_observer = source ? new LeaseObserver(source, clock, this) : new LeaseObserver(m_store, clock, this);
     m_leaseModel = new LeaseTableModel(m_observer, this);
     m_filterModel = new LeaseFilterProxyModel(this);
     m_filterModel->setSourceModel(m_leaseModel);
     m_historyModel = new FailoverHistoryModel(m_observer, this);
     m_activity = new LeaseActivity(m_observer, this);
+    // Without a store (Kubernetes) the participant exists but cannot join.
     m_participant = new DashboardParticipant(m_store, this);
     connect(m_participant, &DashboardParticipant::stateChanged, this, [this] {
         m_leaseModel->setOwnInstanceId(m_participant->isJoined() ? m_participant->parameters().instanceId

@@ -21,6 +21,7 @@ class LeaseActivity;
 struct LeaseFailover;
 class LeaseFilterProxyModel;
 class LeaseObserver;
+class LeaseSource;
 class LeaseTableModel;
 
 
@@ -41,9 +42,11 @@ public:
     ~DashboardSession() override;
 
     /*!
-     * Opens \a connection (its secrets already loaded): creates its store
-     * through the ServiceFactory and starts observing. False with \a
-     * errorString when the kind is not available or the store refuses.
+     * Opens \a connection (its secrets already loaded) and starts observing:
+     * a Registry kind through its store, created by the ServiceFactory; a
+     * Kubernetes connection through a KubernetesLeaseSource (no store, so no
+     * joining). False with \a errorString when the kind is not available,
+     * the store refuses or the kubeconfig cannot be used.
      */
     bool open(const Connection &connection, QString *errorString);
     /*! Observes a store the caller owns, on \a clock (the demo and the tests). */
@@ -53,6 +56,7 @@ public:
     bool isOpen() const { return m_observer != nullptr; }
     QString title() const { return m_title; }
     QString connectionId() const { return m_connection.id; }
+    /*! The Registry store; null on a Kubernetes connection. */
     Store *store() const { return m_store; }
     LeaseObserver *observer() const { return m_observer; }
     LeaseTableModel *leaseModel() const { return m_leaseModel; }
@@ -72,7 +76,10 @@ Q_SIGNALS:
     void storeError(const QString &message);
 
 private:
-    void startObserving(const Clock *clock);
+    bool openStore(const Connection &connection, QString *errorString);
+    bool openKubernetes(const Connection &connection, QString *errorString);
+    /*! Observes \a source when given (taking it), else m_store. */
+    void startObserving(const Clock *clock, LeaseSource *source = nullptr);
     void onFailover(const LeaseFailover &change);
     void onExpired(const QString &lease);
     void queueAlert(const QString &lease, const QString &text);

@@ -95,7 +95,14 @@ void ParticipationPanel::refresh()
     const bool joined = m_participant && m_participant->isJoined();
     const bool stopping = m_participant && m_participant->isStopping();
     setEnabled(m_participant != nullptr);
-    m_join->setEnabled(m_participant && !joined);
+    const bool canJoin = m_participant && m_participant->canJoin();
+    m_join->setEnabled(canJoin && !joined);
+    // Why the button is off, where the operator looks for it.
+    m_join->setToolTip(m_participant && !canJoin
+                               ? tr("Joining is not available on Kubernetes connections yet: the dashboard "
+                                    "only observes Lease objects. To take part, run baton join with a "
+                                    "KubernetesClusterService.")
+                               : QString());
     m_stepDown->setEnabled(joined && !stopping);
     for (QWidget *w : {static_cast<QWidget *>(m_leaseName), static_cast<QWidget *>(m_instanceId),
                        static_cast<QWidget *>(m_leaseDuration), static_cast<QWidget *>(m_renewInterval)})

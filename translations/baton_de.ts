@@ -103,6 +103,14 @@
         <source>optional, overrides the kubeconfig; kept in the system keychain</source>
         <translation>optional, ersetzt das der Kubeconfig; im Schlüsselbund des Systems gespeichert</translation>
     </message>
+    <message>
+        <source>Timeout (ms)</source>
+        <translation>Zeitlimit (ms)</translation>
+    </message>
+    <message>
+        <source>empty: 5000</source>
+        <translation>leer: 5000</translation>
+    </message>
 </context>
 <context>
     <name>TimingsExplanation</name>
@@ -238,14 +246,6 @@
         <translation>Neue Verbindung</translation>
     </message>
     <message>
-        <source>Coming: Kubernetes connections can be saved now and will open once the dashboard can watch Lease objects.</source>
-        <translation>Demnächst: Kubernetes-Verbindungen lassen sich schon speichern und öffnen sich, sobald das Dashboard Lease-Objekte beobachten kann.</translation>
-    </message>
-    <message>
-        <source>Coming: etcd connections can be saved now and will open once this version has the etcd store.</source>
-        <translation>Demnächst: etcd-Verbindungen lassen sich schon speichern und öffnen sich, sobald diese Version den etcd-Speicher hat.</translation>
-    </message>
-    <message>
         <source>Give the connection a name.</source>
         <translation>Geben Sie der Verbindung einen Namen.</translation>
     </message>
@@ -265,12 +265,24 @@
         <source>Saved.</source>
         <translation>Gespeichert.</translation>
     </message>
+    <message>
+        <source>The dashboard observes the Lease objects of this namespace (empty: of all namespaces); it cannot join their elections.</source>
+        <translation>Das Dashboard beobachtet die Lease-Objekte dieses Namespace (leer: aller Namespaces); an ihren Wahlen kann es nicht teilnehmen.</translation>
+    </message>
+    <message>
+        <source>Coming: %1 connections can be saved now and will open once this version has their store.</source>
+        <translation>Demnächst: %1-Verbindungen lassen sich schon speichern und öffnen sich, sobald diese Version ihren Speicher hat.</translation>
+    </message>
 </context>
 <context>
     <name>baton::DashboardParticipant</name>
     <message>
         <source>Already taking part in &quot;%1&quot;: step down first.</source>
         <translation>Nimmt bereits an „%1“ teil: zuerst zurücktreten.</translation>
+    </message>
+    <message>
+        <source>This connection has no Registry store to take part through.</source>
+        <translation>Diese Verbindung hat keinen Registry-Speicher, über den sie an der Wahl teilnehmen könnte.</translation>
     </message>
 </context>
 <context>
@@ -726,6 +738,10 @@ Vom Inhaber geschrieben: übernommen %4, erneuert %5</translation>
     <message>
         <source>Following</source>
         <translation>Follower</translation>
+    </message>
+    <message>
+        <source>Joining is not available on Kubernetes connections yet: the dashboard only observes Lease objects. To take part, run baton join with a KubernetesClusterService.</source>
+        <translation>Teilnehmen ist bei Kubernetes-Verbindungen noch nicht möglich: Das Dashboard beobachtet Lease-Objekte nur. Um teilzunehmen, starten Sie baton join mit einem KubernetesClusterService.</translation>
     </message>
 </context>
 <context>

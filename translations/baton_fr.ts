@@ -103,6 +103,14 @@
         <source>optional, overrides the kubeconfig; kept in the system keychain</source>
         <translation>facultatif, remplace celui du kubeconfig ; conservé dans le trousseau du système</translation>
     </message>
+    <message>
+        <source>Timeout (ms)</source>
+        <translation>Délai (ms)</translation>
+    </message>
+    <message>
+        <source>empty: 5000</source>
+        <translation>vide : 5000</translation>
+    </message>
 </context>
 <context>
     <name>TimingsExplanation</name>
@@ -238,14 +246,6 @@
         <translation>Nouvelle connexion</translation>
     </message>
     <message>
-        <source>Coming: Kubernetes connections can be saved now and will open once the dashboard can watch Lease objects.</source>
-        <translation>À venir : les connexions Kubernetes peuvent déjà être enregistrées et s’ouvriront dès que le tableau de bord saura surveiller les objets Lease.</translation>
-    </message>
-    <message>
-        <source>Coming: etcd connections can be saved now and will open once this version has the etcd store.</source>
-        <translation>À venir : les connexions etcd peuvent déjà être enregistrées et s’ouvriront dès que cette version aura le magasin etcd.</translation>
-    </message>
-    <message>
         <source>Give the connection a name.</source>
         <translation>Donnez un nom à la connexion.</translation>
     </message>
@@ -265,12 +265,24 @@
         <source>Saved.</source>
         <translation>Enregistrée.</translation>
     </message>
+    <message>
+        <source>The dashboard observes the Lease objects of this namespace (empty: of all namespaces); it cannot join their elections.</source>
+        <translation>Le tableau de bord observe les objets Lease de cet espace de noms (vide : de tous les espaces de noms) ; il ne peut pas prendre part à leurs élections.</translation>
+    </message>
+    <message>
+        <source>Coming: %1 connections can be saved now and will open once this version has their store.</source>
+        <translation>À venir : les connexions %1 peuvent déjà être enregistrées et s’ouvriront dès que cette version aura leur magasin.</translation>
+    </message>
 </context>
 <context>
     <name>baton::DashboardParticipant</name>
     <message>
         <source>Already taking part in &quot;%1&quot;: step down first.</source>
         <translation>Participe déjà à « %1 » : retirez-vous d’abord.</translation>
+    </message>
+    <message>
+        <source>This connection has no Registry store to take part through.</source>
+        <translation>Cette connexion n’a pas de magasin Registry par lequel prendre part à l’élection.</translation>
     </message>
 </context>
 <context>
@@ -726,6 +738,10 @@ Dernier changement vu il y a %2 (bail %3)
     <message>
         <source>Following</source>
         <translation>Suiveur</translation>
+    </message>
+    <message>
+        <source>Joining is not available on Kubernetes connections yet: the dashboard only observes Lease objects. To take part, run baton join with a KubernetesClusterService.</source>
+        <translation>Rejoindre n’est pas encore possible sur une connexion Kubernetes : le tableau de bord ne fait qu’observer les objets Lease. Pour prendre part à l’élection, lancez baton join avec un KubernetesClusterService.</translation>
     </message>
 </context>
 <context>

@@ -170,6 +170,7 @@ void LeaseObserver::apply(const SourcedLease &lease)
         next.holderSinceMono = now;
         ++next.changesSeen;
         m_leases.insert(name, next);
+        schedule(next);
         m_history.append(change);
         qCInfo(lcElection).noquote() << QStringLiteral("observer: %1: %2 -> %3 (%4)")
                                                 .arg(name,
@@ -180,6 +181,7 @@ void LeaseObserver::apply(const SourcedLease &lease)
         Q_EMIT failover(change);
     } else {
         m_leases.insert(name, next);
+        schedule(next);
         Q_EMIT leaseChanged(name);
     }
     armExpiry();
@@ -187,21 +189,36 @@ void LeaseObserver::apply(const SourcedLease &lease)
 
 void LeaseObserver::remove(const QString &name)
 {
+    unschedule(name);
     if (m_leases.remove(name) > 0)
         Q_EMIT leaseRemoved(name);
     armExpiry();
 }
 
+void LeaseObserver::schedule(const ObservedLease &lease)
+{
+    unschedule(lease.name);
+    if (lease.expired || !lease.valid || lease.record.holder.isEmpty())
+        return; // nobody holds it: nothing can run out
+    m_deadlineOf.insert(lease.name, m_deadlines.emplace(lease.changedMono + lease.record.leaseDurationMs, lease.name));
+}
+
+void LeaseObserver::unschedule(const QString &name)
+{
+    const auto it = m_deadlineOf.constFind(name);
+    if (it == m_deadlineOf.constEnd())
+        return;
+    m_deadlines.erase(*it);
+    m_deadlineOf.erase(it);
+}
+
 void LeaseObserver::armExpiry()
 {
-    qint64 earliest = LLONG_MAX;
-    for (const ObservedLease &lease : std::as_const(m_leases))
-        if (!lease.expired && lease.valid && !lease.record.holder.isEmpty())
-            earliest = std::min(earliest, lease.changedMono + lease.record.leaseDurationMs);
-    if (earliest == LLONG_MAX || !m_running) {
+    if (m_deadlines.empty() || !m_running) {
         m_expiryTimer.stop();
         return;
     }
+    const qint64 earliest = m_deadlines.begin()->first;
     m_expiryTimer.start(int(qBound<qint64>(0, earliest - m_clock->monotonicMs(), qint64(INT_MAX))));
 }
 
@@ -209,12 +226,16 @@ void LeaseObserver::checkExpiry()
 {
     const qint64 now = m_clock->monotonicMs();
     QStringList expired;
-    for (ObservedLease &lease : m_leases) {
-        if (!lease.expired && lease.valid && !lease.record.holder.isEmpty()
-            && now - lease.changedMono >= lease.record.leaseDurationMs) {
-            lease.expired = true;
-            expired.append(lease.name);
-        }
+    // Only the deadlines already past: the rest of the map is not looked at.
+    while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
+        const QString name = m_deadlines.begin()->second;
+        m_deadlineOf.remove(name);
+        m_deadlines.erase(m_deadlines.begin());
+        const auto it = m_leases.find(name);
+        if (it == m_leases.end())
+            continue;
+        it->expired = true;
+        expired.append(name);
     }
     for (const QString &name : std::as_const(expired)) {
         qCInfo(lcElection).noquote() << QStringLiteral("observer: %1: the lease of %2 expired unrenewed")

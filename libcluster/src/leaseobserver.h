@@ -11,6 +11,7 @@
 #include <QString>
 #include <QTimer>
 
+#include <map>
 #include <optional>
 
 namespace baton {
@@ -133,12 +134,24 @@ private:
     void afterList(bool ok);
     void apply(const SourcedLease &lease);
     void remove(const QString &name);
+    /*! Keeps \a lease's expiry deadline in m_deadlines (or drops it when it cannot expire). */
+    void schedule(const ObservedLease &lease);
+    void unschedule(const QString &name);
     void armExpiry();
     void checkExpiry();
+
+    using Deadlines = std::multimap<qint64, QString>;
 
     LeaseSource *m_source;
     const Clock *m_clock;
     QHash<QString, ObservedLease> m_leases;
+    /*!
+     * The expiry deadline (monotonic ms) of every lease that can still run
+     * out, earliest first, and where each lease's entry is: a renewal moves
+     * one entry in O(log n) instead of scanning every lease (benchmarks.md).
+     */
+    Deadlines m_deadlines;
+    QHash<QString, Deadlines::iterator> m_deadlineOf;
     QList<LeaseFailover> m_history;
     bool m_listing = false;
     bool m_ready = false;

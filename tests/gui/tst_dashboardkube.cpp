@@ -1,0 +1,187 @@
+// The dashboard on a Kubernetes connection (SPEC O4, O2, R2), against the
+// test Lease API server (tests/kube/leaseapiserver.h) over TLS: the
+// connection's bearer token (a keychain secret) replaces the kubeconfig's,
+// which the server refuses; the table shows a Lease and its holder and
+// follows a change through the watch; an empty namespace shows every
+// namespace; joining stays off. Waits are for conditions, never for time.
+
+#include "connection.h"
+#include "dashboardparticipant.h"
+#include "dashboardsession.h"
+#include "leaseapiserver.h"
+#include "leasetablemodel.h"
+#include "mainwindow.h"
+#include "testcertificates.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QPushButton>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace baton;
+
+namespace {
+
+const QString observerToken = QStringLiteral("tok-dash-observer-5c2e81d9");
+const QString staleToken = QStringLiteral("tok-dash-stale-0b7f3a64");
+
+QStringList s_logLines;
+
+void captureLog(QtMsgType, const QMessageLogContext &, const QString &message)
+{
+    s_logLines.append(message);
+}
+
+QJsonObject leaseObject(const QString &holder)
+{
+    const QString now = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss.zzz000Z"));
+    return {{QStringLiteral("apiVersion"), QStringLiteral("coordination.k8s.io/v1")},
+            {QStringLiteral("kind"), QStringLiteral("Lease")},
+            {QStringLiteral("spec"),
+             QJsonObject {{QStringLiteral("holderIdentity"), holder},
+                          {QStringLiteral("leaseDurationSeconds"), 30},
+                          {QStringLiteral("acquireTime"), now},
+                          {QStringLiteral("renewTime"), now},
+                          {QStringLiteral("leaseTransitions"), 0}}}};
+}
+
+QString holderCell(const QTableView &view, const QString &lease)
+{
+    const QAbstractItemModel *model = view.model();
+    if (!model)
+        return QStringLiteral("<no model>");
+    for (int row = 0; row < model->rowCount(); ++row)
+        if (model->index(row, LeaseTableModel::LeaseColumn).data().toString() == lease)
+            return model->index(row, LeaseTableModel::HolderColumn).data().toString();
+    return QStringLiteral("<no row>");
+}
+
+} // namespace
+
+class TestDashboardKube : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void showsALeaseAndItsHolderWithTheConnectionsToken();
+    void emptyNamespaceShowsEveryNamespace();
+    void cleanup();
+
+private:
+    Connection connection(const QString &ns) const;
+
+    QTemporaryDir m_folder;
+    test::TestCertificates m_certificates;
+    test::LeaseApiServer m_server;
+    QString m_kubeconfig;
+};
+
+void TestDashboardKube::initTestCase()
+{
+    QVERIFY(m_folder.isValid());
+    QString error;
+    QVERIFY2(m_certificates.generate(m_folder.path(), &error), qPrintable(error));
+    QVERIFY2(m_server.setTls(m_certificates.serverCertFile(), m_certificates.serverKeyFile(), {}, &error),
+             qPrintable(error));
+    QVERIFY2(m_server.listen(&error), qPrintable(error));
+    // The observer ClusterRole (B5): get, list, watch. The kubeconfig's own
+    // token is unknown to the server, so only the connection's token opens it.
+    m_server.addToken(observerToken, QStringLiteral("system:serviceaccount:baton-system:dashboard"),
+                      {QStringLiteral("get"), QStringLiteral("list"), QStringLiteral("watch")});
+    m_kubeconfig = m_folder.filePath(QStringLiteral("kubeconfig"));
+    QFile file(m_kubeconfig);
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(QStringLiteral("apiVersion: v1\nkind: Config\ncurrent-context: dash\n"
+                              "clusters:\n- name: test\n  cluster:\n    server: %1\n"
+                              "    certificate-authority: %2\n"
+                              "contexts:\n- name: dash\n  context:\n    cluster: test\n    user: stale\n"
+                              "    namespace: default\n"
+                              "users:\n- name: stale\n  user:\n    token: %3\n")
+                       .arg(m_server.url().toString(), m_certificates.caFile(), staleToken)
+                       .toUtf8());
+    file.close();
+    m_server.putRaw(QStringLiteral("ks"), QStringLiteral("jobs"), leaseObject(QStringLiteral("node-a")));
+    m_server.putRaw(QStringLiteral("other"), QStringLiteral("cron"), leaseObject(QStringLiteral("node-z")));
+}
+
+void TestDashboardKube::cleanup()
+{
+    qInstallMessageHandler(nullptr);
+    QLoggingCategory::setFilterRules(QStringLiteral("baton.*.debug=false"));
+}
+
+Connection TestDashboardKube::connection(const QString &ns) const
+{
+    Connection c;
+    c.name = QStringLiteral("test cluster");
+    c.kind = ConnectionKind::Kubernetes;
+    c.parameters.insert(QStringLiteral("config"), m_kubeconfig);
+    c.parameters.insert(QStringLiteral("context"), QStringLiteral("dash"));
+    if (!ns.isEmpty())
+        c.parameters.insert(QStringLiteral("namespace"), ns);
+    // As the keychain hands it over when the connection opens.
+    c.secrets.insert(QStringLiteral("token"), observerToken);
+    return c;
+}
+
+void TestDashboardKube::showsALeaseAndItsHolderWithTheConnectionsToken()
+{
+    QVERIFY(Connection::isAvailable(ConnectionKind::Kubernetes));
+    QLoggingCategory::setFilterRules(QStringLiteral("baton.*.debug=true"));
+    s_logLines.clear();
+    qInstallMessageHandler(&captureLog);
+
+    DashboardSession session;
+    QString error;
+    QVERIFY2(session.open(connection(QStringLiteral("ks")), &error), qPrintable(error));
+    QVERIFY(!session.store());
+    MainWindow window(&session, nullptr, nullptr);
+    window.show();
+    // One namespace: the Lease by its name, with its holder.
+    QTRY_COMPARE_WITH_TIMEOUT(holderCell(*window.leaseView(), QStringLiteral("jobs")), QStringLiteral("node-a"),
+                              5000);
+    QCOMPARE(holderCell(*window.leaseView(), QStringLiteral("cron")), QStringLiteral("<no row>"));
+
+    // A new holder arrives through the watch.
+    m_server.putRaw(QStringLiteral("ks"), QStringLiteral("jobs"), leaseObject(QStringLiteral("node-b")));
+    QTRY_COMPARE_WITH_TIMEOUT(holderCell(*window.leaseView(), QStringLiteral("jobs")), QStringLiteral("node-b"),
+                              5000);
+
+    // Observing only: no election to join on a Kubernetes connection, and
+    // the button says why.
+    QVERIFY(!session.participant()->canJoin());
+    QString refused;
+    QVERIFY(!session.participant()->join({QStringLiteral("jobs"), QStringLiteral("me"), 15000, 5000}, &refused));
+    auto *join = window.findChild<QPushButton *>(QStringLiteral("joinButton"));
+    QVERIFY(join);
+    QVERIFY(!join->isEnabled());
+    QVERIFY(!join->toolTip().isEmpty());
+
+    // B5: the connection's token was the one sent; nothing but reading.
+    const QString user = QStringLiteral("system:serviceaccount:baton-system:dashboard");
+    QVERIFY(m_server.count(user, QStringLiteral("list")) >= 1);
+    QCOMPARE(m_server.count(user, QStringLiteral("update")), 0);
+    session.close();
+    qInstallMessageHandler(nullptr);
+    // R2: the token shows in no log line.
+    QVERIFY2(!s_logLines.join(QLatin1Char('\n')).contains(observerToken), "the bearer token shows in a log line");
+}
+
+void TestDashboardKube::emptyNamespaceShowsEveryNamespace()
+{
+    DashboardSession session;
+    QString error;
+    QVERIFY2(session.open(connection({}), &error), qPrintable(error));
+    MainWindow window(&session, nullptr, nullptr);
+    window.show();
+    QTRY_COMPARE_WITH_TIMEOUT(holderCell(*window.leaseView(), QStringLiteral("other/cron")),
+                              QStringLiteral("node-z"), 5000);
+    QVERIFY(holderCell(*window.leaseView(), QStringLiteral("ks/jobs")).startsWith(QStringLiteral("node-")));
+}
+
+QTEST_MAIN(TestDashboardKube)
+#include "tst_dashboardkube.moc"
