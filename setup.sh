@@ -16,8 +16,11 @@ packages="
   dbus gnome-keyring
   procps
   openssl
+  clang libclang-rt-14-dev
 "
 
+# clang and its runtimes (libFuzzer, ASan, UBSan) are for scripts/fuzz.sh and
+# the fuzz preset only; GCC builds everything else.
 missing=""
 for p in $packages; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
