@@ -20,6 +20,11 @@ packages="
   dpkg-dev
 "
 
+# clang and its runtimes (libFuzzer, ASan, UBSan) are for scripts/fuzz.sh and
+# the fuzz preset only (`./setup.sh fuzz`); GCC builds everything else.
+if [ "${1:-}" = fuzz ]; then
+  packages="$packages clang libclang-rt-14-dev"
+fi
 missing=""
 for p in $packages; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
