@@ -17,7 +17,7 @@ packages="
   procps
   openssl
   doxygen
-  dpkg-dev
+  dpkg-dev file
 "
 
 # clang and its runtimes (libFuzzer, ASan, UBSan) are for scripts/fuzz.sh and
