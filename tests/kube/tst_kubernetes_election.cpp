@@ -8,6 +8,7 @@
 #include "leaseapiserver.h"
 #include "eventstream.h"
 #include "participantprocess.h"
+#include "participants.h"
 #include "testcertificates.h"
 #include "testsupport.h"
 
@@ -140,16 +141,9 @@ ParticipantProcess *TestKubernetesElection::start(const QString &id, const QStri
                                         {QStringLiteral("leaseDuration"), leaseMs},
                                         {QStringLiteral("renewInterval"), renewMs}}}}}};
     const QString path = m_folder.filePath(id + QStringLiteral(".json"));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+    if (!test::writeJsonFile(path, config))
         return nullptr;
-    file.write(QJsonDocument(config).toJson());
-    file.close();
-    m_participants.push_back(std::make_unique<ParticipantProcess>(
-            id, test::batonBinary(),
-            QStringList {QStringLiteral("join"), QStringLiteral("--config"), path, QStringLiteral("--events"),
-                         QStringLiteral("json")}));
-    m_participants.back()->start();
+    m_participants.push_back(test::startParticipant(id, path));
     return m_participants.back().get();
 }
 

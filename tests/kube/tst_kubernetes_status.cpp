@@ -10,6 +10,7 @@
 #include "leaseapiserver.h"
 #include "leaseobserver.h"
 #include "participantprocess.h"
+#include "participants.h"
 #include "testcertificates.h"
 #include "testsupport.h"
 
@@ -215,16 +216,9 @@ ParticipantProcess *TestKubernetesStatus::start(const QString &id, const QString
                                         {QStringLiteral("leaseDuration"), leaseMs},
                                         {QStringLiteral("renewInterval"), renewMs}}}}}};
     const QString path = m_folder.filePath(id + QStringLiteral(".json"));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+    if (!test::writeJsonFile(path, config))
         return nullptr;
-    file.write(QJsonDocument(config).toJson());
-    file.close();
-    m_participants.push_back(std::make_unique<ParticipantProcess>(
-            id, test::batonBinary(),
-            QStringList {QStringLiteral("join"), QStringLiteral("--config"), path, QStringLiteral("--events"),
-                         QStringLiteral("json")}));
-    m_participants.back()->start();
+    m_participants.push_back(test::startParticipant(id, path));
     return m_participants.back().get();
 }
 
