@@ -12,6 +12,8 @@
 #include <QTimer>
 #include <QUrlQuery>
 
+#include <utility>
+
 namespace baton::test {
 
 namespace {
@@ -156,6 +158,9 @@ LeaseApiServer::~LeaseApiServer()
         if (w.connection->socket)
             w.connection->socket->abort();
     }
+    // Connections still open, or whose delayed deletion has not come yet, end
+    // with the server: nothing else owns them.
+    qDeleteAll(std::exchange(m_connections, {}));
 }
 
 bool LeaseApiServer::setTls(const QString &certFile, const QString &keyFile,
@@ -345,6 +350,7 @@ QJsonObject LeaseApiServer::putRaw(const QString &ns, const QString &name, const
 void LeaseApiServer::incoming(QTcpSocket *socket)
 {
     auto *connection = new LeaseApiConnection;
+    m_connections.insert(connection);
     connection->socket = socket;
     socket->setParent(this);
     if (auto *ssl = qobject_cast<QSslSocket *>(socket)) {
@@ -389,7 +395,10 @@ void LeaseApiServer::incoming(QTcpSocket *socket)
         if (connection->socket)
             connection->socket->deleteLater();
         // The connection object goes with its last queued answer, if any.
-        QTimer::singleShot(m_delayMs + 50, this, [connection] { delete connection; });
+        QTimer::singleShot(m_delayMs + 50, this, [this, connection] {
+            m_connections.remove(connection);
+            delete connection;
+        });
     });
     if (socket->bytesAvailable() > 0)
         QMetaObject::invokeMethod(socket, &QTcpSocket::readyRead, Qt::QueuedConnection);

@@ -189,6 +189,7 @@ private:
     qint64 m_compactedRv = 0;
     int m_historyLimit = 200;
     QList<Watch> m_watches;
+    QSet<LeaseApiConnection *> m_connections;
     QTimer *m_bookmarkTimer = nullptr;
 
     int m_failRequests = 0;
