@@ -1,6 +1,8 @@
 # Installs the build into a fresh prefix, then builds and runs the consumer
 # against it twice: through find_package(Baton), and through pkg-config.
-# Arguments: -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=...
+# Arguments: -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DCXX_FLAGS=...
+# CXX_FLAGS are the library build's own: a consumer of a library built with
+# sanitizers must be built with them too (the asan preset), as users would.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
 
@@ -19,7 +21,7 @@ string(REPLACE ";" "\n  " listing "${installed}")
 message("installed:\n  ${listing}")
 
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G Ninja
-    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 set(ENV{LD_LIBRARY_PATH} "${prefix}/lib:$ENV{LD_LIBRARY_PATH}")
 run(${WORK_DIR}/build/consumer ${WORK_DIR}/registry-cmake)
@@ -30,6 +32,6 @@ execute_process(COMMAND pkg-config --cflags --libs baton-cluster
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "pkg-config does not know baton-cluster")
 endif()
-separate_arguments(flags UNIX_COMMAND "${flags}")
+separate_arguments(flags UNIX_COMMAND "${CXX_FLAGS} ${flags}")
 run(c++ -std=c++20 -fPIC ${SOURCE_DIR}/main.cpp ${flags} -o ${WORK_DIR}/consumer-pkgconfig)
 run(${WORK_DIR}/consumer-pkgconfig ${WORK_DIR}/registry-pkgconfig)
