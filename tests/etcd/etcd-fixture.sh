@@ -60,6 +60,12 @@ wait_healthy() {
         if ctl --endpoints="$1" $user endpoint health >/dev/null 2>&1; then
             return 0
         fi
+        # A member that exited (its port taken meanwhile, say) will never
+        # answer: start again on new ports rather than wait it out.
+        for pidfile in "$dir"/member-*/pid; do
+            [ -f "$pidfile" ] || continue
+            kill -0 "$(cat "$pidfile")" 2>/dev/null || { echo "etcd-fixture: $(basename "$(dirname "$pidfile")") exited" >&2; return 1; }
+        done
         i=$((i + 1))
         sleep 0.1
     done
