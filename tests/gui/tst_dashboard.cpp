@@ -15,6 +15,7 @@
 #include "mainwindow.h"
 #include "memorystore.h"
 #include "participantprocess.h"
+#include "participants.h"
 #include "testsupport.h"
 
 #include <QAbstractItemModelTester>
@@ -137,6 +138,7 @@ void TestDashboard::tableFollowsAFailoverOfRealParticipants()
                 id, test::batonBinary(),
                 QStringList {QStringLiteral("join"), QStringLiteral("--config"), config, QStringLiteral("--events"),
                              QStringLiteral("json")}));
+        test::keepOutput(m_participants.back().get());
         m_participants.back()->start();
     }
     auto leader = [this]() -> ParticipantProcess * {
@@ -292,6 +294,8 @@ void TestDashboard::historyExportWritesParsableFiles()
     const QString jsonPath = m_folder.filePath(QStringLiteral("history.json"));
     QVERIFY2(window.exportHistory(csvPath, false, &error), qPrintable(error));
     QVERIFY2(window.exportHistory(jsonPath, true, &error), qPrintable(error));
+    test::keepArtifactFile(test::ArtifactKind::Export, csvPath);
+    test::keepArtifactFile(test::ArtifactKind::Export, jsonPath);
 
     QFile csv(csvPath);
     QVERIFY(csv.open(QIODevice::ReadOnly));

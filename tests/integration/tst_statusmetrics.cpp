@@ -5,6 +5,7 @@
 // the store is gone for longer than the lease, and 200 when it is back (O3, R4).
 
 #include "participantprocess.h"
+#include "participants.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -98,6 +99,7 @@ HttpAnswer TestStatusMetrics::get(quint16 port, const QString &path)
     if (!reply->isFinished() && !done.wait(5000))
         return {};
     HttpAnswer answer {reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), reply->readAll()};
+    test::keepArtifact(test::ArtifactKind::Metrics, QStringLiteral("port-%1%2").arg(port).arg(path), answer.body);
     reply->deleteLater();
     return answer;
 }
@@ -112,6 +114,7 @@ quint16 TestStatusMetrics::portOf(const ParticipantProcess &p)
 QProcess *TestStatusMetrics::runStatus(const QStringList &extra)
 {
     auto *status = new QProcess(this);
+    test::keepOutput(status, QStringLiteral("status"), test::ArtifactKind::Status);
     status->start(test::batonBinary(), QStringList {QStringLiteral("status"), QStringLiteral("--config"),
                                                     m_folder.filePath(QStringLiteral("a.json"))}
                                                + extra);
@@ -127,6 +130,7 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
                 QStringList {QStringLiteral("join"), QStringLiteral("--config"), writeConfig(id),
                              QStringLiteral("--events"), QStringLiteral("json"),
                              QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")}));
+        test::keepOutput(participants.back().get());
         participants.back()->start();
     }
     ParticipantProcess &a = *participants.at(0);
@@ -152,6 +156,7 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
 
     // The same store named by URL, with no configuration file (O2).
     auto *byUrl = new QProcess(this);
+    test::keepOutput(byUrl, QStringLiteral("status-by-url"), test::ArtifactKind::Status);
     byUrl->start(test::batonBinary(),
                  {QStringLiteral("status"), QStringLiteral("--store"),
                   QUrl::fromLocalFile(m_folder.filePath(QStringLiteral("registry"))).toString(),
@@ -231,6 +236,8 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
     QCOMPARE(change.at(2), follower.instanceId());
     QCOMPARE(change.at(3), QStringLiteral("expired"));
     QVERIFY(change.at(6).toLongLong() >= 0);
+    test::keepArtifactFile(test::ArtifactKind::Export, csvPath);
+    test::keepArtifactFile(test::ArtifactKind::Export, jsonPath);
     QFile historyJson(jsonPath);
     QVERIFY(historyJson.open(QIODevice::ReadOnly));
     const QJsonArray history = QJsonDocument::fromJson(historyJson.readAll()).object().value(QStringLiteral("history")).toArray();

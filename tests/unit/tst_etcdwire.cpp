@@ -5,9 +5,11 @@
 // file that answers what each case says. Each gives a clear error and no
 // crash (R1); re-authentication on "invalid auth token" leaks nothing (R2).
 
+#include "artifacts.h"
 #include "etcdstore.h"
 #include "etcdwatch.h"
 #include "jsonstreamsplitter.h"
+#include "testsecrets.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -359,13 +361,15 @@ void TestEtcdWire::watchReadsEventsWithoutType()
 // any log line or message.
 void TestEtcdWire::reauthenticatesOnInvalidTokenAndLeaksNothing()
 {
+    const QByteArray tokenPrefix = test::testSecret(QStringLiteral("etcdwire-token")).toUtf8();
+    const QString password = test::testSecret(QStringLiteral("etcdwire-password"));
     int tokensIssued = 0;
     Responder responder([&](const SeenRequest &request) -> QByteArray {
         if (request.path == "/v3/auth/authenticate") {
             ++tokensIssued;
-            return httpReply(200, "{\"token\":\"SECRET-TOKEN-" + QByteArray::number(tokensIssued) + "\"}");
+            return httpReply(200, "{\"token\":\"" + tokenPrefix + QByteArray::number(tokensIssued) + "\"}");
         }
-        if (request.authorization == "SECRET-TOKEN-1")
+        if (request.authorization == tokenPrefix + "1")
             return httpReply(401, R"({"error":"etcdserver: invalid auth token","message":"etcdserver: invalid auth token","code":16})");
         return httpReply(200, "{\"kvs\":[{\"key\":\"" + b64("cluster:a").toLatin1()
                                       + "\",\"value\":\"e30=\",\"mod_revision\":\"3\"}]}");
@@ -376,13 +380,16 @@ void TestEtcdWire::reauthenticatesOnInvalidTokenAndLeaksNothing()
     QString error;
     auto store = storeFor(responder.url(), &error,
                           { { QStringLiteral("username"), QStringLiteral("alice") },
-                            { QStringLiteral("password"), QStringLiteral("PASSWORD-xyz") } });
+                            { QStringLiteral("password"), password } });
     std::optional<StoreResult> result;
     if (store)
         store->get(QStringLiteral("cluster:a"), [&](const StoreResult &r) { result = r; });
     QTRY_VERIFY(!store || result.has_value());
     qInstallMessageHandler(previous);
     QLoggingCategory::setFilterRules(QStringLiteral("baton.*.debug=false"));
+    // R2: the captured lines go to the secrets scan as well.
+    test::keepArtifact(test::ArtifactKind::CapturedLog, QStringLiteral("reauthentication.log"),
+                       s_logLines.join(QLatin1Char('\n')).toUtf8());
     QVERIFY2(store, qPrintable(error));
 
     QVERIFY2(result->ok(), qPrintable(result->errorString));
@@ -391,13 +398,13 @@ void TestEtcdWire::reauthenticatesOnInvalidTokenAndLeaksNothing()
     for (const SeenRequest &request : std::as_const(responder.seen))
         authorizations.append(QString::fromLatin1(request.path + " " + request.authorization).trimmed());
     QCOMPARE(authorizations, (QStringList { QStringLiteral("/v3/auth/authenticate"),
-                                            QStringLiteral("/v3/kv/range SECRET-TOKEN-1"),
+                                            QStringLiteral("/v3/kv/range %1").arg(QString::fromUtf8(tokenPrefix + "1")),
                                             QStringLiteral("/v3/auth/authenticate"),
-                                            QStringLiteral("/v3/kv/range SECRET-TOKEN-2") }));
+                                            QStringLiteral("/v3/kv/range %1").arg(QString::fromUtf8(tokenPrefix + "2")) }));
     const QString logged = s_logLines.join(QLatin1Char('\n'));
     QVERIFY2(!s_logLines.isEmpty(), "nothing was logged: the capture proves nothing");
-    QVERIFY2(!logged.contains(QLatin1String("PASSWORD-xyz")), qPrintable(logged));
-    QVERIFY2(!logged.contains(QLatin1String("SECRET-TOKEN")), qPrintable(logged));
+    QVERIFY2(!logged.contains(password), qPrintable(logged));
+    QVERIFY2(!logged.contains(QString::fromUtf8(tokenPrefix)), qPrintable(logged));
 }
 
 // R1, R3: https to a server that does not speak TLS is a TLS error, named.
