@@ -32,6 +32,8 @@
 
 #include <csignal>
 
+#include <sys/stat.h>
+
 using namespace baton;
 
 namespace {
@@ -292,8 +294,14 @@ void TestDashboard::historyExportWritesParsableFiles()
     QTRY_COMPARE(session.historyModel()->rowCount(), 2);
     const QString csvPath = m_folder.filePath(QStringLiteral("history.csv"));
     const QString jsonPath = m_folder.filePath(QStringLiteral("history.json"));
-    QVERIFY2(window.exportHistory(csvPath, false, &error), qPrintable(error));
-    QVERIFY2(window.exportHistory(jsonPath, true, &error), qPrintable(error));
+    // R2: exported owner-only even under the most permissive umask.
+    const mode_t umaskBefore = ::umask(0);
+    const bool csvWritten = window.exportHistory(csvPath, false, &error);
+    const bool jsonWritten = csvWritten && window.exportHistory(jsonPath, true, &error);
+    ::umask(umaskBefore);
+    QVERIFY2(csvWritten && jsonWritten, qPrintable(error));
+    BATON_COMPARE_MODE(csvPath, 0600);
+    BATON_COMPARE_MODE(jsonPath, 0600);
     test::keepArtifactFile(test::ArtifactKind::Export, csvPath);
     test::keepArtifactFile(test::ArtifactKind::Export, jsonPath);
 

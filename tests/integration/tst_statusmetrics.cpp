@@ -3,6 +3,8 @@
 // election (SPEC O2, O5), `/metrics` scraped through a failover and read by a
 // strict reader of the Prometheus text format, and `/healthz` going 503 when
 // the store is gone for longer than the lease, and 200 when it is back (O3, R4).
+// Everything runs under umask 0: the exports and the store's folder and files
+// come out owner-only all the same (R2).
 
 #include "participantprocess.h"
 #include "participants.h"
@@ -22,6 +24,8 @@
 #include <QUrl>
 
 #include <csignal>
+
+#include <sys/stat.h>
 
 using namespace baton;
 
@@ -69,6 +73,9 @@ void TestStatusMetrics::initTestCase()
 {
     QVERIFY2(!test::batonBinary().isEmpty(), "BATON_BINARY is not set: run through ctest");
     QVERIFY(m_folder.isValid());
+    // R2: the most permissive umask, inherited by every `baton` started
+    // here: whatever they create must be owner-only on its own.
+    ::umask(0);
 }
 
 QString TestStatusMetrics::writeConfig(const QString &instanceId)
@@ -238,6 +245,12 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
     QVERIFY(change.at(6).toLongLong() >= 0);
     test::keepArtifactFile(test::ArtifactKind::Export, csvPath);
     test::keepArtifactFile(test::ArtifactKind::Export, jsonPath);
+    // R2: the exports and the store the processes wrote, under umask 0.
+    BATON_COMPARE_MODE(csvPath, 0600);
+    BATON_COMPARE_MODE(jsonPath, 0600);
+    BATON_COMPARE_MODE(m_folder.filePath(QStringLiteral("registry")), 0700);
+    BATON_COMPARE_MODE(m_folder.filePath(QStringLiteral("registry/cluster:watched.json")), 0600);
+    BATON_COMPARE_MODE(m_folder.filePath(QStringLiteral("registry/.sequence")), 0600);
     QFile historyJson(jsonPath);
     QVERIFY(historyJson.open(QIODevice::ReadOnly));
     const QJsonArray history = QJsonDocument::fromJson(historyJson.readAll()).object().value(QStringLiteral("history")).toArray();
