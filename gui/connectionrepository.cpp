@@ -1,5 +1,6 @@
 #include "connectionrepository.h"
 
+#include "privatefiles.h"
 #include "secretstore.h"
 
 #include <QPointer>
@@ -39,6 +40,11 @@ ConnectionRepository::ConnectionRepository(QSettings *settings, SecretStore *sec
     , m_settings(settings)
     , m_secrets(secrets)
 {
+    // R2: the connections' hosts and user names are nobody else's business;
+    // QSettings would create its file with the umask's mode, and keeps the
+    // mode of the file it rewrites.
+    if (m_settings)
+        privatefiles::prepareFile(m_settings->fileName());
 }
 
 QString ConnectionRepository::secretKey(const QString &id, const QString &field)

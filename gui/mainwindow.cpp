@@ -11,6 +11,7 @@
 #include "leasefilterproxymodel.h"
 #include "leasetablemodel.h"
 #include "participationpanel.h"
+#include "privatefiles.h"
 #include "renewtimingwidget.h"
 #include "timelinewidget.h"
 
@@ -371,7 +372,7 @@ bool MainWindow::exportHistory(const QString &path, bool json, QString *errorStr
         return false;
     }
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
+    if (!privatefiles::openForWriting(file)) {
         *errorString = file.errorString();
         return false;
     }

@@ -69,7 +69,9 @@ QProcess::ExitStatus ParticipantProcess::exitStatus() const
 
 void ParticipantProcess::readEvents()
 {
-    m_pending += m_process.readAllStandardOutput();
+    const QByteArray read = m_process.readAllStandardOutput();
+    m_stdout += read;
+    m_pending += read;
     qsizetype newline;
     while ((newline = m_pending.indexOf('\n')) >= 0) {
         const QByteArray line = m_pending.left(newline);

@@ -33,6 +33,8 @@ public:
     bool isLeading() const { return m_leading; }
     QList<QJsonObject> events() const { return m_events; }
     QByteArray standardError() const { return m_stderr; }
+    /*! Everything it wrote on standard output, event lines and any other. */
+    QByteArray standardOutput() const { return m_stdout; }
     int exitCode() const;
     QProcess::ExitStatus exitStatus() const;
 
@@ -51,6 +53,7 @@ private:
     QList<QJsonObject> m_events;
     QByteArray m_pending;
     QByteArray m_stderr;
+    QByteArray m_stdout;
 };
 
 } // namespace baton

@@ -8,6 +8,7 @@
 #include "kubernetesleasesource.h"
 #include "leaseobserver.h"
 #include "logging.h"
+#include "privatefiles.h"
 #include "signalwatcher.h"
 
 #include <baton/application.h>
@@ -333,7 +334,7 @@ bool StatusCommand::exportHistory()
         return true;
     const QList<LeaseFailover> history = m_observer->history();
     QSaveFile file(m_options.historyPath);
-    if (!file.open(QIODevice::WriteOnly)
+    if (!privatefiles::openForWriting(file)
         || file.write(m_options.historyPath.endsWith(QLatin1String(".csv"))
                               ? LeaseObserver::historyToCsv(history)
                               : LeaseObserver::historyToJson(history))

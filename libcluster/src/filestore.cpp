@@ -1,6 +1,7 @@
 #include "filestore.h"
 
 #include "logging.h"
+#include "privatefiles.h"
 #include "storesupport.h"
 
 #include <baton/application.h>
@@ -41,9 +42,7 @@ constexpr qsizetype kMaxFileNameBytes = 255;
 // A registry document is a few hundred bytes; anything near this is not one.
 constexpr qint64 kMaxFileSize = 16 * 1024 * 1024;
 
-constexpr QFile::Permissions kOwnerOnlyFolder
-    = QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner;
-constexpr QFile::Permissions kOwnerOnlyFile = QFile::ReadOwner | QFile::WriteOwner;
+constexpr QFile::Permissions kOwnerOnlyFile = privatefiles::kFile;
 
 } // namespace
 
@@ -96,13 +95,11 @@ bool FileStore::init(QString *errorString)
     const QFileInfo info(folder);
     const QString path = info.absoluteFilePath();
     if (!info.exists()) {
-        // Created with its permissions, not chmod-ed after: no moment where
-        // another user could open it.
+        // Owner-only, and so is each folder above it that we create (the
+        // default data folder's parents); one that exists is left alone.
         // Several processes of one host start together: a folder that another
         // one created meanwhile is as good as our own.
-        const bool created = QDir().mkpath(info.absolutePath())
-                && (QDir().mkdir(path, kOwnerOnlyFolder) || QFileInfo(path).isDir());
-        if (!created) {
+        if (!privatefiles::makeFolder(path)) {
             if (errorString) {
                 *errorString = QStringLiteral("%1: cannot create folder %2 (parameter folder)")
                                    .arg(service, path);
@@ -222,6 +219,8 @@ bool FileStore::tryUnderLock(const std::function<StoreResult()> &work, StoreResu
     QLockFile lock(m_folder + QLatin1Char('/') + kLockFileName);
     lock.setStaleLockTime(kStaleLockTimeMs);
     if (lock.tryLock(0)) {
+        // QLockFile creates it with the umask's mode; it outlives a crash.
+        QFile::setPermissions(lock.fileName(), kOwnerOnlyFile);
         *result = work();
         return true;
     }

@@ -1,5 +1,6 @@
 #include "testsupport.h"
 
+#include <QFile>
 #include <QJsonDocument>
 #include <QProcessEnvironment>
 #include <QRegularExpression>
@@ -8,11 +9,26 @@
 #include <cmath>
 #include <limits>
 
+#include <sys/stat.h>
+
 namespace baton::test {
 
 QString batonBinary()
 {
     return QProcessEnvironment::systemEnvironment().value(QStringLiteral("BATON_BINARY"));
+}
+
+int fileMode(const QString &path)
+{
+    struct stat info {};
+    if (::stat(QFile::encodeName(path).constData(), &info) != 0)
+        return -1;
+    return int(info.st_mode & 07777);
+}
+
+QString octalMode(int mode)
+{
+    return mode < 0 ? QStringLiteral("absent") : QStringLiteral("0%1").arg(mode, 0, 8);
 }
 
 QJsonObject parseEventLine(const QByteArray &line)

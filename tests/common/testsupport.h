@@ -10,6 +10,12 @@ namespace baton::test {
 /*! The `baton` executable under test, as the build told ctest (BATON_BINARY). */
 QString batonBinary();
 
+/*! The permission bits of \a path (0600...), or -1 when it does not exist (R2 tests). */
+int fileMode(const QString &path);
+
+/*! \a mode as octal text, for messages. */
+QString octalMode(int mode);
+
 /*! Parses one line of an O5 event stream; an empty object when it is not JSON. */
 QJsonObject parseEventLine(const QByteArray &line);
 
@@ -44,3 +50,10 @@ struct PrometheusScrape
 PrometheusScrape parsePrometheus(const QByteArray &text);
 
 } // namespace baton::test
+
+/*! R2: fails the test unless \a path has exactly the permission bits \a expected. */
+#define BATON_COMPARE_MODE(path, expected)                                                         \
+    QVERIFY2(baton::test::fileMode(path) == (expected),                                            \
+             qPrintable(QStringLiteral("%1 is %2, expected %3")                                    \
+                                .arg(path, baton::test::octalMode(baton::test::fileMode(path)),    \
+                                     baton::test::octalMode(expected))))

@@ -15,6 +15,12 @@
 #
 # With "auth": user root (role root) and user "baton" with read-write on the
 # prefix "auth/", authentication enabled; DIR/credentials holds "baton:<password>".
+# The passwords come from the suite's secrets file (BATON_TEST_SECRETS,
+# tests/common/test-secrets.txt), so that the secrets scan knows them (R2).
+#
+# With BATON_TEST_ARTIFACTS set, `stop` keeps each member's log there for the
+# secrets scan: etcd logs what it was asked, and must not have been given a
+# secret in the clear either.
 set -eu
 
 command=${1:?usage: etcd-fixture.sh start|stop|kill-member|start-member DIR ...}
@@ -124,8 +130,17 @@ start)
     done
     if [ "$auth" = auth ]; then
         e="--endpoints=$endpoints"
-        password="pw-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ')"
-        ctl "$e" user add root:root-"$password" >/dev/null
+        secret() {
+            awk -v name="$1" '$1 == name { print $2 }' "${BATON_TEST_SECRETS:?BATON_TEST_SECRETS unset}"
+        }
+        password=$(secret etcd-password)
+        root_password=$(secret etcd-root-password)
+        [ -n "$password" ] && [ -n "$root_password" ] || {
+            echo "etcd-fixture: no etcd passwords in $BATON_TEST_SECRETS" >&2
+            stop_all
+            exit 1
+        }
+        ctl "$e" user add "root:$root_password" >/dev/null
         ctl "$e" user grant-role root root >/dev/null
         ctl "$e" user add "baton:$password" >/dev/null
         ctl "$e" role add baton >/dev/null
@@ -133,7 +148,7 @@ start)
         ctl "$e" user grant-role baton baton >/dev/null
         ctl "$e" auth enable >/dev/null
         echo "baton:$password" > "$dir/credentials"
-        echo "root:root-$password" > "$dir/root-credentials"
+        echo "root:$root_password" > "$dir/root-credentials"
     fi
     # Written last: its presence means the cluster is ready.
     echo "$endpoints" > "$dir/endpoints"
@@ -141,6 +156,13 @@ start)
     ;;
 stop)
     stop_all
+    if [ -n "${BATON_TEST_ARTIFACTS:-}" ]; then
+        kept="$BATON_TEST_ARTIFACTS/etcd-log/$(basename "$dir")"
+        mkdir -p "$kept"
+        for log in "$dir"/member-*/log; do
+            [ -f "$log" ] && cp "$log" "$kept/$(basename "$(dirname "$log")").log"
+        done
+    fi
     rm -rf "$dir"
     ;;
 kill-member)

@@ -15,6 +15,7 @@
 #include "mainwindow.h"
 #include "memorystore.h"
 #include "participantprocess.h"
+#include "participants.h"
 #include "testsupport.h"
 
 #include <QAbstractItemModelTester>
@@ -30,6 +31,8 @@
 #include <QTest>
 
 #include <csignal>
+
+#include <sys/stat.h>
 
 using namespace baton;
 
@@ -137,6 +140,7 @@ void TestDashboard::tableFollowsAFailoverOfRealParticipants()
                 id, test::batonBinary(),
                 QStringList {QStringLiteral("join"), QStringLiteral("--config"), config, QStringLiteral("--events"),
                              QStringLiteral("json")}));
+        test::keepOutput(m_participants.back().get());
         m_participants.back()->start();
     }
     auto leader = [this]() -> ParticipantProcess * {
@@ -290,8 +294,16 @@ void TestDashboard::historyExportWritesParsableFiles()
     QTRY_COMPARE(session.historyModel()->rowCount(), 2);
     const QString csvPath = m_folder.filePath(QStringLiteral("history.csv"));
     const QString jsonPath = m_folder.filePath(QStringLiteral("history.json"));
-    QVERIFY2(window.exportHistory(csvPath, false, &error), qPrintable(error));
-    QVERIFY2(window.exportHistory(jsonPath, true, &error), qPrintable(error));
+    // R2: exported owner-only even under the most permissive umask.
+    const mode_t umaskBefore = ::umask(0);
+    const bool csvWritten = window.exportHistory(csvPath, false, &error);
+    const bool jsonWritten = csvWritten && window.exportHistory(jsonPath, true, &error);
+    ::umask(umaskBefore);
+    QVERIFY2(csvWritten && jsonWritten, qPrintable(error));
+    BATON_COMPARE_MODE(csvPath, 0600);
+    BATON_COMPARE_MODE(jsonPath, 0600);
+    test::keepArtifactFile(test::ArtifactKind::Export, csvPath);
+    test::keepArtifactFile(test::ArtifactKind::Export, jsonPath);
 
     QFile csv(csvPath);
     QVERIFY(csv.open(QIODevice::ReadOnly));

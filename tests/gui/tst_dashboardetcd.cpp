@@ -10,6 +10,7 @@
 #include "leasetablemodel.h"
 #include "mainwindow.h"
 #include "participantprocess.h"
+#include "participants.h"
 #include "testsupport.h"
 
 #include <QFile>
@@ -75,6 +76,10 @@ void TestDashboardEtcd::initTestCase()
 void TestDashboardEtcd::cleanup()
 {
     qInstallMessageHandler(nullptr);
+    // R2: what the capture took from the test output goes to the secrets scan.
+    test::keepArtifact(test::ArtifactKind::CapturedLog, QStringLiteral("captured.log"),
+                       s_logLines.join(QLatin1Char('\n')).toUtf8());
+    s_logLines.clear();
     QLoggingCategory::setFilterRules(QStringLiteral("baton.*.debug=false"));
     if (m_participant && m_participant->isRunning()) {
         QSignalSpy finished(m_participant.get(), &ParticipantProcess::finished);
@@ -114,9 +119,12 @@ void TestDashboardEtcd::showsTheHolderElectedByARealParticipant()
     m_participant = std::make_unique<ParticipantProcess>(
             QStringLiteral("etcd-p1"), test::batonBinary(),
             QStringList {QStringLiteral("join"), QStringLiteral("--config"), path, QStringLiteral("--events"),
-                         QStringLiteral("json")});
+                         QStringLiteral("json"), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
+    test::keepOutput(m_participant.get());
     m_participant->start();
     QTRY_VERIFY2_WITH_TIMEOUT(m_participant->isLeading(), m_participant->standardError().constData(), 15000);
+    // R2: the /metrics of a participant that holds a password, for the secrets scan.
+    QVERIFY(test::keepMetrics(*m_participant));
 
     // The connection as the dialog saves it, with the password as the
     // keychain hands it over: a secret, not a parameter.

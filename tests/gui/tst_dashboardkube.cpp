@@ -5,6 +5,7 @@
 // follows a change through the watch; an empty namespace shows every
 // namespace; joining stays off. Waits are for conditions, never for time.
 
+#include "artifacts.h"
 #include "connection.h"
 #include "dashboardparticipant.h"
 #include "dashboardsession.h"
@@ -12,6 +13,7 @@
 #include "leasetablemodel.h"
 #include "mainwindow.h"
 #include "testcertificates.h"
+#include "testsecrets.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -26,8 +28,8 @@ using namespace baton;
 
 namespace {
 
-const QString observerToken = QStringLiteral("tok-dash-observer-5c2e81d9");
-const QString staleToken = QStringLiteral("tok-dash-stale-0b7f3a64");
+const QString observerToken = test::testSecret(QStringLiteral("dashboard-kube-token"));
+const QString staleToken = test::testSecret(QStringLiteral("dashboard-stale-token"));
 
 QStringList s_logLines;
 
@@ -111,6 +113,10 @@ void TestDashboardKube::initTestCase()
 void TestDashboardKube::cleanup()
 {
     qInstallMessageHandler(nullptr);
+    // R2: what the capture took from the test output goes to the secrets scan.
+    test::keepArtifact(test::ArtifactKind::CapturedLog, QStringLiteral("captured.log"),
+                       s_logLines.join(QLatin1Char('\n')).toUtf8());
+    s_logLines.clear();
     QLoggingCategory::setFilterRules(QStringLiteral("baton.*.debug=false"));
 }
 

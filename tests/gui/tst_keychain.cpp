@@ -1,24 +1,32 @@
 // Secrets of saved connections (SPEC O4, R2): an etcd password goes to the
 // system keychain (a real Secret Service: gnome-keyring in a private D-Bus
 // session, started by run-with-keyring.sh) and never into the settings file
-// on disk. The password is read back through QtKeychain itself.
+// on disk. The password is read back through QtKeychain itself. The settings
+// file is owner-only under umask 0 (R2).
 
+#include "artifacts.h"
 #include "connectionrepository.h"
 #include "secretstore.h"
+#include "testsupport.h"
+#include "testsecrets.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTest>
 
 #include <qt6keychain/keychain.h>
 
+#include <sys/stat.h>
+
 using namespace baton;
 
 namespace {
 
-const QString password = QStringLiteral("s3cret-etcd-pässword-7f1c");
-const QString token = QStringLiteral("eyJhbGciOiJSUzI1NiJ9.bearer-token-under-test");
+// Non-ASCII, a quote and a slash: each encoding of a leak differs from the plain text.
+const QString password = test::testSecret(QStringLiteral("keychain-password"));
+const QString token = test::testSecret(QStringLiteral("keychain-token"));
 
 struct Answer
 {
@@ -50,6 +58,8 @@ void TestKeychain::initTestCase()
     QVERIFY2(qEnvironmentVariableIsSet("DBUS_SESSION_BUS_ADDRESS"), "no D-Bus session bus");
     QCoreApplication::setOrganizationName(QStringLiteral("baton"));
     QCoreApplication::setApplicationName(QStringLiteral("baton"));
+    // R2: the most permissive umask; the settings file must not depend on it.
+    ::umask(0);
 }
 
 QString TestKeychain::readWithQtKeychain(const QString &key, bool *found)
@@ -120,8 +130,12 @@ void TestKeychain::secretsGoToTheKeychainNotToTheSettingsFile()
              "the settings file should hold the connection's other parameters");
     QVERIFY(!onDisk.contains(password.toUtf8()));
     QVERIFY(!onDisk.contains(QUrl::toPercentEncoding(password)));
-    QVERIFY(!onDisk.contains("s3cret"));
-    QVERIFY(!onDisk.contains("bearer-token-under-test"));
+    QVERIFY(!onDisk.contains(test::testSecretMarker()));
+    QVERIFY(!onDisk.contains(token.toUtf8()));
+    test::keepArtifactFile(test::ArtifactKind::Settings, settings.fileName());
+    // R2: in a fresh HOME the dashboard created the file and its folder, owner-only.
+    BATON_COMPARE_MODE(settings.fileName(), 0600);
+    BATON_COMPARE_MODE(QFileInfo(settings.fileName()).absolutePath(), 0700);
 
     // Opening the connection reads the secret back from the keychain.
     Answer loaded;

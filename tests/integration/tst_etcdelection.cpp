@@ -10,6 +10,7 @@
 #include "etcdfixture.h"
 #include "eventstream.h"
 #include "participantprocess.h"
+#include "participants.h"
 #include "testsupport.h"
 
 #include <QFile>
@@ -101,6 +102,7 @@ void TestEtcdElection::startParticipants(const QString &name, int count)
                 id, test::batonBinary(),
                 QStringList { QStringLiteral("join"), QStringLiteral("--config"), path,
                               QStringLiteral("--events"), QStringLiteral("json") }));
+        test::keepOutput(m_participants.back().get());
         m_participants.back()->start();
     }
 }

@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "eventstream.h"
 #include "participantprocess.h"
+#include "participants.h"
 #include "testsupport.h"
 
 #include <QFile>
@@ -90,6 +91,7 @@ void TestFileStoreElection::oneLeaderCrashFailoverAndCleanHandover()
                 id, test::batonBinary(),
                 QStringList {QStringLiteral("join"), QStringLiteral("--config"), config,
                              QStringLiteral("--events"), QStringLiteral("json")}));
+        test::keepOutput(m_participants.back().get());
         m_participants.back()->start();
     }
 

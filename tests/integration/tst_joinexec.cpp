@@ -10,6 +10,7 @@
 #include "etcdfixture.h"
 #include "eventstream.h"
 #include "participantprocess.h"
+#include "participants.h"
 #include "testsupport.h"
 
 #include <QFile>
@@ -117,6 +118,7 @@ ParticipantProcess *TestJoinExec::start(const QString &id, const QString &lease,
             QStringList {QStringLiteral("join"), QStringLiteral("--config"), config,
                          QStringLiteral("--events"), QStringLiteral("json")}
                     + extra));
+    test::keepOutput(m_participants.back().get());
     m_participants.back()->start();
     return m_participants.back().get();
 }

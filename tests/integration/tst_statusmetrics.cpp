@@ -3,8 +3,11 @@
 // election (SPEC O2, O5), `/metrics` scraped through a failover and read by a
 // strict reader of the Prometheus text format, and `/healthz` going 503 when
 // the store is gone for longer than the lease, and 200 when it is back (O3, R4).
+// Everything runs under umask 0: the exports and the store's folder and files
+// come out owner-only all the same (R2).
 
 #include "participantprocess.h"
+#include "participants.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -21,6 +24,8 @@
 #include <QUrl>
 
 #include <csignal>
+
+#include <sys/stat.h>
 
 using namespace baton;
 
@@ -68,6 +73,9 @@ void TestStatusMetrics::initTestCase()
 {
     QVERIFY2(!test::batonBinary().isEmpty(), "BATON_BINARY is not set: run through ctest");
     QVERIFY(m_folder.isValid());
+    // R2: the most permissive umask, inherited by every `baton` started
+    // here: whatever they create must be owner-only on its own.
+    ::umask(0);
 }
 
 QString TestStatusMetrics::writeConfig(const QString &instanceId)
@@ -98,6 +106,7 @@ HttpAnswer TestStatusMetrics::get(quint16 port, const QString &path)
     if (!reply->isFinished() && !done.wait(5000))
         return {};
     HttpAnswer answer {reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), reply->readAll()};
+    test::keepArtifact(test::ArtifactKind::Metrics, QStringLiteral("port-%1%2").arg(port).arg(path), answer.body);
     reply->deleteLater();
     return answer;
 }
@@ -112,6 +121,7 @@ quint16 TestStatusMetrics::portOf(const ParticipantProcess &p)
 QProcess *TestStatusMetrics::runStatus(const QStringList &extra)
 {
     auto *status = new QProcess(this);
+    test::keepOutput(status, QStringLiteral("status"), test::ArtifactKind::Status);
     status->start(test::batonBinary(), QStringList {QStringLiteral("status"), QStringLiteral("--config"),
                                                     m_folder.filePath(QStringLiteral("a.json"))}
                                                + extra);
@@ -127,6 +137,7 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
                 QStringList {QStringLiteral("join"), QStringLiteral("--config"), writeConfig(id),
                              QStringLiteral("--events"), QStringLiteral("json"),
                              QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")}));
+        test::keepOutput(participants.back().get());
         participants.back()->start();
     }
     ParticipantProcess &a = *participants.at(0);
@@ -152,6 +163,7 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
 
     // The same store named by URL, with no configuration file (O2).
     auto *byUrl = new QProcess(this);
+    test::keepOutput(byUrl, QStringLiteral("status-by-url"), test::ArtifactKind::Status);
     byUrl->start(test::batonBinary(),
                  {QStringLiteral("status"), QStringLiteral("--store"),
                   QUrl::fromLocalFile(m_folder.filePath(QStringLiteral("registry"))).toString(),
@@ -231,6 +243,14 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
     QCOMPARE(change.at(2), follower.instanceId());
     QCOMPARE(change.at(3), QStringLiteral("expired"));
     QVERIFY(change.at(6).toLongLong() >= 0);
+    test::keepArtifactFile(test::ArtifactKind::Export, csvPath);
+    test::keepArtifactFile(test::ArtifactKind::Export, jsonPath);
+    // R2: the exports and the store the processes wrote, under umask 0.
+    BATON_COMPARE_MODE(csvPath, 0600);
+    BATON_COMPARE_MODE(jsonPath, 0600);
+    BATON_COMPARE_MODE(m_folder.filePath(QStringLiteral("registry")), 0700);
+    BATON_COMPARE_MODE(m_folder.filePath(QStringLiteral("registry/cluster:watched.json")), 0600);
+    BATON_COMPARE_MODE(m_folder.filePath(QStringLiteral("registry/.sequence")), 0600);
     QFile historyJson(jsonPath);
     QVERIFY(historyJson.open(QIODevice::ReadOnly));
     const QJsonArray history = QJsonDocument::fromJson(historyJson.readAll()).object().value(QStringLiteral("history")).toArray();

@@ -12,6 +12,7 @@
 #include "participantprocess.h"
 #include "participants.h"
 #include "testcertificates.h"
+#include "testsecrets.h"
 #include "testsupport.h"
 
 #include <QFile>
@@ -33,11 +34,11 @@ constexpr qint64 renewMs = 500;
 const QString ns = QStringLiteral("ks");
 
 // The tokens of the test: none of them may ever show in an output (R2).
-const QString participantToken = QStringLiteral("tok-part-8d1e44b7");
-const QString observerToken = QStringLiteral("tok-observer-2a6c90f3");
-const QString listerToken = QStringLiteral("tok-lister-c71b3e05");
-const QString wrongToken = QStringLiteral("tok-wrong-59fe0a12");
-const QString getterToken = QStringLiteral("tok-getter-e04d7b6a");
+const QString participantToken = test::testSecret(QStringLiteral("kube-token-participant"));
+const QString observerToken = test::testSecret(QStringLiteral("kube-token-observer"));
+const QString listerToken = test::testSecret(QStringLiteral("kube-token-lister"));
+const QString wrongToken = test::testSecret(QStringLiteral("kube-token-wrong"));
+const QString getterToken = test::testSecret(QStringLiteral("kube-token-getter"));
 
 const QString observerUser = QStringLiteral("system:serviceaccount:baton-system:baton-observer");
 const QString listerUser = QStringLiteral("system:serviceaccount:baton-system:lister");
@@ -75,6 +76,11 @@ public:
             m_process.kill();
             m_process.waitForFinished(5000);
         }
+        // R2: every output of every status process goes to the secrets scan.
+        m_stdout += m_process.readAllStandardOutput();
+        m_stderr += m_process.readAllStandardError();
+        test::keepArtifact(test::ArtifactKind::Status, QStringLiteral("status.out"), m_stdout);
+        test::keepArtifact(test::ArtifactKind::ParticipantLog, QStringLiteral("status.log"), m_stderr);
     }
 
     bool waitForExit()
@@ -328,6 +334,7 @@ void TestKubernetesStatus::watchSeesAFailoverWithItsCause()
     QVERIFY(status.waitForExit());
     keep(status);
     QCOMPARE(status.exitCode(), 0);
+    test::keepArtifactFile(test::ArtifactKind::Export, historyPath);
     QFile history(historyPath);
     QVERIFY(history.open(QIODevice::ReadOnly));
     const QByteArray csv = history.readAll();

@@ -1,25 +1,37 @@
 // etcd's wire format, without etcd: the stream splitter, the proto3 JSON
 // traps (absent `succeeded`, absent `type`, string integers, missing `kvs`)
 // and hostile replies (not JSON, missing fields, wrong types, 5xx, oversized,
-// a redirect elsewhere, silence), served by a small HTTP responder in this
-// file that answers what each case says. Each gives a clear error and no
-// crash (R1); re-authentication on "invalid auth token" leaks nothing (R2).
+// endless, a redirect elsewhere, silence, a certificate from another CA),
+// served by a small HTTP(S) responder in this file that answers what each
+// case says. Each gives a clear error and no crash (R1, R3);
+// re-authentication on "invalid auth token" leaks nothing (R2).
 
+#include "artifacts.h"
 #include "etcdstore.h"
 #include "etcdwatch.h"
 #include "jsonstreamsplitter.h"
+#include "testcertificates.h"
+#include "testsecrets.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLoggingCategory>
 #include <QSignalSpy>
+#include <QFile>
+#include <QSslCertificate>
+#include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslServer>
 #include <QSslSocket>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 using namespace baton;
 using Status = StoreResult::Status;
@@ -56,20 +68,29 @@ class Responder : public QObject
 {
 public:
     using Handler = std::function<QByteArray(const SeenRequest &)>;
-    explicit Responder(Handler handler)
+    /*! Plain HTTP; with \a tls (a certificate and key), HTTPS. */
+    explicit Responder(Handler handler, const std::optional<QSslConfiguration> &tls = std::nullopt)
         : m_handler(std::move(handler))
     {
-        connect(&m_server, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+        if (tls) {
+            auto *server = new QSslServer(this);
+            server->setSslConfiguration(*tls);
+            m_server = server;
+        } else {
+            m_server = new QTcpServer(this);
+        }
+        // After the TLS handshake for QSslServer, at once for QTcpServer.
+        connect(m_server, &QTcpServer::pendingConnectionAvailable, this, [this] {
+            while (QTcpSocket *socket = m_server->nextPendingConnection()) {
                 connect(socket, &QTcpSocket::readyRead, this, [this, socket] { read(socket); });
                 connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
             }
         });
-        m_server.listen(QHostAddress::LocalHost);
+        m_server->listen(QHostAddress::LocalHost);
     }
     QString url(const char *scheme = "http") const
     {
-        return QStringLiteral("%1://127.0.0.1:%2").arg(QLatin1String(scheme)).arg(m_server.serverPort());
+        return QStringLiteral("%1://127.0.0.1:%2").arg(QLatin1String(scheme)).arg(m_server->serverPort());
     }
     QList<SeenRequest> seen;
     QPointer<QTcpSocket> lastSocket;
@@ -107,7 +128,7 @@ private:
             socket->write(answer);
     }
 
-    QTcpServer m_server;
+    QTcpServer *m_server = nullptr;
     Handler m_handler;
     QHash<QTcpSocket *, QByteArray> m_buffers;
 };
@@ -146,6 +167,13 @@ private Q_SLOTS:
     void watchReadsEventsWithoutType();
     void reauthenticatesOnInvalidTokenAndLeaksNothing();
     void tlsToAPlainServerIsATlsError();
+    void endlessReplyIsCutAtTheLimit();
+    void tricklingEndlessReplyTimesOut();
+    void serverCertificateFromAnotherCaIsATlsError();
+
+private:
+    /*! A get through a new store at \a url; nullopt when it never finished. */
+    std::optional<StoreResult> getThrough(const QString &url, const QJsonObject &extra);
 };
 
 void TestEtcdWire::splitter_data()
@@ -359,13 +387,15 @@ void TestEtcdWire::watchReadsEventsWithoutType()
 // any log line or message.
 void TestEtcdWire::reauthenticatesOnInvalidTokenAndLeaksNothing()
 {
+    const QByteArray tokenPrefix = test::testSecret(QStringLiteral("etcdwire-token")).toUtf8();
+    const QString password = test::testSecret(QStringLiteral("etcdwire-password"));
     int tokensIssued = 0;
     Responder responder([&](const SeenRequest &request) -> QByteArray {
         if (request.path == "/v3/auth/authenticate") {
             ++tokensIssued;
-            return httpReply(200, "{\"token\":\"SECRET-TOKEN-" + QByteArray::number(tokensIssued) + "\"}");
+            return httpReply(200, "{\"token\":\"" + tokenPrefix + QByteArray::number(tokensIssued) + "\"}");
         }
-        if (request.authorization == "SECRET-TOKEN-1")
+        if (request.authorization == tokenPrefix + "1")
             return httpReply(401, R"({"error":"etcdserver: invalid auth token","message":"etcdserver: invalid auth token","code":16})");
         return httpReply(200, "{\"kvs\":[{\"key\":\"" + b64("cluster:a").toLatin1()
                                       + "\",\"value\":\"e30=\",\"mod_revision\":\"3\"}]}");
@@ -376,13 +406,16 @@ void TestEtcdWire::reauthenticatesOnInvalidTokenAndLeaksNothing()
     QString error;
     auto store = storeFor(responder.url(), &error,
                           { { QStringLiteral("username"), QStringLiteral("alice") },
-                            { QStringLiteral("password"), QStringLiteral("PASSWORD-xyz") } });
+                            { QStringLiteral("password"), password } });
     std::optional<StoreResult> result;
     if (store)
         store->get(QStringLiteral("cluster:a"), [&](const StoreResult &r) { result = r; });
     QTRY_VERIFY(!store || result.has_value());
     qInstallMessageHandler(previous);
     QLoggingCategory::setFilterRules(QStringLiteral("baton.*.debug=false"));
+    // R2: the captured lines go to the secrets scan as well.
+    test::keepArtifact(test::ArtifactKind::CapturedLog, QStringLiteral("reauthentication.log"),
+                       s_logLines.join(QLatin1Char('\n')).toUtf8());
     QVERIFY2(store, qPrintable(error));
 
     QVERIFY2(result->ok(), qPrintable(result->errorString));
@@ -391,13 +424,13 @@ void TestEtcdWire::reauthenticatesOnInvalidTokenAndLeaksNothing()
     for (const SeenRequest &request : std::as_const(responder.seen))
         authorizations.append(QString::fromLatin1(request.path + " " + request.authorization).trimmed());
     QCOMPARE(authorizations, (QStringList { QStringLiteral("/v3/auth/authenticate"),
-                                            QStringLiteral("/v3/kv/range SECRET-TOKEN-1"),
+                                            QStringLiteral("/v3/kv/range %1").arg(QString::fromUtf8(tokenPrefix + "1")),
                                             QStringLiteral("/v3/auth/authenticate"),
-                                            QStringLiteral("/v3/kv/range SECRET-TOKEN-2") }));
+                                            QStringLiteral("/v3/kv/range %1").arg(QString::fromUtf8(tokenPrefix + "2")) }));
     const QString logged = s_logLines.join(QLatin1Char('\n'));
     QVERIFY2(!s_logLines.isEmpty(), "nothing was logged: the capture proves nothing");
-    QVERIFY2(!logged.contains(QLatin1String("PASSWORD-xyz")), qPrintable(logged));
-    QVERIFY2(!logged.contains(QLatin1String("SECRET-TOKEN")), qPrintable(logged));
+    QVERIFY2(!logged.contains(password), qPrintable(logged));
+    QVERIFY2(!logged.contains(QString::fromUtf8(tokenPrefix)), qPrintable(logged));
 }
 
 // R1, R3: https to a server that does not speak TLS is a TLS error, named.
@@ -414,6 +447,121 @@ void TestEtcdWire::tlsToAPlainServerIsATlsError()
     QTRY_VERIFY_WITH_TIMEOUT(result.has_value(), 10000);
     QCOMPARE(int(result->status), int(Status::Unavailable));
     QVERIFY2(result->errorString.contains(QLatin1String("TLS")), qPrintable(result->errorString));
+}
+
+std::optional<StoreResult> TestEtcdWire::getThrough(const QString &url, const QJsonObject &extra)
+{
+    QString error;
+    auto store = storeFor(url, &error, extra);
+    if (!store) {
+        qWarning("%s", qPrintable(error));
+        return std::nullopt;
+    }
+    std::optional<StoreResult> result;
+    store->get(QStringLiteral("cluster:a"), [&](const StoreResult &r) { result = r; });
+    if (!QTest::qWaitFor([&] { return result.has_value(); }, 20000))
+        return std::nullopt;
+    return result;
+}
+
+namespace {
+
+const QByteArray chunkedHead = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                               "Transfer-Encoding: chunked\r\n\r\n";
+
+QByteArray chunk(const QByteArray &data)
+{
+    return QByteArray::number(data.size(), 16) + "\r\n" + data + "\r\n";
+}
+
+} // namespace
+
+// R1: a reply that never ends (chunked, no length, sent as fast as the
+// socket takes it) is cut at the size limit: BadReply, not a buffer that
+// grows until the timeout, nor a hang.
+void TestEtcdWire::endlessReplyIsCutAtTheLimit()
+{
+    Responder responder([](const SeenRequest &) { return chunkedHead + chunk("{\"kvs\":["); });
+    const QByteArray filler = chunk(QByteArray(64 * 1024, ' '));
+    QTimer feeder;
+    connect(&feeder, &QTimer::timeout, &responder, [&] {
+        if (responder.lastSocket && responder.lastSocket->bytesToWrite() < 1024 * 1024)
+            responder.lastSocket->write(filler);
+    });
+    feeder.start(1);
+    // A timeout far beyond what the limit takes: hitting it would mean no limit.
+    const std::optional<StoreResult> result
+            = getThrough(responder.url(), {{QStringLiteral("timeout"), 15000}});
+    QVERIFY(result);
+    QCOMPARE(int(result->status), int(Status::BadReply));
+    QVERIFY2(result->errorString.contains(QLatin1String("larger than the limit")), qPrintable(result->errorString));
+}
+
+// R1, R4: a reply that never ends and stays small (a byte now and then, so
+// that no silence ever lasts) is bounded by the request's timeout as a
+// whole: Unavailable, named.
+void TestEtcdWire::tricklingEndlessReplyTimesOut()
+{
+    Responder responder([](const SeenRequest &) { return chunkedHead + chunk("{"); });
+    QTimer feeder;
+    connect(&feeder, &QTimer::timeout, &responder, [&] {
+        if (responder.lastSocket)
+            responder.lastSocket->write(chunk(" "));
+    });
+    feeder.start(50);
+    const std::optional<StoreResult> result
+            = getThrough(responder.url(), {{QStringLiteral("timeout"), 500}});
+    QVERIFY(result);
+    QVERIFY2(responder.seen.size() == 1, "the request never reached the server");
+    QCOMPARE(int(result->status), int(Status::Unavailable));
+    QVERIFY2(result->errorString.contains(QLatin1String("no answer within 500 ms")), qPrintable(result->errorString));
+}
+
+// R3, R1: a server whose certificate another CA signed is a TLS error that
+// says so; the same server with the right CA answers, so the CA is what
+// was refused.
+void TestEtcdWire::serverCertificateFromAnotherCaIsATlsError()
+{
+    if (!QSslSocket::supportsSsl())
+        QSKIP("this Qt has no TLS backend");
+    QTemporaryDir folder;
+    QVERIFY(folder.isValid());
+    test::TestCertificates certificates;
+    QString error;
+    QVERIFY2(certificates.generate(folder.path(), &error), qPrintable(error));
+    QString otherCa;
+    QVERIFY2(certificates.generateOtherCa(&otherCa, &error), qPrintable(error));
+    QFile key(certificates.serverKeyFile());
+    QVERIFY(key.open(QIODevice::ReadOnly));
+    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+    tls.setLocalCertificateChain(QSslCertificate::fromPath(certificates.serverCertFile()));
+    tls.setPrivateKey(QSslKey(key.readAll(), QSsl::Ec));
+    tls.setPeerVerifyMode(QSslSocket::VerifyNone);
+    Responder responder(
+            [](const SeenRequest &) {
+                return httpReply(200, "{\"kvs\":[{\"key\":\"" + b64("cluster:a").toLatin1()
+                                              + "\",\"value\":\"e30=\",\"mod_revision\":\"3\"}]}");
+            },
+            tls);
+
+    const auto withCa = [](const QString &ca) {
+        return QJsonObject {{QStringLiteral("timeout"), 5000},
+                            {QStringLiteral("tls"), QJsonObject {{QStringLiteral("ca"), ca}}}};
+    };
+    const std::optional<StoreResult> trusted = getThrough(responder.url("https"), withCa(certificates.caFile()));
+    QVERIFY(trusted);
+    QVERIFY2(trusted->ok(), qPrintable(trusted->errorString));
+
+    const std::optional<StoreResult> refused = getThrough(responder.url("https"), withCa(otherCa));
+    QVERIFY(refused);
+    QCOMPARE(int(refused->status), int(Status::Unavailable));
+    QVERIFY2(refused->errorString.contains(QLatin1String("TLS error")), qPrintable(refused->errorString));
+    QVERIFY2(refused->errorString.contains(QLatin1String("certificate"), Qt::CaseInsensitive),
+             qPrintable(refused->errorString));
+    QVERIFY2(refused->errorString.contains(QLatin1String("Webda/EtcdStore \"Registry\"")),
+             qPrintable(refused->errorString));
+    // The handshake failed before any request: only the trusted one arrived.
+    QCOMPARE(responder.seen.size(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestEtcdWire)

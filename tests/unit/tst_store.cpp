@@ -10,11 +10,13 @@
 // The executable doubles as the "other process" of the FileStore tests: run
 // with --store-child it becomes a small writer (see runChild()).
 
+#include "artifacts.h"
 #include "etcdfixture.h"
 #include "etcdstore.h"
 #include "etcdwatch.h"
 #include "filestore.h"
 #include "tcpproxy.h"
+#include "testsecrets.h"
 #include "memorystore.h"
 
 #include <baton/application.h>
@@ -552,6 +554,8 @@ public:
     ~LogCapture()
     {
         qInstallMessageHandler(m_previous);
+        // R2: the lines it kept from the test output go to the secrets scan.
+        test::keepArtifact(test::ArtifactKind::CapturedLog, QStringLiteral("store.log"), all().toUtf8());
         QLoggingCategory::setFilterRules(QStringLiteral("baton.*.debug=false"));
     }
     static QString all() { return s_lines.join(QLatin1Char('\n')); }
@@ -1456,7 +1460,8 @@ private Q_SLOTS:
         const QStringList endpoints = m_authEtcd.endpoints();
         QVERIFY2(!endpoints.isEmpty(), qPrintable(m_authEtcd.errorString()));
         LogCapture logs;
-        const QString wrong = QStringLiteral("not-the-password-%1").arg(QUuid::createUuid().toString());
+        const QString wrong = QString::fromLatin1(test::testSecretMarker() + "-wrong-")
+                + QUuid::createUuid().toString(QUuid::WithoutBraces);
         QJsonObject parameters = etcdParameters(endpoints, freshPrefix(QStringLiteral("auth/")));
         parameters.insert(QStringLiteral("username"), m_authEtcd.username());
         parameters.insert(QStringLiteral("password"), wrong);
@@ -1542,36 +1547,56 @@ int runChild(QCoreApplication &app, const QStringList &arguments)
 
 } // namespace
 
+/*!
+ * Runs \a test with the command line, except that an output file (`-o
+ * FILE,FORMAT`, the copy ctest keeps for the secrets scan) gets the class's
+ * name appended: each qExec() would otherwise overwrite the one before.
+ */
+static int runTests(QObject *test, const QStringList &arguments)
+{
+    QStringList own = arguments;
+    for (qsizetype i = 1; i + 1 < own.size(); ++i) {
+        if (own.at(i) == QLatin1String("-o") && !own.at(i + 1).startsWith(QLatin1String("-,"))) {
+            const QString file = own.at(i + 1).section(QLatin1Char(','), 0, 0);
+            const QString format = own.at(i + 1).section(QLatin1Char(','), 1);
+            own[i + 1] = QStringLiteral("%1.%2,%3")
+                                 .arg(file, QString::fromLatin1(test->metaObject()->className()), format);
+        }
+    }
+    return QTest::qExec(test, own);
+}
+
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     if (argc > 1 && app.arguments().at(1) == kChildSwitch)
         return runChild(app, app.arguments().mid(2));
 
+    const QStringList arguments = app.arguments();
     int failures = 0;
     {
         MemoryStoreContract test;
-        failures += QTest::qExec(&test, argc, argv);
+        failures += runTests(&test, arguments);
     }
     {
         FileStoreContract test;
-        failures += QTest::qExec(&test, argc, argv);
+        failures += runTests(&test, arguments);
     }
     {
         EtcdStoreContract test;
-        failures += QTest::qExec(&test, argc, argv);
+        failures += runTests(&test, arguments);
     }
     {
         MemoryStoreTest test;
-        failures += QTest::qExec(&test, argc, argv);
+        failures += runTests(&test, arguments);
     }
     {
         FileStoreTest test;
-        failures += QTest::qExec(&test, argc, argv);
+        failures += runTests(&test, arguments);
     }
     {
         EtcdStoreTest test;
-        failures += QTest::qExec(&test, argc, argv);
+        failures += runTests(&test, arguments);
     }
     return failures == 0 ? 0 : 1;
 }
