@@ -36,6 +36,7 @@
 #include <QJsonDocument>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -161,6 +162,15 @@ void TestChaos::initTestCase()
         m_etcdDir = m_work->filePath(QStringLiteral("etcd"));
         QVERIFY(runFixture(QStringLiteral("start")));
         m_etcdStarted = true;
+        // etcd runs in the background of the fixture script, out of reach of
+        // a death signal: a detached guard stops it once this test is gone,
+        // however it ended.
+        QVERIFY(QProcess::startDetached(
+                QStringLiteral("sh"),
+                {QStringLiteral("-c"),
+                 QStringLiteral("while kill -0 %1 2>/dev/null; do sleep 1; done; sh \"$0\" stop \"$1\"")
+                         .arg(QCoreApplication::applicationPid()),
+                 qEnvironmentVariable("BATON_ETCD_FIXTURE"), m_etcdDir}));
         QFile endpoints(m_etcdDir + QStringLiteral("/endpoints"));
         QVERIFY(endpoints.open(QIODevice::ReadOnly));
         m_etcdPort = quint16(QUrl(QString::fromUtf8(endpoints.readLine().trimmed())).port());
@@ -226,9 +236,18 @@ void TestChaos::startParticipant(int slot)
     // exec: the worker is the process baton reports as the command's pid.
     const QString command = QStringLiteral("exec '%1' '%2'")
                                     .arg(QCoreApplication::applicationDirPath() + QStringLiteral("/chaos_worker"), m_log);
+    const QStringList join {QStringLiteral("join"), QStringLiteral("--config"), path,
+                            QStringLiteral("--events"), QStringLiteral("json"), QStringLiteral("--exec"), command,
+                            QStringLiteral("--grace"), QString::number(graceMs)};
     auto incarnation = std::make_unique<Incarnation>();
-    incarnation->process = test::startParticipant(
-            id, path, {QStringLiteral("--exec"), command, QStringLiteral("--grace"), QString::number(graceMs)});
+    // setpriv execs baton with PR_SET_PDEATHSIG: if this test dies (a crash,
+    // ctest's timeout), its participants die with it instead of campaigning on.
+    const QString setpriv = QStandardPaths::findExecutable(QStringLiteral("setpriv"));
+    incarnation->process = setpriv.isEmpty()
+            ? std::make_unique<ParticipantProcess>(id, batonBinary(), join)
+            : std::make_unique<ParticipantProcess>(
+                      id, setpriv, QStringList {QStringLiteral("--pdeathsig"), QStringLiteral("KILL"), QStringLiteral("--"), batonBinary()} + join);
+    incarnation->process->start();
     Incarnation *raw = incarnation.get();
     connect(raw->process.get(), &ParticipantProcess::finished, this, [raw] { raw->diedMono = monoNowMs(); });
     if (m_slots.size() <= size_t(slot))
@@ -509,5 +528,20 @@ void TestChaos::faultsNeverMakeTwoLeadersAndALeaderReturns()
     m_failed = false;
 }
 
-QTEST_GUILESS_MAIN(TestChaos)
+int main(int argc, char *argv[])
+{
+    // Qt Test's watchdog ends a test function after 5 minutes unless told
+    // otherwise; a chaos run lasts as long as it was asked to, plus the time
+    // to start, stop and check.
+    if (!qEnvironmentVariableIsSet("QTEST_FUNCTION_TIMEOUT")) {
+        const qint64 seconds = qEnvironmentVariableIsSet("BATON_CHAOS_SECONDS")
+                ? qEnvironmentVariable("BATON_CHAOS_SECONDS").toLongLong()
+                : 75;
+        qputenv("QTEST_FUNCTION_TIMEOUT", QByteArray::number((std::max<qint64>(seconds, 0) + 300) * 1000));
+    }
+    QCoreApplication app(argc, argv);
+    TestChaos test;
+    QTEST_SET_MAIN_SOURCE_PATH
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_chaos.moc"
