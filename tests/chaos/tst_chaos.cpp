@@ -134,9 +134,10 @@ void TestChaos::initTestCase()
     QVERIFY2(!batonBinary().isEmpty(), "BATON_BINARY is not set: run through ctest or run-chaos.sh");
     // The stores' own files (the FileStore folder, etcd's data) go to a
     // RAM disk where there is one: both fsync on every write, and on a disk
-    // shared with builds one fsync under the FileStore's lock was seen to
-    // take 1.3 s, longer than this lease's step-down margin. F6 bounds the
-    // election given a store that answers; a slow disk is another test.
+    // shared with builds every FileStore operation was once seen to stall
+    // for 1.3 s, longer than this lease's step-down margin
+    // (docs/reliability.md). F6 bounds the election given a store that
+    // answers; a slow disk is another test.
     const QString parent = qEnvironmentVariable(
             "BATON_CHAOS_WORK_PARENT",
             QFileInfo(QStringLiteral("/dev/shm")).isWritable() ? QStringLiteral("/dev/shm") : QDir::tempPath());
