@@ -63,6 +63,32 @@ HttpClient::HttpClient(QObject *parent)
 {
     // Redirects are checked one by one (isSafeRedirect), never followed blindly.
     m_network->setRedirectPolicy(QNetworkRequest::UserVerifiedRedirectPolicy);
+    m_managers.push_back(m_network);
+}
+
+QNetworkAccessManager *HttpClient::managerForRequest()
+{
+    constexpr int kConnectionsPerManager = 6;
+    constexpr size_t kMaxManagers = 8;
+    QNetworkAccessManager *least = m_network;
+    for (QNetworkAccessManager *manager : m_managers) {
+        if (m_inFlight.value(manager) < kConnectionsPerManager)
+            return manager;
+        if (m_inFlight.value(manager) < m_inFlight.value(least))
+            least = manager;
+    }
+    if (m_managers.size() >= kMaxManagers)
+        return least;
+    auto *manager = new QNetworkAccessManager(this);
+    manager->setRedirectPolicy(QNetworkRequest::UserVerifiedRedirectPolicy);
+    m_managers.push_back(manager);
+    return manager;
+}
+
+void HttpClient::track(QNetworkAccessManager *manager, QNetworkReply *reply)
+{
+    ++m_inFlight[manager];
+    connect(reply, &QObject::destroyed, this, [this, manager] { --m_inFlight[manager]; });
 }
 
 HttpClient::~HttpClient() = default;
@@ -122,7 +148,8 @@ void HttpClient::setSslConfiguration(const QSslConfiguration &ssl)
         return;
     m_ssl = ssl;
     // A kept-alive connection would go on with the old client certificate.
-    m_network->clearConnectionCache();
+    for (QNetworkAccessManager *manager : m_managers)
+        manager->clearConnectionCache();
 }
 
 QString HttpClient::methodOf(const QNetworkReply *reply)
@@ -251,13 +278,15 @@ void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJson
     QNetworkRequest request = makeRequest(url, headers);
     request.setTransferTimeout(timeoutMs);
     QNetworkReply *reply = nullptr;
+    QNetworkAccessManager *manager = managerForRequest();
     if (method == "GET")
-        reply = m_network->get(request);
+        reply = manager->get(request);
     else if (method == "DELETE" && body.isEmpty())
-        reply = m_network->deleteResource(request);
+        reply = manager->deleteResource(request);
     else
-        reply = m_network->sendCustomRequest(request, method,
-                                             QJsonDocument(body).toJson(QJsonDocument::Compact));
+        reply = manager->sendCustomRequest(request, method,
+                                           QJsonDocument(body).toJson(QJsonDocument::Compact));
+    track(manager, reply);
 
     struct State
     {
@@ -348,12 +377,15 @@ HttpStream *HttpClient::postStream(const QUrl &url, const QJsonObject &body,
 {
     QNetworkReply *reply = m_network->post(makeRequest(url, headers),
                                            QJsonDocument(body).toJson(QJsonDocument::Compact));
+    track(m_network, reply);
     return new HttpStream(reply, m_maxReplyBytes, parent);
 }
 
 HttpStream *HttpClient::getStream(const QUrl &url, const Headers &headers, QObject *parent)
 {
-    return new HttpStream(m_network->get(makeRequest(url, headers)), m_maxReplyBytes, parent);
+    QNetworkReply *reply = m_network->get(makeRequest(url, headers));
+    track(m_network, reply);
+    return new HttpStream(reply, m_maxReplyBytes, parent);
 }
 
 } // namespace baton

@@ -1,5 +1,9 @@
 #pragma once
 
+#include <QHash>
+
+#include <vector>
+
 #include "httperror.h"
 
 #include <QJsonObject>
@@ -114,8 +118,20 @@ public:
 
 private:
     QNetworkRequest makeRequest(const QUrl &url, const Headers &headers) const;
+    /*!
+     * The manager for the next request. Qt 6.4 opens at most six
+     * connections per host and manager, and etcd serves one request at a
+     * time per connection: a process in hundreds of elections (SPEC P3)
+     * would queue its renewals behind each other for longer than a
+     * renewInterval. Beyond six in flight, another manager takes them (up
+     * to kMaxManagers, each with its own six connections).
+     */
+    QNetworkAccessManager *managerForRequest();
+    void track(QNetworkAccessManager *manager, QNetworkReply *reply);
 
     QNetworkAccessManager *m_network;
+    std::vector<QNetworkAccessManager *> m_managers; // [0] is m_network, which also serves streams
+    QHash<QNetworkAccessManager *, int> m_inFlight;
     QSslConfiguration m_ssl;
     QString m_peerVerifyName;
     qint64 m_maxReplyBytes = kDefaultMaxReplyBytes;

@@ -141,11 +141,14 @@ QString verdict(bool ok)
 
 // --- configurations -------------------------------------------------------
 
-QJsonObject etcdRegistry(const QString &endpoint)
+/*! \a timeoutMs 0: the store's default (5000 ms). */
+QJsonObject etcdRegistry(const QString &endpoint, int timeoutMs = 1000)
 {
-    return QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/EtcdStore")},
-                        {QStringLiteral("endpoints"), QJsonArray {endpoint}},
-                        {QStringLiteral("timeout"), 1000}};
+    QJsonObject registry {{QStringLiteral("type"), QStringLiteral("Webda/EtcdStore")},
+                          {QStringLiteral("endpoints"), QJsonArray {endpoint}}};
+    if (timeoutMs > 0)
+        registry.insert(QStringLiteral("timeout"), timeoutMs);
+    return registry;
 }
 
 QJsonObject storeCluster(const QString &leaseName, qint64 leaseMs, qint64 renewMs)
@@ -320,6 +323,15 @@ public:
         waitFor([&] { return m_lastStart.index >= 0 && m_lastStart.index != l; }, timeoutMs);
         const Start next = m_lastStart;
         waitFor([&] { return !member(l)->isRunning(); }, 10000);
+        if (qEnvironmentVariableIsSet("BENCH_VERBOSE")) {
+            QStringList steps;
+            for (const QJsonObject &e : member(l)->events()) {
+                const double mono = e.value(QStringLiteral("mono")).toDouble();
+                if (mono + 1 >= *sentAt)
+                    steps << QStringLiteral("%1 %2").arg(e.value(QStringLiteral("event")).toString()).arg(mono - *sentAt, 0, 'f', 1);
+            }
+            note(QStringLiteral("stopped %1: %2; next leader %3").arg(l).arg(steps.join(QStringLiteral(", "))).arg(next.mono - *sentAt, 0, 'f', 1));
+        }
         startMember(l);
         return next;
     }
@@ -730,7 +742,7 @@ int requests(const QString &endpoint)
 int footprint(const QString &endpoint, int seconds)
 {
     const QString lease = uniqueName(QStringLiteral("footprint"));
-    const QString config = writeConfig(lease, QJsonObject {{QStringLiteral("Registry"), etcdRegistry(endpoint)},
+    const QString config = writeConfig(lease, QJsonObject {{QStringLiteral("Registry"), etcdRegistry(endpoint, 0)},
                                                            {QStringLiteral("cluster"), storeCluster(lease, 10000, 1000)}});
     ParticipantProcess baton(QStringLiteral("footprint"), g_baton,
                              {QStringLiteral("join"), QStringLiteral("--config"), config,
@@ -790,6 +802,13 @@ public:
         m_process.start(program, arguments);
     }
     qint64 pid() const { return m_process.processId(); }
+    QString state() const
+    {
+        QFile log(g_folder->filePath(QStringLiteral("scale-stderr.log")));
+        log.open(QIODevice::ReadOnly);
+        return QStringLiteral("%1 %2\n%3").arg(int(m_process.state())).arg(m_process.errorString(),
+                                                    QString::fromLocal8Bit(log.readAll().right(2000)));
+    }
     void stop()
     {
         ::kill(pid_t(m_process.processId()), SIGTERM);
@@ -807,6 +826,7 @@ private:
     void read()
     {
         m_pending += m_process.readAllStandardOutput();
+        if (qEnvironmentVariableIsSet("BENCH_VERBOSE")) note(QString::fromUtf8(m_pending.left(300)));
         qsizetype newline;
         qsizetype from = 0;
         while ((newline = m_pending.indexOf('\n', from)) >= 0) {
@@ -847,7 +867,7 @@ private:
 
 QString scaleConfig(const QString &endpoint, int elections, const QString &prefix)
 {
-    QJsonObject services {{QStringLiteral("Registry"), etcdRegistry(endpoint)}};
+    QJsonObject services {{QStringLiteral("Registry"), etcdRegistry(endpoint, 0)}};
     for (int i = 0; i < elections; ++i) {
         const QString name = QStringLiteral("%1-%2").arg(prefix).arg(i, 5, 10, QLatin1Char('0'));
         services.insert(QStringLiteral("cluster-%1").arg(i, 5, 10, QLatin1Char('0')),
@@ -866,13 +886,13 @@ int scale(const QString &endpoint, int elections, int seconds, const QString &ca
     const bool callgrind = !callgrindOut.isEmpty();
     if (callgrind)
         run.start(QStringLiteral("valgrind"),
-                  QStringList {QStringLiteral("--tool=callgrind"), QStringLiteral("--collect-atstart=no"),
+                  QStringList {QStringLiteral("--tool=callgrind"), QStringLiteral("--instr-atstart=no"),
                                QStringLiteral("--callgrind-out-file=") + callgrindOut, g_baton}
                           + arguments);
     else
         run.start(g_baton, arguments);
     if (!waitFor([&] { return run.started >= elections; }, callgrind ? 300000 : 120000)) {
-        note(QStringLiteral("scale: %1 of %2 leading").arg(run.started).arg(elections));
+        note(QStringLiteral("scale: %1 of %2 leading; %3").arg(run.started).arg(elections).arg(run.state()));
         run.stop();
         return 1;
     }
