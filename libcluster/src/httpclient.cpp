@@ -59,7 +59,6 @@ QString describeKind(QNetworkReply::NetworkError error)
 HttpClient::HttpClient(QObject *parent)
     : QObject(parent)
     , m_network(new QNetworkAccessManager(this))
-    , m_ssl(QSslConfiguration::defaultConfiguration())
 {
     // Redirects are checked one by one (isSafeRedirect), never followed blindly.
     m_network->setRedirectPolicy(QNetworkRequest::UserVerifiedRedirectPolicy);
@@ -95,6 +94,12 @@ HttpClient::~HttpClient() = default;
 
 bool HttpClient::setTls(const HttpTlsOptions &options, QString *errorString)
 {
+    if (options.caFile.isEmpty() && options.certFile.isEmpty() && options.keyFile.isEmpty()
+        && !options.insecureSkipVerify) {
+        // The default, made when an https URL first needs it (sslConfiguration()).
+        m_ssl.reset();
+        return true;
+    }
     QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
     auto fail = [&](const QString &why) {
         if (errorString)
@@ -144,7 +149,7 @@ bool HttpClient::setTls(const HttpTlsOptions &options, QString *errorString)
 
 void HttpClient::setSslConfiguration(const QSslConfiguration &ssl)
 {
-    if (ssl == m_ssl)
+    if (m_ssl && ssl == *m_ssl)
         return;
     m_ssl = ssl;
     // A kept-alive connection would go on with the old client certificate.
@@ -192,7 +197,7 @@ QNetworkRequest HttpClient::makeRequest(const QUrl &url, const Headers &headers)
     for (const auto &header : headers)
         request.setRawHeader(header.first, header.second);
     if (url.scheme() == QLatin1String("https")) {
-        request.setSslConfiguration(m_ssl);
+        request.setSslConfiguration(sslConfiguration());
         if (!m_peerVerifyName.isEmpty())
             request.setPeerVerifyName(m_peerVerifyName);
     }

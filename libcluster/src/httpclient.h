@@ -2,6 +2,7 @@
 
 #include <QHash>
 
+#include <optional>
 #include <vector>
 
 #include "httperror.h"
@@ -72,7 +73,12 @@ public:
      * connections made with another configuration are dropped.
      */
     void setSslConfiguration(const QSslConfiguration &ssl);
-    QSslConfiguration sslConfiguration() const { return m_ssl; }
+    QSslConfiguration sslConfiguration() const
+    {
+        if (!m_ssl)
+            m_ssl = QSslConfiguration::defaultConfiguration();
+        return *m_ssl;
+    }
     /*! The name the server certificate must carry, when not the URL's host (kubeconfig `tls-server-name`). */
     void setPeerVerifyName(const QString &name) { m_peerVerifyName = name; }
     void setMaxReplyBytes(qint64 bytes) { m_maxReplyBytes = bytes; }
@@ -132,7 +138,9 @@ private:
     QNetworkAccessManager *m_network;
     std::vector<QNetworkAccessManager *> m_managers; // [0] is m_network, which also serves streams
     QHash<QNetworkAccessManager *, int> m_inFlight;
-    QSslConfiguration m_ssl;
+    // Made on first use: the default configuration loads the TLS backend
+    // (OpenSSL, about 4 MB resident) that a plain-HTTP etcd never needs.
+    mutable std::optional<QSslConfiguration> m_ssl;
     QString m_peerVerifyName;
     qint64 m_maxReplyBytes = kDefaultMaxReplyBytes;
 };
