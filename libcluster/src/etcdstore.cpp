@@ -685,7 +685,7 @@ StoreWatch *EtcdStore::watch(const QString &prefix, QObject *parent)
     const QString kind = prefix.left(colon + 1);
     QPointer<EtcdWatchHub> &hub = m_hubs[kind];
     if (!hub || hub->retiring())
-        hub = new EtcdWatchHub(this, kind);
+        hub = new EtcdWatchHub(this, prefix);
     return new EtcdSharedWatch(hub, prefix, parent);
 }
 

@@ -37,6 +37,14 @@ public:
     /*! The revision the next stream starts from (tests). */
     qint64 nextRevision() const { return m_nextRevision; }
 
+    /*!
+     * Widens the watched range to take in the keys under \a prefix. An open
+     * stream is replaced (once per turn of the event loop, however many
+     * prefixes came) by one over the wider range, from the next revision,
+     * so nothing is lost for the keys already watched.
+     */
+    void include(const QString &prefix);
+
 Q_SIGNALS:
     /*! A stream was confirmed by etcd (tests, and the store's ordering). */
     void streamCreated();
@@ -58,6 +66,7 @@ private:
     QByteArray m_streamToken;
     QTimer m_createdTimer;
     QTimer m_reopenTimer;
+    QTimer m_widenTimer;
     qint64 m_nextRevision = 0;
     int m_failures = 0;
     bool m_everStarted = false;
@@ -67,8 +76,9 @@ private:
 class EtcdSharedWatch;
 
 /*!
- * One EtcdWatch over a kind of key (`cluster:`) that the watches of single
- * keys of that kind (`cluster:<lease name>`) share. Over HTTP/1.1 a watch
+ * One EtcdWatch that the watches of single keys of one kind
+ * (`cluster:<lease name>`) share, over the smallest range that holds their
+ * keys (not the whole kind: other processes' elections stay out of it). Over HTTP/1.1 a watch
  * stream holds a connection for as long as it lives, and Qt opens at most
  * six connections per host: a process in more than a few elections (SPEC
  * P3) would otherwise have every connection taken by its watches and its
@@ -80,7 +90,8 @@ class EtcdWatchHub : public QObject
 {
     Q_OBJECT
 public:
-    EtcdWatchHub(EtcdStore *store, const QString &prefix);
+    /*! \a first: the first watch's prefix, the range the stream starts with. */
+    EtcdWatchHub(EtcdStore *store, const QString &first);
 
     void add(EtcdSharedWatch *watch);
     void remove(EtcdSharedWatch *watch);

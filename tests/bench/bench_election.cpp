@@ -315,6 +315,9 @@ public:
     Start stopLeader(int signalNumber, int renewMs, int timeoutMs, double *sentAt, int *stopped)
     {
         runFor(int(QRandomGenerator::global()->bounded(renewMs)));
+        // A renewal may have failed during the pause on a loaded machine.
+        if (!waitFor([&] { return settled(); }, 30000))
+            return {};
         const int l = leader();
         *stopped = l;
         m_lastStart = {};
@@ -811,8 +814,12 @@ public:
     }
     void stop()
     {
+        // A clean stop releases every lease: with 1,000 that takes a while.
         ::kill(pid_t(m_process.processId()), SIGTERM);
-        m_process.waitForFinished(30000);
+        if (!m_process.waitForFinished(120000)) {
+            m_process.kill();
+            m_process.waitForFinished(5000);
+        }
     }
     void resetWindow()
     {
