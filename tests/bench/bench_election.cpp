@@ -917,14 +917,20 @@ int scale(const QString &endpoint, int elections, int seconds, const QString &ca
     const ScaleRun &r = run;
     const bool onTime = r.deadline == 0 && r.stopped == 0;
     const double expected = double(elections) * fp.seconds; // renewals at 1 s
-    out(QStringLiteral("| %1 | %2 | %3 | %4 | %5 (%6) | %7 | %8 | %9 |")
+    QString verdicts = QStringLiteral("–");
+    if (elections >= 1000)
+        verdicts = QStringLiteral("no step-down: %1; CPU < 25 %: %2; RSS < 64 MB: %3")
+                           .arg(verdict(r.stopped == 0), verdict(fp.cpuPercent() < 25.0),
+                                verdict(fp.rssMb.max() < 64.0));
+    out(QStringLiteral("| %1 | %2 | %3 | %4 | %5 (%6) | %7 | %8 | %9 | %10 |")
                 .arg(elections).arg(int(fp.seconds))
                 .arg(QStringLiteral("%1 / %2").arg(renewed).arg(qint64(expected)))
                 .arg(QStringLiteral("%1 (%2 deadline)").arg(r.stopped).arg(r.deadline))
                 .arg(f(r.latency.median(), 0), f(r.latency.q(0.99), 0))
                 .arg(f(r.worstGap, 0))
                 .arg(f(fp.cpuPercent(), 2))
-                .arg(QStringLiteral("%1 (max %2)").arg(f(fp.rssMb.median()), f(fp.rssMb.max()))));
+                .arg(QStringLiteral("%1 (max %2)").arg(f(fp.rssMb.median()), f(fp.rssMb.max())))
+                .arg(verdicts));
     note(QStringLiteral("scale %1: on time %2, errors %3, renewals %4").arg(elections).arg(onTime).arg(r.errors).arg(renewed));
     if (callgrind)
         std::fprintf(stderr, "callgrind-renewals %d\n", renewed);

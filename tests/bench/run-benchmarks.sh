@@ -105,8 +105,8 @@ section="$work/section.md"
     echo "attempt's \`latencyMs\`. Target at 1,000: no step-down, CPU < 25 % of a core,"
     echo "RSS < 64 MB."
     echo
-    echo "| elections | window (s) | renewals / expected | step-downs | latency median (p99) ms | worst gap (ms) | CPU % of a core | RSS MB median (max) |"
-    echo "|---|---|---|---|---|---|---|---|"
+    echo "| elections | window (s) | renewals / expected | step-downs | latency median (p99) ms | worst gap (ms) | CPU % of a core | RSS MB median (max) | target |"
+    echo "|---|---|---|---|---|---|---|---|---|"
     cat "$work/scale-10.md" "$work/scale-100.md" "$work/scale-1000.md"
     echo
     echo "### Profile"
@@ -147,6 +147,7 @@ docs=docs/benchmarks.md
 awk '/^## Election benchmarks/ { exit } { print }' "$docs" >"$work/docs.md"
 cat "$section" >>"$work/docs.md"
 if grep -q '^## Election benchmarks' "$docs"; then
+    echo >>"$work/docs.md"
     awk 'p && /^## Election: what changed/ { q = 1 } q { print } /^## Election benchmarks/ { p = 1 }' "$docs" >>"$work/docs.md"
 fi
 cp "$work/docs.md" "$docs"
