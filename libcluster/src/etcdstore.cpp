@@ -1,7 +1,9 @@
 #include "etcdstore.h"
 
 #include "etcdcodec.h"
+#include "etcdsharedwatch.h"
 #include "etcdwatch.h"
+#include "etcdwatchhub.h"
 #include "httpclient.h"
 #include "httpstream.h"
 #include "jsonutil.h"

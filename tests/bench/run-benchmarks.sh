@@ -9,7 +9,7 @@
 #   tests/bench/run-benchmarks.sh --no-docs  print the section instead of writing the docs
 #
 # The footprint and the 1,000-election runs go side by side (each measures
-# its own processes), so the full run takes about 25 minutes.
+# its own processes), so the full run takes about 15 minutes.
 set -eu
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -142,7 +142,8 @@ if [ "$write_docs" = 0 ]; then
     cat "$section"
     exit 0
 fi
-# Replace the section from its heading to the end of the file (it is the last one).
+# Replace the generated section (from its heading to the hand-written
+# "## Election: what changed" part, which is kept).
 docs=docs/benchmarks.md
 awk '/^## Election benchmarks/ { exit } { print }' "$docs" >"$work/docs.md"
 cat "$section" >>"$work/docs.md"
