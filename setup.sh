@@ -22,8 +22,12 @@ packages="
 
 # clang and its runtimes (libFuzzer, ASan, UBSan) are for scripts/fuzz.sh and
 # the fuzz preset only (`./setup.sh fuzz`); GCC builds everything else.
+# valgrind (callgrind) is for tests/bench/run-benchmarks.sh only (`./setup.sh bench`).
 if [ "${1:-}" = fuzz ]; then
   packages="$packages clang libclang-rt-14-dev"
+fi
+if [ "${1:-}" = bench ]; then
+  packages="$packages valgrind"
 fi
 missing=""
 for p in $packages; do

@@ -6,6 +6,7 @@
 #include "statuscommand.h"
 #ifdef BATON_WITH_GUI
 #include "dashboard.h"
+#include "dashboardlauncher.h"
 #endif
 
 #include <QCommandLineParser>
@@ -247,7 +248,7 @@ int main(int argc, char *argv[])
 #ifdef BATON_WITH_GUI
     // No arguments on a desktop, --screenshot or --lang: the dashboard.
     if (baton::dashboard::wanted(argc, argv))
-        return baton::dashboard::run(argc, argv);
+        return baton::runDashboardModule(argc, argv);
 #endif
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("baton"));

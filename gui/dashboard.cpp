@@ -26,23 +26,6 @@ static void initResources()
 
 namespace baton::dashboard {
 
-namespace {
-
-bool hasDisplay()
-{
-    return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
-            || !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
-}
-
-} // namespace
-
-bool wanted(int argc, char **argv)
-{
-    if (argc <= 1)
-        return hasDisplay();
-    return std::strcmp(argv[1], "--screenshot") == 0 || std::strcmp(argv[1], "--lang") == 0;
-}
-
 int run(int argc, char **argv)
 {
     bool screenshots = false;

@@ -1,7 +1,9 @@
 #include "etcdstore.h"
 
 #include "etcdcodec.h"
+#include "etcdsharedwatch.h"
 #include "etcdwatch.h"
+#include "etcdwatchhub.h"
 #include "httpclient.h"
 #include "httpstream.h"
 #include "jsonutil.h"
@@ -677,7 +679,16 @@ StoreWatch *EtcdStore::watch(const QString &prefix, QObject *parent)
 {
     if (!m_initialised)
         return nullptr;
-    return new EtcdWatch(this, prefix, parent);
+    // A key of a kind ("cluster:<name>") shares the stream over its kind;
+    // the kind itself, or a prefix without one, has a stream of its own.
+    const qsizetype colon = prefix.indexOf(QLatin1Char(':'));
+    if (colon < 0 || colon + 1 == prefix.size())
+        return new EtcdWatch(this, prefix, parent);
+    const QString kind = prefix.left(colon + 1);
+    QPointer<EtcdWatchHub> &hub = m_hubs[kind];
+    if (!hub || hub->retiring())
+        hub = new EtcdWatchHub(this, prefix);
+    return new EtcdSharedWatch(hub, prefix, parent);
 }
 
 HttpStream *EtcdStore::openStream(const QString &path, const QJsonObject &body, QObject *parent,

@@ -3,7 +3,9 @@
 #include <baton/store.h>
 
 #include <QDeadlineTimer>
+#include <QHash>
 #include <QList>
+#include <QPointer>
 #include <QSet>
 #include <QUrl>
 
@@ -14,6 +16,7 @@
 namespace baton {
 
 class EtcdWatch;
+class EtcdWatchHub;
 class HttpClient;
 class HttpStream;
 
@@ -131,6 +134,7 @@ private:
     // Requests issued while a new watch is being set up wait for it, so that
     // a watch sees every write issued after watch() returned.
     QSet<EtcdWatch *> m_startingWatches;
+    QHash<QString, QPointer<EtcdWatchHub>> m_hubs;
     QList<RequestPtr> m_held;
 };
 

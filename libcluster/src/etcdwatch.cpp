@@ -36,6 +36,17 @@ EtcdWatch::EtcdWatch(EtcdStore *store, const QString &prefix, QObject *parent)
                true);
     });
     connect(&m_reopenTimer, &QTimer::timeout, this, &EtcdWatch::open);
+    m_widenTimer.setSingleShot(true);
+    connect(&m_widenTimer, &QTimer::timeout, this, [this] {
+        if (!m_stream)
+            return; // not open yet, or broken: the next open() uses the new range
+        qCDebug(lcEtcd).noquote() << "watch of" << m_prefix << "widened; resuming from revision"
+                                  << m_nextRevision;
+        delete m_stream;
+        m_stream = nullptr;
+        m_createdTimer.stop();
+        open();
+    });
     store->watchStarting(this);
     // Opened from the event loop: the caller connects its signals first.
     QMetaObject::invokeMethod(this, &EtcdWatch::open, Qt::QueuedConnection);
@@ -46,6 +57,26 @@ EtcdWatch::~EtcdWatch()
     if (m_store)
         m_store->watchStarted(this);
     delete m_stream;
+}
+
+void EtcdWatch::include(const QString &prefix)
+{
+    if (!m_store)
+        return;
+    const QByteArray full = m_store->keyPrefix() + prefix.toUtf8();
+    const QByteArray end = etcdcodec::prefixRangeEnd(full);
+    bool wider = false;
+    if (full < m_rangeKey) {
+        m_rangeKey = full;
+        wider = true;
+    }
+    // "\0" is the end of the key space: nothing is beyond it.
+    if (m_rangeEnd != QByteArray(1, '\0') && (end == QByteArray(1, '\0') || end > m_rangeEnd)) {
+        m_rangeEnd = end;
+        wider = true;
+    }
+    if (wider)
+        m_widenTimer.start(0);
 }
 
 void EtcdWatch::started()

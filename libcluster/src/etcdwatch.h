@@ -35,6 +35,14 @@ public:
     /*! The revision the next stream starts from (tests). */
     qint64 nextRevision() const { return m_nextRevision; }
 
+    /*!
+     * Widens the watched range to take in the keys under \a prefix. An open
+     * stream is replaced (once per turn of the event loop, however many
+     * prefixes came) by one over the wider range, from the next revision,
+     * so nothing is lost for the keys already watched.
+     */
+    void include(const QString &prefix);
+
 Q_SIGNALS:
     /*! A stream was confirmed by etcd (tests, and the store's ordering). */
     void streamCreated();
@@ -56,6 +64,7 @@ private:
     QByteArray m_streamToken;
     QTimer m_createdTimer;
     QTimer m_reopenTimer;
+    QTimer m_widenTimer;
     qint64 m_nextRevision = 0;
     int m_failures = 0;
     bool m_everStarted = false;

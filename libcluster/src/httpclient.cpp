@@ -59,16 +59,47 @@ QString describeKind(QNetworkReply::NetworkError error)
 HttpClient::HttpClient(QObject *parent)
     : QObject(parent)
     , m_network(new QNetworkAccessManager(this))
-    , m_ssl(QSslConfiguration::defaultConfiguration())
 {
     // Redirects are checked one by one (isSafeRedirect), never followed blindly.
     m_network->setRedirectPolicy(QNetworkRequest::UserVerifiedRedirectPolicy);
+    m_managers.push_back(m_network);
+}
+
+QNetworkAccessManager *HttpClient::managerForRequest()
+{
+    constexpr int kConnectionsPerManager = 6;
+    constexpr size_t kMaxManagers = 8;
+    QNetworkAccessManager *least = m_network;
+    for (QNetworkAccessManager *manager : m_managers) {
+        if (m_inFlight.value(manager) < kConnectionsPerManager)
+            return manager;
+        if (m_inFlight.value(manager) < m_inFlight.value(least))
+            least = manager;
+    }
+    if (m_managers.size() >= kMaxManagers)
+        return least;
+    auto *manager = new QNetworkAccessManager(this);
+    manager->setRedirectPolicy(QNetworkRequest::UserVerifiedRedirectPolicy);
+    m_managers.push_back(manager);
+    return manager;
+}
+
+void HttpClient::track(QNetworkAccessManager *manager, QNetworkReply *reply)
+{
+    ++m_inFlight[manager];
+    connect(reply, &QObject::destroyed, this, [this, manager] { --m_inFlight[manager]; });
 }
 
 HttpClient::~HttpClient() = default;
 
 bool HttpClient::setTls(const HttpTlsOptions &options, QString *errorString)
 {
+    if (options.caFile.isEmpty() && options.certFile.isEmpty() && options.keyFile.isEmpty()
+        && !options.insecureSkipVerify) {
+        // The default, made when an https URL first needs it (sslConfiguration()).
+        m_ssl.reset();
+        return true;
+    }
     QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
     auto fail = [&](const QString &why) {
         if (errorString)
@@ -118,11 +149,12 @@ bool HttpClient::setTls(const HttpTlsOptions &options, QString *errorString)
 
 void HttpClient::setSslConfiguration(const QSslConfiguration &ssl)
 {
-    if (ssl == m_ssl)
+    if (m_ssl && ssl == *m_ssl)
         return;
     m_ssl = ssl;
     // A kept-alive connection would go on with the old client certificate.
-    m_network->clearConnectionCache();
+    for (QNetworkAccessManager *manager : m_managers)
+        manager->clearConnectionCache();
 }
 
 QString HttpClient::methodOf(const QNetworkReply *reply)
@@ -165,7 +197,7 @@ QNetworkRequest HttpClient::makeRequest(const QUrl &url, const Headers &headers)
     for (const auto &header : headers)
         request.setRawHeader(header.first, header.second);
     if (url.scheme() == QLatin1String("https")) {
-        request.setSslConfiguration(m_ssl);
+        request.setSslConfiguration(sslConfiguration());
         if (!m_peerVerifyName.isEmpty())
             request.setPeerVerifyName(m_peerVerifyName);
     }
@@ -251,13 +283,15 @@ void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJson
     QNetworkRequest request = makeRequest(url, headers);
     request.setTransferTimeout(timeoutMs);
     QNetworkReply *reply = nullptr;
+    QNetworkAccessManager *manager = managerForRequest();
     if (method == "GET")
-        reply = m_network->get(request);
+        reply = manager->get(request);
     else if (method == "DELETE" && body.isEmpty())
-        reply = m_network->deleteResource(request);
+        reply = manager->deleteResource(request);
     else
-        reply = m_network->sendCustomRequest(request, method,
-                                             QJsonDocument(body).toJson(QJsonDocument::Compact));
+        reply = manager->sendCustomRequest(request, method,
+                                           QJsonDocument(body).toJson(QJsonDocument::Compact));
+    track(manager, reply);
 
     struct State
     {
@@ -348,12 +382,15 @@ HttpStream *HttpClient::postStream(const QUrl &url, const QJsonObject &body,
 {
     QNetworkReply *reply = m_network->post(makeRequest(url, headers),
                                            QJsonDocument(body).toJson(QJsonDocument::Compact));
+    track(m_network, reply);
     return new HttpStream(reply, m_maxReplyBytes, parent);
 }
 
 HttpStream *HttpClient::getStream(const QUrl &url, const Headers &headers, QObject *parent)
 {
-    return new HttpStream(m_network->get(makeRequest(url, headers)), m_maxReplyBytes, parent);
+    QNetworkReply *reply = m_network->get(makeRequest(url, headers));
+    track(m_network, reply);
+    return new HttpStream(reply, m_maxReplyBytes, parent);
 }
 
 } // namespace baton

@@ -1,5 +1,10 @@
 #pragma once
 
+#include <QHash>
+
+#include <optional>
+#include <vector>
+
 #include "httperror.h"
 
 #include <QJsonObject>
@@ -68,7 +73,12 @@ public:
      * connections made with another configuration are dropped.
      */
     void setSslConfiguration(const QSslConfiguration &ssl);
-    QSslConfiguration sslConfiguration() const { return m_ssl; }
+    QSslConfiguration sslConfiguration() const
+    {
+        if (!m_ssl)
+            m_ssl = QSslConfiguration::defaultConfiguration();
+        return *m_ssl;
+    }
     /*! The name the server certificate must carry, when not the URL's host (kubeconfig `tls-server-name`). */
     void setPeerVerifyName(const QString &name) { m_peerVerifyName = name; }
     void setMaxReplyBytes(qint64 bytes) { m_maxReplyBytes = bytes; }
@@ -114,9 +124,23 @@ public:
 
 private:
     QNetworkRequest makeRequest(const QUrl &url, const Headers &headers) const;
+    /*!
+     * The manager for the next request. Qt 6.4 opens at most six
+     * connections per host and manager, and etcd serves one request at a
+     * time per connection: a process in hundreds of elections (SPEC P3)
+     * would queue its renewals behind each other for longer than a
+     * renewInterval. Beyond six in flight, another manager takes them (up
+     * to kMaxManagers, each with its own six connections).
+     */
+    QNetworkAccessManager *managerForRequest();
+    void track(QNetworkAccessManager *manager, QNetworkReply *reply);
 
     QNetworkAccessManager *m_network;
-    QSslConfiguration m_ssl;
+    std::vector<QNetworkAccessManager *> m_managers; // [0] is m_network, which also serves streams
+    QHash<QNetworkAccessManager *, int> m_inFlight;
+    // Made on first use: the default configuration loads the TLS backend
+    // (OpenSSL, about 4 MB resident) that a plain-HTTP etcd never needs.
+    mutable std::optional<QSslConfiguration> m_ssl;
     QString m_peerVerifyName;
     qint64 m_maxReplyBytes = kDefaultMaxReplyBytes;
 };

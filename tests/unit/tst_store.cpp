@@ -1247,6 +1247,49 @@ private Q_SLOTS:
                  qPrintable(failed->result.errorString));
     }
 
+    // P3: the watches of single keys share one stream (a stream holds an
+    // HTTP/1.1 connection, and Qt opens six per host: twelve elections'
+    // watches would otherwise leave none for their requests). Each watch
+    // hears only its keys; one added beyond the range so far still sees a
+    // write made at once.
+    void watchesOfSingleKeysShareOneStream()
+    {
+        QVERIFY(open(etcdParameters({ endpoint() }, freshPrefix())));
+        QObject owner;
+        constexpr int count = 12;
+        auto key = [](int i) { return QStringLiteral("cluster:k%1").arg(i, 2, 10, QLatin1Char('0')); };
+        std::vector<std::unique_ptr<QSignalSpy>> spies;
+        for (int i = 0; i < count - 1; ++i) {
+            StoreWatch *watch = m_store->watch(key(i), &owner);
+            QVERIFY(watch);
+            spies.push_back(std::make_unique<QSignalSpy>(watch, &StoreWatch::entryChanged));
+        }
+        for (int i = 0; i < count - 1; ++i) {
+            CREATE_OK(entry, key(i), doc(i));
+        }
+        for (int i = 0; i < count - 1; ++i) {
+            QTRY_COMPARE_WITH_TIMEOUT(spies[size_t(i)]->size(), 1, 10000);
+            QCOMPARE(spies[size_t(i)]->first().at(0).value<StoreEntry>().key, key(i));
+        }
+
+        StoreWatch *last = m_store->watch(key(count - 1), &owner);
+        QVERIFY(last);
+        QSignalSpy lastChanged(last, &StoreWatch::entryChanged);
+        CREATE_OK(lastEntry, key(count - 1), doc(count - 1));
+        QTRY_COMPARE_WITH_TIMEOUT(lastChanged.size(), 1, 10000);
+        QCOMPARE(lastChanged.first().at(0).value<StoreEntry>().version, lastEntry.version);
+
+        // In the range but nobody's key, then one under the first prefix:
+        // once that one is heard, the other was seen and handed to nobody.
+        CREATE_OK(between, QStringLiteral("cluster:k0z"), doc(0));
+        CREATE_OK(underFirst, QStringLiteral("cluster:k00z"), doc(0));
+        QTRY_COMPARE_WITH_TIMEOUT(spies.front()->size(), 2, 10000);
+        QCOMPARE(spies.front()->at(1).at(0).value<StoreEntry>().key, underFirst.key);
+        for (int i = 1; i < count - 1; ++i)
+            QCOMPARE(spies[size_t(i)]->size(), 1);
+        QCOMPARE(lastChanged.size(), 1);
+    }
+
     // B1, F8: a watch whose stream is cut resumes from the last revision it
     // saw: a change made while it was cut off is still reported, with no
     // resynchronise.

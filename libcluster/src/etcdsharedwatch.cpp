@@ -1,0 +1,21 @@
+#include "etcdsharedwatch.h"
+
+#include "etcdwatchhub.h"
+
+namespace baton {
+
+EtcdSharedWatch::EtcdSharedWatch(EtcdWatchHub *hub, const QString &prefix, QObject *parent)
+    : StoreWatch(parent)
+    , m_hub(hub)
+    , m_prefix(prefix)
+{
+    hub->add(this);
+}
+
+EtcdSharedWatch::~EtcdSharedWatch()
+{
+    if (m_hub)
+        m_hub->remove(this);
+}
+
+} // namespace baton
