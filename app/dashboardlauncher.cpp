@@ -2,7 +2,6 @@
 
 #include <QFileInfo>
 #include <QLibrary>
-#include <QStringList>
 
 #include <cstdio>
 
@@ -11,25 +10,16 @@ namespace baton {
 int runDashboardModule(int argc, char **argv)
 {
     // No QCoreApplication yet (the dashboard makes its QApplication), so the
-    // executable's folder comes from /proc.
+    // executable's folder comes from /proc. The module is looked for in one
+    // place only, relative to the executable, where both the build tree and
+    // an installation put it: no search path that another user could write.
     const QString bin = QFileInfo(QFileInfo(QStringLiteral("/proc/self/exe")).symLinkTarget()).absolutePath();
-    const QStringList candidates {
-        bin + QStringLiteral("/../" BATON_DASHBOARD_INSTALL_DIR "/" BATON_DASHBOARD_FILE_NAME),
-        QStringLiteral(BATON_DASHBOARD_BUILD_PATH),
-    };
-    QStringList errors;
-    for (const QString &path : candidates) {
-        if (!QFileInfo::exists(path))
-            continue;
-        QLibrary module(path);
-        using Run = int (*)(int, char **);
-        if (auto run = reinterpret_cast<Run>(module.resolve("baton_dashboard_run")))
-            return run(argc, argv);
-        errors << module.errorString();
-    }
-    std::fprintf(stderr, "baton: the dashboard module cannot be loaded (%s)\n",
-                 errors.isEmpty() ? qPrintable(candidates.join(QStringLiteral(", ")) + QStringLiteral(": not found"))
-                                  : qPrintable(errors.join(QStringLiteral("; "))));
+    const QString path = bin + QStringLiteral("/../" BATON_DASHBOARD_INSTALL_DIR "/" BATON_DASHBOARD_FILE_NAME);
+    QLibrary module(path);
+    using Run = int (*)(int, char **);
+    if (auto run = reinterpret_cast<Run>(module.resolve("baton_dashboard_run")))
+        return run(argc, argv);
+    std::fprintf(stderr, "baton: the dashboard module cannot be loaded: %s\n", qPrintable(module.errorString()));
     return 1;
 }
 
