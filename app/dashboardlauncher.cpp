@@ -14,7 +14,7 @@ int runDashboardModule(int argc, char **argv)
     // place only, relative to the executable, where both the build tree and
     // an installation put it: no search path that another user could write.
     const QString bin = QFileInfo(QFileInfo(QStringLiteral("/proc/self/exe")).symLinkTarget()).absolutePath();
-    const QString path = bin + QStringLiteral("/../" BATON_DASHBOARD_INSTALL_DIR "/" BATON_DASHBOARD_FILE_NAME);
+    const QString path = bin + QStringLiteral("/" BATON_DASHBOARD_RELATIVE_DIR "/" BATON_DASHBOARD_FILE_NAME);
     QLibrary module(path);
     using Run = int (*)(int, char **);
     if (auto run = reinterpret_cast<Run>(module.resolve("baton_dashboard_run")))

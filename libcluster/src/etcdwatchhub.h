@@ -15,8 +15,10 @@ class EtcdSharedWatch;
 
 /*!
  * One EtcdWatch that the watches of single keys of one kind
- * (`cluster:<lease name>`) share, over the smallest range that holds their
- * keys (not the whole kind: other processes' elections stay out of it).
+ * (`cluster:<lease name>`) share, over the span from their lowest to their
+ * highest key (not the whole kind: other processes' elections outside the
+ * span stay out of it; those inside it arrive and are dropped here). The
+ * span only grows: it is not narrowed when watches go.
  * Over HTTP/1.1 a watch stream holds a connection for as long as it lives,
  * and Qt opens at most six connections per host: a process in more than a few elections (SPEC
  * P3) would otherwise have every connection taken by its watches and its

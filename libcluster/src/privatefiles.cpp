@@ -4,6 +4,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <sys/stat.h>
+
 namespace baton::privatefiles {
 
 bool makeFolder(const QString &path)
@@ -33,7 +35,15 @@ bool prepareFile(const QString &path)
 bool openForWriting(QSaveFile &file)
 {
     const bool existed = QFileInfo::exists(file.fileName());
-    if (!file.open(QIODevice::WriteOnly))
+    // QSaveFile makes a new file's temporary copy with the umask's mode and
+    // sets ours only afterwards: under umask 077 there is no moment where
+    // another user could open it. (An existing file's copy is 0600 already
+    // until QSaveFile gives it that file's mode.) The umask is the process's:
+    // exports are written from the main thread, where nothing else makes files.
+    const mode_t previous = ::umask(077);
+    const bool opened = file.open(QIODevice::WriteOnly);
+    ::umask(previous);
+    if (!opened)
         return false;
     return existed || file.setPermissions(kFile);
 }

@@ -1264,6 +1264,8 @@ private Q_SLOTS:
             QVERIFY(watch);
             spies.push_back(std::make_unique<QSignalSpy>(watch, &StoreWatch::entryChanged));
         }
+        // One stream for all of them, whatever HttpClient would do with more.
+        QCOMPARE(m_store->findChildren<EtcdWatch *>().size(), 1);
         for (int i = 0; i < count - 1; ++i) {
             CREATE_OK(entry, key(i), doc(i));
         }
@@ -1278,6 +1280,7 @@ private Q_SLOTS:
         CREATE_OK(lastEntry, key(count - 1), doc(count - 1));
         QTRY_COMPARE_WITH_TIMEOUT(lastChanged.size(), 1, 10000);
         QCOMPARE(lastChanged.first().at(0).value<StoreEntry>().version, lastEntry.version);
+        QCOMPARE(m_store->findChildren<EtcdWatch *>().size(), 1);
 
         // In the range but nobody's key, then one under the first prefix:
         // once that one is heard, the other was seen and handed to nobody.
