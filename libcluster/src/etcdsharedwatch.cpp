@@ -4,10 +4,12 @@
 
 namespace baton {
 
-EtcdSharedWatch::EtcdSharedWatch(EtcdWatchHub *hub, const QString &prefix, QObject *parent)
+EtcdSharedWatch::EtcdSharedWatch(EtcdWatchHub *hub, const QString &prefix, qint64 floor,
+                                 QObject *parent)
     : StoreWatch(parent)
     , m_hub(hub)
     , m_prefix(prefix)
+    , m_floor(floor)
 {
     hub->add(this);
 }

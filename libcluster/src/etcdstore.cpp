@@ -366,6 +366,11 @@ void EtcdStore::send(const RequestPtr &request)
     m_http->postJson(endpointUrl(endpoint, request->path), request->body, headers, attemptMs,
                      [this, request, endpoint, token](const HttpResult &result) {
         if (result.ok()) {
+            qint64 revision = 0;
+            if (etcdcodec::revision(result.json.value(QLatin1String("header")).toObject().value(
+                                            QLatin1String("revision")),
+                                    &revision))
+                m_knownRevision = std::max(m_knownRevision, revision);
             request->done(result.json, std::nullopt);
             return;
         }
@@ -688,7 +693,7 @@ StoreWatch *EtcdStore::watch(const QString &prefix, QObject *parent)
     QPointer<EtcdWatchHub> &hub = m_hubs[kind];
     if (!hub || hub->retiring())
         hub = new EtcdWatchHub(this, prefix);
-    return new EtcdSharedWatch(hub, prefix, parent);
+    return new EtcdSharedWatch(hub, prefix, m_knownRevision, parent);
 }
 
 HttpStream *EtcdStore::openStream(const QString &path, const QJsonObject &body, QObject *parent,

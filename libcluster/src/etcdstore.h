@@ -67,6 +67,8 @@ public:
     int authentications() const { return m_authentications; }
     int timeoutMs() const { return m_timeoutMs; }
     QByteArray keyPrefix() const { return m_prefix; }
+    /*! The newest revision a reply to this store's requests reported (0: none yet). */
+    qint64 knownRevision() const { return m_knownRevision; }
 
 private:
     friend class EtcdWatch;
@@ -136,6 +138,7 @@ private:
     QSet<EtcdWatch *> m_startingWatches;
     QHash<QString, QPointer<EtcdWatchHub>> m_hubs;
     QList<RequestPtr> m_held;
+    qint64 m_knownRevision = 0;
 };
 
 } // namespace baton

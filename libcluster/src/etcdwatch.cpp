@@ -195,6 +195,7 @@ void EtcdWatch::onMessage(const QJsonObject &message)
         qint64 modRevision = 0;
         if (etcdcodec::revision(kv.toObject().value(QLatin1String("mod_revision")), &modRevision))
             m_nextRevision = std::max(m_nextRevision, modRevision + 1);
+        m_eventRevision = modRevision;
         // proto3 leaves the default type, PUT, out.
         const QString type = event.value(QLatin1String("type")).toString(QStringLiteral("PUT"));
         QString why;

@@ -43,6 +43,9 @@ public:
      */
     void include(const QString &prefix);
 
+    /*! While entryChanged or entryRemoved is emitted: that event's revision (0: unknown). */
+    qint64 eventRevision() const { return m_eventRevision; }
+
 Q_SIGNALS:
     /*! A stream was confirmed by etcd (tests, and the store's ordering). */
     void streamCreated();
@@ -66,6 +69,7 @@ private:
     QTimer m_reopenTimer;
     QTimer m_widenTimer;
     qint64 m_nextRevision = 0;
+    qint64 m_eventRevision = 0;
     int m_failures = 0;
     bool m_everStarted = false;
     bool m_reopening = false;

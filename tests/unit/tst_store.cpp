@@ -1293,6 +1293,35 @@ private Q_SLOTS:
         QCOMPARE(lastChanged.size(), 1);
     }
 
+    // O1: a watch added to a shared stream hears what happens after it was
+    // made, not its key's history. Widening the stream for it restarts it
+    // from where it was, before this key's earlier writes: those are
+    // replayed by etcd and must not reach the new watch as news (they would
+    // be reported as leader changes that are long over).
+    void aWatchAddedToASharedStreamHearsNoHistory()
+    {
+        QVERIFY(open(etcdParameters({ endpoint() }, freshPrefix())));
+        QObject owner;
+        const QString first = QStringLiteral("cluster:a");
+        const QString later = QStringLiteral("cluster:z"); // outside the stream's range so far
+        QVERIFY(m_store->watch(first, &owner));
+        CREATE_OK(firstEntry, first, doc(1));
+        CREATE_OK(old, later, doc(1));
+        const CallPtr older = updateCall(later, doc(2), old.version);
+        WAIT_DONE(older);
+        COMPARE_STATUS(older, "Ok");
+
+        StoreWatch *watch = m_store->watch(later, &owner);
+        QVERIFY(watch);
+        QSignalSpy changed(watch, &StoreWatch::entryChanged);
+        const CallPtr news = updateCall(later, doc(3), older->result.entry.version);
+        WAIT_DONE(news);
+        COMPARE_STATUS(news, "Ok");
+        QTRY_VERIFY_WITH_TIMEOUT(!changed.isEmpty(), 10000);
+        QCOMPARE(changed.first().at(0).value<StoreEntry>().version, news->result.entry.version);
+        QCOMPARE(m_store->findChildren<EtcdWatch *>().size(), 1);
+    }
+
     // B1, F8: a watch whose stream is cut resumes from the last revision it
     // saw: a change made while it was cut off is still reported, with no
     // resynchronise.
