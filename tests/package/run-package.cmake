@@ -1,6 +1,6 @@
 # Builds the Debian package of the build tree into a fresh folder, prints its
 # control data and contents, and fails when a part a user installs it for is
-# missing. Arguments: -DBUILD_DIR=... -DWORK_DIR=... -DCPACK=...
+# missing. Arguments: -DBUILD_DIR=... -DWORK_DIR=... -DCPACK=... -DGUI=ON|OFF
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 
@@ -34,6 +34,10 @@ set(expected
   "usr/lib/([^ /]+/)?pkgconfig/baton-cluster\\.pc"          # pkg-config
   "usr/bin/baton\n"                                     # the executable
   "usr/lib/systemd/system/baton-join\\.service")
+if(GUI)
+  # The dashboard module, which `baton` loads relative to its own folder.
+  list(APPEND expected "usr/lib/([^ /]+/)?baton/baton-dashboard\\.so")
+endif()
 set(missing "")
 foreach(pattern ${expected})
   if(NOT contents MATCHES "${pattern}")
