@@ -121,11 +121,7 @@ QString TestDashboard::writeConfig(const QString &instanceId)
                                         {QStringLiteral("leaseDuration"), leaseMs},
                                         {QStringLiteral("renewInterval"), renewMs}}}}}};
     const QString path = m_folder.filePath(instanceId + QStringLiteral(".json"));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    file.write(QJsonDocument(config).toJson());
-    return path;
+    return test::writeJsonFile(path, config) ? path : QString();
 }
 
 void TestDashboard::tableFollowsAFailoverOfRealParticipants()

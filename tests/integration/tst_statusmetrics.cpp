@@ -92,11 +92,7 @@ QString TestStatusMetrics::writeConfig(const QString &instanceId)
                                         {QStringLiteral("leaseDuration"), leaseMs},
                                         {QStringLiteral("renewInterval"), renewMs}}}}}};
     const QString path = m_folder.filePath(instanceId + QStringLiteral(".json"));
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    file.write(QJsonDocument(config).toJson());
-    return path;
+    return test::writeJsonFile(path, config) ? path : QString();
 }
 
 HttpAnswer TestStatusMetrics::get(quint16 port, const QString &path)
