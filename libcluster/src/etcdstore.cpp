@@ -27,6 +27,8 @@ const QString kTypeName = QStringLiteral("Webda/EtcdStore");
 constexpr int kDefaultTimeoutMs = 5000;
 constexpr int kMaxTimeoutMs = 600000;
 const QString kInvalidToken = QStringLiteral("invalid auth token");
+// etcd's answer to a txn with more operations than its --max-txn-ops.
+const QString kTooManyOperations = QStringLiteral("too many operations in txn request");
 // Standing in for a secret in a refusal (R2): the rule is said, the value never.
 const QJsonValue kHidden = QStringLiteral("(hidden)");
 
@@ -237,11 +239,17 @@ QUrl EtcdStore::endpointUrl(int endpoint, const QString &path) const
 
 void EtcdStore::call(const QString &path, const QJsonObject &body, ReplyHandler done)
 {
+    call(path, body, std::move(done), QDeadlineTimer(m_timeoutMs));
+}
+
+void EtcdStore::call(const QString &path, const QJsonObject &body, ReplyHandler done,
+                     QDeadlineTimer deadline)
+{
     auto request = std::make_shared<Request>();
     request->path = path;
     request->body = body;
     request->done = std::move(done);
-    request->deadline = QDeadlineTimer(m_timeoutMs);
+    request->deadline = deadline;
     if (!m_initialised) {
         finish(request, {},
                failure(Status::Unavailable,
@@ -522,18 +530,147 @@ void EtcdStore::update(const QString &key, const QJsonObject &document, const QS
         reportCurrent(QStringLiteral("update"), key, version, std::move(done));
         return;
     }
-    const QJsonObject compare { { QStringLiteral("key"), b64(fullKey(key)) },
-                                { QStringLiteral("target"), QStringLiteral("MOD") },
-                                { QStringLiteral("mod_revision"), QString::number(*revision) } };
-    putIf(QStringLiteral("update"), key, document, compare,
-          [this, key, version](const std::optional<StoreEntry> &current) {
-              if (!current)
-                  return failure(Status::NotFound,
-                                 QStringLiteral("%1: no key \"%2\" to update").arg(describe(), key));
-              return conflict(*current, QStringLiteral("%1: key \"%2\" has version %3, not %4")
-                                                .arg(describe(), key, current->version, version));
-          },
-          std::move(done));
+    m_updates.enqueue({ key, document, *revision, std::move(done), QDeadlineTimer(m_timeoutMs) });
+    sendUpdates();
+}
+
+void EtcdStore::sendUpdates()
+{
+    for (;;) {
+        QList<EtcdUpdateQueue::Update> expired;
+        QList<EtcdUpdateQueue::Update> batch = m_updates.takeBatch(&expired);
+        for (const EtcdUpdateQueue::Update &update : std::as_const(expired)) {
+            deliver(update.done,
+                    failure(Status::Unavailable,
+                            QStringLiteral("%1: update \"%2\": etcd had not answered earlier "
+                                           "updates within %3 ms, so this one was never sent")
+                                    .arg(describe(), update.key)
+                                    .arg(m_timeoutMs)));
+        }
+        if (batch.isEmpty())
+            return;
+        sendUpdateBatch(std::move(batch));
+    }
+}
+
+void EtcdStore::sendUpdateBatch(QList<EtcdUpdateQueue::Update> batch)
+{
+    // As putIf(), with one comparison, put and read per update: the reads
+    // tell, when the txn fails, which comparison failed.
+    QJsonArray compares;
+    QJsonArray puts;
+    QJsonArray reads;
+    QDeadlineTimer deadline(QDeadlineTimer::Forever);
+    for (const EtcdUpdateQueue::Update &update : std::as_const(batch)) {
+        const QByteArray full = fullKey(update.key);
+        compares.append(QJsonObject { { QStringLiteral("key"), b64(full) },
+                                      { QStringLiteral("target"), QStringLiteral("MOD") },
+                                      { QStringLiteral("mod_revision"),
+                                        QString::number(update.revision) } });
+        puts.append(QJsonObject {
+                { QStringLiteral("request_put"),
+                  QJsonObject { { QStringLiteral("key"), b64(full) },
+                                { QStringLiteral("value"), b64(compact(update.document)) } } } });
+        reads.append(rangeOp(full));
+        deadline = std::min(deadline, update.deadline);
+    }
+    const QJsonObject body { { QStringLiteral("compare"), compares },
+                             { QStringLiteral("success"), puts },
+                             { QStringLiteral("failure"), reads } };
+    call(QStringLiteral("/v3/kv/txn"), body,
+         [this, batch = std::move(batch)](const QJsonObject &json, const Failure &failed) mutable {
+             m_updates.batchDone();
+             settleUpdates(std::move(batch), json, failed);
+             sendUpdates();
+         },
+         deadline);
+}
+
+void EtcdStore::settleUpdates(QList<EtcdUpdateQueue::Update> batch, const QJsonObject &json,
+                              const Failure &failed)
+{
+    const QString operation = QStringLiteral("update");
+    auto answerAll = [&](const std::function<StoreResult(const EtcdUpdateQueue::Update &)> &answer) {
+        for (const EtcdUpdateQueue::Update &update : std::as_const(batch))
+            deliver(update.done, answer(update));
+    };
+    if (failed) {
+        if (batch.size() > 1 && failed->errorString.contains(kTooManyOperations)) {
+            m_updates.shrinkBelow(batch.size());
+            m_updates.requeue(std::move(batch));
+            return;
+        }
+        answerAll([&](const EtcdUpdateQueue::Update &) { return *failed; });
+        return;
+    }
+    bool succeeded = false;
+    if (!etcdcodec::optionalBool(json.value(QLatin1String("succeeded")), &succeeded)) {
+        answerAll([&](const EtcdUpdateQueue::Update &update) {
+            return badReply(operation, update.key, QStringLiteral("\"succeeded\" is not a boolean"));
+        });
+        return;
+    }
+    if (succeeded) {
+        qint64 revision = 0;
+        if (!etcdcodec::revision(json.value(QLatin1String("header")).toObject().value(
+                                         QLatin1String("revision")),
+                                 &revision)
+            || revision <= 0) {
+            answerAll([&](const EtcdUpdateQueue::Update &update) {
+                return badReply(operation, update.key, QStringLiteral("no header.revision"));
+            });
+            return;
+        }
+        answerAll([&](const EtcdUpdateQueue::Update &update) {
+            return success(StoreEntry { update.key, update.document, QString::number(revision) });
+        });
+        return;
+    }
+    // One failed comparison fails the whole txn. The updates whose key still
+    // has the version they named lost only because they shared it: they go
+    // again. When none really lost (no real etcd answers that), each is
+    // answered with what it read, so that nothing goes round for ever.
+    const QJsonArray responses = json.value(QLatin1String("responses")).toArray();
+    std::vector<std::optional<StoreResult>> answers(batch.size());
+    std::vector<StoreResult> ownVersion(batch.size());
+    bool anyLost = false;
+    for (qsizetype i = 0; i < batch.size(); ++i) {
+        const EtcdUpdateQueue::Update &update = batch.at(i);
+        const QJsonObject range = responses.at(i).toObject().value(QLatin1String("response_range"))
+                                          .toObject();
+        QJsonArray kvs;
+        QString why;
+        StoreEntry current;
+        if (!etcdcodec::kvsOf(range, &kvs, &why)) {
+            answers[i] = badReply(operation, update.key, why);
+        } else if (kvs.isEmpty()) {
+            answers[i] = failure(Status::NotFound, QStringLiteral("%1: no key \"%2\" to update")
+                                                           .arg(describe(), update.key));
+        } else if (!etcdcodec::decodeKv(kvs.first(), m_prefix, &current, &why)) {
+            answers[i] = badReply(operation, update.key, why);
+        } else {
+            StoreResult lost = conflict(current, QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                                                         .arg(describe(), update.key,
+                                                              current.version,
+                                                              QString::number(update.revision)));
+            if (current.version == QString::number(update.revision))
+                ownVersion[i] = std::move(lost);
+            else
+                answers[i] = std::move(lost);
+        }
+        anyLost = anyLost || answers[i].has_value();
+    }
+    QList<EtcdUpdateQueue::Update> again;
+    for (qsizetype i = 0; i < batch.size(); ++i) {
+        if (answers[i])
+            deliver(batch.at(i).done, *answers[i]);
+        else if (anyLost)
+            again.append(std::move(batch[i]));
+        else
+            deliver(batch.at(i).done, ownVersion[i]);
+    }
+    if (!again.isEmpty())
+        m_updates.requeue(std::move(again));
 }
 
 void EtcdStore::remove(const QString &key, const QString &version, Callback done)

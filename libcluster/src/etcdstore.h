@@ -2,6 +2,8 @@
 
 #include <baton/store.h>
 
+#include "etcdupdatequeue.h"
+
 #include <QDeadlineTimer>
 #include <QHash>
 #include <QList>
@@ -28,7 +30,9 @@ class HttpStream;
  *
  * - create: one txn, `create_revision == 0`, whose failure branch reads the
  *   key, so a lost race shows the winner with no second request.
- * - update / conditional remove: one txn, `mod_revision == version`.
+ * - update: one txn, `mod_revision == version`; updates that come while
+ *   one is waiting for etcd share the next txn (EtcdUpdateQueue).
+ * - conditional remove: one txn, `mod_revision == version`.
  * - list: a range over the prefix; watch: a `/v3/watch` stream (EtcdWatch).
  *
  * Parameters: `endpoints` (list of http/https URLs, required), `prefix`,
@@ -96,6 +100,8 @@ private:
 
     /*! POSTs \a body to \a path on the current endpoint, with rotation, auth and deadline. */
     void call(const QString &path, const QJsonObject &body, ReplyHandler done);
+    void call(const QString &path, const QJsonObject &body, ReplyHandler done,
+              QDeadlineTimer deadline);
     void send(const RequestPtr &request);
     void finish(const RequestPtr &request, const QJsonObject &json, const Failure &failure);
     void authenticate();
@@ -109,6 +115,12 @@ private:
     using LostRace = std::function<StoreResult(const std::optional<StoreEntry> &current)>;
     void putIf(const QString &operation, const QString &key, const QJsonObject &document,
                const QJsonObject &compare, LostRace lost, Callback done);
+    /*! Sends what m_updates lets go now. */
+    void sendUpdates();
+    void sendUpdateBatch(QList<EtcdUpdateQueue::Update> batch);
+    /*! Answers each update of a transaction, or queues again those that lost only by company. */
+    void settleUpdates(QList<EtcdUpdateQueue::Update> batch, const QJsonObject &json,
+                       const Failure &failed);
     void reportCurrent(const QString &operation, const QString &key, const QString &version,
                        Callback done);
     void deliver(Callback done, StoreResult result);
@@ -138,6 +150,7 @@ private:
     QSet<EtcdWatch *> m_startingWatches;
     QHash<QString, QPointer<EtcdWatchHub>> m_hubs;
     QList<RequestPtr> m_held;
+    EtcdUpdateQueue m_updates;
     qint64 m_knownRevision = 0;
 };
 

@@ -169,6 +169,9 @@ private Q_SLOTS:
     void tlsToAPlainServerIsATlsError();
     void endlessReplyIsCutAtTheLimit();
     void tricklingEndlessReplyTimesOut();
+    void updatesWaitingForEtcdShareOneTxn();
+    void updatesWaitingBehindASilentEtcdTimeOut();
+    void aTxnRefusedAsTooLargeIsSentSmaller();
     void serverCertificateFromAnotherCaIsATlsError();
 
 private:
@@ -190,6 +193,10 @@ void TestEtcdWire::splitter_data()
             << QList<QByteArray> { a + "\n" + b + "\n" + a } << QList<QByteArray> { a, b, a };
     QTest::newRow("objects with no separator at all")
             << QList<QByteArray> { a + b } << QList<QByteArray> { a, b };
+    QList<QByteArray> bytes;
+    for (const char c : a + "\n" + b)
+        bytes.append(QByteArray(1, c));
+    QTest::newRow("objects fed one byte at a time") << bytes << QList<QByteArray> { a, b };
     QTest::newRow("braces and escaped quotes inside strings do not count")
             << QList<QByteArray> { R"({"m":"a } \" { b"})", "\r\n" }
             << QList<QByteArray> { R"({"m":"a } \" { b"})" };
@@ -215,6 +222,10 @@ void TestEtcdWire::splitterRefusesWhatIsNotAStreamOfObjects_data()
     QTest::newRow("a list where an object should be") << QByteArray("[1]") << "JSON object";
     QTest::newRow("one message larger than the limit")
             << QByteArray("{\"v\":\"" + QByteArray(200, 'x')) << "larger than 100";
+    QTest::newRow("a whole message larger than the limit in one read")
+            << QByteArray("{\"v\":\"" + QByteArray(200, 'x') + "\"}") << "larger than 100";
+    QTest::newRow("a large message after a small one")
+            << QByteArray("{}\n{\"v\":\"" + QByteArray(200, 'x') + "\"}") << "larger than 100";
 }
 
 // R1: a stream that is not objects, or one too large, stops with a clear error.
@@ -226,6 +237,8 @@ void TestEtcdWire::splitterRefusesWhatIsNotAStreamOfObjects()
     QList<QByteArray> found;
     QVERIFY(!splitter.feed(data, &found));
     QVERIFY2(splitter.errorString().contains(mentions), qPrintable(splitter.errorString()));
+    // HttpStream tells "too large" from "not JSON" by what is pending.
+    QCOMPARE(splitter.pendingBytes() > 100, mentions.startsWith(QLatin1String("larger")));
     QVERIFY(!splitter.feed("{}", &found)); // stays failed
 }
 
@@ -562,6 +575,147 @@ void TestEtcdWire::serverCertificateFromAnotherCaIsATlsError()
              qPrintable(refused->errorString));
     // The handshake failed before any request: only the trusted one arrived.
     QCOMPARE(responder.seen.size(), 1);
+}
+
+namespace {
+
+/*! The keys a txn compares, in order. */
+QStringList comparedKeys(const SeenRequest &request)
+{
+    QStringList keys;
+    const QJsonArray compares = QJsonDocument::fromJson(request.body).object()
+                                        .value(QLatin1String("compare")).toArray();
+    for (const QJsonValue &compare : compares)
+        keys.append(QString::fromUtf8(QByteArray::fromBase64(
+                compare.toObject().value(QLatin1String("key")).toString().toLatin1())));
+    return keys;
+}
+
+QByteArray txnSucceeded(int revision)
+{
+    return httpReply(200, R"({"header":{"revision":")" + QByteArray::number(revision)
+                                  + R"("},"succeeded":true})");
+}
+
+/*! A failed txn's answer: what each compared key holds now (its mod_revision). */
+QByteArray txnFailed(const QList<QPair<QByteArray, int>> &current)
+{
+    QByteArray responses;
+    for (const auto &[key, revision] : current) {
+        if (!responses.isEmpty())
+            responses += ',';
+        responses += R"({"response_range":{"kvs":[{"key":")" + key.toBase64() + R"(","value":")"
+                + QByteArray(R"({"n":1})").toBase64() + R"(","mod_revision":")"
+                + QByteArray::number(revision) + R"("}]}})";
+    }
+    return httpReply(200, R"({"header":{"revision":"20"},"responses":[)" + responses + "]}");
+}
+
+} // namespace
+
+// P3, B2: updates that come while one is waiting for etcd share the next
+// txn. When one of them lost its comparison, it is a Conflict, and the
+// others of that txn go again rather than lose with it. A txn never holds
+// one key twice (etcd refuses that).
+void TestEtcdWire::updatesWaitingForEtcdShareOneTxn()
+{
+    Responder responder([](const SeenRequest &) { return QByteArray(); });
+    QString error;
+    auto store = storeFor(responder.url(), &error);
+    QVERIFY2(store, qPrintable(error));
+    QHash<QString, StoreResult> results;
+    auto update = [&](const QString &label, const QString &key, int version) {
+        store->update(key, QJsonObject { { QStringLiteral("n"), version } }, QString::number(version),
+                      [&results, label](const StoreResult &r) { results.insert(label, r); });
+    };
+    const QString a = QStringLiteral("cluster:a"), b = QStringLiteral("cluster:b"),
+                  c = QStringLiteral("cluster:c"), d = QStringLiteral("cluster:d");
+    update(QStringLiteral("a"), a, 4);
+    QTRY_COMPARE(responder.seen.size(), 1);
+    update(QStringLiteral("b"), b, 5);
+    update(QStringLiteral("c"), c, 6);
+    update(QStringLiteral("d"), d, 7);
+    update(QStringLiteral("b again"), b, 11);
+    QCOMPARE(comparedKeys(responder.seen.at(0)), QStringList { a });
+
+    responder.lastSocket->write(txnSucceeded(8));
+    QTRY_COMPARE(responder.seen.size(), 2);
+    QCOMPARE(comparedKeys(responder.seen.at(1)), (QStringList { b, c, d }));
+    QTRY_VERIFY(results.contains(QStringLiteral("a")));
+    QCOMPARE(results.value(QStringLiteral("a")).entry.version, QStringLiteral("8"));
+
+    // c was changed by someone else (9, not 6); b and d still hold theirs.
+    responder.lastSocket->write(txnFailed({ { b.toUtf8(), 5 }, { c.toUtf8(), 9 }, { d.toUtf8(), 7 } }));
+    QTRY_COMPARE(responder.seen.size(), 3);
+    QCOMPARE(comparedKeys(responder.seen.at(2)), (QStringList { b, d }));
+    QTRY_VERIFY(results.contains(QStringLiteral("c")));
+    const StoreResult lost = results.value(QStringLiteral("c"));
+    QCOMPARE(int(lost.status), int(Status::Conflict));
+    QCOMPARE(lost.entry.version, QStringLiteral("9"));
+    QVERIFY(!results.contains(QStringLiteral("b")));
+
+    responder.lastSocket->write(txnSucceeded(12));
+    QTRY_COMPARE(responder.seen.size(), 4);
+    QCOMPARE(comparedKeys(responder.seen.at(3)), QStringList { b });
+    responder.lastSocket->write(txnSucceeded(13));
+    QTRY_COMPARE(results.size(), 5);
+    QCOMPARE(results.value(QStringLiteral("b")).entry.version, QStringLiteral("12"));
+    QCOMPARE(results.value(QStringLiteral("d")).entry.version, QStringLiteral("12"));
+    QCOMPARE(results.value(QStringLiteral("b again")).entry.version, QStringLiteral("13"));
+    QCOMPARE(responder.seen.size(), 4);
+}
+
+// R4: an update that waits behind one etcd never answers is answered too,
+// Unavailable, within the timeout; waiting is no way round it.
+void TestEtcdWire::updatesWaitingBehindASilentEtcdTimeOut()
+{
+    Responder responder([](const SeenRequest &) { return QByteArray(); });
+    QString error;
+    auto store = storeFor(responder.url(), &error, { { QStringLiteral("timeout"), 300 } });
+    QVERIFY2(store, qPrintable(error));
+    QList<StoreResult> results;
+    for (const char *key : { "cluster:a", "cluster:b", "cluster:c" }) {
+        store->update(QString::fromLatin1(key), QJsonObject {}, QStringLiteral("4"),
+                      [&results](const StoreResult &r) { results.append(r); });
+    }
+    QTRY_COMPARE(results.size(), 3);
+    for (const StoreResult &result : std::as_const(results)) {
+        QCOMPARE(int(result.status), int(Status::Unavailable));
+        QVERIFY2(result.errorString.contains(QLatin1String("300 ms")), qPrintable(result.errorString));
+    }
+}
+
+// B1: an etcd whose --max-txn-ops is lower than a shared txn refuses it;
+// the updates go again in smaller ones and all land.
+void TestEtcdWire::aTxnRefusedAsTooLargeIsSentSmaller()
+{
+    bool first = true;
+    Responder responder([&](const SeenRequest &request) {
+        if (std::exchange(first, false))
+            return QByteArray(); // answered below, once the others wait
+        if (comparedKeys(request).size() > 2) {
+            return httpReply(400, R"({"error":"etcdserver: too many operations in txn request",)"
+                                  R"("code":3,"message":"etcdserver: too many operations in txn request"})");
+        }
+        return txnSucceeded(30);
+    });
+    QString error;
+    auto store = storeFor(responder.url(), &error);
+    QVERIFY2(store, qPrintable(error));
+    QList<StoreResult> results;
+    for (int i = 0; i < 6; ++i) {
+        store->update(QStringLiteral("cluster:k%1").arg(i), QJsonObject {}, QStringLiteral("4"),
+                      [&results](const StoreResult &r) { results.append(r); });
+        if (i == 0)
+            QTRY_COMPARE(responder.seen.size(), 1);
+    }
+    responder.lastSocket->write(txnSucceeded(29));
+    QTRY_COMPARE(results.size(), 6);
+    for (const StoreResult &result : std::as_const(results))
+        QVERIFY2(result.ok(), qPrintable(result.errorString));
+    QCOMPARE(comparedKeys(responder.seen.at(1)).size(), 5);
+    for (qsizetype i = 2; i < responder.seen.size(); ++i)
+        QVERIFY(comparedKeys(responder.seen.at(i)).size() <= 2);
 }
 
 QTEST_GUILESS_MAIN(TestEtcdWire)

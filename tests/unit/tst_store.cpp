@@ -1322,6 +1322,44 @@ private Q_SLOTS:
         QCOMPARE(m_store->findChildren<EtcdWatch *>().size(), 1);
     }
 
+    // P3, B2 on a real etcd: forty renewals issued at once all land, each
+    // with the version etcd gave its key, in fewer txns than renewals (the
+    // keys one txn writes share its revision); a stale one among them is a
+    // Conflict and costs the others nothing.
+    void updatesIssuedTogetherShareTransactions()
+    {
+        QVERIFY(open(etcdParameters({ endpoint() }, freshPrefix())));
+        constexpr int count = 40;
+        constexpr int stale = 7;
+        QList<StoreEntry> created;
+        for (int i = 0; i < count; ++i) {
+            CREATE_OK(entry, QStringLiteral("cluster:k%1").arg(i), doc(0));
+            created.append(entry);
+        }
+        QList<CallPtr> calls;
+        for (int i = 0; i < count; ++i) {
+            calls.append(updateCall(created.at(i).key, doc(i + 1),
+                                    i == stale ? created.first().version : created.at(i).version));
+        }
+        QSet<QString> revisions;
+        for (int i = 0; i < count; ++i) {
+            WAIT_DONE(calls.at(i));
+            if (i == stale) {
+                COMPARE_STATUS(calls.at(i), "Conflict");
+                QCOMPARE(calls.at(i)->result.entry.version, created.at(i).version);
+                continue;
+            }
+            COMPARE_STATUS(calls.at(i), "Ok");
+            const CallPtr got = getCall(created.at(i).key);
+            WAIT_DONE(got);
+            QCOMPARE(got->result.entry.version, calls.at(i)->result.entry.version);
+            QCOMPARE(got->result.entry.document, doc(i + 1));
+            revisions.insert(got->result.entry.version);
+        }
+        QVERIFY2(revisions.size() < count - 1,
+                 qPrintable(QStringLiteral("%1 renewals took %2 txns").arg(count - 1).arg(revisions.size())));
+    }
+
     // B1, F8: a watch whose stream is cut resumes from the last revision it
     // saw: a change made while it was cut off is still reported, with no
     // resynchronise.

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <baton/store.h>
+
+#include <QDeadlineTimer>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+namespace baton {
+
+/*!
+ * The conditional updates (renewals, mostly) an EtcdStore has yet to send,
+ * and how they are grouped into transactions.
+ *
+ * An update goes out at once while fewer than maxInFlight of these
+ * transactions are waiting for etcd. Beyond that it waits, and the next
+ * transaction carries every update that waited, so a process in hundreds of
+ * elections (SPEC P3) sends a few transactions per round trip instead of
+ * one request per renewal, while a process in a few sends exactly what it
+ * did alone. A batch never holds one key twice (etcd refuses a transaction
+ * that writes a key twice) and never more than maxBatch updates (etcd's
+ * `--max-txn-ops`, 128 by default, bounds each branch).
+ */
+class EtcdUpdateQueue
+{
+public:
+    struct Update
+    {
+        QString key;
+        QJsonObject document;
+        qint64 revision = 0;
+        Store::Callback done;
+        /*! From the update() call: waiting here counts against its timeout. */
+        QDeadlineTimer deadline;
+    };
+
+    explicit EtcdUpdateQueue(int maxInFlight = 1, int maxBatch = 64);
+
+    void enqueue(Update update);
+    /*! Puts updates that must go again ahead of the others, in their order. */
+    void requeue(QList<Update> updates);
+    /*!
+     * The next batch to send, or none when maxInFlight batches are out or
+     * nothing waits; a batch it returns counts as in flight until
+     * batchDone(). Updates whose deadline passed while they waited are moved
+     * to \a expired instead.
+     */
+    QList<Update> takeBatch(QList<Update> *expired);
+    void batchDone();
+    /*! etcd refused a transaction of \a refusedSize updates as too large: later ones are smaller. */
+    void shrinkBelow(qsizetype refusedSize);
+
+    int maxBatch() const { return m_maxBatch; }
+    int inFlight() const { return m_inFlight; }
+    qsizetype waiting() const { return m_waiting.size(); }
+
+private:
+    QList<Update> m_waiting;
+    int m_maxInFlight;
+    int m_maxBatch;
+    int m_inFlight = 0;
+};
+
+} // namespace baton
