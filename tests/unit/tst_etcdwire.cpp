@@ -16,6 +16,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QLoggingCategory>
+#include <QPointer>
 #include <QSignalSpy>
 #include <QFile>
 #include <QSslCertificate>
@@ -56,6 +57,8 @@ struct SeenRequest
     QByteArray path;
     QByteArray authorization;
     QByteArray body;
+    /*! Where the answer goes, when the test writes it itself. */
+    QPointer<QTcpSocket> socket;
 };
 
 /*!
@@ -120,6 +123,7 @@ private:
         if (buffer.size() < end + 4 + length)
             return;
         request.body = buffer.mid(end + 4, length);
+        request.socket = socket;
         buffer.remove(0, end + 4 + length);
         seen.append(request);
         lastSocket = socket;
@@ -613,10 +617,10 @@ QByteArray txnFailed(const QList<QPair<QByteArray, int>> &current)
 
 } // namespace
 
-// P3, B2: updates that come while one is waiting for etcd share the next
-// txn. When one of them lost its comparison, it is a Conflict, and the
-// others of that txn go again rather than lose with it. A txn never holds
-// one key twice (etcd refuses that).
+// P3, B2: updates that come while etcd has as many update txns as it may
+// have (kMaxInFlight) share the next txn. When one of them lost its
+// comparison, it is a Conflict, and the others of that txn go again rather
+// than lose with it. A txn never holds one key twice (etcd refuses that).
 void TestEtcdWire::updatesWaitingForEtcdShareOneTxn()
 {
     Responder responder([](const SeenRequest &) { return QByteArray(); });
@@ -628,44 +632,50 @@ void TestEtcdWire::updatesWaitingForEtcdShareOneTxn()
         store->update(key, QJsonObject { { QStringLiteral("n"), version } }, QString::number(version),
                       [&results, label](const StoreResult &r) { results.insert(label, r); });
     };
-    const QString a = QStringLiteral("cluster:a"), b = QStringLiteral("cluster:b"),
-                  c = QStringLiteral("cluster:c"), d = QStringLiteral("cluster:d");
-    update(QStringLiteral("a"), a, 4);
-    QTRY_COMPARE(responder.seen.size(), 1);
+    constexpr int limit = EtcdUpdateQueue::kMaxInFlight;
+    for (int i = 0; i < limit; ++i) {
+        update(QStringLiteral("first %1").arg(i), QStringLiteral("cluster:first%1").arg(i), 4);
+        QTRY_COMPARE(responder.seen.size(), i + 1);
+        QCOMPARE(comparedKeys(responder.seen.last()).size(), 1);
+    }
+    const QString b = QStringLiteral("cluster:b"), c = QStringLiteral("cluster:c"),
+                  d = QStringLiteral("cluster:d");
     update(QStringLiteral("b"), b, 5);
     update(QStringLiteral("c"), c, 6);
     update(QStringLiteral("d"), d, 7);
     update(QStringLiteral("b again"), b, 11);
-    QCOMPARE(comparedKeys(responder.seen.at(0)), QStringList { a });
 
-    responder.lastSocket->write(txnSucceeded(8));
-    QTRY_COMPARE(responder.seen.size(), 2);
-    QCOMPARE(comparedKeys(responder.seen.at(1)), (QStringList { b, c, d }));
-    QTRY_VERIFY(results.contains(QStringLiteral("a")));
-    QCOMPARE(results.value(QStringLiteral("a")).entry.version, QStringLiteral("8"));
+    responder.seen.at(0).socket->write(txnSucceeded(8));
+    QTRY_COMPARE(responder.seen.size(), limit + 1);
+    QCOMPARE(comparedKeys(responder.seen.last()), (QStringList { b, c, d }));
+    QTRY_VERIFY(results.contains(QStringLiteral("first 0")));
+    QCOMPARE(results.value(QStringLiteral("first 0")).entry.version, QStringLiteral("8"));
 
     // c was changed by someone else (9, not 6); b and d still hold theirs.
-    responder.lastSocket->write(txnFailed({ { b.toUtf8(), 5 }, { c.toUtf8(), 9 }, { d.toUtf8(), 7 } }));
-    QTRY_COMPARE(responder.seen.size(), 3);
-    QCOMPARE(comparedKeys(responder.seen.at(2)), (QStringList { b, d }));
+    responder.seen.last().socket->write(
+            txnFailed({ { b.toUtf8(), 5 }, { c.toUtf8(), 9 }, { d.toUtf8(), 7 } }));
+    QTRY_COMPARE(responder.seen.size(), limit + 2);
+    QCOMPARE(comparedKeys(responder.seen.last()), (QStringList { b, d }));
     QTRY_VERIFY(results.contains(QStringLiteral("c")));
     const StoreResult lost = results.value(QStringLiteral("c"));
     QCOMPARE(int(lost.status), int(Status::Conflict));
     QCOMPARE(lost.entry.version, QStringLiteral("9"));
     QVERIFY(!results.contains(QStringLiteral("b")));
 
-    responder.lastSocket->write(txnSucceeded(12));
-    QTRY_COMPARE(responder.seen.size(), 4);
-    QCOMPARE(comparedKeys(responder.seen.at(3)), QStringList { b });
-    responder.lastSocket->write(txnSucceeded(13));
-    QTRY_COMPARE(results.size(), 5);
+    responder.seen.last().socket->write(txnSucceeded(12));
+    QTRY_COMPARE(responder.seen.size(), limit + 3);
+    QCOMPARE(comparedKeys(responder.seen.last()), QStringList { b });
+    responder.seen.last().socket->write(txnSucceeded(13));
+    for (int i = 1; i < limit; ++i)
+        responder.seen.at(i).socket->write(txnSucceeded(14));
+    QTRY_COMPARE(results.size(), limit + 4);
     QCOMPARE(results.value(QStringLiteral("b")).entry.version, QStringLiteral("12"));
     QCOMPARE(results.value(QStringLiteral("d")).entry.version, QStringLiteral("12"));
     QCOMPARE(results.value(QStringLiteral("b again")).entry.version, QStringLiteral("13"));
-    QCOMPARE(responder.seen.size(), 4);
+    QCOMPARE(responder.seen.size(), limit + 3);
 }
 
-// R4: an update that waits behind one etcd never answers is answered too,
+// R4: an update that waits behind txns etcd never answers is answered too,
 // Unavailable, within the timeout; waiting is no way round it.
 void TestEtcdWire::updatesWaitingBehindASilentEtcdTimeOut()
 {
@@ -674,11 +684,12 @@ void TestEtcdWire::updatesWaitingBehindASilentEtcdTimeOut()
     auto store = storeFor(responder.url(), &error, { { QStringLiteral("timeout"), 300 } });
     QVERIFY2(store, qPrintable(error));
     QList<StoreResult> results;
-    for (const char *key : { "cluster:a", "cluster:b", "cluster:c" }) {
-        store->update(QString::fromLatin1(key), QJsonObject {}, QStringLiteral("4"),
+    constexpr int count = EtcdUpdateQueue::kMaxInFlight + 3;
+    for (int i = 0; i < count; ++i) {
+        store->update(QStringLiteral("cluster:k%1").arg(i), QJsonObject {}, QStringLiteral("4"),
                       [&results](const StoreResult &r) { results.append(r); });
     }
-    QTRY_COMPARE(results.size(), 3);
+    QTRY_COMPARE(results.size(), count);
     for (const StoreResult &result : std::as_const(results)) {
         QCOMPARE(int(result.status), int(Status::Unavailable));
         QVERIFY2(result.errorString.contains(QLatin1String("300 ms")), qPrintable(result.errorString));
@@ -689,32 +700,35 @@ void TestEtcdWire::updatesWaitingBehindASilentEtcdTimeOut()
 // the updates go again in smaller ones and all land.
 void TestEtcdWire::aTxnRefusedAsTooLargeIsSentSmaller()
 {
-    bool first = true;
+    constexpr int limit = EtcdUpdateQueue::kMaxInFlight;
     Responder responder([&](const SeenRequest &request) {
-        if (std::exchange(first, false))
-            return QByteArray(); // answered below, once the others wait
         if (comparedKeys(request).size() > 2) {
             return httpReply(400, R"({"error":"etcdserver: too many operations in txn request",)"
                                   R"("code":3,"message":"etcdserver: too many operations in txn request"})");
         }
-        return txnSucceeded(30);
+        // The first ones are answered below, once the others wait.
+        return responder.seen.size() <= limit ? QByteArray() : txnSucceeded(30);
     });
     QString error;
     auto store = storeFor(responder.url(), &error);
     QVERIFY2(store, qPrintable(error));
     QList<StoreResult> results;
-    for (int i = 0; i < 6; ++i) {
+    constexpr int count = limit + 5;
+    for (int i = 0; i < count; ++i) {
         store->update(QStringLiteral("cluster:k%1").arg(i), QJsonObject {}, QStringLiteral("4"),
                       [&results](const StoreResult &r) { results.append(r); });
-        if (i == 0)
-            QTRY_COMPARE(responder.seen.size(), 1);
+        if (i < limit)
+            QTRY_COMPARE(responder.seen.size(), i + 1);
     }
-    responder.lastSocket->write(txnSucceeded(29));
-    QTRY_COMPARE(results.size(), 6);
+    responder.seen.at(0).socket->write(txnSucceeded(29));
+    QTRY_COMPARE(results.size(), count - limit + 1);
+    for (int i = 1; i < limit; ++i)
+        responder.seen.at(i).socket->write(txnSucceeded(29));
+    QTRY_COMPARE(results.size(), count);
     for (const StoreResult &result : std::as_const(results))
         QVERIFY2(result.ok(), qPrintable(result.errorString));
-    QCOMPARE(comparedKeys(responder.seen.at(1)).size(), 5);
-    for (qsizetype i = 2; i < responder.seen.size(); ++i)
+    QCOMPARE(comparedKeys(responder.seen.at(limit)).size(), 5);
+    for (qsizetype i = limit + 1; i < responder.seen.size(); ++i)
         QVERIFY(comparedKeys(responder.seen.at(i)).size() <= 2);
 }
 
