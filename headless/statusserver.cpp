@@ -2,32 +2,18 @@
 
 #include "electionmetrics.h"
 #include "headlesslogging.h"
+#include "modulepath.h"
+#include "statusmodule.h"
 
-#include <QHttpServer>
-#include <QHttpServerResponse>
+#include <QLibrary>
 
 namespace baton {
 
 StatusServer::StatusServer(const ElectionMetrics *metrics, QObject *parent)
     : QObject(parent)
     , m_metrics(metrics)
-    , m_server(std::make_unique<QHttpServer>())
 {
-    m_server->route(QStringLiteral("/metrics"), [this] {
-        return QHttpServerResponse(QByteArrayLiteral("text/plain; version=0.0.4; charset=utf-8"),
-                                   m_metrics->render());
-    });
-    m_server->route(QStringLiteral("/healthz"), [this] {
-        const ElectionMetrics::Health health = m_metrics->health();
-        if (health.healthy)
-            return QHttpServerResponse(QByteArrayLiteral("text/plain; charset=utf-8"), QByteArrayLiteral("ok\n"));
-        return QHttpServerResponse(QByteArrayLiteral("text/plain; charset=utf-8"),
-                                   health.reasons.join(QLatin1Char('\n')).toUtf8() + '\n',
-                                   QHttpServerResponse::StatusCode::ServiceUnavailable);
-    });
 }
-
-StatusServer::~StatusServer() = default;
 
 bool StatusServer::parseAddress(const QString &text, QHostAddress *address, quint16 *port,
                                 QString *errorString)
@@ -69,8 +55,32 @@ bool StatusServer::parseAddress(const QString &text, QHostAddress *address, quin
 
 quint16 StatusServer::listen(const QHostAddress &address, quint16 port, QString *errorString)
 {
-    const quint16 bound = m_server->listen(address, port);
-    if (bound == 0) {
+    // The module stays loaded (QLibrary does not unload on destruction):
+    // the server it makes lives as long as this object.
+    QLibrary module(modulePath(QStringLiteral(BATON_STATUS_MODULE_FILE_NAME)));
+    const auto serve = reinterpret_cast<statusmodule::Listen>(module.resolve(statusmodule::listenSymbol));
+    if (!serve) {
+        *errorString = QStringLiteral("the status module cannot be loaded: %1").arg(module.errorString());
+        return 0;
+    }
+    const statusmodule::Pages pages {
+        {QStringLiteral("/metrics"),
+         [this] {
+             return statusmodule::Page {QByteArrayLiteral("text/plain; version=0.0.4; charset=utf-8"),
+                                        m_metrics->render()};
+         }},
+        {QStringLiteral("/healthz"),
+         [this] {
+             const ElectionMetrics::Health health = m_metrics->health();
+             if (health.healthy)
+                 return statusmodule::Page {QByteArrayLiteral("text/plain; charset=utf-8"),
+                                            QByteArrayLiteral("ok\n")};
+             return statusmodule::Page {QByteArrayLiteral("text/plain; charset=utf-8"),
+                                        health.reasons.join(QLatin1Char('\n')).toUtf8() + '\n', 503};
+         }},
+    };
+    quint16 bound = 0;
+    if (!serve(pages, address, port, &bound, this)) {
         *errorString = QStringLiteral("cannot listen on %1:%2").arg(address.toString()).arg(port);
         return 0;
     }

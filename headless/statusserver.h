@@ -4,24 +4,20 @@
 #include <QObject>
 #include <QString>
 
-#include <memory>
-
-class QHttpServer;
-
 namespace baton {
 
 class ElectionMetrics;
 
 /*!
  * `--listen`: serves `/metrics` (Prometheus text format) and `/healthz`
- * (200 "ok", or 503 with the reasons) from an ElectionMetrics.
+ * (200 "ok", or 503 with the reasons) from an ElectionMetrics. The HTTP
+ * is the status module's (statusmodule.h), loaded by listen().
  */
 class StatusServer : public QObject
 {
     Q_OBJECT
 public:
     explicit StatusServer(const ElectionMetrics *metrics, QObject *parent = nullptr);
-    ~StatusServer() override;
 
     /*!
      * Reads `PORT`, `:PORT`, `localhost:PORT`, `A.B.C.D:PORT` or
@@ -32,12 +28,14 @@ public:
     static bool parseAddress(const QString &text, QHostAddress *address, quint16 *port,
                              QString *errorString);
 
-    /*! Listens; returns the port (useful with port 0), or 0 with \a errorString set. */
+    /*!
+     * Loads the status module and listens; returns the port (useful with
+     * port 0), or 0 with \a errorString set.
+     */
     quint16 listen(const QHostAddress &address, quint16 port, QString *errorString);
 
 private:
     const ElectionMetrics *m_metrics;
-    std::unique_ptr<QHttpServer> m_server;
 };
 
 } // namespace baton

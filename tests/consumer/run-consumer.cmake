@@ -1,5 +1,6 @@
 # Installs the build into a fresh prefix, then builds and runs the consumer
-# against it twice: through find_package(Baton), and through pkg-config.
+# against it twice: through find_package(Baton), and through pkg-config; then
+# runs the installed `baton join --listen`, which loads a module.
 # Arguments: -DBUILD_DIR=... -DSOURCE_DIR=... -DWORK_DIR=... -DCXX_FLAGS=...
 # CXX_FLAGS are the library build's own: a consumer of a library built with
 # sanitizers must be built with them too (the asan preset), as users would.
@@ -35,3 +36,17 @@ endif()
 separate_arguments(flags UNIX_COMMAND "${CXX_FLAGS} ${flags}")
 run(c++ -std=c++20 -fPIC ${SOURCE_DIR}/main.cpp ${flags} -o ${WORK_DIR}/consumer-pkgconfig)
 run(${WORK_DIR}/consumer-pkgconfig ${WORK_DIR}/registry-pkgconfig)
+
+# The installed `baton` finds its status module relative to itself (one place
+# only, headless/modulepath.h): `join --listen` serves, and exits 0 at SIGTERM.
+file(WRITE ${WORK_DIR}/listen.json "{\"services\": {
+  \"Registry\": {\"type\": \"Webda/FileStore\", \"folder\": \"${WORK_DIR}/registry-listen\"},
+  \"cluster\": {\"type\": \"StoreClusterService\", \"leaseName\": \"listen\",
+                \"leaseDuration\": 3000, \"renewInterval\": 1000}}}")
+execute_process(COMMAND timeout --preserve-status --signal=TERM 3 ${prefix}/bin/baton join --config ${WORK_DIR}/listen.json
+                        --listen 127.0.0.1:0
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("$ baton join --config listen.json --listen 127.0.0.1:0 (installed, SIGTERM after 3 s)\n${out}${err}")
+if(NOT rc EQUAL 0 OR NOT err MATCHES "serving /metrics and /healthz on http://127\\.0\\.0\\.1:[1-9]")
+  message(FATAL_ERROR "the installed baton join --listen did not serve (${rc})")
+endif()

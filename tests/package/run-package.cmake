@@ -33,6 +33,7 @@ set(expected
   "usr/lib/([^ /]+/)?cmake/Baton/BatonTargets\\.cmake"
   "usr/lib/([^ /]+/)?pkgconfig/baton-cluster\\.pc"          # pkg-config
   "usr/bin/baton\n"                                     # the executable
+  "usr/lib/([^ /]+/)?baton/baton-status\\.so"             # --listen's module, relative to `baton`
   "usr/lib/systemd/system/baton-join\\.service")
 if(GUI)
   # The dashboard module, which `baton` loads relative to its own folder.
@@ -50,4 +51,4 @@ endif()
 if(missing)
   message(FATAL_ERROR "the package lacks: ${missing}")
 endif()
-message("the package has the library, headers, CMake package, pkg-config module, binary and unit")
+message("the package has the library, headers, CMake package, pkg-config module, binary, modules and unit")
