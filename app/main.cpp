@@ -2,6 +2,7 @@
 // headless library, where the work and its tests live.
 
 #include "democommand.h"
+#include "eventdispatcher.h"
 #include "joincommand.h"
 #include "statuscommand.h"
 #ifdef BATON_WITH_GUI
@@ -250,6 +251,7 @@ int main(int argc, char *argv[])
     if (baton::dashboard::wanted(argc, argv))
         return baton::runDashboardModule(argc, argv);
 #endif
+    baton::eventdispatcher::preferUnix();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("baton"));
     QCoreApplication::setApplicationVersion(QStringLiteral(BATON_VERSION));

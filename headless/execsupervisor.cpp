@@ -1,6 +1,7 @@
 #include "execsupervisor.h"
 
 #include "clock.h"
+#include "eventdispatcher.h"
 #include "eventrecord.h"
 #include "headlesslogging.h"
 
@@ -162,6 +163,7 @@ void ExecSupervisor::startCommand()
     process->setStandardInputFile(QProcess::nullDevice());
     process->setProcessChannelMode(QProcess::ForwardedChannels);
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    eventdispatcher::restoreForChild(&environment);
     if (m_cluster) {
         environment.insert(QStringLiteral("BATON_LEASE"), m_cluster->leaseName());
         environment.insert(QStringLiteral("BATON_INSTANCE"), m_cluster->instanceId());
