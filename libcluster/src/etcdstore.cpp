@@ -59,6 +59,27 @@ QJsonObject txn(const QJsonObject &compare, const QJsonObject &success, const QJ
                          { QStringLiteral("failure"), QJsonArray { failure } } };
 }
 
+/*!
+ * Whether a txn applied and, when it did, the revision it made; false, with
+ * \a why, when the answer does not say.
+ */
+bool readTxnOutcome(const QJsonObject &json, bool *succeeded, qint64 *revision, QString *why)
+{
+    if (!etcdcodec::optionalBool(json.value(QLatin1String("succeeded")), succeeded)) {
+        *why = QStringLiteral("\"succeeded\" is not a boolean");
+        return false;
+    }
+    if (*succeeded
+        && (!etcdcodec::revision(
+                    json.value(QLatin1String("header")).toObject().value(QLatin1String("revision")),
+                    revision)
+            || *revision <= 0)) {
+        *why = QStringLiteral("no header.revision");
+        return false;
+    }
+    return true;
+}
+
 QJsonObject rangeOp(const QByteArray &key)
 {
     return QJsonObject { { QStringLiteral("request_range"),
@@ -469,19 +490,13 @@ void EtcdStore::putIf(const QString &operation, const QString &key, const QJsonO
             return;
         }
         bool succeeded = false;
-        if (!etcdcodec::optionalBool(json.value(QLatin1String("succeeded")), &succeeded)) {
-            deliver(done, badReply(operation, key, QStringLiteral("\"succeeded\" is not a boolean")));
+        qint64 revision = 0;
+        QString unreadable;
+        if (!readTxnOutcome(json, &succeeded, &revision, &unreadable)) {
+            deliver(done, badReply(operation, key, unreadable));
             return;
         }
         if (succeeded) {
-            qint64 revision = 0;
-            if (!etcdcodec::revision(json.value(QLatin1String("header")).toObject().value(
-                                             QLatin1String("revision")),
-                                     &revision)
-                || revision <= 0) {
-                deliver(done, badReply(operation, key, QStringLiteral("no header.revision")));
-                return;
-            }
             deliver(done, success(StoreEntry { key, document, QString::number(revision) }));
             return;
         }
@@ -604,23 +619,15 @@ void EtcdStore::settleUpdates(QList<EtcdUpdateQueue::Update> batch, const QJsonO
         return;
     }
     bool succeeded = false;
-    if (!etcdcodec::optionalBool(json.value(QLatin1String("succeeded")), &succeeded)) {
+    qint64 revision = 0;
+    QString unreadable;
+    if (!readTxnOutcome(json, &succeeded, &revision, &unreadable)) {
         answerAll([&](const EtcdUpdateQueue::Update &update) {
-            return badReply(operation, update.key, QStringLiteral("\"succeeded\" is not a boolean"));
+            return badReply(operation, update.key, unreadable);
         });
         return;
     }
     if (succeeded) {
-        qint64 revision = 0;
-        if (!etcdcodec::revision(json.value(QLatin1String("header")).toObject().value(
-                                         QLatin1String("revision")),
-                                 &revision)
-            || revision <= 0) {
-            answerAll([&](const EtcdUpdateQueue::Update &update) {
-                return badReply(operation, update.key, QStringLiteral("no header.revision"));
-            });
-            return;
-        }
         answerAll([&](const EtcdUpdateQueue::Update &update) {
             return success(StoreEntry { update.key, update.document, QString::number(revision) });
         });
