@@ -60,10 +60,6 @@ public:
     /*! etcd refused a transaction of \a refusedSize updates as too large: later ones are smaller. */
     void shrinkBelow(qsizetype refusedSize);
 
-    int maxBatch() const { return m_maxBatch; }
-    int inFlight() const { return m_inFlight; }
-    qsizetype waiting() const { return m_waiting.size(); }
-
 private:
     QList<Update> m_waiting;
     int m_maxInFlight;
