@@ -56,7 +56,7 @@ QString storedHolder(Store &store, const QString &lease)
 {
     QString holder = QStringLiteral("<pending>");
     bool done = false;
-    store.get(LeaseObserver::keyPrefix + lease, [&](const StoreResult &result) {
+    store.get(registryLeasePrefix + lease, [&](const StoreResult &result) {
         LeaseRecord record;
         QString error;
         if (!result.ok())
@@ -237,7 +237,7 @@ void TestDashboard::joinPanelProposesTheSelectedLeasesTimings()
     record.holder = QStringLiteral("node-a");
     record.leaseDurationMs = 6000;
     bool created = false;
-    store.create(LeaseObserver::keyPrefix + QStringLiteral("billing"), leasecodec::encode(record),
+    store.create(registryLeasePrefix + QStringLiteral("billing"), leasecodec::encode(record),
                  [&](const StoreResult &result) { created = result.ok(); });
     QTRY_VERIFY(created);
     DashboardSession session;
@@ -267,7 +267,7 @@ void TestDashboard::filterBoxFiltersTheTable()
         record.holder = QString::fromLatin1(holder);
         record.leaseDurationMs = 60000;
         bool done = false;
-        store.create(LeaseObserver::keyPrefix + QString::fromLatin1(lease), leasecodec::encode(record),
+        store.create(registryLeasePrefix + QString::fromLatin1(lease), leasecodec::encode(record),
                      [&](const StoreResult &) { done = true; });
         QTRY_VERIFY(done);
     }

@@ -246,7 +246,7 @@ void TestLeaseModels::heldSinceIsTheHoldersAcquireTimeNotWhenTheObserverConnecte
     record.acquireTime = f.clock.wallNow().addSecs(-3600);
     record.renewTime = f.clock.wallNow();
     bool created = false;
-    f.store.create(LeaseObserver::keyPrefix + QStringLiteral("cron"), leasecodec::encode(record),
+    f.store.create(registryLeasePrefix + QStringLiteral("cron"), leasecodec::encode(record),
                    [&](const StoreResult &result) { created = result.ok(); });
     QTRY_VERIFY(created);
     f.observer.start();
