@@ -14,6 +14,7 @@
 #include <QSysInfo>
 #include <QThread>
 
+#include <algorithm>
 #include <climits>
 #include <mutex>
 
@@ -417,8 +418,28 @@ qint64 ClusterService::fencingToken() const
     return d->elector ? d->elector->fencingToken() : -1;
 }
 
+qint64 ClusterService::validForMs() const
+{
+    if (!d->isLeaderNow())
+        return 0;
+    if (d->local)
+        return d->params.leaseDurationMs; // no store, nothing that could end it early
+    return std::max<qint64>(0, d->elector->validUntilMono() - d->clock->monotonicMs());
+}
+
+qint64 ClusterService::leaseTransitions() const
+{
+    if (!d->elector || !d->elector->observed().exists)
+        return 0;
+    return d->elector->observed().record.transitions;
+}
+
 QString ClusterService::currentHolder() const
 {
+    // The record as last read: a first sighting of another's lease is no
+    // leader-changed event, but its holder is known all the same.
+    if (d->elector && d->elector->observed().exists)
+        return d->elector->observed().record.holder;
     return d->holder;
 }
 
