@@ -1213,7 +1213,7 @@ void World::chaos()
     }
     if (m_now < m_quietUntil)
         return;
-    const double total = c.crash + c.freeze + c.partition + c.stop;
+    const double total = c.crash + c.freeze + c.suspend + c.partition + c.stop;
     double pick = m_rng.chance() * total;
     Node *target = m_rng.happens(c.leaderBias) ? leader() : nullptr;
     if (!target)
@@ -1224,6 +1224,8 @@ void World::chaos()
         crash(*target);
     } else if ((pick -= c.freeze) < 0) {
         freeze(*target, m_rng.between(1, c.freezeMaxMs));
+    } else if ((pick -= c.suspend) < 0) {
+        suspend(*target, m_rng.between(1, c.freezeMaxMs));
     } else if ((pick -= c.partition) < 0) {
         partition(*target, m_rng.between(1, c.partitionMaxMs));
     } else {
@@ -1521,6 +1523,7 @@ SimConfig sweepConfig(quint64 seed)
     }
     Chaos &ch = c.chaos;
     ch.eventsPerHour = double(r.between(5, 60));
+    ch.suspend = 0.5;
     ch.freezeMaxMs = 3 * c.leaseMs;
     ch.partitionMaxMs = 3 * c.leaseMs;
     ch.restartMinMs = 1000;

@@ -47,6 +47,8 @@ struct Chaos
     /*! Relative weights of the kinds of trouble. */
     double crash = 1;
     double freeze = 1;
+    /*! The host sleeps: its clock counts it, its pending timer does not (ScriptKind::SuspendLeader). */
+    double suspend = 0;
     double partition = 1;
     double stop = 1;
     /*! Chance that the trouble hits the current leader rather than anyone. */

@@ -513,6 +513,9 @@ void tst_Simulation::sweep()
             case Happening::Frozen:
                 ++seen[QStringLiteral("freezes")];
                 break;
+            case Happening::Suspended:
+                ++seen[QStringLiteral("suspensions")];
+                break;
             case Happening::Partitioned:
                 ++seen[QStringLiteral("partitions")];
                 break;
