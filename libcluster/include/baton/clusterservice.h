@@ -149,7 +149,12 @@ public:
     void stop() override;
 
 Q_SIGNALS:
-    /*! Emitted when this instance starts or stops leading. */
+    /*!
+     * Emitted when this instance starts or stops leading, with the state at
+     * the moment of emission, before the registrations' callbacks run: a
+     * slot or an `fn` that calls stop() is followed by `false`, never by a
+     * stale `true`.
+     */
     void leadershipChanged(bool leading);
     /*! The holder seen changed; \a why is first-acquire, released, expired or taken-over. */
     void leaderChanged(const QString &from, const QString &to, const QString &why);
