@@ -96,6 +96,7 @@ private Q_SLOTS:
     void stoppedWhileItsFirstReadIsOnItsWayNeverTakesTheLease();
     void resumedHostStepsDownAtItsFirstEventWithItsDeadline();
     void fencingTokenIncreasesAcrossLeaders();
+    void propertiesFollowTheElectionForBindings();
     void isLeaderComparesTheDeadlineAtCallTime();
     void severalElectionsInOneProcess();
     void registrationsBeforeTheApplicationStartsWaitForItsCluster();
@@ -103,6 +104,39 @@ private Q_SLOTS:
     void useClusterReturnsTheFirstClusterInConfigurationOrder();
     void electionWaitsForAStoreListedAfterTheCluster();
 };
+
+void TestClusterService::propertiesFollowTheElectionForBindings()
+{
+    // C1, F7: leader, holder and fencingToken as Q_PROPERTYs with NOTIFY
+    // signals, so that a property binding or QML can follow the election.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    StoreCluster b(store.get(), QStringLiteral("b"));
+    const QMetaObject *meta = a.metaObject();
+    for (const char *name : {"leader", "holder", "fencingToken"}) {
+        const QMetaProperty property = meta->property(meta->indexOfProperty(name));
+        QVERIFY2(property.isValid() && property.hasNotifySignal(), name);
+    }
+    QSignalSpy leadership(&a, &ClusterService::leadershipChanged);
+    QSignalSpy holderOfB(&b, &ClusterService::holderChanged);
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.property("leader").toBool());
+    QCOMPARE(a.property("holder").toString(), QStringLiteral("a"));
+    QCOMPARE(a.property("fencingToken").toLongLong(), a.fencingToken());
+    QVERIFY(a.property("fencingToken").toLongLong() >= 0);
+    QVERIFY(!leadership.isEmpty());
+    // A follower that only read the record still announces who holds it.
+    QVERIFY(start(b));
+    QTRY_COMPARE(b.property("holder").toString(), QStringLiteral("a"));
+    QVERIFY(!holderOfB.isEmpty());
+    QCOMPARE(holderOfB.last().at(0).toString(), QStringLiteral("a"));
+    QVERIFY(!b.property("leader").toBool());
+    QCOMPARE(b.property("fencingToken").toLongLong(), -1);
+    stopAndWait(a);
+    QTRY_VERIFY(!a.property("leader").toBool());
+    QTRY_COMPARE(b.property("holder").toString(), QStringLiteral("b"));
+    stopAndWait(b);
+}
 
 void TestClusterService::registrationBeforeStartRunsWhenLeading()
 {

@@ -66,6 +66,12 @@ struct BATON_EXPORT ElectionTimings
 class BATON_EXPORT ClusterService : public Service
 {
     Q_OBJECT
+    /*! isLeader(), for property bindings and QML. */
+    Q_PROPERTY(bool leader READ isLeader NOTIFY leadershipChanged)
+    /*! currentHolder(): the holder as last seen. */
+    Q_PROPERTY(QString holder READ currentHolder NOTIFY holderChanged)
+    /*! fencingToken(): changes only when leadership does. */
+    Q_PROPERTY(qint64 fencingToken READ fencingToken NOTIFY leadershipChanged)
 public:
     /*!
      * A service named \a name with its configuration \a parameters, owned by
@@ -158,6 +164,8 @@ Q_SIGNALS:
     void leadershipChanged(bool leading);
     /*! The holder seen changed; \a why is first-acquire, released, expired or taken-over. */
     void leaderChanged(const QString &from, const QString &to, const QString &why);
+    /*! currentHolder() changed: a leader change, or the first sighting of the holder. */
+    void holderChanged(const QString &holder);
     /*! Each record of the event stream (SPEC O5, docs/events.md), `ts` and `mono` included. */
     void electionEvent(const QJsonObject &event);
 

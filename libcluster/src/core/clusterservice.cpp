@@ -149,6 +149,7 @@ void ClusterServicePrivate::startLocal()
     holder = params.identity;
     registrations->setLeading(true); // W8: the only instance always leads
     emitEvent(QStringLiteral("started-leading"), {{QStringLiteral("token"), 0}});
+    announceHolder();
 }
 
 void ClusterServicePrivate::startElection()
@@ -243,7 +244,19 @@ void ClusterServicePrivate::execute(ElectorActions actions)
             finishStop();
         }
     }
+    announceHolder();
     armTimer();
+}
+
+void ClusterServicePrivate::announceHolder()
+{
+    // A first sighting of another's lease is no leader-changed event, but a
+    // binding on the holder property must see it all the same.
+    const QString now = q->currentHolder();
+    if (now == announcedHolder)
+        return;
+    announcedHolder = now;
+    Q_EMIT q->holderChanged(now);
 }
 
 void ClusterServicePrivate::sendRequest(const ElectorAction &request)

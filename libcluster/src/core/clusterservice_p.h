@@ -34,6 +34,7 @@ public:
     void beginStop();
 
     void execute(ElectorActions actions);
+    void announceHolder();
     void sendRequest(const ElectorAction &request);
     void armTimer();
     void releaseWhenIdle();
@@ -53,6 +54,8 @@ public:
     bool stopFinished = false;
     bool announcedLeading = false;
     QString holder;
+    /*! The holder last told through holderChanged(). */
+    QString announcedHolder;
 
     Registrations *registrations;
     std::unique_ptr<Elector> elector;
