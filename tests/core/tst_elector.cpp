@@ -175,6 +175,7 @@ private Q_SLOTS:
     void releaseSeenByWatchIsTakenAtOnce();
     void readAnsweredAfterStopLeadsToNoWrite_data();
     void readAnsweredAfterStopLeadsToNoWrite();
+    void acquisitionAnsweredPastItsDeadlineAfterStopStillEndsTheStop();
     void releaseIsRefusedWhenTheLeaseChangedHands();
     void fencingTokenIncreasesAcrossLeaders();
     void lateReplyToAnAbandonedRequestIsIgnored();
@@ -488,6 +489,33 @@ void TestElector::readAnsweredAfterStopLeadsToNoWrite()
         QVERIFY(!a.last<action::ReleaseFinished>()->released);
     }
     QVERIFY(!store.state.exists);
+    QVERIFY(!a.wasTold<action::BecameLeader>());
+}
+
+void TestElector::acquisitionAnsweredPastItsDeadlineAfterStopStillEndsTheStop()
+{
+    // F5, F4: stop() comes while a follower's acquisition is on its way, so
+    // the release waits for its answer. The answer comes late, past the
+    // deadline the write would have given: the stop must still end (a
+    // ReleaseFinished), never wait for a wake-up that nothing arms.
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    QVERIFY(a.pending && std::holds_alternative<action::Read>(*a.pending));
+    const ElectorAction read = *a.pending;
+    a.pending.reset();
+    take(a, a.elector.onReply(requestIdOf(read), store.apply(read)));
+    QVERIFY(a.pending && std::holds_alternative<action::Create>(*a.pending));
+    const ElectorAction create = *a.pending;
+    a.pending.reset();
+    take(a, a.elector.stop());
+    take(a, a.elector.release());
+    QVERIFY(!a.last<action::ReleaseFinished>());
+    a.clock.advance((L + R) / 2 + 1);
+    take(a, a.elector.onReply(requestIdOf(create), store.apply(create)));
+    QVERIFY2(a.last<action::ReleaseFinished>(), "the stop waits for nothing that will come");
+    QVERIFY(!a.last<action::ReleaseFinished>()->released);
+    QVERIFY(!a.pending);
     QVERIFY(!a.wasTold<action::BecameLeader>());
 }
 

@@ -194,6 +194,10 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
             finishAttempt(out, AttemptOutcome::Error,
                           QStringLiteral("acquisition answered after the step-down deadline"));
             m_nextAttempt = now();
+            // A stop that waited for this answer ends now: nothing else
+            // would wake it (a follower arms no deadline timer).
+            if (m_releaseRequested)
+                startRelease(out);
             return;
         }
         if (m_stopping) {
