@@ -1,5 +1,8 @@
 #include "connection.h"
 
+#include <QDir>
+#include <QStandardPaths>
+
 #include <baton/servicefactory.h>
 
 #include <QJsonArray>
@@ -158,6 +161,27 @@ QString Connection::missingField() const
             && parameters.value(field.key).toString().trimmed().isEmpty())
             return field.label;
     return {};
+}
+
+QString Connection::thisHostRegistryFolder()
+{
+    // The same folder as Application::dataFolder() in `baton join`, which
+    // runs with the application name "baton" and no organisation; the
+    // dashboard sets an organisation, so its own data folder differs.
+    QString data = qEnvironmentVariable("BATON_DATA_DIR");
+    if (data.isEmpty())
+        data = QDir(QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation))
+                       .filePath(QStringLiteral("baton"));
+    return QDir(data).filePath(QStringLiteral("registry"));
+}
+
+Connection Connection::thisHost()
+{
+    Connection connection;
+    connection.name = tr("This host");
+    connection.kind = ConnectionKind::FileRegistry;
+    connection.parameters.insert(QStringLiteral("folder"), thisHostRegistryFolder());
+    return connection;
 }
 
 } // namespace baton

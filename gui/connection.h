@@ -68,6 +68,15 @@ public:
     QString displayName() const;
     /*! The first missing required field's label, or an empty string. */
     QString missingField() const;
+
+    /*!
+     * The Registry folder that `baton join` uses on this host when its
+     * configuration names no Registry: `registry` in baton's data folder
+     * (`BATON_DATA_DIR`, else `~/.local/share/baton`).
+     */
+    static QString thisHostRegistryFolder();
+    /*! "This host": a file Registry connection to thisHostRegistryFolder(). */
+    static Connection thisHost();
 };
 
 } // namespace baton

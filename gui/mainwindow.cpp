@@ -20,6 +20,7 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -359,10 +360,24 @@ void MainWindow::openConnection(const QString &id)
 
 void MainWindow::openLastConnection()
 {
-    if (m_repository && !m_repository->lastConnectionId().isEmpty())
+    if (!m_repository)
+        return;
+    if (!m_repository->lastConnectionId().isEmpty()) {
         openConnection(m_repository->lastConnectionId());
-    else if (m_repository)
-        statusBar()->showMessage(tr("No connection yet: add one with Connections… (Ctrl+O)"));
+        return;
+    }
+    // A first start on a host where `baton join` already runs without a
+    // configured Registry: its elections are in this host's folder.
+    if (m_repository->connections().isEmpty() && QDir(Connection::thisHostRegistryFolder()).exists()) {
+        QPointer<MainWindow> self(this);
+        const QString id = m_repository->save(Connection::thisHost(), [self](bool ok, const QString &error) {
+            if (self && !ok)
+                self->statusBar()->showMessage(tr("Cannot save the connection to this host: %1").arg(error));
+        });
+        openConnection(id);
+        return;
+    }
+    statusBar()->showMessage(tr("No connection yet: add one with Connections… (Ctrl+O)"));
 }
 
 void MainWindow::showConnections()

@@ -5,6 +5,7 @@
 // dashboard's own buttons changes the record in the store. Waits are for
 // conditions (QTRY_*) and signals, never for time.
 
+#include "connectionrepository.h"
 #include "dashboardparticipant.h"
 #include "dashboardsession.h"
 #include "failoverhistorymodel.h"
@@ -13,9 +14,11 @@
 #include "leaseobserver.h"
 #include "leasetablemodel.h"
 #include "mainwindow.h"
+#include "filestore.h"
 #include "memorystore.h"
 #include "participantprocess.h"
 #include "participants.h"
+#include "secretstore.h"
 #include "testsupport.h"
 
 #include <QAbstractItemModelTester>
@@ -25,6 +28,7 @@
 #include <QJsonDocument>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -79,6 +83,7 @@ private Q_SLOTS:
     void tableFollowsAFailoverOfRealParticipants();
     void joinAndStepDownChangeTheLease();
     void joinPanelProposesTheSelectedLeasesTimings();
+    void firstStartOpensThisHostsRegistry();
     void filterBoxFiltersTheTable();
     void historyExportWritesParsableFiles();
     void cleanup();
@@ -253,6 +258,44 @@ void TestDashboard::joinPanelProposesTheSelectedLeasesTimings()
     QCOMPARE(leaseName->text(), QStringLiteral("billing"));
     QCOMPARE(leaseSpin->value(), 6.0);
     QCOMPARE(renewSpin->value(), 2.0);
+}
+
+void TestDashboard::firstStartOpensThisHostsRegistry()
+{
+    // O4: on a first start (no saved connection), the Registry folder that
+    // `baton join` uses on this host without a configured Registry is
+    // proposed and opened, so its elections show at once.
+    QTemporaryDir data;
+    QVERIFY(data.isValid());
+    qputenv("BATON_DATA_DIR", data.path().toUtf8());
+    const QString folder = Connection::thisHostRegistryFolder();
+    QCOMPARE(folder, QDir(data.path()).filePath(QStringLiteral("registry")));
+    {
+        FileStore store(QStringLiteral("Registry"), {{QStringLiteral("folder"), folder}}, nullptr);
+        QString error;
+        QVERIFY2(store.init(&error), qPrintable(error));
+        LeaseRecord record;
+        record.holder = QStringLiteral("node-a");
+        record.leaseDurationMs = 60000;
+        bool created = false;
+        store.create(registryLeasePrefix + QStringLiteral("nightly"), leasecodec::encode(record),
+                     [&](const StoreResult &result) { created = result.ok(); });
+        QTRY_VERIFY(created);
+    }
+    QSettings settings(QDir(data.path()).filePath(QStringLiteral("dashboard.ini")), QSettings::IniFormat);
+    SecretStore secrets;
+    ConnectionRepository repository(&settings, &secrets);
+    DashboardSession session;
+    MainWindow window(&session, &repository, &settings);
+    window.show();
+    window.openLastConnection();
+    QTRY_COMPARE_WITH_TIMEOUT(holderCell(*window.leaseView(), QStringLiteral("nightly")), QStringLiteral("node-a"),
+                              5000);
+    const QList<Connection> saved = repository.connections();
+    QCOMPARE(saved.size(), 1);
+    QCOMPARE(saved.first().parameters.value(QStringLiteral("folder")).toString(), folder);
+    QCOMPARE(repository.lastConnectionId(), saved.first().id);
+    qunsetenv("BATON_DATA_DIR");
 }
 
 void TestDashboard::filterBoxFiltersTheTable()
