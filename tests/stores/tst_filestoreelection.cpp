@@ -5,6 +5,7 @@
 
 #include "clock.h"
 #include "eventstream.h"
+#include "filestore.h"
 #include "participantprocess.h"
 #include "participants.h"
 #include "testsupport.h"
@@ -34,6 +35,7 @@ class TestFileStoreElection : public QObject
 private Q_SLOTS:
     void initTestCase();
     void oneLeaderCrashFailoverAndCleanHandover();
+    void tokenKeepsRisingWhenTheRecordIsRemoved();
     void badConfigurationExitsWithAClearError_data();
     void badConfigurationExitsWithAClearError();
     void cleanup();
@@ -183,6 +185,46 @@ void TestFileStoreElection::oneLeaderCrashFailoverAndCleanHandover()
                                  .toDouble())
                 : qint64(end.value(QStringLiteral("validUntilMono")).toDouble());
     }
+}
+
+void TestFileStoreElection::tokenKeepsRisingWhenTheRecordIsRemoved()
+{
+    // F7: the record removed under a running leader (by hand, through the
+    // store) and taken again: the new term's token is above the old one.
+    const QString config = writeConfig(QStringLiteral("solo.json"), QStringLiteral("solo"));
+    QVERIFY(!config.isEmpty());
+    m_participants.push_back(std::make_unique<ParticipantProcess>(
+            QStringLiteral("solo"), test::batonBinary(),
+            QStringList {QStringLiteral("join"), QStringLiteral("--config"), config,
+                         QStringLiteral("--events"), QStringLiteral("json")}));
+    ParticipantProcess &solo = *m_participants.back();
+    test::keepOutput(&solo);
+    solo.start();
+    QTRY_VERIFY_WITH_TIMEOUT(solo.isLeading(), 20000);
+    const qint64 firstToken = firstEvent(solo, QStringLiteral("started-leading"))
+                                      .value(QStringLiteral("token"))
+                                      .toInteger();
+
+    const QJsonObject parameters {
+            {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}};
+    FileStore store(QStringLiteral("Registry"), parameters, nullptr);
+    QString error;
+    QVERIFY2(store.init(&error), qPrintable(error));
+    bool removed = false;
+    const qint64 removedMono = Clock::system().monotonicMs();
+    store.remove(QStringLiteral("cluster:e2e"), QString(),
+                 [&](const StoreResult &result) { removed = result.ok(); });
+    QTRY_VERIFY(removed);
+
+    // It notices at its next renewal at the latest, stops, and takes the
+    // lease again.
+    QTRY_VERIFY_WITH_TIMEOUT(
+            !firstEvent(solo, QStringLiteral("started-leading"), removedMono).isEmpty(), 20000);
+    const qint64 nextToken = firstEvent(solo, QStringLiteral("started-leading"), removedMono)
+                                     .value(QStringLiteral("token"))
+                                     .toInteger();
+    QVERIFY2(nextToken > firstToken,
+             qPrintable(QStringLiteral("token %1 after %2").arg(nextToken).arg(firstToken)));
 }
 
 void TestFileStoreElection::cleanup()

@@ -18,6 +18,7 @@
 #include "tcpproxy.h"
 #include "testsecrets.h"
 #include "memorystore.h"
+#include "storeleasebackend.h"
 
 #include <baton/application.h>
 
@@ -1007,6 +1008,76 @@ private Q_SLOTS:
         COMPARE_STATUS(stale, "Conflict");
         QCOMPARE(QDir(folder()).entryList({ QStringLiteral("cluster:leader.*") }),
                  QStringList { FileStore::fileNameForKey(first.key, again.version.toULongLong()) });
+    }
+
+    // F7: a lease record removed and created again keeps its fencing token
+    // rising: the removal is a version of the file store, and the next term
+    // starts above it, whether the removal was read or only seen by a watch.
+    void tokenKeepsRisingWhenTheRecordIsRemoved()
+    {
+        QVERIFY(openStore());
+        StoreLeaseBackend backend(m_store, QStringLiteral("leader"));
+        QObject owner;
+        QVERIFY(backend.startWatching());
+        LeaseReply reply;
+        int answers = 0;
+        const auto answer = [&](const LeaseReply &got) {
+            reply = got;
+            ++answers;
+        };
+        LeaseRecord record;
+        record.holder = QStringLiteral("a");
+        record.leaseDurationMs = 1500;
+
+        backend.read(answer);
+        QTRY_COMPARE(answers, 1);
+        QVERIFY(reply.outcome == LeaseReply::Outcome::Ok && !reply.state.exists);
+        backend.create(record, answer);
+        QTRY_COMPARE(answers, 2);
+        QVERIFY2(reply.outcome == LeaseReply::Outcome::Ok, qPrintable(reply.errorString));
+        QCOMPARE(reply.state.record.transitions, 0);
+        for (qint64 term = 1; term <= 3; ++term) {
+            record.transitions = term;
+            backend.update(record, reply.state.version, answer);
+            QTRY_COMPARE(answers, 2 + term);
+            QVERIFY2(reply.outcome == LeaseReply::Outcome::Ok, qPrintable(reply.errorString));
+        }
+        const qint64 lastToken = reply.state.record.transitions;
+        QCOMPARE(lastToken, 3);
+
+        // Removed, then read: created again above every earlier token.
+        const CallPtr removed = removeCall(QStringLiteral("cluster:leader"), {});
+        WAIT_DONE(removed);
+        COMPARE_STATUS(removed, "Ok");
+        backend.read(answer);
+        QTRY_COMPARE(answers, 6);
+        QVERIFY(reply.outcome == LeaseReply::Outcome::Ok && !reply.state.exists);
+        record.transitions = 0; // what an Elector writes for a lease that does not exist
+        backend.create(record, answer);
+        QTRY_COMPARE(answers, 7);
+        QVERIFY2(reply.outcome == LeaseReply::Outcome::Ok, qPrintable(reply.errorString));
+        const qint64 recreatedToken = reply.state.record.transitions;
+        QVERIFY2(recreatedToken > lastToken, qPrintable(QString::number(recreatedToken)));
+
+        // Removed and seen only by the watch: the create is lost as a race
+        // and writes nothing, so that the Elector reads before it creates.
+        bool removalSeen = false;
+        connect(&backend, &LeaseBackend::changed, &owner,
+                [&](const LeaseState &state) { removalSeen = !state.exists; });
+        const CallPtr again = removeCall(QStringLiteral("cluster:leader"), {});
+        WAIT_DONE(again);
+        QTRY_VERIFY(removalSeen);
+        backend.create(record, answer);
+        QTRY_COMPARE(answers, 8);
+        QVERIFY(reply.outcome == LeaseReply::Outcome::Conflict && !reply.stateKnown);
+        backend.read(answer);
+        QTRY_COMPARE(answers, 9);
+        QVERIFY(!reply.state.exists);
+        backend.create(record, answer);
+        QTRY_COMPARE(answers, 10);
+        QVERIFY2(reply.outcome == LeaseReply::Outcome::Ok, qPrintable(reply.errorString));
+        QVERIFY2(reply.state.record.transitions > recreatedToken,
+                 qPrintable(QString::number(reply.state.record.transitions)));
     }
 
     // B1: a folder the earlier layout wrote (one `<key>.json` a key, a

@@ -344,10 +344,14 @@ FileStore::Head FileStore::readVersionFile(const QString &key, quint64 version,
     if (!storedKey.isUndefined() && storedKey.toString() != key)
         return bad(QStringLiteral("holds key \"%1\", not \"%2\"").arg(storedKey.toString(), key));
     if (removed) {
-        return { failure(Status::NotFound,
-                         QStringLiteral("%1: no key \"%2\" (removed at version %3)")
-                                 .arg(describe(), key, versionText)),
-                 stored };
+        // The removal's version goes with the answer: F7's token carries on
+        // above it when the key is created again.
+        StoreResult gone = failure(Status::NotFound,
+                                   QStringLiteral("%1: no key \"%2\" (removed at version %3)")
+                                           .arg(describe(), key, versionText));
+        gone.entry.key = key;
+        gone.entry.version = versionText;
+        return { gone, stored };
     }
     return { success(StoreEntry { key, envelope.value(QLatin1String("document")).toObject(),
                                   versionText }),
