@@ -62,9 +62,13 @@ public:
 
     /*! The points of a conditional write where a test may freeze the writer. */
     enum class WriteStep {
+        /*! The key's highest version is read and compared, nothing written yet. */
         ReadCurrent,
+        /*! The next version is written and synced aside, under no name yet. */
         WroteTemporary,
+        /*! The next version's name exists, not yet checked to be the highest. */
         LinkedVersion,
+        /*! The write is won; older versions are not collected yet. */
         Verified,
     };
     /*! For tests: called at each WriteStep of every write, inside the call. */
