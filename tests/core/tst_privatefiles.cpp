@@ -47,7 +47,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void foldersWeCreateAreOwnerOnly();
     void anExistingFolderKeepsItsMode();
-    void fileStoreFolderRecordsAndCounterAreOwnerOnly();
+    void fileStoreFolderAndRecordsAreOwnerOnly();
     void fileStoreInAnExistingSharedFolder();
     void memoryStorePersistenceIsOwnerOnly();
     void settingsFileStaysOwnerOnlyThroughQSettings();
@@ -90,7 +90,7 @@ void TestPrivateFiles::anExistingFolderKeepsItsMode()
     BATON_COMPARE_MODE(shared + QStringLiteral("/mine"), 0700);
 }
 
-void TestPrivateFiles::fileStoreFolderRecordsAndCounterAreOwnerOnly()
+void TestPrivateFiles::fileStoreFolderAndRecordsAreOwnerOnly()
 {
     // As the default Registry does: a folder under a data folder that does not exist yet.
     const QString folder = m_dir.filePath(QStringLiteral("data/baton/registry"));
@@ -101,8 +101,7 @@ void TestPrivateFiles::fileStoreFolderRecordsAndCounterAreOwnerOnly()
     BATON_COMPARE_MODE(m_dir.filePath(QStringLiteral("data")), 0700);
     BATON_COMPARE_MODE(m_dir.filePath(QStringLiteral("data/baton")), 0700);
     BATON_COMPARE_MODE(folder, 0700);
-    BATON_COMPARE_MODE(folder + QStringLiteral("/cluster:leader.json"), 0600);
-    BATON_COMPARE_MODE(folder + QStringLiteral("/.sequence"), 0600);
+    BATON_COMPARE_MODE(folder + QLatin1Char('/') + FileStore::fileNameForKey(QStringLiteral("cluster:leader"), 1), 0600);
 }
 
 void TestPrivateFiles::fileStoreInAnExistingSharedFolder()
@@ -116,8 +115,7 @@ void TestPrivateFiles::fileStoreInAnExistingSharedFolder()
     QVERIFY2(store.init(&error), qPrintable(error));
     QVERIFY(createAndWait(store, QStringLiteral("cluster:leader")));
     BATON_COMPARE_MODE(folder, 0770);
-    BATON_COMPARE_MODE(folder + QStringLiteral("/cluster:leader.json"), 0600);
-    BATON_COMPARE_MODE(folder + QStringLiteral("/.sequence"), 0600);
+    BATON_COMPARE_MODE(folder + QLatin1Char('/') + FileStore::fileNameForKey(QStringLiteral("cluster:leader"), 1), 0600);
 }
 
 void TestPrivateFiles::memoryStorePersistenceIsOwnerOnly()

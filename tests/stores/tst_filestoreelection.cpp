@@ -1,10 +1,12 @@
 // Three real `baton join` processes on one FileStore folder, as an operator
-// runs them: exactly one leads; SIGKILL moves the lease within the F6 bound;
-// SIGTERM hands it over cleanly (F5). All the facts come from the
+// runs them: exactly one leads; SIGKILL, and SIGSTOP of the leader alone,
+// move the lease within the F6 bound; SIGTERM hands it over cleanly (F5); a
+// record removed under a leader keeps the fencing token rising (F7). All the facts come from the
 // processes' own event streams (O5), on the host's monotonic clock.
 
 #include "clock.h"
 #include "eventstream.h"
+#include "filestore.h"
 #include "participantprocess.h"
 #include "participants.h"
 #include "testsupport.h"
@@ -34,6 +36,8 @@ class TestFileStoreElection : public QObject
 private Q_SLOTS:
     void initTestCase();
     void oneLeaderCrashFailoverAndCleanHandover();
+    void tokenKeepsRisingWhenTheRecordIsRemoved();
+    void frozenLeaderDelaysNoTakeover();
     void badConfigurationExitsWithAClearError_data();
     void badConfigurationExitsWithAClearError();
     void cleanup();
@@ -183,6 +187,101 @@ void TestFileStoreElection::oneLeaderCrashFailoverAndCleanHandover()
                                  .toDouble())
                 : qint64(end.value(QStringLiteral("validUntilMono")).toDouble());
     }
+}
+
+void TestFileStoreElection::tokenKeepsRisingWhenTheRecordIsRemoved()
+{
+    // F7: the record removed under a running leader (by hand, through the
+    // store) and taken again: the new term's token is above the old one.
+    const QString config = writeConfig(QStringLiteral("solo.json"), QStringLiteral("solo"));
+    QVERIFY(!config.isEmpty());
+    m_participants.push_back(std::make_unique<ParticipantProcess>(
+            QStringLiteral("solo"), test::batonBinary(),
+            QStringList {QStringLiteral("join"), QStringLiteral("--config"), config,
+                         QStringLiteral("--events"), QStringLiteral("json")}));
+    ParticipantProcess &solo = *m_participants.back();
+    test::keepOutput(&solo);
+    solo.start();
+    QTRY_VERIFY_WITH_TIMEOUT(solo.isLeading(), 20000);
+    const qint64 firstToken = firstEvent(solo, QStringLiteral("started-leading"))
+                                      .value(QStringLiteral("token"))
+                                      .toInteger();
+
+    const QJsonObject parameters {
+            {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}};
+    FileStore store(QStringLiteral("Registry"), parameters, nullptr);
+    QString error;
+    QVERIFY2(store.init(&error), qPrintable(error));
+    bool removed = false;
+    const qint64 removedMono = Clock::system().monotonicMs();
+    store.remove(QStringLiteral("cluster:e2e"), QString(),
+                 [&](const StoreResult &result) { removed = result.ok(); });
+    QTRY_VERIFY(removed);
+
+    // It notices at its next renewal at the latest, stops, and takes the
+    // lease again.
+    QTRY_VERIFY_WITH_TIMEOUT(
+            !firstEvent(solo, QStringLiteral("started-leading"), removedMono).isEmpty(), 20000);
+    const qint64 nextToken = firstEvent(solo, QStringLiteral("started-leading"), removedMono)
+                                     .value(QStringLiteral("token"))
+                                     .toInteger();
+    QVERIFY2(nextToken > firstToken,
+             qPrintable(QStringLiteral("token %1 after %2").arg(nextToken).arg(firstToken)));
+}
+
+void TestFileStoreElection::frozenLeaderDelaysNoTakeover()
+{
+    // F6: SIGSTOP of the leader's baton alone, longer than the lease: nobody
+    // waits on the frozen process (the file store takes no lock), so another
+    // takes over within leaseDuration + renewInterval of its last renewal.
+    // F4: resumed, it has stopped leading before the next one began.
+    for (const QString &id : {QStringLiteral("f1"), QStringLiteral("f2"), QStringLiteral("f3")}) {
+        const QString config = writeConfig(id + QStringLiteral(".json"), id);
+        QVERIFY(!config.isEmpty());
+        m_participants.push_back(std::make_unique<ParticipantProcess>(
+                id, test::batonBinary(),
+                QStringList {QStringLiteral("join"), QStringLiteral("--config"), config,
+                             QStringLiteral("--events"), QStringLiteral("json")}));
+        test::keepOutput(m_participants.back().get());
+        m_participants.back()->start();
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(leaders(), 1, 20000);
+    ParticipantProcess &frozen = **std::find_if(m_participants.begin(), m_participants.end(),
+                                                [](const auto &p) { return p->isLeading(); });
+    QTRY_VERIFY_WITH_TIMEOUT(
+            std::all_of(m_participants.begin(), m_participants.end(),
+                        [](const auto &p) {
+                            return p->isLeading()
+                                    || !firstEvent(*p, QStringLiteral("attempt")).isEmpty();
+                        }),
+            20000);
+
+    // Its last renewal came before this instant, so the bound holds from here.
+    const qint64 freezeMono = Clock::system().monotonicMs();
+    frozen.sendSignal(SIGSTOP);
+    ParticipantProcess *next = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT(
+            std::any_of(m_participants.begin(), m_participants.end(),
+                        [&](const auto &p) {
+                            if (p.get() == &frozen || !p->isLeading())
+                                return false;
+                            next = p.get();
+                            return true;
+                        }),
+            20000);
+    const QJsonObject took = firstEvent(*next, QStringLiteral("started-leading"), freezeMono);
+    const qint64 takeoverMs = monoOf(took) - freezeMono;
+    qInfo("takeover from a frozen leader: %lld ms after SIGSTOP (F6 bound %lld ms)", takeoverMs,
+          leaseMs + renewMs);
+    frozen.sendSignal(SIGCONT);
+    QVERIFY2(takeoverMs <= leaseMs + renewMs,
+             qPrintable(QStringLiteral("takeover %1 ms after the freeze").arg(takeoverMs)));
+
+    QTRY_VERIFY_WITH_TIMEOUT(!frozen.isLeading(), 20000);
+    const QJsonObject stopped = lastEvent(frozen, QStringLiteral("stopped-leading"));
+    QVERIFY(!stopped.isEmpty());
+    QVERIFY2(qint64(stopped.value(QStringLiteral("validUntilMono")).toDouble()) <= monoOf(took),
+             "the frozen leader's authority overlaps the next one's");
 }
 
 void TestFileStoreElection::cleanup()

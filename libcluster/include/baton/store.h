@@ -43,7 +43,10 @@ struct BATON_EXPORT StoreResult
     Status status = Status::Ok;
     /*!
      * Ok: the entry as now stored (get, create, update) or removed. Conflict:
-     * the entry that won, when the store said so (entryKnown).
+     * the entry that won, when the store said so (entryKnown). NotFound: where
+     * the store keeps the removal of a key as a version (the file store),
+     * entry.version is that version, which every later version of the key
+     * exceeds; empty otherwise.
      */
     StoreEntry entry;
     /*! Whether entry holds the entry (always for Ok; for Conflict, when the store said). */

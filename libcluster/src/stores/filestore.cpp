@@ -6,20 +6,24 @@
 
 #include <baton/application.h>
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QJsonDocument>
-#include <QElapsedTimer>
-#include <QLockFile>
 #include <QPointer>
-#include <QSaveFile>
 #include <QTimer>
 #include <QUrl>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace baton {
 
@@ -30,19 +34,54 @@ namespace {
 
 const QString kTypeName = QStringLiteral("Webda/FileStore");
 const QString kSuffix = QStringLiteral(".json");
-const QString kLockFileName = QStringLiteral(".lock");
-const QString kSequenceFileName = QStringLiteral(".sequence");
-constexpr int kDefaultLockTimeoutMs = 2000;
-// A write holds the lock for milliseconds; a lock this old belongs to a hung
-// process. Dead processes are detected at once, whatever this value.
-constexpr int kStaleLockTimeMs = 10000;
-constexpr int kLockRetryMs = 2;
+const QString kTemporaryPrefix = QStringLiteral(".tmp-");
+// The earlier layout's version counter, read to carry its versions on.
+const QString kLegacySequenceFileName = QStringLiteral(".sequence");
 // Longest file name most Linux file systems accept.
 constexpr qsizetype kMaxFileNameBytes = 255;
 // A registry document is a few hundred bytes; anything near this is not one.
 constexpr qint64 kMaxFileSize = 16 * 1024 * 1024;
+// A reader whose file is collected under it lists again; each time, a newer
+// version exists, so only a flood of writes can exhaust this.
+constexpr int kMaxReadTries = 100;
+// A temporary file is linked milliseconds after it is made. One this old was
+// left by a writer that died; removing a live writer's only fails its link,
+// so this age is tidiness, not safety, and the wall clock is good enough.
+constexpr qint64 kAbandonedTemporaryAgeMs = 60000;
 
-constexpr QFile::Permissions kOwnerOnlyFile = privatefiles::kFile;
+/*! Splits `<key>.<version>.json` (or the earlier `<key>.json`, version 0). */
+bool parseFileName(const QString &fileName, QString *key, quint64 *version)
+{
+    if (!fileName.endsWith(kSuffix))
+        return false;
+    const QString stem = fileName.chopped(kSuffix.size());
+    // An encoded key has no '.': the first one, if any, starts the version.
+    const qsizetype dot = stem.indexOf(QLatin1Char('.'));
+    QString encoded = stem;
+    quint64 number = 0;
+    if (dot >= 0) {
+        const QString digits = stem.mid(dot + 1);
+        bool ok = !digits.isEmpty() && !digits.startsWith(QLatin1Char('0'));
+        for (const QChar c : digits)
+            ok = ok && c >= QLatin1Char('0') && c <= QLatin1Char('9');
+        number = ok ? digits.toULongLong(&ok) : 0;
+        if (!ok)
+            return false;
+        encoded = stem.left(dot);
+    }
+    const QString decoded = QUrl::fromPercentEncoding(encoded.toLatin1());
+    // Files not written by a FileStore (`a b.json`, `x.07.json`) are not keys.
+    if (QString::fromLatin1(QUrl::toPercentEncoding(decoded, ":", ".")) != encoded)
+        return false;
+    *key = decoded;
+    *version = number;
+    return true;
+}
+
+QString systemError(int error)
+{
+    return QString::fromLocal8Bit(std::strerror(error));
+}
 
 } // namespace
 
@@ -79,8 +118,9 @@ bool FileStore::init(QString *errorString)
         folder = dataFolder + QStringLiteral("/registry");
     }
 
+    // Writes take no lock any more; a configuration of the earlier layout
+    // still names a lock timeout, which is checked as it was and not used.
     const QJsonValue timeoutValue = parameters().value(QLatin1String("lockTimeout"));
-    int lockTimeoutMs = kDefaultLockTimeoutMs;
     if (!timeoutValue.isUndefined() && !timeoutValue.isNull()) {
         const double timeout = timeoutValue.toDouble(-1);
         if (!timeoutValue.isDouble() || timeout < 0 || timeout > 600000
@@ -89,7 +129,8 @@ bool FileStore::init(QString *errorString)
                           QStringLiteral("it must be a whole number of milliseconds from 0 "
                                          "to 600000"));
         }
-        lockTimeoutMs = static_cast<int>(timeout);
+        qCInfo(lcStore).noquote() << service
+                                  << "ignores parameter lockTimeout: writes take no lock";
     }
 
     const QFileInfo info(folder);
@@ -112,7 +153,6 @@ bool FileStore::init(QString *errorString)
                       QStringLiteral("it must be a writable folder"));
     }
     m_folder = path;
-    m_lockTimeoutMs = lockTimeoutMs;
     return true;
 }
 
@@ -121,18 +161,36 @@ QString FileStore::folder() const
     return m_folder;
 }
 
-QString FileStore::fileNameForKey(const QString &key)
+void FileStore::setWriteStepHook(std::function<void(WriteStep)> hook)
+{
+    m_writeStepHook = std::move(hook);
+}
+
+void FileStore::step(WriteStep at)
+{
+    if (m_writeStepHook)
+        m_writeStepHook(at);
+}
+
+QString FileStore::fileNameForKey(const QString &key, quint64 version)
 {
     // '.' is encoded so that no key can name `.`, `..`, or the store's own
-    // dot files; ':' is kept so that `cluster:leader.json` reads as its key.
-    return QString::fromLatin1(QUrl::toPercentEncoding(key, ":", ".")) + kSuffix;
+    // dot files, and so that the first '.' starts the version; ':' is kept
+    // so that `cluster:leader.7.json` reads as its key.
+    return QString::fromLatin1(QUrl::toPercentEncoding(key, ":", ".")) + QLatin1Char('.')
+            + QString::number(version) + kSuffix;
 }
 
 QString FileStore::keyForFileName(const QString &fileName)
 {
-    if (!fileName.endsWith(kSuffix))
-        return {};
-    return QUrl::fromPercentEncoding(fileName.chopped(kSuffix.size()).toLatin1());
+    QString key;
+    quint64 version = 0;
+    return parseFileName(fileName, &key, &version) ? key : QString();
+}
+
+QString FileStore::pathOf(const QString &fileName) const
+{
+    return m_folder + QLatin1Char('/') + fileName;
 }
 
 void FileStore::deliver(Callback done, StoreResult result)
@@ -159,7 +217,9 @@ std::optional<StoreResult> FileStore::refuseKey(const QString &key) const
 {
     if (auto refused = refuseUnusable())
         return refused;
-    if (fileNameForKey(key).toUtf8().size() > kMaxFileNameBytes) {
+    // Room for the longest version a counter of 64 bits can reach.
+    const QString longest = fileNameForKey(key, std::numeric_limits<quint64>::max());
+    if (longest.toUtf8().size() > kMaxFileNameBytes) {
         return failure(Status::Unavailable,
                        QStringLiteral("%1: key \"%2\" is too long for a file name in %3")
                            .arg(describe(), key.left(64) + QStringLiteral("..."), m_folder));
@@ -167,28 +227,95 @@ std::optional<StoreResult> FileStore::refuseKey(const QString &key) const
     return std::nullopt;
 }
 
-StoreResult FileStore::readEntry(const QString &key) const
+QHash<QString, FileStore::KeyFiles> FileStore::listFiles(const QString &prefix,
+                                                         QString *errorString) const
 {
-    return readFile(fileNameForKey(key), key);
+    QHash<QString, KeyFiles> found;
+    QDir dir(m_folder);
+    if (!dir.exists()) {
+        *errorString = QStringLiteral("%1: folder %2 no longer exists").arg(describe(), m_folder);
+        return found;
+    }
+    // Hidden files are listed for the empty key (`.1.json`); the store's
+    // temporary files and the earlier layout's dot files do not end in `.json`.
+    const QStringList fileNames
+            = dir.entryList({ QStringLiteral("*") + kSuffix }, QDir::Files | QDir::Hidden);
+    for (const QString &fileName : fileNames) {
+        QString key;
+        quint64 version = 0;
+        if (parseFileName(fileName, &key, &version) && key.startsWith(prefix))
+            found[key].versions.insert(version, fileName);
+    }
+    return found;
 }
 
-StoreResult FileStore::readFile(const QString &fileName, const QString &key) const
+FileStore::Head FileStore::readHead(const QString &key, const KeyFiles *files) const
 {
-    const QString path = m_folder + QLatin1Char('/') + fileName;
+    KeyFiles listed;
+    if (files)
+        listed = *files;
+    for (int tries = 0; tries < kMaxReadTries; ++tries) {
+        if (tries > 0 || !files) {
+            QString error;
+            QHash<QString, KeyFiles> all = listFiles(key, &error);
+            if (!error.isEmpty())
+                return { failure(Status::Unavailable, error), 0 };
+            listed = all.value(key);
+        }
+        if (listed.versions.isEmpty()) {
+            return { failure(Status::NotFound,
+                             QStringLiteral("%1: no key \"%2\" (no file of it in %3)")
+                                     .arg(describe(), key, m_folder)),
+                     0 };
+        }
+        const quint64 highest = listed.versions.lastKey();
+        Head head = readVersionFile(key, highest, listed.versions.last());
+        // Collected between listing and reading: a newer version exists.
+        if (head.result.status == Status::NotFound && head.version == 0)
+            continue;
+        // The earlier layout's file alone is the record; beside version
+        // files it is a leftover, unless an older process still writes it.
+        if (highest != 0 && listed.versions.contains(0)) {
+            const Head legacy = readVersionFile(key, 0, listed.versions.value(0));
+            if (legacy.version > highest) {
+                return { failure(Status::BadReply,
+                                 QStringLiteral("%1: file %2 has version %3, newer than %4: a "
+                                                "process of an earlier Baton still writes to "
+                                                "this folder; stop it")
+                                         .arg(describe(), pathOf(listed.versions.value(0)))
+                                         .arg(legacy.version)
+                                         .arg(highest)),
+                         highest };
+            }
+        }
+        return head;
+    }
+    return { failure(Status::Unavailable,
+                     QStringLiteral("%1: key \"%2\" changed under every one of %3 reads")
+                             .arg(describe(), key)
+                             .arg(kMaxReadTries)),
+             0 };
+}
+
+FileStore::Head FileStore::readVersionFile(const QString &key, quint64 version,
+                                           const QString &fileName) const
+{
+    const QString path = pathOf(fileName);
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
-        if (!file.exists()) {
-            return failure(
-                Status::NotFound,
-                QStringLiteral("%1: no key \"%2\" (no file %3)").arg(describe(), key, path));
-        }
-        return failure(
-            Status::Unavailable,
-            QStringLiteral("%1: cannot read %2: %3").arg(describe(), path, file.errorString()));
+        if (!file.exists())
+            return {
+                failure(Status::NotFound, QStringLiteral("%1: %2 is gone").arg(describe(), path)), 0
+            };
+        return { failure(Status::Unavailable,
+                         QStringLiteral("%1: cannot read %2: %3")
+                                 .arg(describe(), path, file.errorString())),
+                 version };
     }
     auto bad = [&](const QString &why) {
-        return failure(Status::BadReply,
-                       QStringLiteral("%1: file %2 %3").arg(describe(), path, why));
+        return Head { failure(Status::BadReply,
+                              QStringLiteral("%1: file %2 %3").arg(describe(), path, why)),
+                      version };
     };
     if (file.size() > kMaxFileSize)
         return bad(QStringLiteral("is larger than %1 bytes").arg(kMaxFileSize));
@@ -200,147 +327,201 @@ StoreResult FileStore::readFile(const QString &fileName, const QString &key) con
                        .arg(parseError.offset));
     }
     const QJsonObject envelope = json.object();
-    const QString version = envelope.value(QLatin1String("version")).toString();
-    if (!json.isObject() || version.isEmpty()
-        || !envelope.value(QLatin1String("document")).isObject()) {
+    const QString versionText = envelope.value(QLatin1String("version")).toString();
+    bool numeric = false;
+    const quint64 stored = versionText.toULongLong(&numeric);
+    const bool removed = envelope.value(QLatin1String("removed")).toBool();
+    if (!json.isObject() || !numeric || stored == 0
+        || (!removed && !envelope.value(QLatin1String("document")).isObject())) {
         return bad(
-            QStringLiteral("lacks the envelope {\"version\": \"<n>\", \"document\": {...}}"));
+                QStringLiteral("lacks the envelope {\"version\": \"<n>\", \"document\": {...}}"));
     }
+    if (version != 0 && stored != version)
+        return bad(QStringLiteral("holds version %1, not the %2 of its name")
+                           .arg(stored)
+                           .arg(version));
     const QJsonValue storedKey = envelope.value(QLatin1String("key"));
     if (!storedKey.isUndefined() && storedKey.toString() != key)
         return bad(QStringLiteral("holds key \"%1\", not \"%2\"").arg(storedKey.toString(), key));
-    return success(
-        StoreEntry { key, envelope.value(QLatin1String("document")).toObject(), version });
-}
-
-bool FileStore::tryUnderLock(const std::function<StoreResult()> &work, StoreResult *result,
-                             bool lastTry)
-{
-    QLockFile lock(m_folder + QLatin1Char('/') + kLockFileName);
-    lock.setStaleLockTime(kStaleLockTimeMs);
-    if (lock.tryLock(0)) {
-        // QLockFile creates it with the umask's mode; it outlives a crash.
-        QFile::setPermissions(lock.fileName(), kOwnerOnlyFile);
-        *result = work();
-        return true;
+    if (removed) {
+        // The removal's version goes with the answer: F7's token carries on
+        // above it when the key is created again.
+        StoreResult gone = failure(Status::NotFound,
+                                   QStringLiteral("%1: no key \"%2\" (removed at version %3)")
+                                           .arg(describe(), key, versionText));
+        gone.entry.key = key;
+        gone.entry.version = versionText;
+        return { gone, stored };
     }
-    if (!lastTry && lock.error() == QLockFile::LockFailedError)
-        return false;
-
-    QString why;
-    qint64 pid = 0;
-    QString host;
-    QString application;
-    switch (lock.error()) {
-    case QLockFile::LockFailedError:
-        why = lock.getLockInfo(&pid, &host, &application)
-            ? QStringLiteral("held by %1 (pid %2 on %3)").arg(application).arg(pid).arg(host)
-            : QStringLiteral("held by another process");
-        why += QStringLiteral(" for more than %1 ms").arg(m_lockTimeoutMs);
-        break;
-    case QLockFile::PermissionError:
-        why = QStringLiteral("cannot be created (permission denied)");
-        break;
-    default:
-        why = QStringLiteral("cannot be taken");
-        break;
-    }
-    const QString message
-        = QStringLiteral("%1: lock file %2 %3").arg(describe(), lock.fileName(), why);
-    qCWarning(lcStore).noquote() << message;
-    *result = failure(Status::Unavailable, message);
-    return true;
+    return { success(StoreEntry { key, envelope.value(QLatin1String("document")).toObject(),
+                                  versionText }),
+             stored };
 }
 
-void FileStore::underLock(std::function<StoreResult()> work, Callback done)
+std::optional<quint64> FileStore::legacySequence(StoreResult *refusal) const
 {
-    // The lock is held for a read and a rename, a millisecond or so. Rather
-    // than QLockFile::tryLock(timeout), which sleeps the whole thread in
-    // 100 ms steps, a busy lock is tried again from the event loop every
-    // few milliseconds: the election never stalls, and a handover waiting
-    // on another process's write takes milliseconds (SPEC F8).
-    auto attempt = std::make_shared<LockedWrite>();
-    attempt->work = std::move(work);
-    attempt->done = std::move(done);
-    attempt->since.start();
-    tryLockedWrite(attempt);
-}
-
-void FileStore::tryLockedWrite(const std::shared_ptr<LockedWrite> &attempt)
-{
-    StoreResult result;
-    const bool lastTry = attempt->since.elapsed() >= m_lockTimeoutMs;
-    if (!tryUnderLock(attempt->work, &result, lastTry)) {
-        QTimer::singleShot(kLockRetryMs, this, [this, attempt] { tryLockedWrite(attempt); });
-        return;
-    }
-    deliver(std::move(attempt->done), result);
-    if (result.ok())
-        scheduleRescan();
-}
-
-std::optional<quint64> FileStore::nextVersion(const QString &currentVersion, StoreResult *refusal)
-{
-    const QString path = m_folder + QLatin1Char('/') + kSequenceFileName;
-    quint64 sequence = 0;
+    const QString path = pathOf(kLegacySequenceFileName);
     QFile file(path);
-    if (file.open(QIODevice::ReadOnly)) {
-        bool ok = false;
-        sequence = file.read(64).trimmed().toULongLong(&ok);
-        if (!ok) {
-            *refusal = failure(Status::BadReply,
-                               QStringLiteral("%1: file %2 does not hold a decimal counter")
-                                   .arg(describe(), path));
-            return std::nullopt;
-        }
-    } else if (file.exists()) {
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (!file.exists())
+            return 0;
         *refusal = failure(
             Status::Unavailable,
             QStringLiteral("%1: cannot read %2: %3").arg(describe(), path, file.errorString()));
         return std::nullopt;
     }
-    // Never hand out the version the key has now, even if the counter file
-    // was lost or restored from an old copy.
-    const quint64 next = std::max(sequence, currentVersion.toULongLong()) + 1;
-    QString error;
-    if (!writeFileAtomically(kSequenceFileName, QByteArray::number(next) + '\n', &error)) {
-        *refusal = failure(Status::Unavailable, error);
+    bool ok = false;
+    const quint64 sequence = file.read(64).trimmed().toULongLong(&ok);
+    if (!ok) {
+        *refusal = failure(
+            Status::BadReply,
+            QStringLiteral("%1: file %2 does not hold a decimal counter").arg(describe(), path));
         return std::nullopt;
     }
-    return next;
+    return sequence;
 }
 
-bool FileStore::writeFileAtomically(const QString &fileName, const QByteArray &data,
-                                    QString *errorString) const
+bool FileStore::writeTemporary(const QByteArray &data, QString *path, QString *errorString) const
 {
-    QSaveFile file(m_folder + QLatin1Char('/') + fileName);
-    const bool written = file.open(QIODevice::WriteOnly) && file.setPermissions(kOwnerOnlyFile)
-        && file.write(data) == data.size() && file.commit();
-    if (!written) {
+    // mkstemp() makes the file 0600 whatever the umask (R2).
+    QByteArray name = QFile::encodeName(pathOf(kTemporaryPrefix + QStringLiteral("XXXXXX")));
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) {
+        *errorString = QStringLiteral("%1: cannot create a file in %2: %3")
+                               .arg(describe(), m_folder, systemError(errno));
+        return false;
+    }
+    *path = QFile::decodeName(name);
+    qsizetype written = 0;
+    while (written < data.size()) {
+        const ssize_t n = ::write(fd, data.constData() + written, size_t(data.size() - written));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        written += n;
+    }
+    // Synced before it gets its name: a power cut never leaves a version
+    // whose name exists and whose content does not.
+    const bool ok = written == data.size() && ::fsync(fd) == 0;
+    const int error = errno;
+    ::close(fd);
+    if (!ok) {
         *errorString = QStringLiteral("%1: cannot write %2: %3")
-                           .arg(describe(), file.fileName(), file.errorString());
+                               .arg(describe(), *path, systemError(error));
+        ::unlink(name.constData());
     }
-    return written;
+    return ok;
 }
 
-StoreResult FileStore::writeEntry(const QString &key, const QJsonObject &document,
-                                  const QString &currentVersion)
+bool FileStore::syncFolder(QString *errorString) const
 {
-    StoreResult refusal;
-    const std::optional<quint64> version = nextVersion(currentVersion, &refusal);
-    if (!version)
-        return refusal;
-    QString error;
-    const StoreEntry entry { key, document, QString::number(*version) };
-    const QJsonObject envelope { { QStringLiteral("key"), key },
-                                 { QStringLiteral("version"), entry.version },
-                                 { QStringLiteral("document"), document } };
-    if (!writeFileAtomically(fileNameForKey(key),
-                             QJsonDocument(envelope).toJson(QJsonDocument::Indented), &error)) {
-        return failure(Status::Unavailable, error);
+    const QByteArray folder = QFile::encodeName(m_folder);
+    const int fd = ::open(folder.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const bool ok = fd >= 0 && ::fsync(fd) == 0;
+    const int error = errno;
+    if (fd >= 0)
+        ::close(fd);
+    if (!ok) {
+        *errorString = QStringLiteral("%1: cannot sync folder %2: %3")
+                               .arg(describe(), m_folder, systemError(error));
     }
-    qCDebug(lcStore).noquote() << describe() << "wrote" << key << "version" << entry.version;
-    return success(entry);
+    return ok;
+}
+
+StoreResult FileStore::conflictWith(const QString &key, const QString &why) const
+{
+    const Head now = readHead(key);
+    const QString message = QStringLiteral("%1: key \"%2\" %3").arg(describe(), key, why);
+    if (now.result.ok())
+        return conflict(now.result.entry, message);
+    StoreResult result = failure(Status::Conflict, message);
+    return result;
+}
+
+StoreResult FileStore::writeNext(const QString &key, const Head &head,
+                                 const std::optional<QJsonObject> &document)
+{
+    quint64 next = head.version + 1;
+    if (head.version == 0) {
+        StoreResult refusal;
+        const std::optional<quint64> sequence = legacySequence(&refusal);
+        if (!sequence)
+            return refusal;
+        next = *sequence + 1;
+    }
+    QJsonObject envelope { { QStringLiteral("key"), key },
+                           { QStringLiteral("version"), QString::number(next) } };
+    if (document)
+        envelope.insert(QStringLiteral("document"), *document);
+    else
+        envelope.insert(QStringLiteral("removed"), true);
+
+    QString temporary;
+    QString error;
+    const QByteArray data = QJsonDocument(envelope).toJson(QJsonDocument::Indented);
+    if (!writeTemporary(data, &temporary, &error))
+        return failure(Status::Unavailable, error);
+    step(WriteStep::WroteTemporary);
+
+    // link() never replaces a name: of all the writers of this version,
+    // exactly one creates it, whoever else is frozen where.
+    const QString target = pathOf(fileNameForKey(key, next));
+    const int linked = ::link(QFile::encodeName(temporary).constData(),
+                              QFile::encodeName(target).constData());
+    const int linkError = errno;
+    ::unlink(QFile::encodeName(temporary).constData());
+    if (linked != 0) {
+        if (linkError == EEXIST)
+            return conflictWith(key, QStringLiteral("was written first by another writer "
+                                                    "(version %1)")
+                                             .arg(next));
+        return failure(Status::Unavailable,
+                       QStringLiteral("%1: cannot create %2: %3")
+                               .arg(describe(), target, systemError(linkError)));
+    }
+    step(WriteStep::LinkedVersion);
+    // Until the folder is synced, a power cut could lose the new name, and
+    // with it an acquisition that others already saw.
+    if (!syncFolder(&error))
+        return failure(Status::Unavailable, error);
+
+    // A writer frozen between reading and linking may have created a version
+    // that was won and collected long ago: once a version is collected a
+    // newer one always exists, so finding none proves the version is ours.
+    QString listError;
+    const KeyFiles files = listFiles(key, &listError).value(key);
+    if (!listError.isEmpty())
+        return failure(Status::Unavailable, listError);
+    if (!files.versions.isEmpty() && files.versions.lastKey() > next) {
+        return conflictWith(key,
+                            QStringLiteral("has moved past version %1 (to %2)")
+                                    .arg(next)
+                                    .arg(files.versions.lastKey()));
+    }
+    step(WriteStep::Verified);
+    collect(key, next);
+    qCDebug(lcStore).noquote() << describe() << (document ? "wrote" : "removed") << key
+                               << "version" << next;
+    if (!document)
+        return head.result;
+    return success(StoreEntry { key, *document, QString::number(next) });
+}
+
+void FileStore::collect(const QString &key, quint64 version) const
+{
+    QString error;
+    const KeyFiles files = listFiles(key, &error).value(key);
+    for (auto it = files.versions.cbegin(); it != files.versions.cend() && it.key() < version; ++it)
+        QFile::remove(pathOf(it.value()));
+
+    const QDateTime abandoned = QDateTime::currentDateTime().addMSecs(-kAbandonedTemporaryAgeMs);
+    const QFileInfoList temporaries = QDir(m_folder).entryInfoList(
+            { kTemporaryPrefix + QStringLiteral("*") }, QDir::Files | QDir::Hidden);
+    for (const QFileInfo &temporary : temporaries) {
+        if (temporary.lastModified() < abandoned)
+            QFile::remove(temporary.absoluteFilePath());
+    }
 }
 
 void FileStore::get(const QString &key, Callback done)
@@ -349,7 +530,7 @@ void FileStore::get(const QString &key, Callback done)
         deliver(std::move(done), *refused);
         return;
     }
-    deliver(std::move(done), readEntry(key));
+    deliver(std::move(done), readHead(key).result);
 }
 
 void FileStore::create(const QString &key, const QJsonObject &document, Callback done)
@@ -358,16 +539,18 @@ void FileStore::create(const QString &key, const QJsonObject &document, Callback
         deliver(std::move(done), *refused);
         return;
     }
-    underLock([this, key, document] {
-        const StoreResult current = readEntry(key);
-        if (current.ok()) {
-            return conflict(current.entry,
-                            QStringLiteral("%1: key \"%2\" already exists").arg(describe(), key));
-        }
-        if (current.status != Status::NotFound)
-            return current;
-        return writeEntry(key, document, QString());
-    }, std::move(done));
+    const Head head = readHead(key);
+    step(WriteStep::ReadCurrent);
+    StoreResult result;
+    if (head.result.ok()) {
+        result = conflict(head.result.entry,
+                          QStringLiteral("%1: key \"%2\" already exists").arg(describe(), key));
+    } else if (head.result.status != Status::NotFound) {
+        result = head.result;
+    } else {
+        result = writeNext(key, head, document);
+    }
+    finishWrite(std::move(done), result);
 }
 
 void FileStore::update(const QString &key, const QJsonObject &document, const QString &version,
@@ -377,17 +560,19 @@ void FileStore::update(const QString &key, const QJsonObject &document, const QS
         deliver(std::move(done), *refused);
         return;
     }
-    underLock([this, key, document, version] {
-        const StoreResult current = readEntry(key);
-        if (!current.ok())
-            return current;
-        if (current.entry.version != version) {
-            return conflict(current.entry,
-                            QStringLiteral("%1: key \"%2\" has version %3, not %4")
-                                .arg(describe(), key, current.entry.version, version));
-        }
-        return writeEntry(key, document, current.entry.version);
-    }, std::move(done));
+    const Head head = readHead(key);
+    step(WriteStep::ReadCurrent);
+    StoreResult result;
+    if (!head.result.ok()) {
+        result = head.result;
+    } else if (head.result.entry.version != version) {
+        result = conflict(head.result.entry,
+                          QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                                  .arg(describe(), key, head.result.entry.version, version));
+    } else {
+        result = writeNext(key, head, document);
+    }
+    finishWrite(std::move(done), result);
 }
 
 void FileStore::remove(const QString &key, const QString &version, Callback done)
@@ -396,50 +581,52 @@ void FileStore::remove(const QString &key, const QString &version, Callback done
         deliver(std::move(done), *refused);
         return;
     }
-    underLock([this, key, version] {
-        StoreResult current = readEntry(key);
-        // An unconditional remove also clears a corrupt file: it is the way out
-        // of a BadReply. A conditional one cannot compare, so it changes nothing.
-        const bool corrupt = current.status == Status::BadReply;
-        if (!current.ok() && !(corrupt && version.isEmpty()))
-            return current;
-        if (!version.isEmpty() && current.entry.version != version) {
-            return conflict(current.entry,
-                            QStringLiteral("%1: key \"%2\" has version %3, not %4")
-                                .arg(describe(), key, current.entry.version, version));
-        }
-        QFile file(m_folder + QLatin1Char('/') + fileNameForKey(key));
-        if (!file.remove()) {
-            return failure(Status::Unavailable,
-                           QStringLiteral("%1: cannot remove %2: %3")
-                               .arg(describe(), file.fileName(), file.errorString()));
-        }
+    Head head = readHead(key);
+    step(WriteStep::ReadCurrent);
+    // An unconditional remove also clears a corrupt file: it is the way out
+    // of a BadReply. A conditional one cannot compare, so it changes nothing.
+    const bool corrupt = head.result.status == Status::BadReply;
+    StoreResult result;
+    if (!head.result.ok() && !(corrupt && version.isEmpty())) {
+        result = head.result;
+    } else if (!version.isEmpty() && head.result.entry.version != version) {
+        result = conflict(head.result.entry,
+                          QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                                  .arg(describe(), key, head.result.entry.version, version));
+    } else {
         if (corrupt) {
-            qCWarning(lcStore).noquote() << describe() << "removed unreadable" << file.fileName();
-            return StoreResult();
+            qCWarning(lcStore).noquote()
+                    << describe() << "removes unreadable" << key << ":" << head.result.errorString;
+            head.result = StoreResult();
         }
-        return success(current.entry);
-    }, std::move(done));
+        result = writeNext(key, head, std::nullopt);
+    }
+    finishWrite(std::move(done), result);
+}
+
+void FileStore::finishWrite(Callback done, const StoreResult &result)
+{
+    deliver(std::move(done), result);
+    if (result.ok())
+        scheduleRescan();
 }
 
 FileStore::Scan FileStore::scan(const QString &prefix) const
 {
     Scan found;
-    // Hidden files are listed for the empty key (`.json`); the store's own dot
-    // files and QSaveFile's temporary files do not end in `.json`.
-    const QStringList fileNames = QDir(m_folder).entryList({ QStringLiteral("*") + kSuffix },
-                                                           QDir::Files | QDir::Hidden, QDir::Name);
-    for (const QString &fileName : fileNames) {
-        const QString key = keyForFileName(fileName);
-        // Files not written by a FileStore (`a.b.json`) are not keys.
-        if (fileNameForKey(key) != fileName || !key.startsWith(prefix))
-            continue;
-        const StoreResult read = readFile(fileName, key);
-        if (read.ok()) {
-            found.entries.insert(key, read.entry);
-        } else if (read.status != Status::NotFound) { // NotFound: removed meanwhile
-            found.unreadable.insert(key);
-            found.errors.append(read.errorString);
+    QString error;
+    const QHash<QString, KeyFiles> files = listFiles(prefix, &error);
+    if (!error.isEmpty()) {
+        found.errors.append(error);
+        return found;
+    }
+    for (auto it = files.cbegin(); it != files.cend(); ++it) {
+        const Head head = readHead(it.key(), &it.value());
+        if (head.result.ok()) {
+            found.entries.insert(it.key(), head.result.entry);
+        } else if (head.result.status != Status::NotFound) { // NotFound: removed
+            found.unreadable.insert(it.key());
+            found.errors.append(head.result.errorString);
         }
     }
     return found;
@@ -494,7 +681,7 @@ StoreWatch *FileStore::watch(const QString &prefix, QObject *parent)
 
 void FileStore::scheduleRescan()
 {
-    // Coalesces the bursts a single write causes (lock, counter, rename).
+    // Coalesces the bursts a single write causes (temporary file, link, collection).
     if (m_rescanPending || m_watches.isEmpty())
         return;
     m_rescanPending = true;

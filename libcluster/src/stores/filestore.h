@@ -2,8 +2,8 @@
 
 #include <baton/store.h>
 
-#include <QElapsedTimer>
 #include <QHash>
+#include <QMap>
 #include <QSet>
 
 #include <functional>
@@ -15,32 +15,31 @@ class QFileSystemWatcher;
 namespace baton {
 
 /*!
- * `Webda/FileStore` (SPEC B1): a folder of JSON documents, one file a key,
- * shared by the processes of one host. A conditional write reads, compares
- * and writes under a lock file, and writes atomically (a new file renamed
- * over the old), so a reader never sees half a document and two writers
- * never both win. A process killed while holding the lock does not block
- * the others: the lock of a dead process is taken over.
+ * `Webda/FileStore` (SPEC B1): a folder of JSON documents shared by the
+ * processes of one host. Writes take no lock, so no process, however frozen,
+ * can block another: each version of a record is a new file, written and
+ * synced aside, then linked to the name of the next version, which only one
+ * writer can create. The highest version is the record; older ones are
+ * collected by whoever wrote a newer one. A removal is a version too (a
+ * tombstone), so a key removed and created again never gets back a version
+ * an old writer holds (F7).
  *
  * Parameters: `folder` (created owner-only when missing; when absent, the
- * application's data folder followed by `/registry`), `lockTimeout`
- * (milliseconds, default 2000).
+ * application's data folder followed by `/registry`). `lockTimeout` is
+ * accepted from configurations of the earlier layout and not used.
  *
  * The folder holds, all owner-only:
- * - `<key>.json` per key, the key percent-encoded (fileNameForKey(); `:`
- *   stays readable, so `cluster:leader` is `cluster:leader.json`), holding
- *   the envelope `{"key": "cluster:leader", "version": "7", "document": {...}}`.
+ * - `<key>.<version>.json` per version of a key, the key percent-encoded
+ *   (fileNameForKey(); `:` stays readable, `.` never does, so
+ *   `cluster:leader.7.json` is version 7 of `cluster:leader`), holding the
+ *   envelope `{"key": "cluster:leader", "version": "7", "document": {...}}`,
+ *   or `{"key": ..., "version": "8", "removed": true}` for a removal.
  *   A file that is not such an envelope is reported as BadReply naming it.
- * - `.lock`, the QLockFile every write takes (rewrites and removals alike).
- *   A lock whose process is dead is taken over at once; a lock older than
- *   10 s is taken over too (its holder is hung), which is the one case where
- *   a writer frozen in the middle of its few-millisecond critical section
- *   could still write after a newer writer.
- * - `.sequence`, the decimal counter that versions come from, so a key
- *   removed and created again never gets back a version an old writer holds.
- *
- * Reads (get, list) take no lock: files are replaced by rename, never
- * rewritten in place.
+ * - `.tmp-XXXXXX` while a version is written, before it is linked; one left
+ *   by a writer that died is removed after a minute by the next writer.
+ * - from the earlier layout (written under a `.lock` file): `<key>.json`
+ *   is read as the key's record until a version file supersedes it, and the
+ *   counter in `.sequence` is where a key with no file starts counting.
  */
 class FileStore : public Store
 {
@@ -61,8 +60,23 @@ public:
     /*! Follows the folder with QFileSystemWatcher. */
     StoreWatch *watch(const QString &prefix, QObject *parent) override;
 
-    /*! The file name for a key: reversible, and safe for any key. */
-    static QString fileNameForKey(const QString &key);
+    /*! The points of a conditional write where a test may freeze the writer. */
+    enum class WriteStep {
+        /*! The key's highest version is read and compared, nothing written yet. */
+        ReadCurrent,
+        /*! The next version is written and synced aside, under no name yet. */
+        WroteTemporary,
+        /*! The next version's name exists, not yet checked to be the highest. */
+        LinkedVersion,
+        /*! The write is won; older versions are not collected yet. */
+        Verified,
+    };
+    /*! For tests: called at each WriteStep of every write, inside the call. */
+    void setWriteStepHook(std::function<void(WriteStep)> hook);
+
+    /*! The file name of \a version of \a key: reversible, and safe for any key. */
+    static QString fileNameForKey(const QString &key, quint64 version);
+    /*! The key a file name of fileNameForKey() (or the earlier layout's) belongs to. */
     static QString keyForFileName(const QString &fileName);
 
 private:
@@ -79,45 +93,60 @@ private:
         QSet<QString> unreadable;
         QStringList errors;
     };
+    /*! The files of one key in the folder. */
+    struct KeyFiles
+    {
+        /*! version -> file name; version 0 is the earlier layout's `<key>.json`. */
+        QMap<quint64, QString> versions;
+    };
+    /*! A key's record as its highest version file says. */
+    struct Head
+    {
+        /*! Ok with the record; NotFound when there is none or it was removed; an error. */
+        StoreResult result;
+        /*! The highest version, a removal's included; 0 when the key has no file. */
+        quint64 version = 0;
+    };
 
     QString describe() const;
+    QString pathOf(const QString &fileName) const;
     void deliver(Callback done, StoreResult result);
     /*! Unavailable when init() has not succeeded or the folder has gone. */
     std::optional<StoreResult> refuseUnusable() const;
     /*! Checks that \a key fits in a file name; an Unavailable result otherwise. */
     std::optional<StoreResult> refuseKey(const QString &key) const;
-    StoreResult readEntry(const QString &key) const;
-    StoreResult readFile(const QString &fileName, const QString &key) const;
-    /*! Runs \a work holding the lock file, or reports why the lock could not be taken. */
-    /*! A write waiting for the lock file. */
-    struct LockedWrite
-    {
-        std::function<StoreResult()> work;
-        Callback done;
-        QElapsedTimer since;
-    };
-    /*! Runs \a work under the lock file, then delivers its result to \a done. */
-    void underLock(std::function<StoreResult()> work, Callback done);
-    void tryLockedWrite(const std::shared_ptr<LockedWrite> &attempt);
-    /*! One try; false when the lock is busy and there is time left to try again. */
-    bool tryUnderLock(const std::function<StoreResult()> &work, StoreResult *result, bool lastTry);
-    /*! Writes \a document as the new version of \a key; the caller holds the lock. */
-    StoreResult writeEntry(const QString &key, const QJsonObject &document,
-                           const QString &currentVersion);
-    std::optional<quint64> nextVersion(const QString &currentVersion, StoreResult *refusal);
-    bool writeFileAtomically(const QString &fileName, const QByteArray &data,
-                             QString *errorString) const;
+    /*! The version files in the folder, by key, of the keys under \a prefix. */
+    QHash<QString, KeyFiles> listFiles(const QString &prefix, QString *errorString) const;
+    /*! The record of \a key, from \a files when given, else from the folder. */
+    Head readHead(const QString &key, const KeyFiles *files = nullptr) const;
+    Head readVersionFile(const QString &key, quint64 version, const QString &fileName) const;
+    /*!
+     * Writes \a document (a removal when nullopt) as the version after \a head
+     * and returns it, or Conflict when another writer won that version.
+     */
+    StoreResult writeNext(const QString &key, const Head &head,
+                          const std::optional<QJsonObject> &document);
+    /*! Where a key with no file starts counting: the earlier layout's counter. */
+    std::optional<quint64> legacySequence(StoreResult *refusal) const;
+    bool writeTemporary(const QByteArray &data, QString *path, QString *errorString) const;
+    bool syncFolder(QString *errorString) const;
+    /*! Removes the versions of \a key below \a version, and abandoned temporary files. */
+    void collect(const QString &key, quint64 version) const;
+    StoreResult conflictWith(const QString &key, const QString &why) const;
+    /*! Delivers a write's \a result, and tells the watches of this process at once. */
+    void finishWrite(Callback done, const StoreResult &result);
+    void step(WriteStep at);
     Scan scan(const QString &prefix) const;
     void scheduleRescan();
     void rescan();
 
     QString m_folder;
-    int m_lockTimeoutMs = 2000;
     QFileSystemWatcher *m_watcher = nullptr;
     bool m_rescanPending = false;
     QHash<StoreWatch *, WatchState> m_watches;
     /*! Unreadable-file messages already logged, so a watch warns once per problem. */
     QSet<QString> m_warnedUnreadable;
+    std::function<void(WriteStep)> m_writeStepHook;
 };
 
 } // namespace baton

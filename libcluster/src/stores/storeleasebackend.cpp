@@ -6,6 +6,10 @@
 
 #include <baton/store.h>
 
+#include <QMetaObject>
+
+#include <algorithm>
+
 namespace baton {
 
 StoreLeaseBackend::StoreLeaseBackend(Store *store, const QString &leaseName, QObject *parent)
@@ -64,15 +68,29 @@ LeaseReply StoreLeaseBackend::toReply(const StoreResult &result, bool isWrite) c
     return LeaseReply::error(QStringLiteral("%1: %2").arg(describe(), result.errorString));
 }
 
-Store::Callback StoreLeaseBackend::guarded(Callback done, bool isWrite) const
+Store::Callback StoreLeaseBackend::guarded(Callback done, bool isWrite)
 {
     // The store outlives this backend's requests only by contract of its own:
     // an answer that comes after the backend is gone goes nowhere.
-    return [self = QPointer<const StoreLeaseBackend>(this), done = std::move(done),
+    return [self = QPointer<StoreLeaseBackend>(this), done = std::move(done),
             isWrite](const StoreResult &result) {
-        if (self)
-            done(self->toReply(result, isWrite));
+        if (!self)
+            return;
+        self->noteAbsence(result);
+        done(self->toReply(result, isWrite));
     };
+}
+
+void StoreLeaseBackend::noteAbsence(const StoreResult &result)
+{
+    using Status = StoreResult::Status;
+    if (result.status == Status::NotFound) {
+        bool numeric = false;
+        const qint64 removedAt = result.entry.version.toLongLong(&numeric);
+        m_absentSince = numeric ? removedAt : 0;
+    } else if (result.status == Status::Ok || result.status == Status::Conflict) {
+        m_absentSince.reset();
+    }
 }
 
 void StoreLeaseBackend::read(Callback done)
@@ -86,7 +104,21 @@ void StoreLeaseBackend::create(const LeaseRecord &record, Callback done)
 {
     if (!m_store)
         return;
-    m_store->create(m_key, leasecodec::encode(record), guarded(std::move(done), true));
+    if (!m_absentSince) {
+        // F7: the record went away unseen (a watch told of it), so the
+        // version of its removal is unknown. Lost, as a race: the Elector
+        // reads again, and the create after that read starts above it.
+        QMetaObject::invokeMethod(
+                this, [done = std::move(done)] { done(LeaseReply::conflict()); },
+                Qt::QueuedConnection);
+        return;
+    }
+    // F7: every write of a key raises its version by one and its
+    // transitions by one at most, so the version of its removal exceeds every
+    // token the removed record handed out: the next term starts there.
+    LeaseRecord created = record;
+    created.transitions = std::max(created.transitions, *m_absentSince);
+    m_store->create(m_key, leasecodec::encode(created), guarded(std::move(done), true));
 }
 
 void StoreLeaseBackend::update(const LeaseRecord &record, const QString &version, Callback done)
@@ -109,6 +141,7 @@ bool StoreLeaseBackend::startWatching()
     connect(m_watch, &StoreWatch::entryChanged, this, [this](const StoreEntry &entry) {
         if (entry.key != m_key)
             return; // the prefix also matches longer lease names
+        m_absentSince.reset();
         LeaseState state;
         QString error;
         if (toState(entry, &state, &error))
@@ -117,8 +150,10 @@ bool StoreLeaseBackend::startWatching()
             qCWarning(lcStore).noquote() << error;
     });
     connect(m_watch, &StoreWatch::entryRemoved, this, [this](const QString &key) {
-        if (key == m_key)
-            Q_EMIT changed(LeaseState {});
+        if (key != m_key)
+            return;
+        m_absentSince.reset(); // removed, but at which version is for a read to say
+        Q_EMIT changed(LeaseState {});
     });
     connect(m_watch, &StoreWatch::resynchronise, this, [this] {
         read([this](const LeaseReply &reply) {

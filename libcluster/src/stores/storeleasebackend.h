@@ -4,6 +4,8 @@
 
 #include <QPointer>
 
+#include <optional>
+
 namespace baton {
 
 class Store;
@@ -26,13 +28,22 @@ public:
     bool startWatching() override;
 
 private:
-    std::function<void(const struct StoreResult &)> guarded(Callback done, bool isWrite) const;
+    std::function<void(const struct StoreResult &)> guarded(Callback done, bool isWrite);
+    /*! Keeps what \a result says about the key's absence (m_absentSince). */
+    void noteAbsence(const struct StoreResult &result);
     LeaseReply toReply(const struct StoreResult &result, bool isWrite) const;
     bool toState(const struct StoreEntry &entry, LeaseState *state, QString *errorString) const;
 
     QPointer<Store> m_store;
     QString m_key;
     StoreWatch *m_watch = nullptr;
+    /*!
+     * Set while the key is known to be absent, from the last answer of the
+     * store: the version of its removal (0 when the store keeps none), the
+     * floor of the next term's transitions (F7). Unset when the record was
+     * seen since, or removed unseen (a watch's removal).
+     */
+    std::optional<qint64> m_absentSince;
 };
 
 } // namespace baton
