@@ -356,10 +356,10 @@ Fault TestChaos::injectNetworkFault(const QString &kind)
 
 Fault TestChaos::freeze()
 {
-    // baton and its command's process group, as a debugger or a stalled VM
-    // would stop a process; only baton is resumed: its supervisor sends the
-    // command TERM then CONT, so that the stale copy ends without running
-    // (docs/operations.md, "Freezes").
+    // baton and everything below it (the exec guard, the command's group),
+    // as a stalled VM would stop them; only baton is resumed: it wakes the
+    // guard, which sends the command TERM then CONT, so that the stale copy
+    // ends without running (docs/operations.md, "Freezes").
     const int slot = victimSlot(false);
     const int leader = leaderSlot();
     ParticipantProcess *victim = current(slot);
@@ -372,8 +372,14 @@ Fault TestChaos::freeze()
     QDeadlineTimer patience(5000);
     while (!isStopped(victim->pid()) && !patience.hasExpired())
         QTest::qWait(1);
-    for (pid_t child : childrenOf(victim->pid()))
-        ::kill(-child, SIGSTOP);
+    // Each process's group before its children are read: a stopped parent
+    // starts no more of them.
+    QList<pid_t> parents {pid_t(victim->pid())};
+    while (!parents.isEmpty())
+        for (pid_t child : childrenOf(parents.takeFirst())) {
+            ::kill(-child, SIGSTOP);
+            parents.append(child);
+        }
     fault.owedFromMono = fault.injectedMono; // to the others, a frozen leader is a crashed one
     QTest::qWait(holdMs);
     victim->sendSignal(SIGCONT);

@@ -122,6 +122,15 @@ public:
      * leading.
      */
     qint64 fencingToken() const;
+    /*!
+     * How long this instance still leads, read now on the clock every
+     * decision reads: the time left to its F4 deadline, which each
+     * successful renewal moves on (electionEvent() `attempt`). 0 while not
+     * leading; -1 where no lease bounds it (W8, the only instance). For work
+     * that must end with the authority on a clock of its own (the `--exec`
+     * guard).
+     */
+    qint64 remainingLeadershipMs() const;
     /*! The holder as last seen, empty when the lease is free or unknown. */
     QString currentHolder() const;
     /*! The timings of this configuration (SPEC O6). */

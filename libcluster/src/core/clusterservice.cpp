@@ -14,6 +14,7 @@
 #include <QSysInfo>
 #include <QThread>
 
+#include <algorithm>
 #include <climits>
 #include <mutex>
 
@@ -415,6 +416,15 @@ qint64 ClusterService::fencingToken() const
     if (d->local)
         return d->isLeaderNow() ? 0 : -1;
     return d->elector ? d->elector->fencingToken() : -1;
+}
+
+qint64 ClusterService::remainingLeadershipMs() const
+{
+    if (!d->isLeaderNow())
+        return 0;
+    if (d->local)
+        return -1;
+    return std::max<qint64>(0, d->elector->validUntilMono() - d->clock->monotonicMs());
 }
 
 QString ClusterService::currentHolder() const
