@@ -268,6 +268,11 @@ QByteArray ExecSupervisor::deadlineText() const
 
 void ExecSupervisor::sendDeadline()
 {
+    // Not while stepping down: the "stopped-leading" record comes before
+    // deregisteredFn, which tells the guard to stop; a deadline of now would
+    // only make it report an expiry that is not one.
+    if (m_cluster && m_cluster->remainingLeadershipMs() == 0)
+        return;
     tellGuard("deadline " + deadlineText() + '\n');
 }
 
