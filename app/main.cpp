@@ -35,7 +35,8 @@ Commands:
                  restarted with back-off, or (step-down) the lease is released
                  and baton exits 3;
                  --events json writes one JSON event a line to stdout;
-                 --listen [HOST:]PORT serves /metrics and /healthz (loopback
+                 --listen [HOST:]PORT serves /metrics, /livez (or /healthz),
+                 /readyz and /leader (loopback
                  unless a non-loopback address is given as numbers);
                  --explain prints what the timings guarantee, and exits
   status --config FILE [--watch] [--json] [--history FILE.csv|FILE.json]
@@ -116,7 +117,7 @@ int runJoin(QCoreApplication &app)
                                     QStringLiteral("Write the event stream to stdout: json."),
                                     QStringLiteral("FORMAT"));
     const QCommandLineOption listen(QStringLiteral("listen"),
-                                    QStringLiteral("Serve /metrics and /healthz on ADDR "
+                                    QStringLiteral("Serve /metrics, /livez, /readyz and /leader on ADDR "
                                                    "(PORT or HOST:PORT; loopback by default)."),
                                     QStringLiteral("ADDR"));
     const QCommandLineOption explain(QStringLiteral("explain"),

@@ -19,8 +19,8 @@ class StatusServer;
  * `baton join`: takes part in every election of a configuration (or those
  * named with --lease) until SIGTERM or SIGINT, then stops cleanly (SPEC F5)
  * and exits 0. With --exec, runs a command while it leads the first of
- * those elections (ExecSupervisor); with --listen, serves /metrics and
- * /healthz (StatusServer).
+ * those elections (ExecSupervisor); with --listen, serves /metrics and the
+ * health pages /livez, /readyz and /leader (StatusServer).
  */
 class JoinCommand : public QObject
 {
@@ -39,7 +39,7 @@ public:
         /*! SIGTERM to SIGKILL; negative: half the safety margin. */
         qint64 graceMs = -1;
         OnExit onExit = OnExit::Restart;
-        /*! host:port for /metrics and /healthz; empty: none. */
+        /*! host:port for /metrics and the health pages; empty: none. */
         QString listen;
         /*! Print what the timings guarantee and exit without joining. */
         bool explain = false;

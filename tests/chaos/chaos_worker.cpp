@@ -1,10 +1,8 @@
 // The command that `baton join --exec` runs in the chaos test: it appends
 // "start|tick|stop <instance> <pid> <mono_ns> <token>" lines to one shared
 // log, a tick every 20 ms, so that two copies running at once would show as
-// interleaved lines and overlapping CLOCK_MONOTONIC ranges.
-//
-// `chaos_worker LOG boottime` stamps CLOCK_BOOTTIME instead, the clock of
-// the exec guard (tests/headless/tst_execguard.cpp).
+// interleaved lines and overlapping CLOCK_BOOTTIME ranges (the clock of the
+// events' `mono`, docs/events.md).
 //
 // Each line is one write(2) on an O_APPEND descriptor: the file's order is
 // the order of the writes. SIGTERM writes "stop" and exits from the handler
@@ -26,12 +24,11 @@ namespace {
 int logFd = -1;
 char identity[256]; // "<instance> <pid>"
 char token[64];
-clockid_t stampClock = CLOCK_MONOTONIC;
 
 long long monoNs()
 {
     timespec ts {};
-    clock_gettime(stampClock, &ts);
+    clock_gettime(CLOCK_BOOTTIME, &ts);
     return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
@@ -78,12 +75,10 @@ void onTerm(int)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "boottime") != 0)) {
-        fprintf(stderr, "usage: chaos_worker LOG [boottime] (run by baton join --exec)\n");
+    if (argc != 2) {
+        fprintf(stderr, "usage: chaos_worker LOG (run by baton join --exec)\n");
         return 2;
     }
-    if (argc == 3)
-        stampClock = CLOCK_BOOTTIME;
     logFd = ::open(argv[1], O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (logFd < 0) {
         perror(argv[1]);

@@ -123,12 +123,21 @@ public:
      */
     qint64 fencingToken() const;
     /*!
-     * How long this instance still leads, read now on the clock every
-     * decision reads: the time left to its F4 deadline, which each
-     * successful renewal moves on (electionEvent() `attempt`). 0 while not
-     * leading; -1 where no lease bounds it (W8, the only instance). For work
-     * that must end with the authority on a clock of its own (the `--exec`
-     * guard).
+     * How long this instance still leads by its step-down deadline (SPEC
+     * F4), in milliseconds on the monotonic clock; 0 while not leading.
+     */
+    qint64 validForMs() const;
+    /*!
+     * The lease's transition count (SPEC F7) as this instance last read it
+     * from the store, leader or not; 0 before the first read. The number
+     * `baton status` shows for the lease.
+     */
+    qint64 leaseTransitions() const;
+    /*!
+     * As validForMs(), but -1 where no lease bounds the leadership (W8, the
+     * only instance, which validForMs() counts as a whole lease): for work
+     * that must end with the authority by a clock of its own (the `--exec`
+     * guard), which nothing would renew.
      */
     qint64 remainingLeadershipMs() const;
     /*! The holder as last seen, empty when the lease is free or unknown. */
@@ -147,7 +156,12 @@ public:
     void stop() override;
 
 Q_SIGNALS:
-    /*! Emitted when this instance starts or stops leading. */
+    /*!
+     * Emitted when this instance starts or stops leading, with the state at
+     * the moment of emission, before the registrations' callbacks run: a
+     * slot or an `fn` that calls stop() is followed by `false`, never by a
+     * stale `true`.
+     */
     void leadershipChanged(bool leading);
     /*! The holder seen changed; \a why is first-acquire, released, expired or taken-over. */
     void leaderChanged(const QString &from, const QString &to, const QString &why);

@@ -108,8 +108,10 @@ public:
 
     /*!
      * First half of a clean stop (F5): stops campaigning and stops leading
-     * (reason Stopping). The driver then waits for the deregistered
-     * callbacks and calls release().
+     * (reason Stopping). From here on the only request it sends is the
+     * release: the answer to a read still on its way leads to no write.
+     * The driver then waits for the deregistered callbacks and calls
+     * release().
      */
     ElectorActions stop();
     /*!
