@@ -29,7 +29,8 @@ Commands:
                  release and exit 0;
                  --exec CMD runs /bin/sh -c CMD while leading the first lease:
                  SIGTERM to its process group when leadership ends, SIGKILL
-                 after --grace MS (at most the safety margin, default half);
+                 after --grace MS (at most 3/4 of the safety margin, default
+                 half), by baton or, if baton is frozen or dies, by the guard;
                  --on-exit: a command that exits by itself while leading is
                  restarted with back-off, or (step-down) the lease is released
                  and baton exits 3;
@@ -106,7 +107,7 @@ int runJoin(QCoreApplication &app)
                                   QStringLiteral("CMD"));
     const QCommandLineOption grace(QStringLiteral("grace"),
                                    QStringLiteral("Milliseconds between SIGTERM and SIGKILL of the "
-                                                  "command (at most the safety margin)."),
+                                                  "command (at most 3/4 of the safety margin)."),
                                    QStringLiteral("MS"));
     const QCommandLineOption onExit(QStringLiteral("on-exit"),
                                     QStringLiteral("When the command exits while leading: restart "

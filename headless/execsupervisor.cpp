@@ -4,6 +4,7 @@
 #include "eventdispatcher.h"
 #include "eventrecord.h"
 #include "headlesslogging.h"
+#include "modulepath.h"
 
 #include <baton/clusterservice.h>
 
@@ -11,10 +12,22 @@
 #include <QPromise>
 
 #include <csignal>
-#include <sys/prctl.h>
+#include <ctime>
 #include <unistd.h>
 
 namespace baton {
+
+namespace {
+
+/*! The guard's clock: it counts a suspend, and every process of the host shares it. */
+qint64 bootTimeMs()
+{
+    timespec ts {};
+    ::clock_gettime(CLOCK_BOOTTIME, &ts);
+    return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+} // namespace
 
 ExecSupervisor::ExecSupervisor(ClusterService *cluster, Options options, QObject *parent)
     : QObject(parent)
@@ -38,6 +51,9 @@ ExecSupervisor::ExecSupervisor(ClusterService *cluster, Options options, QObject
                                                .arg(m_pid)
                                                .arg(m_graceMs);
         m_killed = true;
+        // The guard kills at this moment too; this is the same end by
+        // another way, should the guard not be scheduled.
+        tellGuard("kill\n");
         killGroup(SIGKILL);
     });
 }
@@ -47,8 +63,10 @@ ExecSupervisor::~ExecSupervisor()
     m_registration();
     if (m_process) {
         // Not stopped through the election (the process is going away):
-        // the command must not outlive its supervisor.
+        // the command must not outlive its supervisor. The end of the
+        // guard's input means "kill everything at once".
         killGroup(SIGKILL);
+        m_process->closeWriteChannel();
         m_process->waitForFinished(5000);
         delete m_process;
         m_process = nullptr;
@@ -59,21 +77,37 @@ ExecSupervisor::~ExecSupervisor()
     }
 }
 
+qint64 ExecSupervisor::maxGrace(const ElectionTimings &timings)
+{
+    // SIGKILL at the end of the grace must land before the earliest
+    // takeover, leaseDuration after the attempt by the follower's clock. A
+    // grace of the whole margin would leave nothing for the kill itself
+    // (the signal, the scheduler, the exit) nor for the leader's clock
+    // running slow (toleratedClockDrift). A quarter of the margin is kept:
+    // tens of milliseconds or more, where a kill takes a few, and a quarter
+    // of the tolerated drift still holds at the cap (docs/operations.md).
+    const qint64 reserve = (timings.safetyMargin + 3) / 4;
+    return std::max<qint64>(0, timings.safetyMargin - reserve);
+}
+
 qint64 ExecSupervisor::effectiveGrace(qint64 requestedMs, const ElectionTimings &timings,
                                       QString *errorString)
 {
     if (requestedMs < 0)
         return timings.safetyMargin / 2;
-    if (requestedMs > timings.safetyMargin) {
+    const qint64 cap = maxGrace(timings);
+    if (requestedMs > cap) {
         *errorString = QStringLiteral(
                                "--grace %1 ms does not fit in the safety margin of %2 ms "
-                               "((leaseDuration %3 - renewInterval %4) / 2): the command could "
-                               "still run when another instance takes the lease (SPEC O3); "
-                               "use at most %2 ms, or a longer leaseDuration")
+                               "((leaseDuration %3 - renewInterval %4) / 2) with the quarter "
+                               "kept for the kill and clock drift: the command could still run "
+                               "when another instance takes the lease (SPEC O3); use at most "
+                               "%5 ms, or a longer leaseDuration")
                                .arg(requestedMs)
                                .arg(timings.safetyMargin)
                                .arg(timings.leaseDuration)
-                               .arg(timings.renewInterval);
+                               .arg(timings.renewInterval)
+                               .arg(cap);
         return -1;
     }
     return requestedMs;
@@ -88,6 +122,11 @@ bool ExecSupervisor::attach(QString *errorString)
     m_graceMs = effectiveGrace(m_options.graceMs, m_cluster->timings(), errorString);
     if (m_graceMs < 0)
         return false;
+    // Each successful renewal moves the F4 deadline on; the guard follows.
+    connect(m_cluster, &ClusterService::electionEvent, this, [this] {
+        if (m_process && !m_terminating)
+            sendDeadline();
+    });
     QPointer<ExecSupervisor> self(this);
     m_registration = m_cluster->whenLeader(
             [self] {
@@ -107,7 +146,7 @@ void ExecSupervisor::detach()
 
 qint64 ExecSupervisor::pid() const
 {
-    return m_process ? m_pid : 0;
+    return m_process && !m_commandEnded ? m_pid : 0;
 }
 
 bool ExecSupervisor::isRunning() const
@@ -138,10 +177,13 @@ QFuture<void> ExecSupervisor::onNotLeading()
                                             .arg(m_cluster ? m_cluster->leaseName() : QString())
                                             .arg(m_pid)
                                             .arg(m_graceMs);
-        killGroup(SIGTERM);
-        // A stopped group (a frozen host resumed, a debugger) would hold the
-        // TERM pending until the grace ends; let it act on it now.
-        killGroup(SIGCONT);
+        // The guard sends TERM, then CONT: a stopped group (a frozen host
+        // resumed, a debugger) would hold the TERM until the grace ends.
+        tellGuard("stop\n");
+        // A guard frozen with this process (a whole tree stopped, only baton
+        // resumed) must act on it now, as it would on its own deadline.
+        if (m_process->processId() > 0)
+            ::kill(pid_t(m_process->processId()), SIGCONT);
         m_graceTimer.start(int(m_graceMs));
     }
     return m_exited->future();
@@ -157,11 +199,25 @@ void ExecSupervisor::startCommand()
     }
     m_terminating = false;
     m_killed = false;
+    m_expired = false;
+    m_commandEnded = false;
+    m_commandExitCode = 0;
+    m_commandSignal = 0;
+    m_pid = 0;
+    m_running.invalidate(); // from the command's start, not the guard's
+    const QString guard = m_options.guardProgram.isEmpty()
+            ? modulePath(QStringLiteral(BATON_EXEC_GUARD_FILE_NAME))
+            : m_options.guardProgram;
     auto *process = new QProcess(this);
-    process->setProgram(QStringLiteral("/bin/sh"));
-    process->setArguments({QStringLiteral("-c"), m_options.command});
-    process->setStandardInputFile(QProcess::nullDevice());
-    process->setProcessChannelMode(QProcess::ForwardedChannels);
+    process->setProgram(guard);
+    // The deadline is an argument, so that the guard never runs the command
+    // without one.
+    process->setArguments({QString::number(m_graceMs), QString::fromLatin1(deadlineText()),
+                           QStringLiteral("--"), QStringLiteral("/bin/sh"), QStringLiteral("-c"),
+                           m_options.command});
+    // stdin: what this process tells the guard; stdout: what the guard
+    // reports; stderr: the guard's and the command's, on this process's.
+    process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     eventdispatcher::restoreForChild(&environment);
     if (m_cluster) {
@@ -171,14 +227,15 @@ void ExecSupervisor::startCommand()
                            QString::number(m_cluster->fencingToken()));
     }
     process->setProcessEnvironment(environment);
-    const pid_t parent = ::getpid();
-    // Runs in the child between fork and exec: async-signal-safe calls only.
-    process->setChildProcessModifier([parent] {
-        ::setpgid(0, 0); // its own group, so that a stop reaches its children too
-        ::dup2(STDERR_FILENO, STDOUT_FILENO); // stdout is the event stream
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL); // killed with baton: no orphan keeps working
-        if (::getppid() != parent) // baton died before the line above
-            ::_exit(127);
+    // Runs in the child between fork and exec: async-signal-safe calls
+    // only. A group of its own, so that a stop of this process's group
+    // (Ctrl-Z, a service manager) leaves the guard awake. No
+    // PR_SET_PDEATHSIG: when this process dies the guard must live on for
+    // the moment it takes to kill everything (its input ends).
+    process->setChildProcessModifier([] { ::setpgid(0, 0); });
+    connect(process, &QProcess::readyReadStandardOutput, this, [this, process] {
+        if (process == m_process)
+            onGuardOutput();
     });
     connect(process, &QProcess::finished, this, [this, process](int exitCode, QProcess::ExitStatus status) {
         if (process == m_process)
@@ -186,37 +243,96 @@ void ExecSupervisor::startCommand()
     });
     connect(process, &QProcess::errorOccurred, this, [this, process](QProcess::ProcessError error) {
         if (error == QProcess::FailedToStart && process == m_process) {
-            qCWarning(lcExec).noquote() << QStringLiteral("cannot start /bin/sh: %1").arg(process->errorString());
+            qCWarning(lcExec).noquote() << QStringLiteral("cannot start the exec guard %1: %2")
+                                                   .arg(process->program(), process->errorString());
+            m_commandEnded = true;
+            m_commandExitCode = 127;
             onFinished(127, false);
         }
     });
     m_process = process;
     process->start();
-    m_pid = process->processId();
-    m_running.start();
-    if (m_pid <= 0)
-        return; // errorOccurred(FailedToStart) has been or will be handled
-    qCInfo(lcExec).noquote() << QStringLiteral("%1: started pid %2: %3")
-                                        .arg(m_cluster ? m_cluster->leaseName() : QString())
-                                        .arg(m_pid)
-                                        .arg(m_options.command);
-    emitEvent(QStringLiteral("exec-started"), {{QStringLiteral("pid"), double(m_pid)}});
-    Q_EMIT started(m_pid);
 }
 
-void ExecSupervisor::onFinished(int exitCode, bool crashed)
+QByteArray ExecSupervisor::deadlineText() const
 {
+    // Sent as an absolute CLOCK_BOOTTIME time, computed now from the time
+    // left on the service's own clock: right whichever clock the library
+    // decides by. The guard ends the command by the F4 deadline plus the
+    // grace, as this process does at its own step-down.
+    const qint64 remaining = m_cluster ? m_cluster->remainingLeadershipMs() : -1;
+    if (remaining < 0)
+        return QByteArrayLiteral("none");
+    return QByteArray::number(bootTimeMs() + remaining + m_graceMs);
+}
+
+void ExecSupervisor::sendDeadline()
+{
+    // Not while stepping down: the "stopped-leading" record comes before
+    // deregisteredFn, which tells the guard to stop; a deadline of now would
+    // only make it report an expiry that is not one.
+    if (m_cluster && m_cluster->remainingLeadershipMs() == 0)
+        return;
+    tellGuard("deadline " + deadlineText() + '\n');
+}
+
+void ExecSupervisor::tellGuard(const QByteArray &line)
+{
+    if (m_process && m_process->state() != QProcess::NotRunning)
+        m_process->write(line);
+}
+
+void ExecSupervisor::onGuardOutput()
+{
+    while (m_process->canReadLine()) {
+        const QByteArray line = m_process->readLine().trimmed();
+        const qsizetype space = line.indexOf(' ');
+        const QByteArray word = space < 0 ? line : line.left(space);
+        const int number = space < 0 ? 0 : line.mid(space + 1).toInt();
+        if (word == "pid" && number > 0 && m_pid == 0) {
+            m_pid = number;
+            m_running.start();
+            qCInfo(lcExec).noquote() << QStringLiteral("%1: started pid %2: %3")
+                                                .arg(m_cluster ? m_cluster->leaseName() : QString())
+                                                .arg(m_pid)
+                                                .arg(m_options.command);
+            emitEvent(QStringLiteral("exec-started"), {{QStringLiteral("pid"), double(m_pid)}});
+            Q_EMIT started(m_pid);
+        } else if (word == "expired") {
+            m_expired = true;
+            qCWarning(lcExec).noquote()
+                    << QStringLiteral("%1: the exec guard saw the F4 deadline pass before this "
+                                      "process stepped down: it stops pid %2")
+                               .arg(m_cluster ? m_cluster->leaseName() : QString())
+                               .arg(m_pid);
+        } else if (word == "exit" || word == "signal") {
+            m_commandEnded = true;
+            m_commandExitCode = word == "exit" ? number : 0;
+            m_commandSignal = word == "signal" ? number : 0;
+        }
+    }
+}
+
+void ExecSupervisor::onFinished(int guardExitCode, bool guardCrashed)
+{
+    onGuardOutput();
     const qint64 pid = m_pid;
-    const bool byUs = m_terminating;
-    // Whatever it left in its group goes with it: nothing of the command
-    // may outlive the moment the lease is given up.
-    if (pid > 0)
+    const bool byUs = m_terminating || m_expired;
+    // The guard exits when nothing of the command is left. Should it have
+    // died first, the group at least goes now.
+    if (pid > 0 && !m_commandEnded)
         killGroup(SIGKILL);
+    const bool crashed = m_commandEnded ? m_commandSignal != 0 : guardCrashed;
+    const int exitCode = m_commandEnded ? (crashed ? m_commandSignal : m_commandExitCode) : guardExitCode;
+    if (crashed && exitCode == SIGKILL && byUs)
+        m_killed = true;
     m_graceTimer.stop();
     m_process->deleteLater();
     m_process = nullptr;
     m_pid = 0;
     m_terminating = false;
+    const bool expired = m_expired;
+    m_expired = false;
 
     const QString lease = m_cluster ? m_cluster->leaseName() : QString();
     QJsonObject fields {{QStringLiteral("pid"), double(pid)},
@@ -248,13 +364,19 @@ void ExecSupervisor::onFinished(int exitCode, bool crashed)
     }
     if (!m_leading)
         return;
+    if (expired) {
+        // Stopped by the guard at the deadline: the step-down follows from
+        // the election; a late renewal that kept the lead restarts it.
+        m_restartTimer.start(int(m_restartDelayMs));
+        return;
+    }
     if (m_options.onExit == OnExit::StepDown) {
         qCWarning(lcExec).noquote() << QStringLiteral("%1: --on-exit step-down: giving up the lease").arg(lease);
         Q_EMIT stepDownRequested();
         return;
     }
     // A command that ran well for a while starts again from the short delay.
-    if (m_running.elapsed() > m_options.restartDelayMaxMs)
+    if (m_running.isValid() && m_running.elapsed() > m_options.restartDelayMaxMs)
         m_restartDelayMs = m_options.restartDelayMs;
     qCInfo(lcExec).noquote() << QStringLiteral("%1: restarting the command in %2 ms").arg(lease).arg(m_restartDelayMs);
     m_restartTimer.start(int(m_restartDelayMs));
@@ -264,8 +386,9 @@ void ExecSupervisor::onFinished(int exitCode, bool crashed)
 void ExecSupervisor::killGroup(int signalNumber)
 {
     // The group id is the command's pid; Linux does not hand out a pid that
-    // is still some group's id, so this never reaches a stranger.
-    if (m_pid > 0)
+    // is still some group's id, and the guard has not reaped the command
+    // while it has not said so: this never reaches a stranger.
+    if (m_pid > 0 && !m_commandEnded)
         ::kill(-pid_t(m_pid), signalNumber);
 }
 

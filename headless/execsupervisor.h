@@ -25,26 +25,35 @@ struct ElectionTimings;
  * Runs one command while a cluster service leads (SPEC O3, `baton join
  * --exec`), through whenLeader() like any other leader work:
  *
- * - `fn` starts the command (`/bin/sh -c COMMAND`) in a process group of its
- *   own, with stdin from /dev/null, stdout and stderr on this process's
- *   stderr (stdout is the event stream), and PR_SET_PDEATHSIG so that it
- *   dies with this process when this process is killed.
- * - `deregisteredFn` sends SIGTERM (then SIGCONT, for a stopped group) to the
- *   group, SIGKILL after the grace period, and returns a future that
- *   finishes when the command has exited. The library awaits it before it
- *   releases the lease (F5) and before a new `fn` runs (W3), so two
- *   copies never run at once, in this process or across the cluster.
+ * - `fn` starts the command (`/bin/sh -c COMMAND`) under the exec guard
+ *   (`baton-exec-guard`, execguard.cpp), a small process of its own that is
+ *   the command's parent and a child subreaper. The command runs in a
+ *   process group of its own, with stdin from /dev/null and stdout and
+ *   stderr on this process's stderr (stdout is the event stream).
+ * - The guard is told the end of the authority, on CLOCK_BOOTTIME, at the
+ *   start and after every successful renewal: the F4 deadline plus the
+ *   grace period. It sends SIGTERM at the F4 deadline and SIGKILL at that
+ *   end by its own clock, whether or not this process is scheduled (a
+ *   SIGSTOP, a debugger); when this process dies, it kills at once. At the
+ *   end it kills the group, then every descendant left, setsid() or not,
+ *   and exits only when none is.
+ * - `deregisteredFn` asks the guard to stop the command (SIGTERM, SIGCONT
+ *   for a stopped group, SIGKILL after the grace period), sends SIGKILL to
+ *   the group itself once the grace is over, and returns a future that
+ *   finishes when the guard has exited, so when nothing of the command is
+ *   left. The library awaits it before it releases the lease (F5) and
+ *   before a new `fn` runs (W3), so two copies never run at once, in this
+ *   process or across the cluster.
  *
  * The grace period must fit in the safety margin
- * `(leaseDuration - renewInterval) / 2`: a leader that stops at its F4
- * deadline then kills the command before any other instance may take the
- * lease. attach() refuses a larger one.
+ * `(leaseDuration - renewInterval) / 2` with room to spare (maxGrace()): a
+ * leader that stops at its F4 deadline then kills the command before any
+ * other instance may take the lease. attach() refuses a larger one.
  *
  * A command that exits by itself while leading is restarted with an
  * exponential back-off (OnExit::Restart) or makes the process step down
  * (OnExit::StepDown: stepDownRequested(), the caller stops cleanly).
- * Whatever the main process leaves behind in its group is killed when it
- * exits.
+ * Whatever the command leaves behind is killed when it exits.
  */
 class ExecSupervisor : public QObject
 {
@@ -60,11 +69,18 @@ public:
         OnExit onExit = OnExit::Restart;
         qint64 restartDelayMs = 500;
         qint64 restartDelayMaxMs = 30000;
+        /*! The guard's executable; empty: `baton-exec-guard` beside the modules (modulePath()). */
+        QString guardProgram {};
     };
 
     ExecSupervisor(ClusterService *cluster, Options options, QObject *parent = nullptr);
     ~ExecSupervisor() override;
 
+    /*!
+     * The longest grace period \a timings allow: the safety margin less a
+     * quarter of it, kept for the kill itself and for clock drift.
+     */
+    static qint64 maxGrace(const ElectionTimings &timings);
     /*! The grace period for \a requestedMs under \a timings, or -1 with \a errorString set. */
     static qint64 effectiveGrace(qint64 requestedMs, const ElectionTimings &timings,
                                  QString *errorString);
@@ -79,8 +95,9 @@ public:
     void detach();
 
     qint64 graceMs() const { return m_graceMs; }
-    /*! The command's pid while it runs, else 0. */
+    /*! The command's pid (its group's id) once the guard started it, else 0. */
     qint64 pid() const;
+    /*! Whether the guard runs: from the start until nothing of the command is left. */
     bool isRunning() const;
 
 Q_SIGNALS:
@@ -96,7 +113,11 @@ private:
     void onLeading();
     QFuture<void> onNotLeading();
     void startCommand();
+    void onGuardOutput();
     void onFinished(int exitCode, bool crashed);
+    QByteArray deadlineText() const;
+    void sendDeadline();
+    void tellGuard(const QByteArray &line);
     void killGroup(int signalNumber);
     void emitEvent(const QString &name, QJsonObject fields);
 
@@ -107,6 +128,12 @@ private:
     bool m_leading = false;
     QProcess *m_process = nullptr;
     qint64 m_pid = 0;
+    /*! How the command's own process ended, as the guard reported it. */
+    bool m_commandEnded = false;
+    int m_commandExitCode = 0;
+    int m_commandSignal = 0;
+    /*! The guard stopped the command at the deadline before this process did. */
+    bool m_expired = false;
     bool m_terminating = false;
     bool m_killed = false;
     qint64 m_restartDelayMs = 0;

@@ -140,8 +140,10 @@ int JoinCommand::start()
                         qPrintable(cluster->leaseName()), qPrintable(cluster->timings().explain()));
             if (m_exec && cluster == m_clusters.first())
                 std::printf("  --exec: SIGTERM when it stops leading, SIGKILL %lld ms later "
-                            "(within the safety margin)\n",
-                            m_exec->graceMs());
+                            "(grace in effect; at most %lld ms, the safety margin less a "
+                            "quarter kept for the kill and clock drift); the exec guard does "
+                            "the same by its own clock should baton be frozen or killed\n",
+                            m_exec->graceMs(), ExecSupervisor::maxGrace(cluster->timings()));
         }
         return Success;
     }

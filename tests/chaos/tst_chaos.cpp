@@ -3,7 +3,8 @@
 // by a seeded generator: between each participant and etcd by its own
 // FaultProxy (latency, blackhole, reset, one-way loss), and by the operating
 // system (SIGSTOP of a participant and its command for longer than the lease,
-// SIGKILL, etcd killed and restarted). It then reads every event stream and
+// SIGSTOP of baton alone for longer than the lease, SIGKILL, etcd killed and
+// restarted). It then reads every event stream and
 // the command's own log and checks:
 //   - no two authority intervals overlap, tokens strictly increase (F1, F4, F7, R4);
 //   - no two copies of the command work at once, and none works inside the
@@ -108,6 +109,7 @@ private:
 
     Fault injectNetworkFault(const QString &kind);
     Fault freeze();
+    Fault freezeBatonAlone();
     /*! A slot to freeze or kill: the leader if \a theLeader and there is one. */
     int victimSlot(bool theLeader);
     Fault kill(bool theLeader);
@@ -356,10 +358,10 @@ Fault TestChaos::injectNetworkFault(const QString &kind)
 
 Fault TestChaos::freeze()
 {
-    // baton and its command's process group, as a debugger or a stalled VM
-    // would stop a process; only baton is resumed: its supervisor sends the
-    // command TERM then CONT, so that the stale copy ends without running
-    // (docs/operations.md, "Freezes").
+    // baton and everything below it (the exec guard, the command's group),
+    // as a stalled VM would stop them; only baton is resumed: it wakes the
+    // guard, which sends the command TERM then CONT, so that the stale copy
+    // ends without running (docs/operations.md, "Freezes").
     const int slot = victimSlot(false);
     const int leader = leaderSlot();
     ParticipantProcess *victim = current(slot);
@@ -372,9 +374,37 @@ Fault TestChaos::freeze()
     QDeadlineTimer patience(5000);
     while (!isStopped(victim->pid()) && !patience.hasExpired())
         QTest::qWait(1);
-    for (pid_t child : childrenOf(victim->pid()))
-        ::kill(-child, SIGSTOP);
+    // Each process's group before its children are read: a stopped parent
+    // starts no more of them.
+    QList<pid_t> parents {pid_t(victim->pid())};
+    while (!parents.isEmpty())
+        for (pid_t child : childrenOf(parents.takeFirst())) {
+            ::kill(-child, SIGSTOP);
+            parents.append(child);
+        }
     fault.owedFromMono = fault.injectedMono; // to the others, a frozen leader is a crashed one
+    QTest::qWait(holdMs);
+    victim->sendSignal(SIGCONT);
+    fault.healedMono = monoNowMs();
+    fault.victim += QStringLiteral(", %1 ms").arg(holdMs);
+    return fault;
+}
+
+Fault TestChaos::freezeBatonAlone()
+{
+    // baton only, not its guard nor its command (a debugger, Ctrl-Z, a
+    // stalled process), for longer than the lease: another instance takes
+    // over while the command would run on but for the guard, which stops
+    // it at the F4 deadline by its own clock (docs/operations.md, "The exec
+    // guard"). The check then finds no two commands at once.
+    const int slot = victimSlot(false);
+    const int leader = leaderSlot();
+    ParticipantProcess *victim = current(slot);
+    const int holdMs = randomInt(int(boundMs), 6000);
+    Fault fault {QStringLiteral("freeze-baton"),
+                 victim->label() + (slot == leader ? QStringLiteral(" (leader)") : QString()), monoNowMs(), 0, 0};
+    victim->sendSignal(SIGSTOP);
+    fault.owedFromMono = fault.injectedMono;
     QTest::qWait(holdMs);
     victim->sendSignal(SIGCONT);
     fault.healedMono = monoNowMs();
@@ -445,7 +475,7 @@ void TestChaos::faultsNeverMakeTwoLeadersAndALeaderReturns()
         startParticipant(slot);
     QTRY_VERIFY_WITH_TIMEOUT(leaderSlot() >= 0, 30000);
 
-    QStringList kinds {QStringLiteral("freeze"), QStringLiteral("kill")};
+    QStringList kinds {QStringLiteral("freeze"), QStringLiteral("kill"), QStringLiteral("freeze-baton")};
     if (onEtcd())
         kinds += {QStringLiteral("latency"), QStringLiteral("blackhole"), QStringLiteral("reset"),
                   QStringLiteral("one-way-loss"), QStringLiteral("etcd-restart")};
@@ -458,6 +488,7 @@ void TestChaos::faultsNeverMakeTwoLeadersAndALeaderReturns()
         // a failover (F6), whatever the seed draws afterwards.
         const QString kind = faults.isEmpty() ? QStringLiteral("kill") : kinds.at(randomInt(0, int(kinds.size()) - 1));
         Fault fault = kind == QLatin1String("freeze") ? freeze()
+                : kind == QLatin1String("freeze-baton") ? freezeBatonAlone()
                 : kind == QLatin1String("kill")       ? kill(faults.isEmpty())
                 : kind == QLatin1String("etcd-restart") ? restartEtcd()
                                                         : injectNetworkFault(kind);

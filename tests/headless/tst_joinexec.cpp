@@ -173,8 +173,8 @@ void TestJoinExec::theCommandNeverRunsTwiceAcrossCrashFreezeAndHandover()
     const qint64 firstPid = qint64(lastEvent(*first, QStringLiteral("exec-started")).value(QStringLiteral("pid")).toDouble());
     QTRY_VERIFY_WITH_TIMEOUT(linesOf(firstPid) >= 10, 10000);
 
-    // Crash (F6): SIGKILL to baton join. Its command dies with it
-    // (PR_SET_PDEATHSIG): no orphan keeps working while the lease runs out.
+    // Crash (F6): SIGKILL to baton join. Its command dies with it (the exec
+    // guard kills it at once): no orphan keeps working while the lease runs out.
     QSignalSpy firstDied(first, &ParticipantProcess::finished);
     first->sendSignal(SIGKILL);
     QVERIFY(firstDied.wait(10000));
@@ -186,10 +186,10 @@ void TestJoinExec::theCommandNeverRunsTwiceAcrossCrashFreezeAndHandover()
     QTRY_VERIFY_WITH_TIMEOUT(linesOf(secondPid) >= 10, 10000);
 
     // Freeze (F4): baton join and its command stopped for longer than the
-    // lease. The third instance takes over and starts its own copy. On
-    // SIGCONT, baton steps down before anything else (reason "deadline") and
-    // its supervisor sends TERM then CONT to the still-stopped command, which
-    // thus ends without running another step. (A freeze of the whole host
+    // lease. The third instance takes over and starts its own copy. The exec
+    // guard, awake, sends TERM then CONT to the stopped command at the F4
+    // deadline, which thus ends without running another step; on SIGCONT,
+    // baton steps down (reason "deadline") and reports it. (A freeze of the whole host
     // resumes both at once; then the old copy runs until SIGTERM reaches it,
     // a few milliseconds: docs/operations.md.)
     second->sendSignal(SIGSTOP);
@@ -260,14 +260,14 @@ void TestJoinExec::theCommandNeverRunsTwiceAcrossCrashFreezeAndHandover()
 
 void TestJoinExec::aSecondSignalExitsAtOnceAndTheCommandDiesWithIt()
 {
-    // A command that ignores SIGTERM and a grace of 700 ms: the clean stop
+    // A command that ignores SIGTERM and a grace of 500 ms: the clean stop
     // waits; a second signal ends baton at once (exit 128 + SIGINT), and the
-    // command goes with it (PR_SET_PDEATHSIG).
+    // command goes with it (the exec guard's input ends: it kills at once).
     const QString ready = m_folder.filePath(QStringLiteral("stubborn-ready"));
     ParticipantProcess *p = start(QStringLiteral("stubborn"), QStringLiteral("stubborn"),
                                   {QStringLiteral("--exec"),
                                    QStringLiteral("trap '' TERM; touch '%1'; while :; do sleep 0.05; done").arg(ready),
-                                   QStringLiteral("--grace"), QStringLiteral("700")});
+                                   QStringLiteral("--grace"), QStringLiteral("500")});
     QTRY_VERIFY_WITH_TIMEOUT(countEvents(*p, QStringLiteral("exec-started")) == 1, 20000);
     QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(ready), 10000);
     const qint64 pid = qint64(lastEvent(*p, QStringLiteral("exec-started")).value(QStringLiteral("pid")).toDouble());

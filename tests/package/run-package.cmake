@@ -34,6 +34,7 @@ set(expected
   "usr/lib/([^ /]+/)?pkgconfig/baton-cluster\\.pc"          # pkg-config
   "usr/bin/baton\n"                                     # the executable
   "usr/lib/([^ /]+/)?baton/baton-status\\.so"             # --listen's module, relative to `baton`
+  "usr/lib/([^ /]+/)?baton/baton-exec-guard\n"           # --exec's guard, relative to `baton`
   "usr/lib/systemd/system/baton-join\\.service")
 if(GUI)
   # The dashboard module, which `baton` loads relative to its own folder.
@@ -51,4 +52,4 @@ endif()
 if(missing)
   message(FATAL_ERROR "the package lacks: ${missing}")
 endif()
-message("the package has the library, headers, CMake package, pkg-config module, binary, modules and unit")
+message("the package has the library, headers, CMake package, pkg-config module, binary, modules, exec guard and unit")

@@ -139,6 +139,13 @@ public:
      * `baton status` shows for the lease.
      */
     qint64 leaseTransitions() const;
+    /*!
+     * As validForMs(), but -1 where no lease bounds the leadership (W8, the
+     * only instance, which validForMs() counts as a whole lease): for work
+     * that must end with the authority by a clock of its own (the `--exec`
+     * guard), which nothing would renew.
+     */
+    qint64 remainingLeadershipMs() const;
     /*! The holder as last seen, empty when the lease is free or unknown. */
     QString currentHolder() const;
     /*! The timings of this configuration (SPEC O6). */

@@ -467,6 +467,13 @@ qint64 ClusterService::leaseTransitions() const
     return d->elector->observed().record.transitions;
 }
 
+qint64 ClusterService::remainingLeadershipMs() const
+{
+    if (d->local && d->isLeaderNow())
+        return -1;
+    return validForMs();
+}
+
 QString ClusterService::currentHolder() const
 {
     // The record as last read: a first sighting of another's lease is no

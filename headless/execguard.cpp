@@ -1,0 +1,394 @@
+// baton-exec-guard: the parent of `baton join --exec`'s command, so that the
+// command stops at the end of baton's authority even when baton itself is
+// not scheduled (frozen by SIGSTOP, a debugger, Ctrl-Z) or is killed
+// (docs/operations.md, "The exec guard"). Plain POSIX, no Qt: it must start
+// fast, stay small, and depend on nothing baton's event loop does.
+//
+// Started by baton only:
+//   baton-exec-guard GRACE_MS DEADLINE -- PROGRAM [ARG...]
+// DEADLINE is the moment the command must be gone, in milliseconds of
+// CLOCK_BOOTTIME (it counts a suspend, so a resumed host acts at once), or
+// "none" where no lease bounds the authority (a single instance, W8).
+//
+// stdin, from baton, one line each:
+//   deadline MS|none   the authority was renewed: the new end
+//   stop               baton stepped down: SIGTERM now, SIGKILL after the grace
+//   kill               SIGKILL now
+//   (end of file)      baton died: SIGKILL now
+// stdout, to baton, one line each:
+//   pid N              the command runs as N, in a process group of its own
+//   expired            the deadline came before baton said stop
+//   exit N | signal N  how the command's own process ended
+//
+// The guard is a child subreaper, so whatever the command starts stays its
+// descendant even after leaving the group or calling setsid(). At the end it
+// kills the group, then every descendant left, and exits only when none is.
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+constexpr long long noDeadline = -1;
+// While descendants outlive SIGKILL for a moment (exiting, or not yet
+// reparented to the guard), it looks again this often.
+constexpr long long rescanMs = 20;
+
+long long bootMs()
+{
+    timespec ts {};
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return static_cast<long long>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+void complain(const char *what)
+{
+    std::fprintf(stderr, "baton-exec-guard: %s\n", what);
+}
+
+bool parseMs(const char *text, long long *value)
+{
+    if (std::strcmp(text, "none") == 0) {
+        *value = noDeadline;
+        return true;
+    }
+    char *end = nullptr;
+    errno = 0;
+    const long long parsed = std::strtoll(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || parsed < 0)
+        return false;
+    *value = parsed;
+    return true;
+}
+
+void report(const std::string &line)
+{
+    const std::string text = line + '\n';
+    // baton may be gone (then nobody reads this): EPIPE is ignored.
+    while (::write(STDOUT_FILENO, text.data(), text.size()) < 0 && errno == EINTR) {
+    }
+}
+
+/*! Every process below this one, read from /proc (ppid is the 4th field of stat). */
+std::vector<pid_t> descendants()
+{
+    std::vector<std::pair<pid_t, pid_t>> parents; // pid, ppid
+    if (DIR *proc = ::opendir("/proc")) {
+        while (const dirent *entry = ::readdir(proc)) {
+            char *end = nullptr;
+            const long pid = std::strtol(entry->d_name, &end, 10);
+            if (pid <= 0 || *end != '\0')
+                continue;
+            const std::string path = std::string("/proc/") + entry->d_name + "/stat";
+            const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue;
+            char buffer[512];
+            const ssize_t size = ::read(fd, buffer, sizeof buffer - 1);
+            ::close(fd);
+            if (size <= 0)
+                continue;
+            buffer[size] = '\0';
+            // The name in parentheses may hold spaces and ')': skip to the last one.
+            const char *afterName = std::strrchr(buffer, ')');
+            char state = 0;
+            int ppid = 0;
+            if (afterName && std::sscanf(afterName + 1, " %c %d", &state, &ppid) == 2)
+                parents.emplace_back(pid_t(pid), pid_t(ppid));
+        }
+        ::closedir(proc);
+    }
+    std::vector<pid_t> found {::getpid()};
+    for (size_t i = 0; i < found.size(); ++i)
+        for (const auto &[pid, ppid] : parents)
+            if (ppid == found[i])
+                found.push_back(pid);
+    found.erase(found.begin()); // not the guard itself
+    return found;
+}
+
+bool hasChildren()
+{
+    // WNOWAIT: a child that just ended is left for reap() and its status.
+    siginfo_t info {};
+    return ::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT | __WALL) == 0 || errno != ECHILD;
+}
+
+class Guard
+{
+public:
+    Guard(long long graceMs, long long deadline)
+        : m_graceMs(graceMs)
+        , m_deadline(deadline)
+    {
+    }
+
+    bool start(char **argv);
+    int run();
+
+private:
+    void onControl();
+    void onSignals();
+    void reap();
+    void terminate();
+    void killAll();
+    void armTimer();
+    void signalGroup(int signalNumber) const;
+
+    long long m_graceMs;
+    long long m_deadline;
+    pid_t m_command = 0;
+    bool m_commandEnded = false;
+    bool m_stopping = false;
+    bool m_killing = false;
+    long long m_killAt = noDeadline;
+    bool m_controlOpen = true;
+    std::string m_pending;
+    int m_signalFd = -1;
+    int m_timerFd = -1;
+};
+
+bool Guard::start(char **argv)
+{
+    // Whatever the command starts is reparented here, not to init, when its
+    // parent dies: then nothing it started can escape the end.
+    if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+        complain("cannot become a child subreaper (prctl)");
+        return false;
+    }
+    sigset_t handled;
+    sigemptyset(&handled);
+    for (int s : {SIGCHLD, SIGTERM, SIGINT, SIGHUP})
+        sigaddset(&handled, s);
+    ::sigprocmask(SIG_BLOCK, &handled, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);
+    m_signalFd = ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
+    // CLOCK_BOOTTIME and absolute: the timer fires at the deadline even
+    // across a suspend, where a relative sleep would be late by the suspend.
+    m_timerFd = ::timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (m_signalFd < 0 || m_timerFd < 0) {
+        complain("cannot create its signal or timer descriptor");
+        return false;
+    }
+    ::fcntl(STDIN_FILENO, F_SETFL, ::fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
+
+    const pid_t guard = ::getpid();
+    const pid_t child = ::fork();
+    if (child < 0) {
+        complain("cannot fork");
+        return false;
+    }
+    if (child == 0) {
+        ::setpgid(0, 0); // its own group, so that a stop reaches its children too
+        const int null = ::open("/dev/null", O_RDONLY);
+        if (null >= 0) {
+            ::dup2(null, STDIN_FILENO); // the control pipe is the guard's only
+            ::close(null);
+        }
+        ::dup2(STDERR_FILENO, STDOUT_FILENO); // the status pipe is the guard's only
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL); // a guard killed outright takes its child along
+        if (::getppid() != guard)
+            ::_exit(127);
+        std::signal(SIGPIPE, SIG_DFL);
+        ::sigprocmask(SIG_UNBLOCK, &handled, nullptr);
+        ::execvp(argv[0], argv);
+        std::fprintf(stderr, "baton-exec-guard: cannot run %s: %s\n", argv[0], std::strerror(errno));
+        ::_exit(127);
+    }
+    ::setpgid(child, child); // also here: no signal to the group before the child made it
+    m_command = child;
+    report("pid " + std::to_string(child));
+    return true;
+}
+
+int Guard::run()
+{
+    for (;;) {
+        const long long now = bootMs();
+        if (!m_stopping && m_deadline != noDeadline && now >= m_deadline - m_graceMs) {
+            report("expired");
+            terminate();
+        }
+        if (m_stopping && !m_killing && now >= m_killAt)
+            m_killing = true;
+        if (m_killing)
+            killAll();
+        reap();
+        if (m_commandEnded && !m_killing) {
+            // Whatever it left behind goes with it: nothing of the command
+            // outlives its main process.
+            m_killing = true;
+            killAll();
+            reap();
+        }
+        if (m_killing && !hasChildren())
+            return 0;
+        armTimer();
+
+        pollfd fds[3] = {{m_signalFd, POLLIN, 0}, {m_timerFd, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
+        const int count = m_controlOpen ? 3 : 2;
+        if (::poll(fds, nfds_t(count), -1) < 0 && errno != EINTR) {
+            complain("poll failed");
+            m_killing = true;
+            continue;
+        }
+        if (fds[1].revents & POLLIN) {
+            uint64_t expirations = 0;
+            [[maybe_unused]] const ssize_t n = ::read(m_timerFd, &expirations, sizeof expirations);
+        }
+        if (fds[0].revents & POLLIN)
+            onSignals();
+        if (m_controlOpen && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
+            onControl();
+    }
+}
+
+void Guard::onControl()
+{
+    char buffer[256];
+    for (;;) {
+        const ssize_t size = ::read(STDIN_FILENO, buffer, sizeof buffer);
+        if (size > 0) {
+            m_pending.append(buffer, size_t(size));
+            continue;
+        }
+        if (size < 0 && errno == EINTR)
+            continue;
+        if (size < 0 && errno == EAGAIN)
+            break;
+        // End of file: baton is gone, and with it the authority.
+        m_controlOpen = false;
+        m_killing = true;
+        break;
+    }
+    size_t end;
+    while ((end = m_pending.find('\n')) != std::string::npos) {
+        const std::string line = m_pending.substr(0, end);
+        m_pending.erase(0, end + 1);
+        if (line.rfind("deadline ", 0) == 0) {
+            long long deadline = 0;
+            if (parseMs(line.c_str() + 9, &deadline))
+                m_deadline = deadline; // after a stop, m_killAt stays as it was
+            else
+                complain("ignored a deadline that is not a number");
+        } else if (line == "stop") {
+            terminate();
+        } else if (line == "kill") {
+            m_killing = true;
+        } else {
+            complain("ignored an unknown control line");
+        }
+    }
+}
+
+void Guard::onSignals()
+{
+    signalfd_siginfo info {};
+    while (::read(m_signalFd, &info, sizeof info) == ssize_t(sizeof info)) {
+        // SIGCHLD: reap() runs on every turn. A termination request (a
+        // service manager stopping everything) is a stop like baton's.
+        if (info.ssi_signo != SIGCHLD)
+            terminate();
+    }
+}
+
+void Guard::reap()
+{
+    for (;;) {
+        int status = 0;
+        const pid_t pid = ::waitpid(-1, &status, WNOHANG | __WALL);
+        if (pid <= 0)
+            return;
+        if (pid != m_command || m_commandEnded)
+            continue;
+        m_commandEnded = true;
+        if (WIFSIGNALED(status))
+            report("signal " + std::to_string(WTERMSIG(status)));
+        else
+            report("exit " + std::to_string(WEXITSTATUS(status)));
+    }
+}
+
+void Guard::terminate()
+{
+    if (m_stopping)
+        return;
+    m_stopping = true;
+    const long long graceEnd = bootMs() + m_graceMs;
+    m_killAt = m_deadline == noDeadline ? graceEnd : std::min(graceEnd, m_deadline);
+    signalGroup(SIGTERM);
+    for (pid_t pid : descendants())
+        ::kill(pid, SIGTERM);
+    // A stopped group would hold the TERM until the grace ends.
+    signalGroup(SIGCONT);
+}
+
+void Guard::killAll()
+{
+    signalGroup(SIGKILL);
+    for (pid_t pid : descendants())
+        ::kill(pid, SIGKILL);
+}
+
+void Guard::signalGroup(int signalNumber) const
+{
+    // The group id is the command's pid, not handed out again before the
+    // guard reaps it: until then this reaches no stranger. Afterwards what
+    // is left of the group is among the descendants.
+    if (m_command > 0 && !m_commandEnded)
+        ::kill(-m_command, signalNumber);
+}
+
+void Guard::armTimer()
+{
+    long long at = noDeadline;
+    if (m_killing)
+        at = bootMs() + rescanMs;
+    else if (m_stopping)
+        at = m_killAt;
+    else if (m_deadline != noDeadline)
+        at = m_deadline - m_graceMs;
+    itimerspec spec {};
+    if (at != noDeadline) {
+        at = std::max(at, 1LL); // zero would disarm
+        spec.it_value.tv_sec = time_t(at / 1000);
+        spec.it_value.tv_nsec = long(at % 1000) * 1000000L;
+    }
+    ::timerfd_settime(m_timerFd, TFD_TIMER_ABSTIME, &spec, nullptr);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    long long graceMs = 0;
+    long long deadline = 0;
+    if (argc < 5 || std::strcmp(argv[3], "--") != 0 || !parseMs(argv[1], &graceMs)
+        || graceMs == noDeadline || !parseMs(argv[2], &deadline)) {
+        std::fprintf(stderr, "usage: baton-exec-guard GRACE_MS DEADLINE_MS|none -- PROGRAM [ARG...]\n"
+                             "(started by `baton join --exec`, not by hand)\n");
+        return 2;
+    }
+    Guard guard(graceMs, deadline);
+    if (!guard.start(argv + 4)) {
+        report("exit 127");
+        return 127;
+    }
+    return guard.run();
+}

@@ -1,0 +1,270 @@
+// The exec guard end to end (SPEC O3, F4; docs/operations.md, "The exec
+// guard"): real `baton join --exec` processes on one FileStore folder, and
+// faults that reach baton alone, not its command. A SIGSTOP of baton only
+// must not let the frozen leader's command run on while the next leader's
+// runs; a SIGKILL of baton must leave nothing of the command alive, not a
+// grandchild and not one that called setsid().
+//
+// Overlap is judged from the commands' own logs (chaos_worker, which stamps
+// CLOCK_BOOTTIME, the guard's clock), not from baton's events: a frozen
+// baton reports nothing, and what matters is what the commands did.
+
+#include "eventstream.h"
+#include "participantprocess.h"
+#include "participants.h"
+#include "testsupport.h"
+
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMap>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <csignal>
+
+using namespace baton;
+using namespace baton::test;
+
+namespace {
+
+constexpr qint64 leaseMs = 2000;
+constexpr qint64 renewMs = 500;
+// Within three quarters of the safety margin of 750 ms.
+constexpr qint64 graceMs = 500;
+
+bool isAlive(qint64 pid)
+{
+    return pid > 0 && ::kill(pid_t(pid), 0) == 0;
+}
+
+int countEvents(const ParticipantProcess &p, const QString &name)
+{
+    const QList<QJsonObject> events = p.events();
+    return int(std::count_if(events.begin(), events.end(), [&](const QJsonObject &e) {
+        return e.value(QStringLiteral("event")).toString() == name;
+    }));
+}
+
+qint64 commandPid(const ParticipantProcess &p)
+{
+    return qint64(lastEvent(p, QStringLiteral("exec-started")).value(QStringLiteral("pid")).toDouble());
+}
+
+/*! One copy of the command, from its lines "<kind> <instance> <pid> <boottime ns> <token>". */
+struct Copy
+{
+    qint64 firstNs = 0;
+    qint64 lastNs = 0;
+    QString lastKind;
+    int lines = 0;
+};
+
+} // namespace
+
+class TestExecGuard : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanup();
+    void aFrozenBatonAloneNeverLetsTwoCommandsRun();
+    void aKilledBatonLeavesNothingOfTheCommand_data();
+    void aKilledBatonLeavesNothingOfTheCommand();
+    void explainPrintsTheGraceInEffectAndTheLongestAllowed();
+
+private:
+    QString writeConfig(const QString &id, const QString &lease);
+    ParticipantProcess *start(const QString &id, const QString &lease, const QString &command);
+    ParticipantProcess *leader(const ParticipantProcess *except = nullptr) const;
+    /*! The copies of the command in the log, by pid. */
+    QMap<qint64, Copy> copies() const;
+
+    QTemporaryDir m_folder;
+    QString m_log;
+    int m_rows = 0;
+    std::vector<std::unique_ptr<ParticipantProcess>> m_participants;
+};
+
+void TestExecGuard::initTestCase()
+{
+    QVERIFY2(!test::batonBinary().isEmpty(), "BATON_BINARY is not set: run through ctest");
+    QVERIFY(m_folder.isValid());
+    m_log = m_folder.filePath(QStringLiteral("command.log"));
+}
+
+void TestExecGuard::cleanup()
+{
+    for (const auto &p : m_participants) {
+        p->sendSignal(SIGCONT);
+        p->sendSignal(SIGKILL);
+    }
+    m_participants.clear();
+}
+
+QString TestExecGuard::writeConfig(const QString &id, const QString &lease)
+{
+    const QJsonObject config {
+            {QStringLiteral("services"),
+             QJsonObject {{QStringLiteral("Registry"),
+                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
+                                        {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}}},
+                          {QStringLiteral("cluster"),
+                           QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
+                                        {QStringLiteral("leaseName"), lease},
+                                        {QStringLiteral("instanceId"), id},
+                                        {QStringLiteral("leaseDuration"), leaseMs},
+                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
+    const QString path = m_folder.filePath(id + QStringLiteral(".json"));
+    return writeJsonFile(path, config) ? path : QString();
+}
+
+ParticipantProcess *TestExecGuard::start(const QString &id, const QString &lease, const QString &command)
+{
+    const QString path = writeConfig(id, lease);
+    if (path.isEmpty())
+        return nullptr;
+    m_participants.push_back(startParticipant(
+            id, path, {QStringLiteral("--exec"), command, QStringLiteral("--grace"), QString::number(graceMs)}));
+    return m_participants.back().get();
+}
+
+ParticipantProcess *TestExecGuard::leader(const ParticipantProcess *except) const
+{
+    for (const auto &p : m_participants)
+        if (p.get() != except && p->isRunning() && p->isLeading())
+            return p.get();
+    return nullptr;
+}
+
+QMap<qint64, Copy> TestExecGuard::copies() const
+{
+    QMap<qint64, Copy> result;
+    QFile file(m_log);
+    if (!file.open(QIODevice::ReadOnly))
+        return result;
+    const QList<QByteArray> lines = file.readAll().split('\n');
+    for (const QByteArray &line : lines) {
+        const QList<QByteArray> parts = line.split(' ');
+        if (parts.size() != 5)
+            continue;
+        Copy &copy = result[parts.at(2).toLongLong()];
+        const qint64 ns = parts.at(3).toLongLong();
+        if (copy.lines++ == 0)
+            copy.firstNs = ns;
+        copy.lastNs = ns;
+        copy.lastKind = QString::fromLatin1(parts.at(0));
+    }
+    return result;
+}
+
+void TestExecGuard::aFrozenBatonAloneNeverLetsTwoCommandsRun()
+{
+    // O3, F4: SIGSTOP of the leader's baton only, not of its command's
+    // group (a debugger, Ctrl-Z, a stalled process). Baton cannot step down;
+    // its guard stops the command at the F4 deadline by its own clock, so
+    // the next leader's copy starts after the frozen one's last line.
+    const QString command = QStringLiteral("exec '%1' '%2'").arg(QStringLiteral(BATON_CHAOS_WORKER), m_log);
+    for (const QString &id : {QStringLiteral("g1"), QStringLiteral("g2")})
+        QVERIFY(start(id, QStringLiteral("frozen"), command));
+
+    QTRY_VERIFY_WITH_TIMEOUT(leader() && countEvents(*leader(), QStringLiteral("exec-started")) == 1, 20000);
+    ParticipantProcess *frozen = leader();
+    const qint64 frozenPid = commandPid(*frozen);
+    QTRY_VERIFY_WITH_TIMEOUT(copies().value(frozenPid).lines >= 10, 10000);
+
+    frozen->sendSignal(SIGSTOP);
+    QTRY_VERIFY_WITH_TIMEOUT(leader(frozen) && countEvents(*leader(frozen), QStringLiteral("exec-started")) == 1,
+                             20000);
+    ParticipantProcess *next = leader(frozen);
+    const qint64 nextPid = commandPid(*next);
+    QTRY_VERIFY_WITH_TIMEOUT(copies().value(nextPid).lines >= 10, 10000);
+
+    const QMap<qint64, Copy> seen = copies();
+    const Copy old = seen.value(frozenPid);
+    const Copy current = seen.value(nextPid);
+    QVERIFY2(old.lastNs < current.firstNs,
+             qPrintable(QStringLiteral("the frozen leader's command ran %1 ms into the next leader's")
+                                .arg((old.lastNs - current.firstNs) / 1000000)));
+    QCOMPARE(old.lastKind, QStringLiteral("stop")); // ended by SIGTERM, within the grace
+    QVERIFY(!isAlive(frozenPid));
+    qInfo("the frozen leader's command ended %lld ms before the next one started",
+          (current.firstNs - old.lastNs) / 1000000);
+
+    // Resumed, baton steps down at its passed deadline and reports the
+    // command the guard already stopped; it keeps running (F5).
+    frozen->sendSignal(SIGCONT);
+    QTRY_VERIFY_WITH_TIMEOUT(countEvents(*frozen, QStringLiteral("exec-stopped")) == 1, 10000);
+    QCOMPARE(lastEvent(*frozen, QStringLiteral("exec-stopped")).value(QStringLiteral("reason")).toString(),
+             QStringLiteral("stopped"));
+    QTRY_COMPARE_WITH_TIMEOUT(countEvents(*frozen, QStringLiteral("stopped-leading")), 1, 10000);
+    QVERIFY(frozen->isRunning());
+    QVERIFY(isAlive(nextPid));
+    QCOMPARE(countEvents(*frozen, QStringLiteral("exec-started")), 1);
+}
+
+void TestExecGuard::aKilledBatonLeavesNothingOfTheCommand_data()
+{
+    QTest::addColumn<QString>("launch"); // starts the process that must not survive, in the background
+    QTest::newRow("a grandchild in the command's group dies with baton") << QStringLiteral("sleep 300");
+    QTest::newRow("a grandchild that called setsid() dies with baton") << QStringLiteral("setsid sleep 300");
+}
+
+void TestExecGuard::aKilledBatonLeavesNothingOfTheCommand()
+{
+    // O3: SIGKILL of baton (the OOM killer, kill -9). PR_SET_PDEATHSIG
+    // reaches only the command's own process; the guard, whose input then
+    // ends, kills the whole group and every descendant, including one that
+    // left the group with setsid(), within the grace period.
+    QFETCH(QString, launch);
+    const QString pidFile = m_folder.filePath(QStringLiteral("grandchild-%1.pid").arg(m_rows + 1));
+    const QString command = QStringLiteral("%1 & echo $! > '%2.tmp' && mv '%2.tmp' '%2'; wait").arg(launch, pidFile);
+    // A lease of each row's own: the previous row's lease is held until it expires.
+    ParticipantProcess *p = start(QStringLiteral("killed"), QStringLiteral("killed-%1").arg(++m_rows), command);
+    QVERIFY(p);
+    QTRY_VERIFY_WITH_TIMEOUT(countEvents(*p, QStringLiteral("exec-started")) == 1, 20000);
+    const qint64 shell = commandPid(*p);
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(pidFile), 10000);
+    QFile file(pidFile);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const qint64 grandchild = file.readAll().trimmed().toLongLong();
+    QVERIFY(isAlive(shell));
+    QVERIFY(isAlive(grandchild));
+
+    QSignalSpy died(p, &ParticipantProcess::finished);
+    p->sendSignal(SIGKILL);
+    QVERIFY(died.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(!isAlive(shell) && !isAlive(grandchild), graceMs);
+}
+
+void TestExecGuard::explainPrintsTheGraceInEffectAndTheLongestAllowed()
+{
+    // O3, O6: the margin of 750 ms keeps a quarter for the kill and clock
+    // drift, so 562 ms is the longest grace; `--explain` says both numbers.
+    const QString config = writeConfig(QStringLiteral("explained"), QStringLiteral("explained"));
+    QVERIFY(!config.isEmpty());
+    QProcess explain;
+    explain.start(test::batonBinary(), {QStringLiteral("join"), QStringLiteral("--config"), config,
+                                        QStringLiteral("--exec"), QStringLiteral("true"),
+                                        QStringLiteral("--grace"), QString::number(graceMs),
+                                        QStringLiteral("--explain")});
+    QVERIFY(explain.waitForFinished(10000));
+    QCOMPARE(explain.exitCode(), 0);
+    const QString out = QString::fromUtf8(explain.readAllStandardOutput());
+    QVERIFY2(out.contains(QStringLiteral("SIGKILL 500 ms later")), qPrintable(out));
+    QVERIFY2(out.contains(QStringLiteral("at most 562 ms")), qPrintable(out));
+
+    QProcess refused;
+    refused.start(test::batonBinary(), {QStringLiteral("join"), QStringLiteral("--config"), config,
+                                        QStringLiteral("--exec"), QStringLiteral("true"),
+                                        QStringLiteral("--grace"), QStringLiteral("750"),
+                                        QStringLiteral("--explain")});
+    QVERIFY(refused.waitForFinished(10000));
+    QCOMPARE(refused.exitCode(), 2); // the whole margin leaves nothing for the kill
+    QVERIFY(QString::fromUtf8(refused.readAllStandardError()).contains(QStringLiteral("use at most 562 ms")));
+}
+
+QTEST_GUILESS_MAIN(TestExecGuard)
+#include "tst_execguard.moc"
