@@ -156,19 +156,26 @@ void TestClusterService::removerWhileLeadingWhileFollowingAndTwice()
 
 void TestClusterService::contextDestroyedWhileLeadingRemovesTheRegistration()
 {
-    // W6: the registration goes with its context; no callback after that.
+    // W6 through a running cluster service (the rule itself, thread and
+    // pending cases included, is proved in tst_registrations): destroying the
+    // context removes the registration, runs the deregisteredFn it owes once
+    // (W5), and stop() calls neither callback again (W2 would, were it kept).
     auto store = makeStore();
     StoreCluster a(store.get(), QStringLiteral("a"));
     QVERIFY(start(a));
     QTRY_VERIFY(a.isLeader());
     auto *context = new QObject;
     int fnRuns = 0;
-    Remover remover = a.whenLeader(context, [&] { ++fnRuns; }, [] {});
+    int deregRuns = 0;
+    Remover remover = a.whenLeader(context, [&] { ++fnRuns; }, [&] { ++deregRuns; });
     QTRY_COMPARE(fnRuns, 1);
+    QCOMPARE(deregRuns, 0);
     delete context;
-    QTRY_VERIFY(!remover.isActive() || fnRuns == 1);
+    QTRY_COMPARE(deregRuns, 1);
+    remover(); // the registration is gone: nothing left to undo (W5)
     stopAndWait(a);
     QCOMPARE(fnRuns, 1);
+    QCOMPARE(deregRuns, 1);
 }
 
 void TestClusterService::callbacksRunOnTheServiceThread()
