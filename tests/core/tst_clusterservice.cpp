@@ -10,6 +10,7 @@
 #include <baton/cluster.h>
 #include <baton/clusterservice.h>
 
+#include <QJsonObject>
 #include <QPromise>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -198,12 +199,22 @@ void TestClusterService::cleanStopWaitsForAsyncDeregistrationThenHandsOver()
 {
     // F5, W3: the lease is released only after the deregistered callback's
     // future has finished; then the follower takes over at once.
+    // A lease long enough that a's step-down deadline (F4) cannot end the
+    // wait below on a slow machine; the handover itself is by release.
+    const StoreCluster::Timings timings {.leaseMs = 4000, .renewMs = 100};
     auto store = makeStore();
-    StoreCluster a(store.get(), QStringLiteral("a"));
-    StoreCluster b(store.get(), QStringLiteral("b"));
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), timings);
+    StoreCluster b(store.get(), QStringLiteral("b"), QStringLiteral("leader"), timings);
     QVERIFY(start(a));
     QTRY_VERIFY(a.isLeader());
     QVERIFY(start(b));
+    QSignalSpy bLeadership(&b, &ClusterService::leadershipChanged);
+    int bRefusals = 0;
+    connect(&b, &ClusterService::electionEvent, &b, [&](const QJsonObject &event) {
+        if (event.value(QStringLiteral("event")).toString() == QStringLiteral("attempt")
+            && event.value(QStringLiteral("outcome")).toString() == QStringLiteral("held"))
+            ++bRefusals;
+    });
 
     QPromise<void> deregistration;
     bool deregStarted = false;
@@ -217,9 +228,12 @@ void TestClusterService::cleanStopWaitsForAsyncDeregistrationThenHandsOver()
     a.stop();
     QTRY_VERIFY(deregStarted);
     QVERIFY(!a.isLeader());
-    // While the deregistration runs, the lease stays with a: b must not lead.
-    for (int i = 0; i < 20; ++i)
-        QCoreApplication::processEvents();
+    // While the deregistration runs, the lease stays with a: b tries to take
+    // it, twice, and is refused each time (a released lease would be taken
+    // at b's next attempt).
+    const int refusalsBeforeStop = bRefusals;
+    QTRY_VERIFY(bRefusals >= refusalsBeforeStop + 2);
+    QVERIFY(bLeadership.isEmpty());
     QVERIFY(!b.isLeader());
     QCOMPARE(stopped.count(), 0);
     deregistration.finish();
