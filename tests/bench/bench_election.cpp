@@ -134,8 +134,13 @@ QString spread(const Stats &s, int decimals = 1, const QString &unit = QString()
                  f(s.max(), decimals), unit);
 }
 
+// Every target's verdict, for the summary and for --check.
+int g_targetsMet = 0;
+int g_targetsMissed = 0;
+
 QString verdict(bool ok)
 {
+    ++(ok ? g_targetsMet : g_targetsMissed);
     return ok ? QStringLiteral("met") : QStringLiteral("**not met**");
 }
 
@@ -948,29 +953,39 @@ int main(int argc, char *argv[])
     g_baton = qEnvironmentVariable("BATON_BINARY");
     if (g_baton.isEmpty())
         g_baton = QCoreApplication::applicationDirPath() + QStringLiteral("/../../app/baton");
-    const QStringList args = app.arguments().mid(1);
+    QStringList args = app.arguments().mid(1);
+    // --check: the exit status says whether every target of the section was
+    // met (1 when one was not); without it, only a failed run is an error.
+    const bool check = args.removeAll(QStringLiteral("--check")) > 0;
     const QString command = args.value(0);
     const QString endpoint = args.value(1).section(QLatin1Char(','), 0, 0);
     if (command.isEmpty() || endpoint.isEmpty()) {
-        std::fputs("usage: bench_election handover|failover|requests|footprint|scale ENDPOINT ...\n"
+        std::fputs("usage: bench_election [--check] handover|failover|requests|footprint|scale ENDPOINT ...\n"
                    "  (BATON_BINARY: the baton to measure)\n",
                    stderr);
         return 2;
     }
-    if (command == QLatin1String("handover"))
-        return handover(endpoint, args.value(2, QStringLiteral("15")).toInt());
-    if (command == QLatin1String("failover"))
-        return failover(endpoint, args.value(2, QStringLiteral("12")).toInt());
-    if (command == QLatin1String("requests"))
-        return requests(endpoint);
-    if (command == QLatin1String("footprint"))
-        return footprint(endpoint, args.value(2, QStringLiteral("600")).toInt());
-    if (command == QLatin1String("scale")) {
+    int status = 2;
+    if (command == QLatin1String("handover")) {
+        status = handover(endpoint, args.value(2, QStringLiteral("15")).toInt());
+    } else if (command == QLatin1String("failover")) {
+        status = failover(endpoint, args.value(2, QStringLiteral("12")).toInt());
+    } else if (command == QLatin1String("requests")) {
+        status = requests(endpoint);
+    } else if (command == QLatin1String("footprint")) {
+        status = footprint(endpoint, args.value(2, QStringLiteral("600")).toInt());
+    } else if (command == QLatin1String("scale")) {
         const int callgrindAt = args.indexOf(QStringLiteral("--callgrind"));
-        return scale(endpoint, args.value(2, QStringLiteral("1000")).toInt(),
-                     args.value(3, QStringLiteral("600")).toInt(),
-                     callgrindAt > 0 ? args.value(callgrindAt + 1) : QString());
+        status = scale(endpoint, args.value(2, QStringLiteral("1000")).toInt(),
+                       args.value(3, QStringLiteral("600")).toInt(),
+                       callgrindAt > 0 ? args.value(callgrindAt + 1) : QString());
+    } else {
+        std::fprintf(stderr, "bench_election: unknown section \"%s\"\n", qPrintable(command));
+        return 2;
     }
-    std::fprintf(stderr, "bench_election: unknown section \"%s\"\n", qPrintable(command));
-    return 2;
+    if (status != 0)
+        return status;
+    std::fprintf(stderr, "bench_election %s: targets met %d, not met %d\n", qPrintable(command),
+                 g_targetsMet, g_targetsMissed);
+    return check && g_targetsMissed > 0 ? 1 : 0;
 }

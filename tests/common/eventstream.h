@@ -4,6 +4,8 @@
 #include <QList>
 #include <QString>
 
+#include <limits>
+
 namespace baton::test {
 
 /*! The `mono` of an O5 record: CLOCK_BOOTTIME milliseconds. */
@@ -45,6 +47,30 @@ template<typename Source>
 QJsonObject lastEvent(const Source &source, const QString &name, qint64 since = 0)
 {
     return lastEvent(source.events(), name, since);
+}
+
+/*!
+ * The last `attempt` record that won or kept the lease (`acquired` or
+ * `renewed`) before \a before, or an empty object. Its attempt started at
+ * `mono - latencyMs`: the instant a leader's F4 deadline counts from.
+ */
+inline QJsonObject lastSuccessfulAttempt(const QList<QJsonObject> &events,
+                                         qint64 before = std::numeric_limits<qint64>::max())
+{
+    for (auto it = events.rbegin(); it != events.rend(); ++it) {
+        const QString outcome = it->value(QStringLiteral("outcome")).toString();
+        if (it->value(QStringLiteral("event")).toString() == QLatin1String("attempt")
+            && monoOf(*it) < before
+            && (outcome == QLatin1String("acquired") || outcome == QLatin1String("renewed")))
+            return *it;
+    }
+    return {};
+}
+
+/*! When the attempt of \a attempt started, by the host's monotonic clock. */
+inline qint64 attemptStartOf(const QJsonObject &attempt)
+{
+    return monoOf(attempt) - qint64(attempt.value(QStringLiteral("latencyMs")).toDouble());
 }
 
 } // namespace baton::test

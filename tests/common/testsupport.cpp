@@ -18,6 +18,28 @@ QString batonBinary()
     return QProcessEnvironment::systemEnvironment().value(QStringLiteral("BATON_BINARY"));
 }
 
+double timeScale()
+{
+    static const double scale = [] {
+        const QString text = QProcessEnvironment::systemEnvironment().value(
+                QStringLiteral("BATON_TEST_TIME_SCALE"));
+        if (text.isEmpty())
+            return 1.0;
+        bool ok = false;
+        const double value = text.toDouble(&ok);
+        if (!ok || !std::isfinite(value) || value < 1.0)
+            qFatal("BATON_TEST_TIME_SCALE is \"%s\": it must be a number of at least 1",
+                   qPrintable(text));
+        return value;
+    }();
+    return scale;
+}
+
+qint64 scaledMs(qint64 ms)
+{
+    return qint64(std::llround(double(ms) * timeScale()));
+}
+
 int fileMode(const QString &path)
 {
     struct stat info {};

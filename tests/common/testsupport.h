@@ -10,6 +10,19 @@ namespace baton::test {
 /*! The `baton` executable under test, as the build told ctest (BATON_BINARY). */
 QString batonBinary();
 
+/*!
+ * How much slower than a quiet developer machine this run may be:
+ * BATON_TEST_TIME_SCALE, a number >= 1 (1 when unset). End-to-end tests
+ * multiply their lease and renewal by it, and so every bound they derive
+ * from those, so that a loaded CI machine or a sanitizer build changes the
+ * timings, never the rules the tests check. A bad value stops the test with
+ * an error naming the variable and the value.
+ */
+double timeScale();
+
+/*! \a ms milliseconds of a quiet machine, for this run (timeScale()). */
+qint64 scaledMs(qint64 ms);
+
 /*! The permission bits of \a path (0600...), or -1 when it does not exist (R2 tests). */
 int fileMode(const QString &path);
 

@@ -7,6 +7,10 @@
 #include <baton/servicefactory.h>
 #include <baton/service.h>
 
+#include "storecluster.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -149,6 +153,10 @@ void TestApplication::badConfigurationIsRefused_data()
             << store + QStringLiteral(R"("cluster": {"type": "StoreClusterService", "leaseName": ""})")
             << QStringList {QStringLiteral("cluster"), QStringLiteral("leaseName"),
                             QStringLiteral("non-empty")};
+    QTest::newRow("a refused cluster after one that started")
+            << store + QStringLiteral(R"("first": {"type": "StoreClusterService", "leaseName": "one"},
+                "second": {"type": "StoreClusterService", "leaseName": "two", "leaseDuration": -1})")
+            << QStringList {QStringLiteral("second"), QStringLiteral("leaseDuration"), QStringLiteral("-1")};
     QTest::newRow("a store parameter naming no store")
             << store + QStringLiteral(R"("cluster": {"type": "StoreClusterService", "store": "Nope"})")
             << QStringList {QStringLiteral("cluster"), QStringLiteral("store"), QStringLiteral("Nope")};
@@ -163,16 +171,43 @@ void TestApplication::badConfigurationIsRefused()
     Application app;
     QString error;
     const bool loaded = app.loadConfig(configWith(services), QStringLiteral("bad.json"), &error);
+    std::vector<std::unique_ptr<QSignalSpy>> electionEvents;
+    for (Service *service : app.services())
+        if (auto *cluster = qobject_cast<ClusterService *>(service))
+            electionEvents.push_back(std::make_unique<QSignalSpy>(cluster, &ClusterService::electionEvent));
     bool started = false;
     if (loaded) {
-        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral(".*")));
+        // The one warning is the error itself; any other fails the row.
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("^bad\\.json")));
+        QTest::failOnWarning(QRegularExpression(QStringLiteral(".")));
         started = app.init(&error);
     }
     QVERIFY(!started);
     QVERIFY2(error.startsWith(QStringLiteral("bad.json")), qPrintable(error));
     for (const QString &part : mustMention)
         QVERIFY2(error.contains(part), qPrintable(QStringLiteral("\"%1\" not in: %2").arg(part, error)));
+
+    // Nothing elects. The window: a cluster started now on a MemoryStore
+    // makes its first attempt (F1: the first attempt runs at start); a
+    // cluster of the refused application that had started would have made
+    // its own by then, on the same kind of store.
+    auto store = test::makeStore();
+    test::StoreCluster control(store.get(), QStringLiteral("control"));
+    QSignalSpy controlEvents(&control, &ClusterService::electionEvent);
+    QVERIFY(control.init(&error));
+    QTRY_VERIFY(std::any_of(controlEvents.cbegin(), controlEvents.cend(), [](const QList<QVariant> &args) {
+        return args.at(0).toJsonObject().value(QStringLiteral("event")).toString() == QLatin1String("attempt");
+    }));
+    for (const auto &spy : electionEvents) {
+        if (!spy->isEmpty())
+            QFAIL(qPrintable(QStringLiteral("a cluster of the refused application reported %1")
+                                     .arg(QString::fromUtf8(QJsonDocument(spy->first().at(0).toJsonObject())
+                                                                    .toJson(QJsonDocument::Compact)))));
+    }
     QVERIFY(!app.firstCluster() || !app.firstCluster()->isLeader());
+    QSignalSpy controlStopped(&control, &Service::stopped);
+    control.stop();
+    QTRY_COMPARE(controlStopped.count(), 1);
 }
 
 void TestApplication::malformedJsonNamesLineAndColumn()

@@ -12,6 +12,7 @@
 #include <baton/cluster.h>
 #include <baton/clusterservice.h>
 
+#include <QJsonObject>
 #include <QPromise>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -230,19 +231,26 @@ void TestClusterService::removerWhileLeadingWhileFollowingAndTwice()
 
 void TestClusterService::contextDestroyedWhileLeadingRemovesTheRegistration()
 {
-    // W6: the registration goes with its context; no callback after that.
+    // W6 through a running cluster service (the rule itself, thread and
+    // pending cases included, is proved in tst_registrations): destroying the
+    // context removes the registration, runs the deregisteredFn it owes once
+    // (W5), and stop() calls neither callback again (W2 would, were it kept).
     auto store = makeStore();
     StoreCluster a(store.get(), QStringLiteral("a"));
     QVERIFY(start(a));
     QTRY_VERIFY(a.isLeader());
     auto *context = new QObject;
     int fnRuns = 0;
-    Remover remover = a.whenLeader(context, [&] { ++fnRuns; }, [] {});
+    int deregRuns = 0;
+    Remover remover = a.whenLeader(context, [&] { ++fnRuns; }, [&] { ++deregRuns; });
     QTRY_COMPARE(fnRuns, 1);
+    QCOMPARE(deregRuns, 0);
     delete context;
-    QTRY_VERIFY(!remover.isActive() || fnRuns == 1);
+    QTRY_COMPARE(deregRuns, 1);
+    remover(); // the registration is gone: nothing left to undo (W5)
     stopAndWait(a);
     QCOMPARE(fnRuns, 1);
+    QCOMPARE(deregRuns, 1);
 }
 
 void TestClusterService::callbacksRunOnTheServiceThread()
@@ -265,12 +273,22 @@ void TestClusterService::cleanStopWaitsForAsyncDeregistrationThenHandsOver()
 {
     // F5, W3: the lease is released only after the deregistered callback's
     // future has finished; then the follower takes over at once.
+    // A lease long enough that a's step-down deadline (F4) cannot end the
+    // wait below on a slow machine; the handover itself is by release.
+    const StoreCluster::Timings timings {.leaseMs = 4000, .renewMs = 100};
     auto store = makeStore();
-    StoreCluster a(store.get(), QStringLiteral("a"));
-    StoreCluster b(store.get(), QStringLiteral("b"));
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), timings);
+    StoreCluster b(store.get(), QStringLiteral("b"), QStringLiteral("leader"), timings);
     QVERIFY(start(a));
     QTRY_VERIFY(a.isLeader());
     QVERIFY(start(b));
+    QSignalSpy bLeadership(&b, &ClusterService::leadershipChanged);
+    int bRefusals = 0;
+    connect(&b, &ClusterService::electionEvent, &b, [&](const QJsonObject &event) {
+        if (event.value(QStringLiteral("event")).toString() == QStringLiteral("attempt")
+            && event.value(QStringLiteral("outcome")).toString() == QStringLiteral("held"))
+            ++bRefusals;
+    });
 
     QPromise<void> deregistration;
     bool deregStarted = false;
@@ -284,9 +302,12 @@ void TestClusterService::cleanStopWaitsForAsyncDeregistrationThenHandsOver()
     a.stop();
     QTRY_VERIFY(deregStarted);
     QVERIFY(!a.isLeader());
-    // While the deregistration runs, the lease stays with a: b must not lead.
-    for (int i = 0; i < 20; ++i)
-        QCoreApplication::processEvents();
+    // While the deregistration runs, the lease stays with a: b tries to take
+    // it, twice, and is refused each time (a released lease would be taken
+    // at b's next attempt).
+    const int refusalsBeforeStop = bRefusals;
+    QTRY_VERIFY(bRefusals >= refusalsBeforeStop + 2);
+    QVERIFY(bLeadership.isEmpty());
     QVERIFY(!b.isLeader());
     QCOMPARE(stopped.count(), 0);
     deregistration.finish();

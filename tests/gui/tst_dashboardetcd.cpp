@@ -109,8 +109,9 @@ void TestDashboardEtcd::showsTheHolderElectedByARealParticipant()
                            QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
                                         {QStringLiteral("leaseName"), QStringLiteral("cron")},
                                         {QStringLiteral("instanceId"), QStringLiteral("etcd-p1")},
-                                        {QStringLiteral("leaseDuration"), 2000},
-                                        {QStringLiteral("renewInterval"), 500}}}}}};
+                                        // BATON_TEST_TIME_SCALE times a quiet machine's.
+                                        {QStringLiteral("leaseDuration"), test::scaledMs(2000)},
+                                        {QStringLiteral("renewInterval"), test::scaledMs(500)}}}}}};
     const QString path = m_folder.filePath(QStringLiteral("p1.json"));
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly));

@@ -11,6 +11,8 @@
 
 #include <baton/clusterservice.h>
 
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -100,6 +102,7 @@ private Q_SLOTS:
     void commandExitingWhileLeadingIsRestartedWithBackOff();
     void stepDownOnExitAsksTheCallerToStop();
     void removingTheRegistrationStopsTheCommand();
+    void stepDownReachesTheCommandsChildren();
 };
 
 void TestExecSupervisor::graceMustFitTheSafetyMargin_data()
@@ -302,6 +305,32 @@ void TestExecSupervisor::removingTheRegistrationStopsTheCommand()
     QSignalSpy stopped(&a, &Service::stopped);
     a.stop();
     QVERIFY(stopped.wait(10000));
+}
+
+void TestExecSupervisor::stepDownReachesTheCommandsChildren()
+{
+    // O3: the stop goes to the command's whole process group, so work the
+    // shell started in the background ends with it; a signal to the shell
+    // alone would leave that work running under the next leader.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("exec"), {leaseMs, renewMs});
+    QTemporaryDir folder;
+    const QString childPidFile = folder.filePath(QStringLiteral("child.pid"));
+    ExecSupervisor exec(&a, {QStringLiteral("sleep 30 & echo $! > '%1'; wait").arg(childPidFile)});
+    QString error;
+    QVERIFY(a.validate(&error) && exec.attach(&error) && a.init(&error));
+    QTRY_VERIFY(exec.isRunning());
+    QTRY_VERIFY(QFileInfo(childPidFile).size() > 0);
+    QFile pidFile(childPidFile);
+    QVERIFY(pidFile.open(QIODevice::ReadOnly));
+    const qint64 child = pidFile.readAll().trimmed().toLongLong();
+    QVERIFY(isAlive(child));
+    QSignalSpy stopped(&a, &Service::stopped);
+    a.stop();
+    QVERIFY(stopped.wait(10000));
+    // Killed by the TERM to the group; once orphaned it is reaped by init,
+    // hence a wait rather than a single look.
+    QTRY_VERIFY2(!isAlive(child), qPrintable(QStringLiteral("pid %1, started by the command, still runs").arg(child)));
 }
 
 QTEST_GUILESS_MAIN(TestExecSupervisor)

@@ -1568,11 +1568,11 @@ private Q_SLOTS:
         QCOMPARE(lastChanged.size(), 1);
     }
 
-    // O1: a watch added to a shared stream hears what happens after it was
-    // made, not its key's history. Widening the stream for it restarts it
-    // from where it was, before this key's earlier writes: those are
-    // replayed by etcd and must not reach the new watch as news (they would
-    // be reported as leader changes that are long over).
+    // B1 (watch by prefix), P3: a watch added to a shared stream hears what
+    // happens after it was made, not its key's history. Widening the stream
+    // for it restarts it from where it was, before this key's earlier
+    // writes: those are replayed by etcd and must not reach the new watch as
+    // news (they would be reported as leader changes that are long over).
     void aWatchAddedToASharedStreamHearsNoHistory()
     {
         QVERIFY(open(etcdParameters({ endpoint() }, freshPrefix())));

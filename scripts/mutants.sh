@@ -1,0 +1,139 @@
+#!/bin/sh
+# Mutation testing (docs/testing.md, "Mutants"): each named mutant below is
+# one small edit of a safety-relevant line of the Elector, the exec
+# supervisor or a store's conditional write. For each, the script applies
+# the edit to the source tree, builds, runs the tests that should notice
+# (one at a time, in the order given, stopping at the first that fails),
+# puts the line back, and reports the mutant killed (by that test) or
+# survived. It exits non-zero when a mutant survives, when an edit no
+# longer applies (the line it targets changed: update the mutant), or when
+# a mutant does not build.
+#
+#   scripts/mutants.sh [BUILD_DIR] [NAME_REGEX]
+#
+# BUILD_DIR defaults to build/dev (configure it first: cmake --preset dev).
+# NAME_REGEX picks mutants by name. Builds use -j${BATON_MUTANT_JOBS:-2}.
+# The mutated file is copied first and copied back after each mutant, also
+# when the run is interrupted (trap); do not edit the tree while it runs.
+set -eu
+cd "$(dirname "$0")/.."
+build=${1:-build/dev}
+only=${2:-.}
+jobs=${BATON_MUTANT_JOBS:-2}
+
+[ -f "$build/CMakeCache.txt" ] || { echo "mutants: $build is not a configured build folder" >&2; exit 2; }
+
+elector=libcluster/src/core/elector.cpp
+exec=headless/execsupervisor.cpp
+memory=libcluster/src/stores/memorystore.cpp
+file=libcluster/src/stores/filestore.cpp
+etcd=libcluster/src/etcd/etcdstore.cpp
+
+elector_tests="tst_elector tst_simulation"
+exec_tests="tst_execsupervisor tst_joinexec"
+store_tests="tst_store"
+
+# name|file|exact line as it is|line as the mutant has it|tests
+mutants() {
+cat <<'EOF'
+follower-expiry-at-half-lease|ELECTOR|    return now() - m_observedAt >= observedLeaseDuration();|    return now() - m_observedAt >= observedLeaseDuration() / 2;|ELECTOR_TESTS
+follower-expiry-at-three-quarters|ELECTOR|    return now() - m_observedAt >= observedLeaseDuration();|    return now() - m_observedAt >= observedLeaseDuration() * 3 / 4;|ELECTOR_TESTS
+leader-deadline-at-lease|ELECTOR|    return (m_params.leaseDurationMs + m_params.renewIntervalMs) / 2;|    return m_params.leaseDurationMs;|ELECTOR_TESTS
+leader-deadline-half-renewal-late|ELECTOR|    return (m_params.leaseDurationMs + m_params.renewIntervalMs) / 2;|    return (m_params.leaseDurationMs + m_params.renewIntervalMs) / 2 + m_params.renewIntervalMs / 2;|ELECTOR_TESTS
+isleader-ignores-deadline|ELECTOR|    return m_leading && now() < m_validUntil;|    return m_leading;|ELECTOR_TESTS
+release-past-deadline|ELECTOR|    if (now() >= m_validUntil) {|    if (false) {|ELECTOR_TESTS
+stopped-leading-over-reports-validuntil|ELECTOR|    out.push_back(action::StoppedLeading {reason, std::min(m_validUntil, now())});|    out.push_back(action::StoppedLeading {reason, m_validUntil + m_params.renewIntervalMs});|ELECTOR_TESTS
+constant-fencing-token|ELECTOR|    m_token = state.record.transitions;|    m_token = state.record.transitions >= 0 ? 1 : 0;|ELECTOR_TESTS
+exec-no-sigkill-after-grace|EXEC|        m_graceTimer.start(int(m_graceMs));|        (void)m_graceMs;|EXEC_TESTS
+exec-signals-the-shell-not-its-group|EXEC|        ::kill(-pid_t(m_pid), signalNumber);|        ::kill(pid_t(m_pid), signalNumber);|EXEC_TESTS
+exec-release-before-the-command-exits|EXEC|    return m_exited->future();|    return QtFuture::makeReadyFuture();|EXEC_TESTS
+memorystore-update-ignores-version|MEMORY|    if (current.version != version) {|    if (false) {|STORE_TESTS
+filestore-update-ignores-version|FILE|        if (current.entry.version != version) {|        if (false) {|STORE_TESTS
+etcdstore-update-compares-nothing|ETCD|    const QJsonObject body { { QStringLiteral("compare"), compares },|    const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|STORE_TESTS
+EOF
+}
+
+backup=$(mktemp -d)
+current=""
+restore() {
+    if [ -n "$current" ]; then
+        cp "$backup/original" "$current"
+        current=""
+    fi
+}
+trap 'restore; rm -rf "$backup"' EXIT INT TERM
+
+# Replaces the one line of $1 equal to $2 by $3; fails unless exactly one matches.
+apply() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import sys
+path, old, new = sys.argv[1:]
+lines = open(path).read().split('\n')
+hits = [i for i, l in enumerate(lines) if l == old]
+if len(hits) != 1:
+    sys.exit(f"{len(hits)} lines of {path} are the mutant's target")
+lines[hits[0]] = new
+open(path, 'w').write('\n'.join(lines))
+PY
+}
+
+targets_of() {
+    for t in $1; do printf '%s ' "$t"; done
+}
+
+killed=0
+survived=0
+broken=0
+note() {
+    echo "$1"
+}
+
+echo "mutants: $(git rev-parse --short HEAD) $(date -u +%Y-%m-%dT%H:%MZ) on $(uname -m), $(nproc) cores, build $build"
+mutants > "$backup/list"
+while IFS='|' read -r name which old new tests; do
+    echo "$name" | grep -Eq -- "$only" || continue
+    case $which in
+        ELECTOR) path=$elector ;; EXEC) path=$exec ;; MEMORY) path=$memory ;;
+        FILE) path=$file ;; ETCD) path=$etcd ;;
+    esac
+    case $tests in
+        ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;;
+        STORE_TESTS) tests=$store_tests ;;
+    esac
+    cp "$path" "$backup/original"
+    current=$path
+    if ! err=$(apply "$path" "$old" "$new" 2>&1); then
+        restore
+        note "BROKEN   $name: $err"
+        broken=$((broken + 1))
+        continue
+    fi
+    if ! cmake --build "$build" --target baton $(targets_of "$tests") -j"$jobs" >"$backup/build.log" 2>&1; then
+        restore
+        note "BROKEN   $name: does not build ($(grep -m1 'error:' "$backup/build.log" || echo 'see the build'))"
+        broken=$((broken + 1))
+        continue
+    fi
+    killer=""
+    for t in $tests; do
+        if ! ctest --test-dir "$build" -R "^$t\$" --timeout 300 >"$backup/test.log" 2>&1; then
+            killer=$t
+            break
+        fi
+    done
+    restore
+    if [ -n "$killer" ]; then
+        note "killed   $name (by $killer)"
+        killed=$((killed + 1))
+    else
+        note "SURVIVED $name (ran: $tests)"
+        survived=$((survived + 1))
+    fi
+done < "$backup/list"
+
+# The tree is back as it was: rebuild it so the build folder matches it.
+cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $store_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
+    || { echo "mutants: the restored tree does not build" >&2; exit 2; }
+
+echo "mutants: $killed killed, $survived survived, $broken broken"
+[ "$survived" -eq 0 ] && [ "$broken" -eq 0 ]
