@@ -297,6 +297,9 @@ void ClusterServicePrivate::beginStop()
     const qint64 deadline = elector->validUntilMono();
     execute(elector->stop());
     if (!wasLeading) {
+        // Deregistered callbacks of a step-down may still be running (an
+        // --exec command in its grace period): the stop waits for them too.
+        connect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle);
         releaseWhenIdle();
         return;
     }
@@ -419,6 +422,10 @@ qint64 ClusterService::fencingToken() const
 
 QString ClusterService::currentHolder() const
 {
+    // The first sighting of another's lease is no leader change (no
+    // leader-changed record), but it is the holder as last seen.
+    if (d->elector && !d->elector->observedHolder().isEmpty())
+        return d->elector->observedHolder();
     return d->holder;
 }
 

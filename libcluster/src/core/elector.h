@@ -123,6 +123,8 @@ public:
     /*! Leading and before the deadline, on the clock now (F4). */
     bool isLeader() const;
     qint64 validUntilMono() const { return m_validUntil; }
+    /*! The holder of the lease as last read, first sighting included; empty: free or not read yet. */
+    QString observedHolder() const { return m_haveObserved && m_observed.exists ? m_observed.record.holder : QString(); }
     qint64 fencingToken() const { return isLeader() ? m_token : -1; }
     /*! The lease as last seen; `exists` is false before the first read. */
     const LeaseState &observed() const { return m_observed; }
