@@ -34,7 +34,8 @@ set(expected
   "usr/lib/([^ /]+/)?pkgconfig/baton-cluster\\.pc"          # pkg-config
   "usr/bin/baton\n"                                     # the executable
   "usr/lib/([^ /]+/)?baton/baton-status\\.so"             # --listen's module, relative to `baton`
-  "usr/lib/systemd/system/baton-join\\.service")
+  "usr/lib/systemd/system/baton-join@\\.service"
+  "usr/lib/systemd/system/baton-job@\\.timer")
 if(GUI)
   # The dashboard module, which `baton` loads relative to its own folder.
   list(APPEND expected "usr/lib/([^ /]+/)?baton/baton-dashboard\\.so")
