@@ -162,10 +162,7 @@ int JoinCommand::start()
             return BadUsage;
         }
         if (m_options.once) {
-            connect(m_exec, &ExecSupervisor::started, this, [this] {
-                m_commandStarted = true;
-                m_leadingFor.start();
-            });
+            connect(m_exec, &ExecSupervisor::started, this, [this] { m_leadingFor.start(); });
             connect(m_exec, &ExecSupervisor::stopped, this, [this](qint64, int exitCode, int signal) {
                 m_commandStatus = signal != 0 ? 128 + signal : exitCode; // as a shell reports it
             });

@@ -93,12 +93,6 @@ private:
     void watchFirstAttempt(ClusterService *cluster);
     void onceCommandEnded();
 
-    /*! --once: the command's exit status (128 + signal when a signal ended it), -1 until it ended. */
-    int m_commandStatus = -1;
-    bool m_commandStarted = false;
-    /*! Since the command started, that is since this instance took the lease. */
-    QElapsedTimer m_leadingFor;
-
     Options m_options;
     std::unique_ptr<Application> m_application;
     QList<ClusterService *> m_clusters;
@@ -109,6 +103,10 @@ private:
     SystemdNotifier *m_systemd = nullptr;
     int m_exitCode = Success;
     bool m_stopping = false;
+    /*! --once: the command's exit status (128 + signal when a signal ended it), -1 until it ended. */
+    int m_commandStatus = -1;
+    /*! Since the command started, that is since this instance took the lease. */
+    QElapsedTimer m_leadingFor;
 };
 
 } // namespace baton
