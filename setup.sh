@@ -4,6 +4,8 @@
 # everything is left alone and nothing is fetched.
 set -eu
 
+# prometheus brings promtool and the server that tst_prometheus runs on
+# loopback against real `baton join --listen` processes.
 packages="
   ca-certificates
   build-essential cmake ninja-build pkg-config
@@ -13,6 +15,7 @@ packages="
   qtkeychain-qt6-dev libyaml-cpp-dev
   qt6-svg-dev fonts-dejavu-core
   etcd-server etcd-client
+  prometheus
   dbus gnome-keyring
   procps
   openssl

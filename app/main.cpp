@@ -41,7 +41,8 @@ Commands:
                  --try DURATION: exit 4 unless leading the first lease
                  within DURATION (0: only if it is free now; 500ms, 30s, 5m);
                  --events json writes one JSON event a line to stdout;
-                 --listen [HOST:]PORT serves /metrics and /healthz (loopback
+                 --listen [HOST:]PORT serves /metrics, /livez (or /healthz),
+                 /readyz and /leader (loopback
                  unless a non-loopback address is given as numbers);
                  --explain prints what the timings guarantee, and exits
   status --config FILE [--watch] [--json] [--history FILE.csv|FILE.json]
@@ -125,7 +126,7 @@ int runJoin(QCoreApplication &app)
                                     QStringLiteral("Write the event stream to stdout: json."),
                                     QStringLiteral("FORMAT"));
     const QCommandLineOption listen(QStringLiteral("listen"),
-                                    QStringLiteral("Serve /metrics and /healthz on ADDR "
+                                    QStringLiteral("Serve /metrics, /livez, /readyz and /leader on ADDR "
                                                    "(PORT or HOST:PORT; loopback by default)."),
                                     QStringLiteral("ADDR"));
     const QCommandLineOption explain(QStringLiteral("explain"),

@@ -92,8 +92,10 @@ void LeaseDetailPanel::refresh()
                 && m_session->participant()->parameters().instanceId == lease->record.holder;
         row(tr("Holder"), QStringLiteral("<b>%1</b>%2").arg(lease->record.holder.toHtmlEscaped(),
                                                              own ? tr(" (this dashboard)") : QString()));
-        row(tr("Held since"), tr("%1 (%2)").arg(chart::wallLabel(clock, lease->holderSinceMono),
-                                                d(now - lease->holderSinceMono)));
+        const QDateTime since = LeaseTableModel::heldSince(*lease, clock);
+        row(tr("Held since"),
+            tr("%1 (%2)").arg(QLocale().toString(since, QStringLiteral("HH:mm:ss")),
+                              d(std::max<qint64>(0, since.msecsTo(clock.wallNow())))));
         row(tr("Last renewal seen"), tr("%1 ago, at %2").arg(d(lease->sinceChangeMs(now)),
                                                              chart::wallLabel(clock, lease->changedMono, true)));
         const qint64 expiry = lease->changedMono + lease->record.leaseDurationMs;

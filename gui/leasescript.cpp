@@ -34,7 +34,7 @@ void LeaseScript::write(const QString &lease, const QString &holder, qint64 leas
     record.renewTime = now;
     state.holder = holder;
 
-    const QString key = LeaseObserver::keyPrefix + lease;
+    const QString key = registryLeasePrefix + lease;
     ++m_pending;
     QPointer<LeaseScript> self(this);
     auto finish = [self, lease, done](const StoreResult &result) {

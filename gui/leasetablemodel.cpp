@@ -78,6 +78,17 @@ QString LeaseTableModel::formatDuration(qint64 ms)
     return tr("%1 d %2 h").arg(ms / 86'400'000).arg((ms / 3'600'000) % 24);
 }
 
+QDateTime LeaseTableModel::heldSince(const ObservedLease &lease, const Clock &clock)
+{
+    // The record's acquireTime says when the holder took the lease, which an
+    // observer that connected later cannot know. It is the holder's clock,
+    // for display only (F2); a record without one falls back to what this
+    // observer saw.
+    if (lease.record.acquireTime.isValid())
+        return lease.record.acquireTime.toLocalTime();
+    return wallOf(clock, lease.holderSinceMono);
+}
+
 QVariant LeaseTableModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -113,7 +124,7 @@ QVariant LeaseTableModel::data(const QModelIndex &index, int role) const
         case HolderColumn:
             return lease.record.holder;
         case HeldSinceColumn:
-            return held ? lease.holderSinceMono : std::numeric_limits<qint64>::max();
+            return held ? heldSince(lease, clock).toMSecsSinceEpoch() : std::numeric_limits<qint64>::max();
         case FreshnessColumn:
             return held && duration > 0 ? double(sinceChange) / double(duration) : -1.0;
         case ChangesColumn:
@@ -132,12 +143,14 @@ QVariant LeaseTableModel::data(const QModelIndex &index, int role) const
             if (!lease.valid)
                 return tr("(unreadable)");
             return held ? lease.record.holder : tr("(none)");
-        case HeldSinceColumn:
+        case HeldSinceColumn: {
             if (!held)
                 return QString();
+            const QDateTime since = heldSince(lease, clock);
             return tr("%1 (%2)")
-                    .arg(QLocale().toString(wallOf(clock, lease.holderSinceMono).time(), QStringLiteral("HH:mm:ss")),
-                         formatDuration(now - lease.holderSinceMono));
+                    .arg(QLocale().toString(since.time(), QStringLiteral("HH:mm:ss")),
+                         formatDuration(std::max<qint64>(0, since.msecsTo(clock.wallNow()))));
+        }
         case FreshnessColumn:
             if (!held)
                 return QString();
@@ -172,12 +185,12 @@ QVariant LeaseTableModel::data(const QModelIndex &index, int role) const
         case FreshnessColumn:
             if (!held)
                 return {};
-            return tr("Held by this observer's clock since %1\nLast change seen %2 ago (lease %3)\n"
-                      "Written by the holder: acquired %4, renewed %5")
-                    .arg(QLocale().toString(wallOf(clock, lease.holderSinceMono), QLocale::LongFormat),
-                         formatDuration(sinceChange), formatDuration(duration),
-                         QLocale().toString(lease.record.acquireTime.toLocalTime(), QLocale::LongFormat),
-                         QLocale().toString(lease.record.renewTime.toLocalTime(), QLocale::LongFormat));
+            return tr("Written by the holder, by its clock: acquired %1, renewed %2\n"
+                      "Seen by this observer: held since %3, last change %4 ago (lease %5)")
+                    .arg(QLocale().toString(lease.record.acquireTime.toLocalTime(), QLocale::LongFormat),
+                         QLocale().toString(lease.record.renewTime.toLocalTime(), QLocale::LongFormat),
+                         QLocale().toString(wallOf(clock, lease.holderSinceMono), QLocale::LongFormat),
+                         formatDuration(sinceChange), formatDuration(duration));
         case ChangesColumn:
             return tr("Holder changes seen since the dashboard connected");
         case TransitionsColumn:

@@ -92,6 +92,11 @@ public:
 
     /*! "1.2 s", "3 min 4 s": a duration for people, in the current language. */
     static QString formatDuration(qint64 ms);
+    /*!
+     * When the holder of \a lease took it: the record's acquireTime (the
+     * holder's clock), else when \a clock's observer first saw that holder.
+     */
+    static QDateTime heldSince(const ObservedLease &lease, const Clock &clock);
 
 private:
     void markDirty(const QString &name);

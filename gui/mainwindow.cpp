@@ -7,8 +7,10 @@
 #include "failoverhistorymodel.h"
 #include "freshnessdelegate.h"
 #include "guilogging.h"
+#include "leaseactivity.h"
 #include "leasedetailpanel.h"
 #include "leasefilterproxymodel.h"
+#include "leaseobserver.h"
 #include "leasetablemodel.h"
 #include "participationpanel.h"
 #include "privatefiles.h"
@@ -285,7 +287,15 @@ void MainWindow::onCurrentChanged()
     m_detail->setLease(lease);
     m_timeline->setLease(lease);
     m_renewTimings->setLease(lease);
-    m_participation->setSelectedLease(lease);
+    qint64 leaseDurationMs = -1;
+    qint64 renewIntervalMs = -1;
+    if (m_session && m_session->observer() && !lease.isEmpty()) {
+        if (const std::optional<ObservedLease> observed = m_session->observer()->lease(lease))
+            leaseDurationMs = observed->record.leaseDurationMs;
+        if (m_session->activity())
+            renewIntervalMs = LeaseActivity::estimatedRenewInterval(m_session->activity()->track(lease));
+    }
+    m_participation->setSelectedLease(lease, leaseDurationMs, renewIntervalMs);
     if (m_session && m_session->historyModel()) {
         m_session->historyModel()->setLease(lease);
         m_history->setColumnHidden(FailoverHistoryModel::LeaseColumn, !lease.isEmpty());

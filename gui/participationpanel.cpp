@@ -70,10 +70,21 @@ void ParticipationPanel::setParticipant(DashboardParticipant *participant)
     refresh();
 }
 
-void ParticipationPanel::setSelectedLease(const QString &lease)
+void ParticipationPanel::setSelectedLease(const QString &lease, qint64 leaseDurationMs,
+                                          qint64 renewIntervalMs)
 {
-    if (!m_participant || !m_participant->isJoined())
-        m_leaseName->setText(lease);
+    if (m_participant && m_participant->isJoined())
+        return;
+    m_leaseName->setText(lease);
+    // A participant that joins with other timings than the holders' would
+    // judge expiry by another lease duration (F2) than the others write.
+    if (leaseDurationMs <= 0)
+        return;
+    m_leaseDuration->setValue(double(leaseDurationMs) / 1000.0);
+    // No renewal seen yet: the defaults' ratio (15 s / 5 s).
+    if (renewIntervalMs <= 0 || renewIntervalMs >= leaseDurationMs)
+        renewIntervalMs = leaseDurationMs / 3;
+    m_renewInterval->setValue(double(renewIntervalMs) / 1000.0);
 }
 
 void ParticipationPanel::join()

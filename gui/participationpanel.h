@@ -25,7 +25,13 @@ public:
 
     void setParticipant(DashboardParticipant *participant);
     /*! The lease the operator selected: the default lease to join. */
-    void setSelectedLease(const QString &lease);
+    /*!
+     * Proposes joining \a lease with the timings its holders use: its
+     * record's \a leaseDurationMs and the renewal interval seen, \a
+     * renewIntervalMs (each ignored when not positive). Nothing changes while
+     * the dashboard takes part.
+     */
+    void setSelectedLease(const QString &lease, qint64 leaseDurationMs = -1, qint64 renewIntervalMs = -1);
 
 Q_SIGNALS:
     /*! Something to tell the operator (a refused join). */

@@ -15,27 +15,8 @@
 namespace baton {
 
 RenewTimingWidget::RenewTimingWidget(QWidget *parent)
-    : QWidget(parent)
+    : LeaseChartWidget(parent)
 {
-}
-
-void RenewTimingWidget::setActivity(LeaseActivity *activity)
-{
-    if (m_activity)
-        disconnect(m_activity, nullptr, this, nullptr);
-    m_activity = activity;
-    if (activity)
-        connect(activity, &LeaseActivity::trackChanged, this, [this](const QString &lease) {
-            if (lease == m_lease)
-                update();
-        });
-    update();
-}
-
-void RenewTimingWidget::setLease(const QString &lease)
-{
-    m_lease = lease;
-    update();
 }
 
 void RenewTimingWidget::setRenewInterval(qint64 ms)
@@ -58,13 +39,13 @@ void RenewTimingWidget::paintEvent(QPaintEvent *)
 {
     QPainter painter(this);
     painter.fillRect(rect(), palette().color(QPalette::Base));
-    if (!m_activity || m_lease.isEmpty()) {
+    if (!activity() || lease().isEmpty()) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
         painter.drawText(rect(), Qt::AlignCenter, tr("Select a lease to see its renewals."));
         return;
     }
-    const LeaseTrack track = m_activity->track(m_lease);
-    const Clock &clock = m_activity->clock();
+    const LeaseTrack track = activity()->track(lease());
+    const Clock &clock = activity()->clock();
     const qint64 now = clock.monotonicMs();
     const qint64 lease = track.leaseDurationMs;
     const qint64 estimated = LeaseActivity::estimatedRenewInterval(track);

@@ -1,11 +1,9 @@
 #pragma once
 
-#include <QPointer>
-#include <QWidget>
+#include "leasechartwidget.h"
 
 namespace baton {
 
-class LeaseActivity;
 
 /*!
  * The renew timings of one lease (SPEC O4): each renewal seen, at its time,
@@ -17,14 +15,12 @@ class LeaseActivity;
  * setRenewInterval() when the dashboard's own election set it, else the
  * median interval seen, and says which.
  */
-class RenewTimingWidget : public QWidget
+class RenewTimingWidget : public LeaseChartWidget
 {
     Q_OBJECT
 public:
     explicit RenewTimingWidget(QWidget *parent = nullptr);
 
-    void setActivity(LeaseActivity *activity);
-    void setLease(const QString &lease);
     /*! The participants' renewInterval when known (the dashboard joined this lease); -1: unknown. */
     void setRenewInterval(qint64 ms);
 
@@ -35,8 +31,6 @@ protected:
     void paintEvent(QPaintEvent *event) override;
 
 private:
-    QPointer<LeaseActivity> m_activity;
-    QString m_lease;
     qint64 m_renewIntervalMs = -1;
 };
 

@@ -173,7 +173,7 @@ void ScreenshotDemo::render()
 {
     // The bookkeeping lease of the script is not part of the picture.
     bool removed = false;
-    m_store->remove(LeaseObserver::keyPrefix + QStringLiteral("_tick"), {}, [&removed](const StoreResult &) { removed = true; });
+    m_store->remove(registryLeasePrefix + QStringLiteral("_tick"), {}, [&removed](const StoreResult &) { removed = true; });
 
     QSettings *settings = new QSettings(m_settingsDir.filePath(QStringLiteral("baton.ini")), QSettings::IniFormat, this);
     auto *secrets = new SecretStore(QStringLiteral("baton-screenshot"), this);

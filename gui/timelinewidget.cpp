@@ -37,7 +37,7 @@ qint64 heldUntil(const HolderSpan &span, qint64 now)
 } // namespace
 
 TimelineWidget::TimelineWidget(QWidget *parent)
-    : QWidget(parent)
+    : LeaseChartWidget(parent)
 {
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
@@ -48,25 +48,6 @@ TimelineWidget::TimelineWidget(QWidget *parent)
             update();
     });
     m_liveTimer.start();
-}
-
-void TimelineWidget::setActivity(LeaseActivity *activity)
-{
-    if (m_activity)
-        disconnect(m_activity, nullptr, this, nullptr);
-    m_activity = activity;
-    if (activity)
-        connect(activity, &LeaseActivity::trackChanged, this, [this](const QString &lease) {
-            if (lease == m_lease)
-                update();
-        });
-    update();
-}
-
-void TimelineWidget::setLease(const QString &lease)
-{
-    m_lease = lease;
-    update();
 }
 
 void TimelineWidget::setTimeSpan(qint64 ms)
@@ -83,8 +64,8 @@ void TimelineWidget::setLive(bool live)
 
 qint64 TimelineWidget::windowEnd() const
 {
-    if (m_live || !m_activity)
-        return m_activity ? m_activity->clock().monotonicMs() : 0;
+    if (m_live || !activity())
+        return activity() ? activity()->clock().monotonicMs() : 0;
     return m_endMono;
 }
 
@@ -132,14 +113,14 @@ void TimelineWidget::paintEvent(QPaintEvent *)
 {
     QPainter painter(this);
     painter.fillRect(rect(), palette().color(QPalette::Base));
-    if (!m_activity || m_lease.isEmpty()) {
+    if (!activity() || lease().isEmpty()) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
         painter.drawText(rect(), Qt::AlignCenter, tr("Select a lease to see its holders over time."));
         return;
     }
-    const LeaseTrack track = m_activity->track(m_lease);
+    const LeaseTrack track = activity()->track(lease());
     const Layout l = layout(track);
-    const Clock &clock = m_activity->clock();
+    const Clock &clock = activity()->clock();
     const qint64 now = clock.monotonicMs();
     const int lanesBottom = l.plot.top() + l.laneHeight * std::max<int>(1, int(l.holders.size()));
     const QRect lanesRect(l.plot.left(), l.plot.top(), l.plot.width(), lanesBottom - l.plot.top());
@@ -254,9 +235,9 @@ void TimelineWidget::paintEvent(QPaintEvent *)
 
 void TimelineWidget::zoom(double factor, int anchorX)
 {
-    if (!m_activity)
+    if (!activity())
         return;
-    const Layout l = layout(m_activity->track(m_lease));
+    const Layout l = layout(activity()->track(lease()));
     const qint64 newSpan = std::clamp(qint64(double(m_spanMs) * factor), minSpanMs, maxSpanMs);
     if (m_live) {
         m_spanMs = newSpan; // the right edge stays the present
@@ -271,9 +252,9 @@ void TimelineWidget::zoom(double factor, int anchorX)
 
 void TimelineWidget::pan(qint64 ms)
 {
-    if (!m_activity)
+    if (!activity())
         return;
-    const qint64 now = m_activity->clock().monotonicMs();
+    const qint64 now = activity()->clock().monotonicMs();
     const qint64 end = windowEnd() + ms;
     if (end >= now) {
         m_live = true;
@@ -307,11 +288,11 @@ void TimelineWidget::mousePressEvent(QMouseEvent *event)
 
 void TimelineWidget::mouseMoveEvent(QMouseEvent *event)
 {
-    if (!m_dragging || !m_activity)
+    if (!m_dragging || !activity())
         return;
-    const Layout l = layout(m_activity->track(m_lease));
+    const Layout l = layout(activity()->track(lease()));
     const qint64 shift = qint64(double(m_dragFrom.x() - event->pos().x()) * double(m_spanMs) / std::max(1, l.plot.width()));
-    const qint64 now = m_activity->clock().monotonicMs();
+    const qint64 now = activity()->clock().monotonicMs();
     if (m_dragEnd + shift >= now) {
         m_live = true;
     } else {
@@ -373,13 +354,13 @@ bool TimelineWidget::event(QEvent *event)
 
 QString TimelineWidget::toolTipAt(const QPoint &pos) const
 {
-    if (!m_activity || m_lease.isEmpty())
+    if (!activity() || lease().isEmpty())
         return {};
-    const LeaseTrack track = m_activity->track(m_lease);
+    const LeaseTrack track = activity()->track(lease());
     const Layout l = layout(track);
     if (!l.plot.contains(pos))
         return {};
-    const Clock &clock = m_activity->clock();
+    const Clock &clock = activity()->clock();
     const qint64 now = clock.monotonicMs();
     const qint64 at = monoAt(l, pos.x());
     const int lane = (pos.y() - l.plot.top()) / std::max(1, l.laneHeight);

@@ -1,12 +1,10 @@
 #pragma once
 
-#include <QPointer>
 #include <QTimer>
-#include <QWidget>
+#include "leasechartwidget.h"
 
 namespace baton {
 
-class LeaseActivity;
 struct LeaseTrack;
 
 /*!
@@ -20,15 +18,12 @@ struct LeaseTrack;
  * + / - / Left / Right / End from the keyboard; double-click or End returns
  * to the live edge. Hover for exact times.
  */
-class TimelineWidget : public QWidget
+class TimelineWidget : public LeaseChartWidget
 {
     Q_OBJECT
 public:
     explicit TimelineWidget(QWidget *parent = nullptr);
 
-    void setActivity(LeaseActivity *activity);
-    void setLease(const QString &lease);
-    QString lease() const { return m_lease; }
 
     /*! Milliseconds shown across the widget. */
     void setTimeSpan(qint64 ms);
@@ -68,8 +63,6 @@ private:
     void pan(qint64 ms);
     QString toolTipAt(const QPoint &pos) const;
 
-    QPointer<LeaseActivity> m_activity;
-    QString m_lease;
     qint64 m_spanMs = 5 * 60 * 1000;
     qint64 m_endMono = 0;
     bool m_live = true;

@@ -17,7 +17,12 @@ QString installTranslations(QCoreApplication *app, const QLocale &locale)
     else
         delete qt;
     auto *own = new QTranslator(app);
-    if (!own->load(locale, QStringLiteral("baton"), QStringLiteral("_"), QStringLiteral(":/i18n"))) {
+    const auto load = [own](const QLocale &wanted) {
+        return own->load(wanted, QStringLiteral("baton"), QStringLiteral("_"), QStringLiteral(":/i18n"));
+    };
+    // A language with no translation shows the English source text; it
+    // still needs English's plural forms ("1 lease", "14 leases").
+    if (!load(locale) && !load(QLocale(QLocale::English))) {
         delete own;
         qCDebug(lcGui) << "no translation for" << locale.uiLanguages();
         return {};

@@ -4,6 +4,7 @@
 
 #include <baton/clusterservice.h>
 
+#include <QDateTime>
 #include <QJsonObject>
 
 namespace baton {
@@ -63,22 +64,31 @@ void ElectionMetrics::follow(ClusterService *cluster)
 {
     Lease &lease = leaseFor(cluster->leaseName());
     lease.cluster = cluster;
-    lease.instance = cluster->instanceId();
+    lease.identity = cluster->instanceId();
     lease.leaseDurationMs = cluster->timings().leaseDuration;
+    lease.renewIntervalMs = cluster->timings().renewInterval;
     connect(cluster, &ClusterService::electionEvent, this, &ElectionMetrics::record);
+}
+
+void ElectionMetrics::followExec(const QString &lease)
+{
+    leaseFor(lease).execFollowed = true;
 }
 
 void ElectionMetrics::record(const QJsonObject &event)
 {
     Lease &lease = leaseFor(event.value(QStringLiteral("lease")).toString());
+    if (lease.identity.isEmpty())
+        lease.identity = event.value(QStringLiteral("instance")).toString();
     const QString name = event.value(QStringLiteral("event")).toString();
     const qint64 mono = qint64(event.value(QStringLiteral("mono")).toDouble());
     if (name == QLatin1String("started-leading")) {
         lease.leading = true;
+        lease.lastToken = qint64(event.value(QStringLiteral("token")).toDouble());
     } else if (name == QLatin1String("stopped-leading")) {
         lease.leading = false;
     } else if (name == QLatin1String("leader-changed")) {
-        ++lease.transitions;
+        lease.lastHolder = event.value(QStringLiteral("to")).toString();
     } else if (name == QLatin1String("attempt")) {
         const QString outcome = event.value(QStringLiteral("outcome")).toString();
         ++lease.attempts[outcome];
@@ -90,14 +100,15 @@ void ElectionMetrics::record(const QJsonObject &event)
         lease.latencySumSeconds += seconds;
         ++lease.latencyCount;
         lease.lastLatencyMs = latencyMs;
-        if (outcome == QLatin1String("acquired") || outcome == QLatin1String("renewed"))
-            lease.lastRenewalMono = mono;
-        if (outcome == QLatin1String("error")) {
-            if (lease.failingSinceMono < 0)
-                lease.failingSinceMono = mono - latencyMs; // the failing attempt began then
-        } else {
-            lease.failingSinceMono = -1; // the store answered
+        if (outcome == QLatin1String("acquired") || outcome == QLatin1String("renewed")) {
+            // Display only (a timestamp, as Prometheus wants it): the wall clock of the record.
+            const QDateTime ts = QDateTime::fromString(event.value(QStringLiteral("ts")).toString(),
+                                                       Qt::ISODateWithMs);
+            if (ts.isValid())
+                lease.lastRenewalEpochSeconds = double(ts.toMSecsSinceEpoch()) / 1000.0;
         }
+        if (outcome != QLatin1String("error"))
+            lease.lastAnswerMono = mono;
     } else if (name == QLatin1String("exec-started")) {
         lease.execRunning = true;
         ++lease.execStarts;
@@ -106,9 +117,13 @@ void ElectionMetrics::record(const QJsonObject &event)
     }
 }
 
+QStringList ElectionMetrics::leaseNames() const
+{
+    return m_leases.keys();
+}
+
 QByteArray ElectionMetrics::render() const
 {
-    const qint64 now = m_clock->monotonicMs();
     QString out;
     auto family = [&out](const char *name, const char *type, const char *help) {
         out += QStringLiteral("# HELP %1 %2\n# TYPE %1 %3\n")
@@ -118,18 +133,26 @@ QByteArray ElectionMetrics::render() const
         out += name + QLatin1Char('{') + labels + QStringLiteral("} ") + value + QLatin1Char('\n');
     };
     auto leaseLabel = [](const QString &name) { return QStringLiteral("lease=") + labelValue(name); };
+    auto flag = [](bool value) { return value ? QStringLiteral("1") : QStringLiteral("0"); };
 
+    // The label is `identity`, not `instance`: Prometheus sets `instance`
+    // to the scraped address and would rename ours `exported_instance`.
     family("baton_is_leader", "gauge", "Whether this instance leads the lease now (F4 deadline checked).");
-    for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it) {
-        const bool leads = it->cluster ? it->cluster->isLeader() : it->leading;
+    for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
         sample(QStringLiteral("baton_is_leader"),
-               leaseLabel(it.key()) + QStringLiteral(",instance=") + labelValue(it->instance),
-               leads ? QStringLiteral("1") : QStringLiteral("0"));
-    }
-    family("baton_leader_transitions_total", "counter", "Holder changes this instance has seen.");
+               leaseLabel(it.key()) + QStringLiteral(",identity=") + labelValue(it->identity),
+               flag(isLeading(*it)));
+    family("baton_leader_info", "gauge", "The holder of the lease as this instance last saw it (empty: none).");
+    for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+        sample(QStringLiteral("baton_leader_info"),
+               leaseLabel(it.key()) + QStringLiteral(",holder=")
+                       + labelValue(it->cluster ? it->cluster->currentHolder() : it->lastHolder),
+               QStringLiteral("1"));
+    family("baton_leader_transitions_total", "counter",
+           "Terms of the lease (F7 leaseTransitions) as last read from the store, as baton status shows them.");
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
         sample(QStringLiteral("baton_leader_transitions_total"), leaseLabel(it.key()),
-               QString::number(it->transitions));
+               QString::number(it->cluster ? it->cluster->leaseTransitions() : it->lastToken));
     family("baton_attempts_total", "counter", "Attempts to acquire or renew, by outcome.");
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
         for (auto a = it->attempts.constBegin(); a != it->attempts.constEnd(); ++a)
@@ -149,54 +172,96 @@ QByteArray ElectionMetrics::render() const
         sample(QStringLiteral("baton_attempt_latency_seconds_count"), leaseLabel(it.key()),
                QString::number(it->latencyCount));
     }
-    family("baton_last_attempt_latency_seconds", "gauge", "Latency of the last attempt.");
+    family("baton_last_attempt_latency_seconds", "gauge", "Latency of the last attempt (NaN before the first).");
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
-        if (it->lastLatencyMs >= 0)
-            sample(QStringLiteral("baton_last_attempt_latency_seconds"), leaseLabel(it.key()),
-                   number(double(it->lastLatencyMs) / 1000.0));
-    family("baton_seconds_since_last_renewal", "gauge",
-           "Since this instance last acquired or renewed the lease (absent before it first did).");
+        sample(QStringLiteral("baton_last_attempt_latency_seconds"), leaseLabel(it.key()),
+               it->lastLatencyMs >= 0 ? number(double(it->lastLatencyMs) / 1000.0) : QStringLiteral("NaN"));
+    family("baton_last_renewal_timestamp_seconds", "gauge",
+           "When this instance last acquired or renewed the lease, Unix time (0: never).");
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
-        if (it->lastRenewalMono >= 0)
-            sample(QStringLiteral("baton_seconds_since_last_renewal"), leaseLabel(it.key()),
-                   number(double(now - it->lastRenewalMono) / 1000.0));
+        sample(QStringLiteral("baton_last_renewal_timestamp_seconds"), leaseLabel(it.key()),
+               number(it->lastRenewalEpochSeconds));
     family("baton_lease_duration_seconds", "gauge", "The configured leaseDuration.");
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
         if (it->leaseDurationMs > 0)
             sample(QStringLiteral("baton_lease_duration_seconds"), leaseLabel(it.key()),
                    number(double(it->leaseDurationMs) / 1000.0));
+    family("baton_renew_interval_seconds", "gauge", "The configured renewInterval.");
+    for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+        if (it->renewIntervalMs > 0)
+            sample(QStringLiteral("baton_renew_interval_seconds"), leaseLabel(it.key()),
+                   number(double(it->renewIntervalMs) / 1000.0));
+    family("baton_ready", "gauge", "Whether the store answered within the lease duration, as /readyz says.");
+    for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+        if (it->leaseDurationMs > 0)
+            sample(QStringLiteral("baton_ready"), leaseLabel(it.key()),
+                   flag(notReadyReason(it.key(), *it).isEmpty()));
     family("baton_exec_running", "gauge", "Whether the --exec command runs now.");
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
-        if (it->execStarts > 0)
-            sample(QStringLiteral("baton_exec_running"), leaseLabel(it.key()),
-                   it->execRunning ? QStringLiteral("1") : QStringLiteral("0"));
+        if (it->execFollowed || it->execStarts > 0)
+            sample(QStringLiteral("baton_exec_running"), leaseLabel(it.key()), flag(it->execRunning));
     family("baton_exec_starts_total", "counter", "Times the --exec command was started.");
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
-        if (it->execStarts > 0)
+        if (it->execFollowed || it->execStarts > 0)
             sample(QStringLiteral("baton_exec_starts_total"), leaseLabel(it.key()),
                    QString::number(it->execStarts));
     return out.toUtf8();
 }
 
-ElectionMetrics::Health ElectionMetrics::health() const
+bool ElectionMetrics::isLeading(const Lease &lease)
 {
-    const qint64 now = m_clock->monotonicMs();
-    Health health;
+    // The service compares its F4 deadline with the clock now; the events
+    // alone only say what it last announced.
+    return lease.cluster ? lease.cluster->isLeader() : lease.leading;
+}
+
+QString ElectionMetrics::notReadyReason(const QString &name, const Lease &lease) const
+{
+    if (lease.leaseDurationMs <= 0)
+        return {}; // a lease only seen in events: nothing to judge by
+    if (lease.lastAnswerMono < 0)
+        return QStringLiteral("lease %1: the store has not answered yet").arg(name);
+    const qint64 silentMs = m_clock->monotonicMs() - lease.lastAnswerMono;
+    if (silentMs > lease.leaseDurationMs)
+        return QStringLiteral("lease %1: the store last answered %2 ms ago, longer than the lease (%3 ms)")
+                .arg(name)
+                .arg(silentMs)
+                .arg(lease.leaseDurationMs);
+    return {};
+}
+
+ElectionMetrics::Readiness ElectionMetrics::readiness() const
+{
+    Readiness readiness;
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it) {
-        if (it->leading && it->cluster && !it->cluster->isLeader())
-            health.reasons.append(QStringLiteral("lease %1: leading by its events, but past its step-down "
-                                                 "deadline (F4)")
-                                          .arg(it.key()));
-        if (it->failingSinceMono >= 0 && it->leaseDurationMs > 0
-            && now - it->failingSinceMono > it->leaseDurationMs)
-            health.reasons.append(QStringLiteral("lease %1: every attempt failed for %2 ms, longer than the "
-                                                 "lease (%3 ms): the store is unreachable")
-                                          .arg(it.key())
-                                          .arg(now - it->failingSinceMono)
-                                          .arg(it->leaseDurationMs));
+        const QString reason = notReadyReason(it.key(), *it);
+        if (!reason.isEmpty())
+            readiness.reasons.append(reason);
     }
-    health.healthy = health.reasons.isEmpty();
-    return health;
+    readiness.ready = readiness.reasons.isEmpty();
+    return readiness;
+}
+
+ElectionMetrics::Leadership ElectionMetrics::leadership(const QString &name) const
+{
+    Leadership leadership;
+    const auto it = m_leases.constFind(name);
+    if (it == m_leases.constEnd())
+        return leadership;
+    if (!it->cluster) {
+        leadership.holder = it->lastHolder;
+        return leadership; // without the service there is no F4 deadline to check
+    }
+    // Read once: a deadline that passes between two calls must not give
+    // "leading" with 0 ms left.
+    const qint64 validForMs = it->cluster->validForMs();
+    leadership.leading = validForMs > 0;
+    leadership.holder = leadership.leading ? it->identity : it->cluster->currentHolder();
+    if (leadership.leading) {
+        leadership.fencingToken = it->cluster->fencingToken();
+        leadership.validForMs = validForMs;
+    }
+    return leadership;
 }
 
 } // namespace baton

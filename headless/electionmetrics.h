@@ -17,7 +17,7 @@ class Clock;
 class ClusterService;
 
 /*!
- * The numbers behind `/metrics` and `/healthz` (SPEC O3), kept from the
+ * The numbers behind `/metrics`, `/readyz` and `/leader` (SPEC O3), kept from the
  * event stream (O5) beside the election, never inside it: the election
  * does not know this exists, as client-go's metrics and health adaptors.
  * Holds lease names and instance ids only, never a store's credentials (R2).
@@ -32,47 +32,73 @@ public:
     /*! Bucket upper bounds of the attempt latency histogram, in seconds. */
     static const QList<double> &latencyBuckets();
 
-    /*! Follows \a cluster's events; its isLeader() and lease duration feed health(). */
+    /*! Follows \a cluster's events; its isLeader(), deadline and lease record feed the rest. */
     void follow(ClusterService *cluster);
+    /*! The `--exec` command follows \a lease: its series are there before its first start. */
+    void followExec(const QString &lease);
     /*! One record of the event stream (election or exec). */
     void record(const QJsonObject &event);
 
     /*! The Prometheus text exposition format, version 0.0.4. */
     QByteArray render() const;
 
-    struct Health
+    /*! The lease names followed or seen in events, sorted. */
+    QStringList leaseNames() const;
+
+    struct Readiness
     {
-        bool healthy = true;
-        /*! Why not, one sentence a lease; empty when healthy. */
+        bool ready = true;
+        /*! Why not, one sentence a lease; empty when ready. */
         QStringList reasons;
     };
     /*!
-     * Unhealthy when a lease's events say it leads but the service's
-     * deadline has passed (isLeader() is false: F4), or when every attempt
-     * has failed for longer than the lease duration (the store is gone).
+     * Ready when, for every lease, the store answered an attempt (whatever
+     * its outcome but error) within the last lease duration (O3: /readyz).
+     * Never says anything of the process itself: that is liveness, which
+     * must not depend on the store.
      */
-    Health health() const;
+    Readiness readiness() const;
+
+    struct Leadership
+    {
+        bool leading = false;
+        /*! This instance when leading; otherwise the holder as last seen, empty when none. */
+        QString holder;
+        qint64 fencingToken = -1;
+        /*! Until the F4 deadline; 0 when not leading. */
+        qint64 validForMs = 0;
+    };
+    /*! Whether this instance leads \a lease now, by its F4 deadline (O3: /leader). */
+    Leadership leadership(const QString &lease) const;
 
 private:
     struct Lease
     {
         QPointer<ClusterService> cluster;
-        QString instance;
+        QString identity;
         qint64 leaseDurationMs = 0;
+        qint64 renewIntervalMs = 0;
         bool leading = false;
-        quint64 transitions = 0;
+        /*! The fencing token of the last started-leading record: F7's count, for leases without a service. */
+        qint64 lastToken = 0;
+        QString lastHolder;
         QMap<QString, quint64> attempts;
         QList<quint64> bucketCounts;
         double latencySumSeconds = 0;
         quint64 latencyCount = 0;
         qint64 lastLatencyMs = -1;
-        qint64 lastRenewalMono = -1;
-        /*! Mono of the first error since the last attempt the store answered, or -1. */
-        qint64 failingSinceMono = -1;
+        /*! Wall clock of the last acquisition or renewal, for display; 0: never. */
+        double lastRenewalEpochSeconds = 0;
+        /*! Mono of the last attempt the store answered (any outcome but error), or -1. */
+        qint64 lastAnswerMono = -1;
+        bool execFollowed = false;
         bool execRunning = false;
         quint64 execStarts = 0;
     };
     Lease &leaseFor(const QString &name);
+    static bool isLeading(const Lease &lease);
+    /*! Why \a lease is not ready, or empty. */
+    QString notReadyReason(const QString &name, const Lease &lease) const;
 
     const Clock *m_clock;
     QMap<QString, Lease> m_leases;

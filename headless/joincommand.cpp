@@ -214,15 +214,17 @@ int JoinCommand::start()
         m_metrics = new ElectionMetrics(nullptr, this);
         for (ClusterService *cluster : std::as_const(m_clusters))
             m_metrics->follow(cluster);
-        if (m_exec)
+        if (m_exec) {
+            m_metrics->followExec(m_clusters.first()->leaseName());
             connect(m_exec, &ExecSupervisor::event, m_metrics, &ElectionMetrics::record);
+        }
         m_server = new StatusServer(m_metrics, this);
         const quint16 port = m_server->listen(listenAddress, listenPort, &error);
         if (port == 0) {
             complain(error);
             return RuntimeFailure;
         }
-        std::fprintf(stderr, "baton join: serving /metrics and /healthz on http://%s:%u\n",
+        std::fprintf(stderr, "baton join: serving /metrics, /livez, /readyz and /leader on http://%s:%u\n",
                      qPrintable(listenAddress.protocol() == QAbstractSocket::IPv6Protocol
                                         ? QStringLiteral("[%1]").arg(listenAddress.toString())
                                         : listenAddress.toString()),

@@ -21,11 +21,11 @@ class SystemdNotifier;
  * `baton join`: takes part in every election of a configuration (or those
  * named with --lease) until SIGTERM or SIGINT, then stops cleanly (SPEC F5)
  * and exits 0. With --exec, runs a command while it leads the first of
- * those elections (ExecSupervisor); with --listen, serves /metrics and
- * /healthz (StatusServer). With --once the command runs one time and its
- * exit status becomes baton's; with --try, an instance that does not lead
- * in time gives up. Under systemd it reports readiness, status and
- * watchdog pings (SystemdNotifier).
+ * those elections (ExecSupervisor); with --listen, serves /metrics and the
+ * health pages /livez, /readyz and /leader (StatusServer). With --once the
+ * command runs one time and its exit status becomes baton's; with --try, an
+ * instance that does not lead in time gives up. Under systemd it reports
+ * readiness, status and watchdog pings (SystemdNotifier).
  */
 class JoinCommand : public QObject
 {
@@ -44,7 +44,7 @@ public:
         /*! SIGTERM to SIGKILL; negative: half the safety margin. */
         qint64 graceMs = -1;
         OnExit onExit = OnExit::Restart;
-        /*! host:port for /metrics and /healthz; empty: none. */
+        /*! host:port for /metrics and the health pages; empty: none. */
         QString listen;
         /*! Print what the timings guarantee and exit without joining. */
         bool explain = false;

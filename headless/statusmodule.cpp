@@ -6,7 +6,9 @@
 #include "statusmodule.h"
 
 #include <QHttpServer>
+#include <QHttpServerRequest>
 #include <QHttpServerResponse>
+#include <QUrlQuery>
 
 #include <memory>
 
@@ -18,8 +20,8 @@ extern "C" Q_DECL_EXPORT QObject *baton_status_listen(const Pages &pages, const 
 {
     auto server = std::make_unique<QHttpServer>();
     for (auto it = pages.constBegin(); it != pages.constEnd(); ++it) {
-        server->route(it.key(), [page = it.value()] {
-            const Page answer = page();
+        server->route(it.key(), [page = it.value()](const QHttpServerRequest &request) {
+            const Page answer = page(request.query());
             return QHttpServerResponse(answer.contentType, answer.body,
                                        QHttpServerResponse::StatusCode(answer.status));
         });

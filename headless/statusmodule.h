@@ -11,10 +11,11 @@
 
 class QHostAddress;
 class QObject;
+class QUrlQuery;
 
 namespace baton::statusmodule {
 
-/*! One plain-text answer. */
+/*! One answer: a line of text, or of JSON. */
 struct Page
 {
     QByteArray contentType;
@@ -22,8 +23,8 @@ struct Page
     int status = 200;
 };
 
-/*! Path to the function that makes its page, called on each request. */
-using Pages = QHash<QString, std::function<Page()>>;
+/*! Path to the function that makes its page from the request's query, called on each request. */
+using Pages = QHash<QString, std::function<Page(const QUrlQuery &query)>>;
 
 /*!
  * The module's entry point (symbol listenSymbol): serves \a pages on

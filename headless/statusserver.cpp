@@ -3,9 +3,12 @@
 #include "electionmetrics.h"
 #include "headlesslogging.h"
 #include "modulepath.h"
-#include "statusmodule.h"
+#include "processmetrics.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLibrary>
+#include <QUrlQuery>
 
 namespace baton {
 
@@ -63,21 +66,27 @@ quint16 StatusServer::listen(const QHostAddress &address, quint16 port, QString 
         *errorString = QStringLiteral("the status module cannot be loaded: %1").arg(module.errorString());
         return 0;
     }
+    const QByteArray text = QByteArrayLiteral("text/plain; charset=utf-8");
+    // Liveness: answered by the event loop itself, so a frozen loop fails
+    // the probe by its timeout. Nothing here reads the store: an outage of
+    // the store must never make every replica restart at once.
+    const auto alive = [text](const QUrlQuery &) { return statusmodule::Page {text, QByteArrayLiteral("ok\n")}; };
     const statusmodule::Pages pages {
         {QStringLiteral("/metrics"),
-         [this] {
+         [this](const QUrlQuery &) {
              return statusmodule::Page {QByteArrayLiteral("text/plain; version=0.0.4; charset=utf-8"),
-                                        m_metrics->render()};
+                                        metricsBody()};
          }},
-        {QStringLiteral("/healthz"),
-         [this] {
-             const ElectionMetrics::Health health = m_metrics->health();
-             if (health.healthy)
-                 return statusmodule::Page {QByteArrayLiteral("text/plain; charset=utf-8"),
-                                            QByteArrayLiteral("ok\n")};
-             return statusmodule::Page {QByteArrayLiteral("text/plain; charset=utf-8"),
-                                        health.reasons.join(QLatin1Char('\n')).toUtf8() + '\n', 503};
+        {QStringLiteral("/livez"), alive},
+        {QStringLiteral("/healthz"), alive},
+        {QStringLiteral("/readyz"),
+         [this, text](const QUrlQuery &) {
+             const ElectionMetrics::Readiness readiness = m_metrics->readiness();
+             if (readiness.ready)
+                 return statusmodule::Page {text, QByteArrayLiteral("ready\n")};
+             return statusmodule::Page {text, readiness.reasons.join(QStringLiteral("; ")).toUtf8() + '\n', 503};
          }},
+        {QStringLiteral("/leader"), [this](const QUrlQuery &query) { return leaderPage(query); }},
     };
     quint16 bound = 0;
     if (!serve(pages, address, port, &bound, this)) {
@@ -85,10 +94,60 @@ quint16 StatusServer::listen(const QHostAddress &address, quint16 port, QString 
         return 0;
     }
     if (!address.isLoopback())
-        qCWarning(lcHttp).noquote() << QStringLiteral("/metrics and /healthz are served on %1, not only "
+        qCWarning(lcHttp).noquote() << QStringLiteral("/metrics and the health pages are served on %1, not only "
                                                       "to this host: they show lease names and instance ids")
                                                .arg(address.toString());
     return bound;
+}
+
+QByteArray StatusServer::metricsBody() const
+{
+    QByteArray body = m_metrics->render();
+    body += QStringLiteral("# HELP baton_build_info The version of baton and of the Qt it runs on.\n"
+                           "# TYPE baton_build_info gauge\n"
+                           "baton_build_info{version=\"%1\",qt_version=\"%2\"} 1\n")
+                    .arg(QLatin1String(BATON_VERSION), QLatin1String(qVersion()))
+                    .toUtf8();
+    ProcessMetrics::Sample process;
+    QString error;
+    if (ProcessMetrics::read(QStringLiteral("/proc"), &process, &error))
+        body += ProcessMetrics::render(process);
+    else
+        qCWarning(lcHttp).noquote() << QStringLiteral("/metrics without process_*: %1").arg(error);
+    return body;
+}
+
+statusmodule::Page StatusServer::leaderPage(const QUrlQuery &query) const
+{
+    const QByteArray json = QByteArrayLiteral("application/json");
+    auto answer = [&json](const QJsonObject &object, int status) {
+        return statusmodule::Page {json, QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n', status};
+    };
+    const QStringList leases = m_metrics->leaseNames();
+    QString lease = query.queryItemValue(QStringLiteral("lease"), QUrl::FullyDecoded);
+    if (lease.isEmpty()) {
+        if (leases.size() != 1)
+            return answer({{QStringLiteral("error"),
+                            QStringLiteral("this instance takes part in %1 leases: name one with ?lease= "
+                                           "(it has: %2)")
+                                    .arg(leases.size())
+                                    .arg(leases.join(QStringLiteral(", ")))}},
+                          400);
+        lease = leases.first();
+    } else if (!leases.contains(lease)) {
+        return answer({{QStringLiteral("error"), QStringLiteral("?lease=%1: this instance does not take part "
+                                                                "in that lease (it has: %2)")
+                                                         .arg(lease, leases.join(QStringLiteral(", ")))}},
+                      404);
+    }
+    const ElectionMetrics::Leadership leadership = m_metrics->leadership(lease);
+    if (!leadership.leading)
+        return answer({{QStringLiteral("lease"), lease}, {QStringLiteral("holder"), leadership.holder}}, 503);
+    return answer({{QStringLiteral("lease"), lease},
+                   {QStringLiteral("holder"), leadership.holder},
+                   {QStringLiteral("fencingToken"), double(leadership.fencingToken)},
+                   {QStringLiteral("validForMs"), double(leadership.validForMs)}},
+                  200);
 }
 
 } // namespace baton

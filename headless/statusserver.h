@@ -1,5 +1,7 @@
 #pragma once
 
+#include "statusmodule.h"
+
 #include <QHostAddress>
 #include <QObject>
 #include <QString>
@@ -9,9 +11,13 @@ namespace baton {
 class ElectionMetrics;
 
 /*!
- * `--listen`: serves `/metrics` (Prometheus text format) and `/healthz`
- * (200 "ok", or 503 with the reasons) from an ElectionMetrics. The HTTP
- * is the status module's (statusmodule.h), loaded by listen().
+ * `--listen`: serves, from an ElectionMetrics (SPEC O3, docs/operations.md):
+ * `/metrics` (Prometheus text format, with `baton_build_info` and the
+ * standard `process_*`); `/livez` and its alias `/healthz` (the event loop
+ * answers: never the store); `/readyz` (the store answered within the
+ * lease); `/leader` (200 with JSON only while this instance leads by its F4
+ * deadline). The HTTP is the status module's (statusmodule.h), loaded by
+ * listen().
  */
 class StatusServer : public QObject
 {
@@ -35,6 +41,10 @@ public:
     quint16 listen(const QHostAddress &address, quint16 port, QString *errorString);
 
 private:
+    QByteArray metricsBody() const;
+    /*! One lease, or the one named by `?lease=`. */
+    statusmodule::Page leaderPage(const QUrlQuery &query) const;
+
     const ElectionMetrics *m_metrics;
 };
 

@@ -1,7 +1,8 @@
 // The command that `baton join --exec` runs in the chaos test: it appends
 // "start|tick|stop <instance> <pid> <mono_ns> <token>" lines to one shared
 // log, a tick every 20 ms, so that two copies running at once would show as
-// interleaved lines and overlapping CLOCK_MONOTONIC ranges.
+// interleaved lines and overlapping CLOCK_BOOTTIME ranges (the clock of the
+// events' `mono`, docs/events.md).
 //
 // Each line is one write(2) on an O_APPEND descriptor: the file's order is
 // the order of the writes. SIGTERM writes "stop" and exits from the handler
@@ -27,7 +28,7 @@ char token[64];
 long long monoNs()
 {
     timespec ts {};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_BOOTTIME, &ts);
     return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 

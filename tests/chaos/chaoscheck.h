@@ -12,7 +12,7 @@ struct AuthorityInterval
 {
     QString instance;
     qint64 token = 0;
-    qint64 startMono = 0; // ms, CLOCK_MONOTONIC
+    qint64 startMono = 0; // ms, CLOCK_BOOTTIME
     qint64 endMono = 0;
 };
 
@@ -49,7 +49,7 @@ struct CommandLogCheck
 /*!
  * Reads the log written by chaos_worker. "No two commands at once": between
  * a copy's first and last work line no work line of another copy appears,
- * and the CLOCK_MONOTONIC ranges of copies do not overlap. "stop" lines
+ * and the CLOCK_BOOTTIME ranges of copies do not overlap. "stop" lines
  * (the SIGTERM handler) are not work: a copy resumed after a freeze writes
  * its stop line after its successor started, by design of the freeze.
  */

@@ -65,7 +65,7 @@ constexpr int participantCount = 5;
 qint64 monoNowMs()
 {
     timespec ts {};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_BOOTTIME, &ts); // the clock of the events' `mono`
     return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 

@@ -6,7 +6,7 @@
 
 namespace baton::test {
 
-/*! The `mono` of an O5 record: CLOCK_MONOTONIC milliseconds. */
+/*! The `mono` of an O5 record: CLOCK_BOOTTIME milliseconds. */
 inline qint64 monoOf(const QJsonObject &event)
 {
     return qint64(event.value(QStringLiteral("mono")).toDouble());

@@ -69,7 +69,7 @@ inline void keepOutput(QProcess *process, const QString &label, ArtifactKind kin
 inline bool keepMetrics(const ParticipantProcess &participant)
 {
     static const QRegularExpression served(
-            QStringLiteral("serving /metrics and /healthz on http://127\\.0\\.0\\.1:(\\d+)"));
+            QStringLiteral("serving /metrics[^\\n]* on http://127\\.0\\.0\\.1:(\\d+)"));
     const QRegularExpressionMatch port = served.match(QString::fromUtf8(participant.standardError()));
     if (!port.hasMatch())
         return false;

@@ -52,6 +52,6 @@ execute_process(COMMAND timeout --preserve-status --signal=TERM 3 ${prefix}/bin/
                         --listen 127.0.0.1:0
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("$ baton join --config listen.json --listen 127.0.0.1:0 (installed, SIGTERM after 3 s)\n${out}${err}")
-if(NOT rc EQUAL 0 OR NOT err MATCHES "serving /metrics and /healthz on http://127\\.0\\.0\\.1:[1-9]")
+if(NOT rc EQUAL 0 OR NOT err MATCHES "serving /metrics[^\n]* on http://127\\.0\\.0\\.1:[1-9]")
   message(FATAL_ERROR "the installed baton join --listen did not serve (${rc})")
 endif()

@@ -4,7 +4,9 @@
 // is for a signal or a condition, never for time to pass.
 
 #include "clock.h"
+#include "leaserecord.h"
 #include "storecluster.h"
+#include "storeleasebackend.h"
 
 #include <baton/application.h>
 #include <baton/cluster.h>
@@ -41,6 +43,39 @@ void stopAndWait(ClusterService &cluster)
     QVERIFY(stopped.wait(10000));
 }
 
+/*! The lease as the store holds it now, read as any other process would. */
+std::optional<LeaseState> readLease(Store *store, const QString &leaseName)
+{
+    StoreLeaseBackend reader(store, leaseName);
+    std::optional<LeaseReply> reply;
+    reader.read([&](const LeaseReply &r) { reply = r; });
+    if (!QTest::qWaitFor([&] { return reply.has_value(); }, 5000)
+        || reply->outcome != LeaseReply::Outcome::Ok)
+        return std::nullopt;
+    return reply->state;
+}
+
+/*! The values leadershipChanged carried, in order. */
+QList<bool> values(const QSignalSpy &spy)
+{
+    QList<bool> out;
+    for (const QList<QVariant> &arguments : spy)
+        out.append(arguments.first().toBool());
+    return out;
+}
+
+/*! The events of one kind among the electionEvent records a spy saw. */
+QList<QJsonObject> eventsNamed(const QSignalSpy &spy, const QString &name)
+{
+    QList<QJsonObject> out;
+    for (const QList<QVariant> &arguments : spy) {
+        const QJsonObject record = arguments.first().toJsonObject();
+        if (record.value(QStringLiteral("event")).toString() == name)
+            out.append(record);
+    }
+    return out;
+}
+
 } // namespace
 
 class TestClusterService : public QObject
@@ -55,6 +90,11 @@ private Q_SLOTS:
     void contextDestroyedWhileLeadingRemovesTheRegistration();
     void callbacksRunOnTheServiceThread();
     void cleanStopWaitsForAsyncDeregistrationThenHandsOver();
+    void stopOfAFollowerWaitsForTheDeregistrationOfItsLastTerm();
+    void stopPastTheDeadlineBeforeAnyTimerWaitsForTheDeregistration();
+    void leadershipChangedEndsOnFalseWhenFnStopsTheService();
+    void stoppedWhileItsFirstReadIsOnItsWayNeverTakesTheLease();
+    void resumedHostStepsDownAtItsFirstEventWithItsDeadline();
     void fencingTokenIncreasesAcrossLeaders();
     void isLeaderComparesTheDeadlineAtCallTime();
     void severalElectionsInOneProcess();
@@ -219,6 +259,142 @@ void TestClusterService::cleanStopWaitsForAsyncDeregistrationThenHandsOver()
     QVERIFY(stopped.wait());
     QTRY_VERIFY(b.isLeader());
     stopAndWait(b);
+}
+
+void TestClusterService::stopOfAFollowerWaitsForTheDeregistrationOfItsLastTerm()
+{
+    // F5, F3: a taken over, its deregistered callback still runs (an --exec
+    // command in its grace period) when stop() comes; the stop ends when
+    // the callback does, not never. Each instance has a clock that moves
+    // only when told, so b takes over when the test says and a never sees
+    // b's lease expire.
+    auto store = makeStore();
+    ManualClock clockA;
+    ManualClock clockB;
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), {}, &clockA);
+    StoreCluster b(store.get(), QStringLiteral("b"), QStringLiteral("leader"), {}, &clockB);
+    QPromise<void> deregistration;
+    bool deregStarted = false;
+    a.whenLeader([] {}, [&] {
+        deregStarted = true;
+        deregistration.start();
+        return deregistration.future();
+    });
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    QSignalSpy bEvents(&b, &ClusterService::electionEvent);
+    QVERIFY(start(b));
+    QTRY_VERIFY(!eventsNamed(bEvents, QStringLiteral("attempt")).isEmpty()); // b has seen a's lease
+    clockB.advance(shortLease); // a's lease has expired for b
+    QTRY_VERIFY(b.isLeader());
+    QTRY_VERIFY(deregStarted);
+    QVERIFY(!a.isLeader());
+
+    QSignalSpy stopped(&a, &Service::stopped);
+    a.stop();
+    QCoreApplication::processEvents();
+    QCOMPARE(stopped.count(), 0); // the callback still runs
+    deregistration.finish();
+    QVERIFY(stopped.wait());
+    stopAndWait(b);
+}
+
+void TestClusterService::stopPastTheDeadlineBeforeAnyTimerWaitsForTheDeregistration()
+{
+    // F4, F5: stop() comes after the deadline and before the timer that
+    // would have reported it: stop() itself reports the step-down, the
+    // deregistered callback starts, and the stop ends when it is done,
+    // without a release (past the deadline the lease is left to expire).
+    auto store = makeStore();
+    ManualClock clock;
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), {}, &clock);
+    QPromise<void> deregistration;
+    bool deregStarted = false;
+    a.whenLeader([] {}, [&] {
+        deregStarted = true;
+        deregistration.start();
+        return deregistration.future();
+    });
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    QCoreApplication::processEvents(); // fn has run
+    QSignalSpy events(&a, &ClusterService::electionEvent);
+    QSignalSpy stopped(&a, &Service::stopped);
+    clock.advance(a.timings().stepDownDeadline);
+    a.stop();
+    QVERIFY(deregStarted);
+    QCoreApplication::processEvents();
+    QCOMPARE(stopped.count(), 0);
+    deregistration.finish();
+    QVERIFY(stopped.wait());
+    const QList<QJsonObject> stoppedLeading = eventsNamed(events, QStringLiteral("stopped-leading"));
+    QCOMPARE(stoppedLeading.size(), 1);
+    QCOMPARE(stoppedLeading.first().value(QStringLiteral("reason")).toString(), QStringLiteral("deadline"));
+    const QList<QJsonObject> released = eventsNamed(events, QStringLiteral("released"));
+    QCOMPARE(released.size(), 1);
+    QCOMPARE(released.first().value(QStringLiteral("released")).toBool(), false);
+}
+
+void TestClusterService::leadershipChangedEndsOnFalseWhenFnStopsTheService()
+{
+    // O1, F5: fn calls stop() before it returns; the signals say what
+    // happened in the order it happened, and the last one says "not
+    // leading", as isLeader() does.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QSignalSpy leadership(&a, &ClusterService::leadershipChanged);
+    QSignalSpy stopped(&a, &Service::stopped);
+    a.whenLeader([&] { a.stop(); });
+    QVERIFY(start(a));
+    QVERIFY(stopped.wait());
+    QVERIFY(!a.isLeader());
+    QCOMPARE(values(leadership), (QList<bool> {true, false}));
+}
+
+void TestClusterService::stoppedWhileItsFirstReadIsOnItsWayNeverTakesTheLease()
+{
+    // F5: stop() comes while the first read is on its way; the stop ends at
+    // once (nothing to release), and the read's answer, a free lease, must
+    // not lead to a write: a lease taken by a stopped instance is renewed
+    // by nobody and released by nobody, and the others wait a whole lease.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QSignalSpy stopped(&a, &Service::stopped);
+    QVERIFY(start(a));
+    a.stop();
+    QVERIFY(stopped.count() == 1 || stopped.wait());
+    // The store answers in order: by the time this read is answered, the
+    // answer to a's read has been handled, and any write it led to applied.
+    const std::optional<LeaseState> lease = readLease(store.get(), QStringLiteral("leader"));
+    QVERIFY(lease);
+    QVERIFY2(!lease->exists || lease->record.holder != QStringLiteral("a"),
+             "the stopped instance wrote itself into the lease");
+}
+
+void TestClusterService::resumedHostStepsDownAtItsFirstEventWithItsDeadline()
+{
+    // F4: the host was suspended past the deadline. Its clock counted the
+    // suspension, its timers did not: whatever comes first after the
+    // resume finds isLeader() false, and the step-down reports the deadline,
+    // not the moment it was noticed.
+    auto store = makeStore();
+    ManualClock clock;
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), {}, &clock);
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    QSignalSpy events(&a, &ClusterService::electionEvent);
+    QSignalSpy leadership(&a, &ClusterService::leadershipChanged);
+    const qint64 suspendedAt = clock.monotonicMs();
+    clock.advance(100 * shortLease);
+    QVERIFY(!a.isLeader());
+    QVERIFY(leadership.wait());
+    QCOMPARE(leadership.first().first().toBool(), false);
+    const QList<QJsonObject> stoppedLeading = eventsNamed(events, QStringLiteral("stopped-leading"));
+    QCOMPARE(stoppedLeading.size(), 1);
+    QCOMPARE(stoppedLeading.first().value(QStringLiteral("reason")).toString(), QStringLiteral("deadline"));
+    QVERIFY(stoppedLeading.first().value(QStringLiteral("validUntilMono")).toInteger()
+            <= suspendedAt + a.timings().stepDownDeadline);
+    stopAndWait(a);
 }
 
 void TestClusterService::fencingTokenIncreasesAcrossLeaders()

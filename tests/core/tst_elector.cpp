@@ -173,6 +173,8 @@ private Q_SLOTS:
     void renewalFailure();
     void cleanStopReleasesAndTheLeaseIsTakenAtTheNextAttempt();
     void releaseSeenByWatchIsTakenAtOnce();
+    void readAnsweredAfterStopLeadsToNoWrite_data();
+    void readAnsweredAfterStopLeadsToNoWrite();
     void releaseIsRefusedWhenTheLeaseChangedHands();
     void fencingTokenIncreasesAcrossLeaders();
     void lateReplyToAnAbandonedRequestIsIgnored();
@@ -450,6 +452,43 @@ void TestElector::cleanStopReleasesAndTheLeaseIsTakenAtTheNextAttempt()
     QVERIFY(b.elector.isLeader());
     QCOMPARE(b.clock.monotonicMs(), before + R);
     QCOMPARE(b.elector.fencingToken(), 1);
+}
+
+void TestElector::readAnsweredAfterStopLeadsToNoWrite_data()
+{
+    QTest::addColumn<bool>("releasedFirst");
+    QTest::newRow("the reply comes before the driver asks for the release") << false;
+    QTest::newRow("the reply comes after the release has finished") << true;
+}
+
+void TestElector::readAnsweredAfterStopLeadsToNoWrite()
+{
+    // F5: a follower is stopped while its read is on its way, and the read
+    // finds the lease free: whatever the driver still delivers, the only
+    // write after stop() is the release, so no stopped instance holds a
+    // lease that nobody renews or releases.
+    QFETCH(bool, releasedFirst);
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    QVERIFY(a.pending && std::holds_alternative<action::Read>(*a.pending));
+    const ElectorAction read = *a.pending;
+    a.pending.reset();
+    take(a, a.elector.stop());
+    if (releasedFirst) {
+        take(a, a.elector.release());
+        QVERIFY(a.last<action::ReleaseFinished>());
+        QVERIFY(!a.pending);
+    }
+    take(a, a.elector.onReply(requestIdOf(read), store.apply(read)));
+    QVERIFY2(!a.pending, "a write was sent after stop()");
+    if (!releasedFirst) {
+        take(a, a.elector.release());
+        QVERIFY(!a.pending);
+        QVERIFY(!a.last<action::ReleaseFinished>()->released);
+    }
+    QVERIFY(!store.state.exists);
+    QVERIFY(!a.wasTold<action::BecameLeader>());
 }
 
 void TestElector::releaseSeenByWatchIsTakenAtOnce()

@@ -56,7 +56,7 @@ QString storedHolder(Store &store, const QString &lease)
 {
     QString holder = QStringLiteral("<pending>");
     bool done = false;
-    store.get(LeaseObserver::keyPrefix + lease, [&](const StoreResult &result) {
+    store.get(registryLeasePrefix + lease, [&](const StoreResult &result) {
         LeaseRecord record;
         QString error;
         if (!result.ok())
@@ -78,6 +78,7 @@ private Q_SLOTS:
     void initTestCase();
     void tableFollowsAFailoverOfRealParticipants();
     void joinAndStepDownChangeTheLease();
+    void joinPanelProposesTheSelectedLeasesTimings();
     void filterBoxFiltersTheTable();
     void historyExportWritesParsableFiles();
     void cleanup();
@@ -224,6 +225,36 @@ void TestDashboard::joinAndStepDownChangeTheLease()
     QTRY_VERIFY(join->isEnabled());
 }
 
+void TestDashboard::joinPanelProposesTheSelectedLeasesTimings()
+{
+    // O4: joining a lease proposes the timings its holders use (its
+    // record's lease duration), not the defaults: a participant with another
+    // lease duration would judge expiry differently from the others (F2).
+    MemoryStore store(QStringLiteral("Registry"), QJsonObject(), nullptr);
+    QString error;
+    QVERIFY(store.init(&error));
+    LeaseRecord record;
+    record.holder = QStringLiteral("node-a");
+    record.leaseDurationMs = 6000;
+    bool created = false;
+    store.create(registryLeasePrefix + QStringLiteral("billing"), leasecodec::encode(record),
+                 [&](const StoreResult &result) { created = result.ok(); });
+    QTRY_VERIFY(created);
+    DashboardSession session;
+    session.attach(&store, nullptr, QStringLiteral("memory"));
+    MainWindow window(&session, nullptr, nullptr);
+    window.show();
+    auto *leaseName = window.findChild<QLineEdit *>(QStringLiteral("leaseNameEdit"));
+    auto *leaseSpin = window.findChild<QDoubleSpinBox *>(QStringLiteral("leaseDurationSpin"));
+    auto *renewSpin = window.findChild<QDoubleSpinBox *>(QStringLiteral("renewIntervalSpin"));
+    QVERIFY(leaseName && leaseSpin && renewSpin);
+    QTRY_COMPARE(window.leaseView()->model()->rowCount(), 1);
+    window.leaseView()->setCurrentIndex(window.leaseView()->model()->index(0, 0));
+    QCOMPARE(leaseName->text(), QStringLiteral("billing"));
+    QCOMPARE(leaseSpin->value(), 6.0);
+    QCOMPARE(renewSpin->value(), 2.0);
+}
+
 void TestDashboard::filterBoxFiltersTheTable()
 {
     // O4: the filter box narrows the table by lease name and by holder.
@@ -236,7 +267,7 @@ void TestDashboard::filterBoxFiltersTheTable()
         record.holder = QString::fromLatin1(holder);
         record.leaseDurationMs = 60000;
         bool done = false;
-        store.create(LeaseObserver::keyPrefix + QString::fromLatin1(lease), leasecodec::encode(record),
+        store.create(registryLeasePrefix + QString::fromLatin1(lease), leasecodec::encode(record),
                      [&](const StoreResult &) { done = true; });
         QTRY_VERIFY(done);
     }

@@ -108,6 +108,9 @@ void TestDashboardKube::initTestCase()
     file.close();
     m_server.putRaw(QStringLiteral("ks"), QStringLiteral("jobs"), leaseObject(QStringLiteral("node-a")));
     m_server.putRaw(QStringLiteral("other"), QStringLiteral("cron"), leaseObject(QStringLiteral("node-z")));
+    // A kubelet's heartbeat: a Lease, but no election.
+    m_server.putRaw(QStringLiteral("kube-node-lease"), QStringLiteral("worker-1"),
+                    leaseObject(QStringLiteral("worker-1")));
 }
 
 void TestDashboardKube::cleanup()
@@ -187,6 +190,15 @@ void TestDashboardKube::emptyNamespaceShowsEveryNamespace()
     QTRY_COMPARE_WITH_TIMEOUT(holderCell(*window.leaseView(), QStringLiteral("other/cron")),
                               QStringLiteral("node-z"), 5000);
     QVERIFY(holderCell(*window.leaseView(), QStringLiteral("ks/jobs")).startsWith(QStringLiteral("node-")));
+    // O2: the nodes' heartbeats (kube-node-lease) are left out of every
+    // namespace, and shown when that namespace is asked for by name.
+    QCOMPARE(window.leaseView()->model()->rowCount(), 2);
+    DashboardSession heartbeats;
+    QVERIFY2(heartbeats.open(connection(QStringLiteral("kube-node-lease")), &error), qPrintable(error));
+    MainWindow heartbeatWindow(&heartbeats, nullptr, nullptr);
+    heartbeatWindow.show();
+    QTRY_COMPARE_WITH_TIMEOUT(holderCell(*heartbeatWindow.leaseView(), QStringLiteral("worker-1")),
+                              QStringLiteral("worker-1"), 5000);
 }
 
 QTEST_MAIN(TestDashboardKube)

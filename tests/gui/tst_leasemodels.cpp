@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "failoverhistorymodel.h"
 #include "leaseactivity.h"
+#include "leasecodec.h"
 #include "leasefilterproxymodel.h"
 #include "leaseobserver.h"
 #include "leasescript.h"
@@ -73,6 +74,7 @@ private Q_SLOTS:
     void filterByNameAndHolder();
     void sortsEveryColumnByItsValue();
     void ownLeaseIsMarked();
+    void heldSinceIsTheHoldersAcquireTimeNotWhenTheObserverConnected();
     void historyModelAndItsExportsParse();
     void activityRecordsSpansAndRenewals();
 };
@@ -231,6 +233,33 @@ void TestLeaseModels::ownLeaseIsMarked()
     QVERIFY(model.index(model.rowOf(QStringLiteral("cron")), 0).data(LeaseTableModel::OwnLeaseRole).toBool());
     QVERIFY(!model.index(model.rowOf(QStringLiteral("other")), 0).data(LeaseTableModel::OwnLeaseRole).toBool());
     QVERIFY(model.index(model.rowOf(QStringLiteral("cron")), 0).data(Qt::FontRole).value<QFont>().bold());
+}
+
+void TestLeaseModels::heldSinceIsTheHoldersAcquireTimeNotWhenTheObserverConnected()
+{
+    // O4: a holder of an hour, seen by a dashboard that just connected,
+    // shows an hour, from the record's acquireTime (the holder's clock).
+    Fixture f;
+    LeaseRecord record;
+    record.holder = QStringLiteral("node-a");
+    record.leaseDurationMs = leaseMs;
+    record.acquireTime = f.clock.wallNow().addSecs(-3600);
+    record.renewTime = f.clock.wallNow();
+    bool created = false;
+    f.store.create(registryLeasePrefix + QStringLiteral("cron"), leasecodec::encode(record),
+                   [&](const StoreResult &result) { created = result.ok(); });
+    QTRY_VERIFY(created);
+    f.observer.start();
+    LeaseTableModel model(&f.observer);
+    model.setUpdateInterval(0);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTRY_COMPARE(model.rowCount(), 1);
+    const QString expected
+            = QStringLiteral("%1 (%2)").arg(record.acquireTime.toLocalTime().toString(QStringLiteral("HH:mm:ss")),
+                                            LeaseTableModel::formatDuration(3'600'000));
+    QCOMPARE(cell(model, 0, LeaseTableModel::HeldSinceColumn), expected);
+    // What this observer saw stays available, in the tooltip.
+    QVERIFY(cell(model, 0, LeaseTableModel::HeldSinceColumn, Qt::ToolTipRole).contains(QStringLiteral("this observer")));
 }
 
 void TestLeaseModels::historyModelAndItsExportsParse()

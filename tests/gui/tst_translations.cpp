@@ -24,6 +24,7 @@ class TestTranslations : public QObject
 private Q_SLOTS:
     void frenchRunShowsFrenchLabels();
     void germanTranslationIsEmbedded();
+    void englishHasItsPluralForms();
 };
 
 void TestTranslations::frenchRunShowsFrenchLabels()
@@ -58,6 +59,19 @@ void TestTranslations::germanTranslationIsEmbedded()
                         QStringLiteral(":/i18n")));
     QCOMPARE(german.translate("baton::LeaseTableModel", "Holder"), QStringLiteral("Inhaber"));
     QCOMPARE(german.translate("baton::MainWindow", "Failover history"), QStringLiteral("Failover-Verlauf"));
+}
+
+void TestTranslations::englishHasItsPluralForms()
+{
+    // O4: "1 lease", "14 leases", never "14 lease(s)". (QTranslator picks
+    // the form; QCoreApplication::translate() puts the number in.)
+    QTranslator english;
+    QVERIFY(english.load(QLocale(QLocale::English), QStringLiteral("baton"), QStringLiteral("_"),
+                         QStringLiteral(":/i18n")));
+    QCOMPARE(english.translate("baton::MainWindow", "%n lease(s)", nullptr, 1), QStringLiteral("%n lease"));
+    QCOMPARE(english.translate("baton::MainWindow", "%n lease(s)", nullptr, 14), QStringLiteral("%n leases"));
+    QCOMPARE(english.translate("baton::DashboardSession", "Baton: %n lease(s) changed", nullptr, 2),
+             QStringLiteral("Baton: %n leases changed"));
 }
 
 QTEST_MAIN(TestTranslations)

@@ -1,7 +1,9 @@
-// /metrics and /healthz as computed from the event stream (SPEC O3, O5):
-// the exposition is checked line by line by a strict reader of the
-// Prometheus text format, not by comparing strings; health goes bad on the
-// F4 deadline and on a store unreachable for longer than the lease.
+// /metrics, /readyz and /leader as computed from the event stream and the
+// service (SPEC O3, O5): the exposition is checked line by line by a strict
+// reader of the Prometheus text format, not by comparing strings; readiness
+// goes bad on a store silent for longer than the lease, leadership on the F4
+// deadline; the transitions are the lease record's (F7), as `baton status`
+// shows them.
 
 #include "clock.h"
 #include "electionmetrics.h"
@@ -15,6 +17,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace baton;
@@ -47,8 +50,10 @@ private Q_SLOTS:
     void labelValuesAreEscaped();
     void theParserRefusesWhatPrometheusWould_data();
     void theParserRefusesWhatPrometheusWould();
-    void healthGoesBadWhenTheStoreIsGoneLongerThanTheLease();
-    void healthGoesBadPastTheDeadlineOfALeaderThatStillThinksItLeads();
+    void readinessGoesBadWhenTheStoreIsSilentLongerThanTheLease();
+    void leadershipEndsAtTheDeadlineOfALeaderThatStillThinksItLeads();
+    void transitionsAreTheLeaseRecordsCount();
+    void everySeriesIsThereBeforeTheFirstEvent();
 };
 
 void TestElectionMetrics::theExpositionParsesAndCountsEveryRecord()
@@ -56,7 +61,9 @@ void TestElectionMetrics::theExpositionParsesAndCountsEveryRecord()
     ManualClock clock;
     ElectionMetrics metrics(&clock);
     metrics.record(attempt(clock, QStringLiteral("cron"), QStringLiteral("acquired"), 3));
-    metrics.record(record(clock, QStringLiteral("cron"), QStringLiteral("leader-changed")));
+    QJsonObject changed = record(clock, QStringLiteral("cron"), QStringLiteral("leader-changed"));
+    changed.insert(QStringLiteral("to"), QStringLiteral("me"));
+    metrics.record(changed);
     metrics.record(record(clock, QStringLiteral("cron"), QStringLiteral("started-leading")));
     clock.advance(100);
     metrics.record(attempt(clock, QStringLiteral("cron"), QStringLiteral("renewed"), 40));
@@ -71,7 +78,13 @@ void TestElectionMetrics::theExpositionParsesAndCountsEveryRecord()
     QCOMPARE(scrape.types.value(QStringLiteral("baton_is_leader")), QStringLiteral("gauge"));
     QCOMPARE(scrape.types.value(QStringLiteral("baton_attempt_latency_seconds")), QStringLiteral("histogram"));
     QCOMPARE(scrape.value(QStringLiteral("baton_is_leader"), cron), 1.0); // from the events: no service here
-    QCOMPARE(scrape.value(QStringLiteral("baton_leader_transitions_total"), cron), 1.0);
+    // `identity`, never `instance`: Prometheus owns that label (O3).
+    QCOMPARE(scrape.value(QStringLiteral("baton_is_leader"),
+                          {{QStringLiteral("lease"), QStringLiteral("cron")}, {QStringLiteral("identity"), QStringLiteral("me")}}),
+             1.0);
+    QCOMPARE(scrape.value(QStringLiteral("baton_leader_info"),
+                          {{QStringLiteral("lease"), QStringLiteral("cron")}, {QStringLiteral("holder"), QStringLiteral("me")}}),
+             1.0);
     QCOMPARE(scrape.value(QStringLiteral("baton_attempts_total"),
                           {{QStringLiteral("lease"), QStringLiteral("cron")}, {QStringLiteral("outcome"), QStringLiteral("renewed")}}),
              1.0);
@@ -91,9 +104,12 @@ void TestElectionMetrics::theExpositionParsesAndCountsEveryRecord()
                           {{QStringLiteral("lease"), QStringLiteral("other")}, {QStringLiteral("le"), QStringLiteral("+Inf")}}),
              2.0);
     QCOMPARE(scrape.value(QStringLiteral("baton_last_attempt_latency_seconds"), cron), 0.04);
-    QCOMPARE(scrape.value(QStringLiteral("baton_seconds_since_last_renewal"), cron), 0.25);
-    // A follower never renewed: no value rather than a made-up one.
-    QVERIFY(std::isnan(scrape.value(QStringLiteral("baton_seconds_since_last_renewal"), other)));
+    // A timestamp, as Prometheus's conventions ask, not a "time since":
+    // the wall clock of the renewal's record (ManualClock starts 2026-01-01).
+    QCOMPARE(scrape.value(QStringLiteral("baton_last_renewal_timestamp_seconds"), cron),
+             double(QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC).toSecsSinceEpoch()) + 0.1);
+    // A follower never renewed: 0, the convention for "never".
+    QCOMPARE(scrape.value(QStringLiteral("baton_last_renewal_timestamp_seconds"), other), 0.0);
 }
 
 void TestElectionMetrics::labelValuesAreEscaped()
@@ -136,10 +152,11 @@ void TestElectionMetrics::theParserRefusesWhatPrometheusWould()
     QVERIFY(!test::parsePrometheus(text).ok());
 }
 
-void TestElectionMetrics::healthGoesBadWhenTheStoreIsGoneLongerThanTheLease()
+void TestElectionMetrics::readinessGoesBadWhenTheStoreIsSilentLongerThanTheLease()
 {
-    // O3 /healthz: attempts that all fail for longer than the lease mean
-    // the store is gone; one answer from the store makes it healthy again.
+    // O3 /readyz: not ready before the store first answered, nor when it
+    // has not answered for longer than the lease; any answer (a conflict
+    // too) makes it ready again.
     ManualClock clock;
     auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
     StoreCluster cluster(store.get(), QStringLiteral("me"), QStringLiteral("m"), {}, &clock);
@@ -147,25 +164,35 @@ void TestElectionMetrics::healthGoesBadWhenTheStoreIsGoneLongerThanTheLease()
     QVERIFY(cluster.validate(&error));
     ElectionMetrics metrics(&clock);
     metrics.follow(&cluster); // lease duration 600 ms
+    const ElectionMetrics::Readiness before = metrics.readiness();
+    QVERIFY(!before.ready);
+    QVERIFY2(before.reasons.join(QLatin1Char(' ')).contains(QStringLiteral("not answered yet")),
+             qPrintable(before.reasons.join(QLatin1Char(' '))));
+    QCOMPARE(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_ready")), 0.0);
     metrics.record(attempt(clock, QStringLiteral("m"), QStringLiteral("held"), 1));
-    QVERIFY(metrics.health().healthy);
+    QVERIFY(metrics.readiness().ready);
+    QCOMPARE(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_ready")), 1.0);
     clock.advance(100);
-    metrics.record(attempt(clock, QStringLiteral("m"), QStringLiteral("error"), 50)); // failing since +50
+    metrics.record(attempt(clock, QStringLiteral("m"), QStringLiteral("error"), 50));
     clock.advance(500);
     metrics.record(attempt(clock, QStringLiteral("m"), QStringLiteral("error"), 1));
-    QVERIFY(metrics.health().healthy); // 550 ms of failures: within the lease
-    clock.advance(51);
-    const ElectionMetrics::Health bad = metrics.health();
-    QVERIFY(!bad.healthy);
-    QVERIFY2(bad.reasons.join(QLatin1Char(' ')).contains(QStringLiteral("unreachable")), qPrintable(bad.reasons.join(QLatin1Char(' '))));
+    QVERIFY(metrics.readiness().ready); // 600 ms since the answer: within the lease
+    clock.advance(1);
+    const ElectionMetrics::Readiness bad = metrics.readiness();
+    QVERIFY(!bad.ready);
+    QVERIFY2(bad.reasons.join(QLatin1Char(' ')).contains(QStringLiteral("longer than the lease")),
+             qPrintable(bad.reasons.join(QLatin1Char(' '))));
+    QCOMPARE(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_ready")), 0.0);
     metrics.record(attempt(clock, QStringLiteral("m"), QStringLiteral("conflict"), 1));
-    QVERIFY(metrics.health().healthy);
+    QVERIFY(metrics.readiness().ready);
 }
 
-void TestElectionMetrics::healthGoesBadPastTheDeadlineOfALeaderThatStillThinksItLeads()
+void TestElectionMetrics::leadershipEndsAtTheDeadlineOfALeaderThatStillThinksItLeads()
 {
-    // F4, O3: the events say "leading", but the deadline has passed (a
-    // frozen process, a stuck loop): isLeader() says no, and so does /healthz.
+    // F4, O3 /leader: the events say "leading", but the deadline has passed
+    // (a frozen process, a stuck loop): isLeader() says no, and so do
+    // /leader and baton_is_leader. Before it, /leader gives the fencing
+    // token and what is left until the deadline.
     ManualClock clock;
     auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
     QString error;
@@ -174,19 +201,94 @@ void TestElectionMetrics::healthGoesBadPastTheDeadlineOfALeaderThatStillThinksIt
     QVERIFY(cluster.validate(&error));
     ElectionMetrics metrics(&clock);
     metrics.follow(&cluster);
+    QVERIFY(!metrics.leadership(QStringLiteral("m")).leading);
     QSignalSpy leading(&cluster, &ClusterService::leadershipChanged);
     QVERIFY(cluster.init(&error));
     QVERIFY(leading.wait(5000));
-    QVERIFY(metrics.health().healthy);
-    QVERIFY(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_is_leader")) == 1.0);
-    clock.advance(351); // past (600 + 100) / 2 with no event-loop turn in between
-    const ElectionMetrics::Health bad = metrics.health();
-    QVERIFY(!bad.healthy);
-    QVERIFY2(bad.reasons.constFirst().contains(QStringLiteral("deadline")), qPrintable(bad.reasons.constFirst()));
-    QVERIFY(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_is_leader")) == 0.0);
+    ElectionMetrics::Leadership now = metrics.leadership(QStringLiteral("m"));
+    QVERIFY(now.leading);
+    QCOMPARE(now.holder, QStringLiteral("me"));
+    QCOMPARE(now.fencingToken, cluster.fencingToken());
+    QCOMPARE(now.validForMs, 350); // (600 + 100) / 2 from the attempt's start: no time passed
+    QCOMPARE(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_is_leader")), 1.0);
+    clock.advance(349);
+    QCOMPARE(metrics.leadership(QStringLiteral("m")).validForMs, 1);
+    clock.advance(1); // at the deadline with no event-loop turn in between
+    now = metrics.leadership(QStringLiteral("m"));
+    QVERIFY(!now.leading);
+    QCOMPARE(now.validForMs, 0);
+    QCOMPARE(now.fencingToken, -1);
+    QCOMPARE(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_is_leader")), 0.0);
     QSignalSpy stopped(&cluster, &Service::stopped);
     cluster.stop();
     QVERIFY(stopped.wait(5000));
+}
+
+void TestElectionMetrics::transitionsAreTheLeaseRecordsCount()
+{
+    // F7, O3: the first acquisition of a new lease is term 0 in the record
+    // (what `baton status` shows); a count of leader-changed events said 1.
+    // A second instance, following, reports the same number.
+    auto store = test::makeStore();
+    QString error;
+    StoreCluster first(store.get(), QStringLiteral("first"), QStringLiteral("m"));
+    StoreCluster second(store.get(), QStringLiteral("second"), QStringLiteral("m"));
+    ElectionMetrics metrics;
+    ElectionMetrics followerMetrics;
+    QVERIFY(first.validate(&error) && second.validate(&error));
+    metrics.follow(&first);
+    followerMetrics.follow(&second);
+    QSignalSpy leading(&first, &ClusterService::leadershipChanged);
+    QVERIFY(first.init(&error));
+    QVERIFY(leading.wait(5000));
+    QVERIFY(second.init(&error));
+    QTRY_COMPARE_WITH_TIMEOUT(second.currentHolder(), QStringLiteral("first"), 5000);
+    QCOMPARE(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_leader_transitions_total")), 0.0);
+    QCOMPARE(test::parsePrometheus(followerMetrics.render()).value(QStringLiteral("baton_leader_transitions_total")), 0.0);
+    // A clean handover (F5): the record counts one more term, both say 1.
+    QSignalSpy firstStopped(&first, &Service::stopped);
+    first.stop();
+    QVERIFY(firstStopped.wait(5000));
+    QTRY_VERIFY_WITH_TIMEOUT(second.isLeader(), 5000);
+    QCOMPARE(test::parsePrometheus(followerMetrics.render()).value(QStringLiteral("baton_leader_transitions_total")), 1.0);
+    QCOMPARE(test::parsePrometheus(followerMetrics.render()).value(QStringLiteral("baton_leader_transitions_total")),
+             double(second.fencingToken()));
+    QSignalSpy secondStopped(&second, &Service::stopped);
+    second.stop();
+    QVERIFY(secondStopped.wait(5000));
+}
+
+void TestElectionMetrics::everySeriesIsThereBeforeTheFirstEvent()
+{
+    // O3: a series that appears only with its first event breaks rate()
+    // and absent-based alerts; with a service followed and --exec given,
+    // every family has its sample from the first scrape.
+    ManualClock clock;
+    auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
+    StoreCluster cluster(store.get(), QStringLiteral("me"), QStringLiteral("m"), {}, &clock);
+    QString error;
+    QVERIFY(cluster.validate(&error));
+    ElectionMetrics metrics(&clock);
+    metrics.follow(&cluster);
+    metrics.followExec(QStringLiteral("m"));
+    const test::PrometheusScrape scrape = test::parsePrometheus(metrics.render());
+    QVERIFY2(scrape.ok(), qPrintable(scrape.error));
+    const Labels m {{QStringLiteral("lease"), QStringLiteral("m")}};
+    QCOMPARE(scrape.value(QStringLiteral("baton_exec_running"), m), 0.0);
+    QCOMPARE(scrape.value(QStringLiteral("baton_exec_starts_total"), m), 0.0);
+    QCOMPARE(scrape.value(QStringLiteral("baton_is_leader"), m), 0.0);
+    QCOMPARE(scrape.value(QStringLiteral("baton_leader_transitions_total"), m), 0.0);
+    QCOMPARE(scrape.value(QStringLiteral("baton_last_renewal_timestamp_seconds"), m), 0.0);
+    QCOMPARE(scrape.value(QStringLiteral("baton_lease_duration_seconds"), m), 0.6);
+    QCOMPARE(scrape.value(QStringLiteral("baton_renew_interval_seconds"), m), 0.1);
+    QCOMPARE(scrape.value(QStringLiteral("baton_ready"), m), 0.0);
+    QVERIFY(std::isnan(scrape.value(QStringLiteral("baton_last_attempt_latency_seconds"), m)));
+    for (const QString &family : scrape.types.keys()) {
+        const bool sampled = std::any_of(scrape.samples.cbegin(), scrape.samples.cend(), [&](const test::PrometheusSample &s) {
+            return s.name.startsWith(family) && s.labels.value(QStringLiteral("lease")) == QStringLiteral("m");
+        });
+        QVERIFY2(sampled, qPrintable(family));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestElectionMetrics)

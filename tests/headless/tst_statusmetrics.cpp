@@ -1,8 +1,11 @@
 // What an operator's tooling sees, from real processes on one FileStore
 // folder: `baton status` (table, --json, --watch --history) against a known
 // election (SPEC O2, O5), `/metrics` scraped through a failover and read by a
-// strict reader of the Prometheus text format, and `/healthz` going 503 when
-// the store is gone for longer than the lease, and 200 when it is back (O3, R4).
+// strict reader of the Prometheus text format, its transitions the same number
+// as `baton status` shows (F7), `/leader` 200 only on the leader, and, with the
+// store gone for longer than the lease, `/readyz` 503 while `/livez` and
+// `/healthz` stay 200 (liveness never depends on the store), all 200 when it
+// is back (O3, R4).
 // Everything runs under umask 0: the exports and the store's folder and files
 // come out owner-only all the same (R2).
 
@@ -109,7 +112,7 @@ HttpAnswer TestStatusMetrics::get(quint16 port, const QString &path)
 
 quint16 TestStatusMetrics::portOf(const ParticipantProcess &p)
 {
-    static const QRegularExpression re(QStringLiteral("serving /metrics and /healthz on http://127\\.0\\.0\\.1:(\\d+)"));
+    static const QRegularExpression re(QStringLiteral("serving /metrics[^\\n]* on http://127\\.0\\.0\\.1:(\\d+)"));
     const QRegularExpressionMatch m = re.match(QString::fromUtf8(p.standardError()));
     return m.hasMatch() ? quint16(m.captured(1).toUInt()) : 0;
 }
@@ -201,7 +204,31 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
     const test::PrometheusScrape followerBefore = test::parsePrometheus(get(portOf(follower), QStringLiteral("/metrics")).body);
     QVERIFY2(followerBefore.ok(), qPrintable(followerBefore.error));
     QCOMPARE(followerBefore.value(QStringLiteral("baton_is_leader")), 0.0);
-    QCOMPARE(get(portOf(follower), QStringLiteral("/healthz")).status, 200);
+    // The label is `identity`: Prometheus owns `instance`.
+    QCOMPARE(before.value(QStringLiteral("baton_is_leader"), {{QStringLiteral("identity"), leader.instanceId()}}), 1.0);
+    QCOMPARE(followerBefore.value(QStringLiteral("baton_leader_info"), {{QStringLiteral("holder"), leader.instanceId()}}), 1.0);
+    for (const QString &path : {QStringLiteral("/livez"), QStringLiteral("/healthz"), QStringLiteral("/readyz")})
+        QTRY_COMPARE_WITH_TIMEOUT(get(portOf(follower), path).status, 200, 5000);
+
+    // O3 /leader: 200 with the lease, the holder, the fencing token and the
+    // time left by F4 (within the step-down deadline) on the leader; 503 on
+    // the follower, naming the holder; an unknown ?lease= is 404.
+    const HttpAnswer leads = get(portOf(leader), QStringLiteral("/leader"));
+    QCOMPARE(leads.status, 200);
+    const QJsonObject leadsJson = QJsonDocument::fromJson(leads.body).object();
+    QCOMPARE(leadsJson.value(QStringLiteral("lease")).toString(), QStringLiteral("watched"));
+    QCOMPARE(leadsJson.value(QStringLiteral("holder")).toString(), leader.instanceId());
+    QCOMPARE(leadsJson.value(QStringLiteral("fencingToken")).toInteger(), lease.value(QStringLiteral("transitions")).toInteger());
+    const qint64 validForMs = leadsJson.value(QStringLiteral("validForMs")).toInteger();
+    QVERIFY2(validForMs > 0 && validForMs <= (leaseMs + renewMs) / 2, leads.body.constData());
+    QCOMPARE(leads.body.count('\n'), 1);
+    QCOMPARE(get(portOf(leader), QStringLiteral("/leader?lease=watched")).status, 200);
+    const HttpAnswer follows = get(portOf(follower), QStringLiteral("/leader"));
+    QCOMPARE(follows.status, 503);
+    QCOMPARE(QJsonDocument::fromJson(follows.body).object().value(QStringLiteral("holder")).toString(), leader.instanceId());
+    const HttpAnswer unknown = get(portOf(follower), QStringLiteral("/leader?lease=other"));
+    QCOMPARE(unknown.status, 404);
+    QVERIFY2(unknown.body.contains("other"), unknown.body.constData());
 
     // The failover: SIGKILL to the leader; the follower takes over (F6),
     // and its metrics show it.
@@ -217,7 +244,18 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
     QVERIFY(after.value(QStringLiteral("baton_attempts_total"), {{QStringLiteral("outcome"), QStringLiteral("acquired")}}) >= 1.0);
     QVERIFY(after.value(QStringLiteral("baton_attempt_latency_seconds_count"))
             > followerBefore.value(QStringLiteral("baton_attempt_latency_seconds_count")));
-    QVERIFY(after.value(QStringLiteral("baton_seconds_since_last_renewal")) >= 0.0);
+    QVERIFY(after.value(QStringLiteral("baton_last_renewal_timestamp_seconds"))
+            >= double(QDateTime::currentSecsSinceEpoch()) - 60); // its wall clock, this host's
+    // F7: the transitions are the lease record's, the number `baton status`
+    // shows for the same lease (the first acquisition is term 0).
+    QProcess *statusAfter = runStatus({QStringLiteral("--json")});
+    QVERIFY(statusAfter->waitForFinished(10000));
+    const QJsonObject leaseAfter = test::parseEventLine(statusAfter->readAllStandardOutput().split('\n').at(0));
+    QCOMPARE(leaseAfter.value(QStringLiteral("holder")).toString(), follower.instanceId());
+    QCOMPARE(after.value(QStringLiteral("baton_leader_transitions_total")),
+             leaseAfter.value(QStringLiteral("transitions")).toDouble());
+    QCOMPARE(followerBefore.value(QStringLiteral("baton_leader_transitions_total")),
+             lease.value(QStringLiteral("transitions")).toDouble());
     QVERIFY(!get(portOf(follower), QStringLiteral("/metrics")).body.contains("password"));
 
     // The watchers saw it as an expiry; on SIGTERM they write the history.
@@ -261,16 +299,27 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
             QVERIFY2(record.contains(QLatin1String(field)), line.constData());
     }
 
-    // /healthz: the store folder goes away; after the lease of failures it
-    // says 503 with the reason; the folder back, 200 again (R4).
+    // The store folder goes away: after the lease without an answer,
+    // /readyz says 503 with the reason on one line, while /livez and its
+    // alias /healthz stay 200 (a store outage must not get every replica
+    // restarted); the folder back, ready again (R4).
     const QString registry = m_folder.filePath(QStringLiteral("registry"));
     const QString hidden = m_folder.filePath(QStringLiteral("registry.away"));
     QVERIFY(QDir().rename(registry, hidden));
-    QTRY_COMPARE_WITH_TIMEOUT(get(portOf(follower), QStringLiteral("/healthz")).status, 503, 10000);
-    const HttpAnswer unhealthy = get(portOf(follower), QStringLiteral("/healthz"));
-    QVERIFY2(unhealthy.body.contains("unreachable"), unhealthy.body.constData());
+    QTRY_COMPARE_WITH_TIMEOUT(get(portOf(follower), QStringLiteral("/readyz")).status, 503, 10000);
+    const HttpAnswer notReady = get(portOf(follower), QStringLiteral("/readyz"));
+    QVERIFY2(notReady.body.contains("longer than the lease"), notReady.body.constData());
+    QCOMPARE(notReady.body.count('\n'), 1);
+    for (const QString &path : {QStringLiteral("/livez"), QStringLiteral("/healthz")}) {
+        const HttpAnswer alive = get(portOf(follower), path);
+        QCOMPARE(alive.status, 200);
+        QCOMPARE(alive.body, QByteArray("ok\n"));
+    }
+    QCOMPARE(test::parsePrometheus(get(portOf(follower), QStringLiteral("/metrics")).body)
+                     .value(QStringLiteral("baton_ready")),
+             0.0);
     QVERIFY(QDir().rename(hidden, registry));
-    QTRY_COMPARE_WITH_TIMEOUT(get(portOf(follower), QStringLiteral("/healthz")).status, 200, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(get(portOf(follower), QStringLiteral("/readyz")).status, 200, 10000);
 
     QSignalSpy exited(&follower, &ParticipantProcess::finished);
     follower.sendSignal(SIGTERM);

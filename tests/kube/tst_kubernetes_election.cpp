@@ -1,7 +1,7 @@
 // Real `baton join` processes electing through a Kubernetes Lease, on the
 // test Lease API server (leaseapiserver.h) run inside this test over TLS
 // with bearer tokens. Every fact about timing comes from the processes' own
-// event streams (O5) on CLOCK_MONOTONIC; every fact about what went over
+// event streams (O5) on CLOCK_BOOTTIME; every fact about what went over
 // the wire comes from the server's per-user verb counters.
 
 #include "clock.h"

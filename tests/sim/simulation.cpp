@@ -126,6 +126,10 @@ struct Node
     Life life = Life::Dead;
     bool frozen = false;
     std::vector<Event> deferred;
+    /*! Set while the host is suspended: when its pending timer would have fired, and how long. */
+    bool suspended = false;
+    qint64 suspendedTimerAt = -1;
+    qint64 suspendMs = 0;
     qint64 partitionedUntil = -1;
     /*! Every message of this slot takes exactly this long (ScriptKind::SlowLeader); -1: random. */
     qint64 slowMs = -1;
@@ -229,12 +233,16 @@ private:
     void crash(Node &n);
     void freeze(Node &n, qint64 ms);
     void thaw(Node &n);
+    void suspend(Node &n, qint64 ms);
+    void resume(Node &n);
     void partition(Node &n, qint64 ms);
     void stopNode(Node &n, qint64 releaseDelay);
     /*!
-     * The service has stopped (released, or gave up at the deadline). Like
-     * ClusterService, it keeps feeding the Elector the replies and watch
-     * events that still come, until the process restarts.
+     * The service has stopped (released, or gave up at the deadline).
+     * ClusterService hands the Elector nothing more from then on; the
+     * harness keeps feeding it the replies and watch events that still
+     * come, until the process restarts, so that the Elector is shown to
+     * write nothing after stop() whatever its driver does (F5).
      */
     void finishStop(Node &n);
     void scheduleRestart(Node &n);
@@ -262,6 +270,7 @@ private:
     bool m_dropWatches = false;
     /*! Release delay for ScriptKind::StopNextAcquirer; -1: not armed. */
     qint64 m_stopNextAcquirer = -1;
+    bool m_stopNextReader = false;
     qint64 m_quietUntil = -1;
 
     LeaseState m_lease;
@@ -478,7 +487,7 @@ void World::dispatch(Event &e)
     case Ev::Thaw: {
         Node &n = m_nodes[std::size_t(e.slot)];
         if (n.incarnation == e.incarnation && n.frozen && n.life != Life::Dead)
-            thaw(n);
+            n.suspended ? resume(n) : thaw(n);
         return;
     }
     case Ev::Stop: {
@@ -537,6 +546,7 @@ void World::startNode(Node &n)
     n.sent.clear();
     n.deferred.clear();
     n.frozen = false;
+    n.suspended = false;
     n.termOpen = false;
     n.partitionedUntil = -1;
     n.stopDeadline.reset();
@@ -836,6 +846,14 @@ void World::send(Node &n, ElectorAction &request, quint64 id, bool write, qint64
                           .arg(local)
                           .arg(*n.stopDeadline));
     }
+    if (write && !(update && update->record.holder.isEmpty())
+        && (n.life == Life::Stopping || n.life == Life::Stopped)) {
+        // F5: from stop() on, the release is the only write. Anything else
+        // may take or keep a lease that nobody renews or releases.
+        happen(Happening::WriteAfterStop, n);
+        violation(QStringLiteral("F5: %1 sends a write after stop(): %2")
+                          .arg(n.identity, actionText(request)));
+    }
     n.sent[id] = Sent {local, write};
     if (n.sent.size() > 64)
         n.sent.erase(n.sent.begin());
@@ -850,6 +868,17 @@ void World::send(Node &n, ElectorAction &request, quint64 id, bool write, qint64
     e.slot = n.slot;
     e.incarnation = n.incarnation;
     e.id = id;
+    if (!write && m_stopNextReader && !n.termOpen && n.life == Life::Running) {
+        // Stopped at this instant, after the read has left; no callbacks to wait for.
+        Event stop;
+        stop.kind = Ev::Stop;
+        stop.slot = n.slot;
+        stop.incarnation = n.incarnation;
+        stop.id = 0;
+        stop.time = m_now;
+        push(std::move(stop));
+        m_stopNextReader = false;
+    }
     if (write && m_stopNextAcquirer >= 0 && !n.termOpen && n.life == Life::Running) {
         // Stopped at this instant, after the write has left.
         Event stop;
@@ -1010,6 +1039,7 @@ void World::crash(Node &n)
     }
     n.life = Life::Dead;
     n.frozen = false;
+    n.suspended = false;
     n.deferred.clear();
     ++n.timerGen;
     n.timerAt = -1;
@@ -1057,6 +1087,67 @@ void World::thaw(Node &n)
             n.deferred.push_back(std::move(e));
         else
             dispatch(e);
+    }
+}
+
+void World::suspend(Node &n, qint64 ms)
+{
+    if (n.frozen || n.life == Life::Dead)
+        return;
+    happen(Happening::Suspended, n);
+    if (tracing())
+        trace(QStringLiteral("%1 %2: SUSPEND for %3 ms").arg(m_now).arg(n.identity).arg(ms));
+    n.frozen = true;
+    n.suspended = true;
+    n.suspendMs = ms;
+    // The pending timer counts only the time the host runs: it is replaced
+    // at the resume by one that fires as late as the suspension was long.
+    n.suspendedTimerAt = n.timerAt;
+    ++n.timerGen;
+    n.timerAt = -1;
+    Event e;
+    e.kind = Ev::Thaw;
+    e.slot = n.slot;
+    e.incarnation = n.incarnation;
+    e.time = m_now + ms;
+    push(std::move(e));
+}
+
+void World::resume(Node &n)
+{
+    n.frozen = false;
+    n.suspended = false;
+    happen(Happening::Resumed, n);
+    if (m_config.clockStopsWhileSuspended) {
+        // The wrong clock: it did not count the suspension.
+        n.host.offset -= n.suspendMs;
+        if (n.termOpen)
+            n.deadlineSim = n.host.simAt(n.validUntil);
+    }
+    if (tracing())
+        trace(QStringLiteral("%1 %2: RESUME with %3 messages due").arg(m_now).arg(n.identity).arg(n.deferred.size()));
+    const quint64 generation = n.timerGen;
+    // Replies and watch events that came while it slept are handled first;
+    // each call re-arms the timer by the clock, as the driver does.
+    std::vector<Event> due = std::move(n.deferred);
+    n.deferred.clear();
+    for (Event &e : due) {
+        if (n.frozen)
+            n.deferred.push_back(std::move(e));
+        else
+            dispatch(e);
+    }
+    if (n.timerGen == generation && n.suspendedTimerAt >= 0 && !n.frozen && n.life != Life::Dead) {
+        // Nothing came: the old timer fires, late by the whole suspension.
+        ++n.timerGen;
+        n.timerAt = n.suspendedTimerAt + n.suspendMs;
+        Event e;
+        e.kind = Ev::Timer;
+        e.slot = n.slot;
+        e.incarnation = n.incarnation;
+        e.id = n.timerGen;
+        e.time = n.timerAt;
+        push(std::move(e));
     }
 }
 
@@ -1122,7 +1213,7 @@ void World::chaos()
     }
     if (m_now < m_quietUntil)
         return;
-    const double total = c.crash + c.freeze + c.partition + c.stop;
+    const double total = c.crash + c.freeze + c.suspend + c.partition + c.stop;
     double pick = m_rng.chance() * total;
     Node *target = m_rng.happens(c.leaderBias) ? leader() : nullptr;
     if (!target)
@@ -1133,6 +1224,8 @@ void World::chaos()
         crash(*target);
     } else if ((pick -= c.freeze) < 0) {
         freeze(*target, m_rng.between(1, c.freezeMaxMs));
+    } else if ((pick -= c.suspend) < 0) {
+        suspend(*target, m_rng.between(1, c.freezeMaxMs));
     } else if ((pick -= c.partition) < 0) {
         partition(*target, m_rng.between(1, c.partitionMaxMs));
     } else {
@@ -1153,6 +1246,10 @@ void World::script(const ScriptStep &step)
     }
     if (step.kind == ScriptKind::StopNextAcquirer) {
         m_stopNextAcquirer = step.durationMs;
+        return;
+    }
+    if (step.kind == ScriptKind::StopNextReader) {
+        m_stopNextReader = true;
         return;
     }
     Node *target = step.slot >= 0 ? &m_nodes[std::size_t(step.slot)] : leader();
@@ -1176,8 +1273,12 @@ void World::script(const ScriptStep &step)
     case ScriptKind::SlowLeader:
         target->slowMs = step.durationMs;
         break;
+    case ScriptKind::SuspendLeader:
+        suspend(*target, step.durationMs);
+        break;
     case ScriptKind::DropWatches:
     case ScriptKind::StopNextAcquirer:
+    case ScriptKind::StopNextReader:
         break;
     }
 }
@@ -1203,7 +1304,7 @@ void World::healthy()
     }
     for (Node &n : m_nodes) {
         if (n.frozen)
-            thaw(n);
+            n.suspended ? resume(n) : thaw(n);
     }
     for (Node &n : m_nodes) {
         if (n.life == Life::Dead || n.life == Life::Stopped)
@@ -1422,6 +1523,7 @@ SimConfig sweepConfig(quint64 seed)
     }
     Chaos &ch = c.chaos;
     ch.eventsPerHour = double(r.between(5, 60));
+    ch.suspend = 0.5;
     ch.freezeMaxMs = 3 * c.leaseMs;
     ch.partitionMaxMs = 3 * c.leaseMs;
     ch.restartMinMs = 1000;

@@ -47,6 +47,8 @@ struct Chaos
     /*! Relative weights of the kinds of trouble. */
     double crash = 1;
     double freeze = 1;
+    /*! The host sleeps: its clock counts it, its pending timer does not (ScriptKind::SuspendLeader). */
+    double suspend = 0;
     double partition = 1;
     double stop = 1;
     /*! Chance that the trouble hits the current leader rather than anyone. */
@@ -80,6 +82,19 @@ enum class ScriptKind {
      * durationMs later.
      */
     StopNextAcquirer,
+    /*!
+     * The next instance that sends a read while not leading is stopped while
+     * that read is on its way (SIGTERM during a follower's attempt).
+     */
+    StopNextReader,
+    /*!
+     * The leader's host is suspended for durationMs: no calls, its clock
+     * (CLOCK_BOOTTIME) counts the suspension but its timer (a QTimer, on
+     * CLOCK_MONOTONIC) does not: the timer pending at the suspension fires
+     * durationMs late, and replies and watch events that came meanwhile are
+     * handled first, at the resume.
+     */
+    SuspendLeader,
 };
 
 struct ScriptStep
@@ -117,6 +132,12 @@ struct SimConfig
      * StoppedLeading or crashes, ignoring its deadline.
      */
     bool leaderKeepsAuthorityPastDeadline = false;
+    /*!
+     * Another wrong model, for the same purpose: the clock decisions read
+     * stands still while the host is suspended (CLOCK_MONOTONIC), so a
+     * resumed leader believes its deadline is still ahead.
+     */
+    bool clockStopsWhileSuspended = false;
     /*! Keep the last lines of a trace of the run (0: no trace, and faster)... */
     int traceLines = 0;
     /*! ...up to this simulated instant. */
@@ -144,8 +165,12 @@ struct Happening
         Crashed,
         Frozen,
         Thawed,
+        Suspended,
+        Resumed,
         Partitioned,
         StopCalled,
+        /*! An acquiring or renewing write sent by an instance after its stop() (F5). */
+        WriteAfterStop,
         ReleaseCalled,
         ReleaseFinished,
         ReleaseApplied,

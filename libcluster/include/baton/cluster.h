@@ -22,14 +22,17 @@ BATON_EXPORT ClusterService &useCluster();
 /*! The cluster service named \a serviceName, or nullptr (SPEC P3). */
 BATON_EXPORT ClusterService *useCluster(const QString &serviceName);
 
+/*! Plumbing of the whenLeader() templates: not part of the API. */
+namespace detail {
 /*!
  * Registers leader work on useCluster() from anywhere in the program. Made
  * while the application is being configured and initialised, before its
  * cluster service exists, the registration waits for that service and starts
- * with it (SPEC W7).
+ * with it (W7).
  */
 BATON_EXPORT Remover whenLeaderOnDefaultCluster(LeaderCallback fn, LeaderCallback deregisteredFn,
                                                 QObject *context);
+} // namespace detail
 
 /*!
  * Runs \a fn each time this instance becomes the leader of useCluster(), and
@@ -46,9 +49,9 @@ BATON_EXPORT Remover whenLeaderOnDefaultCluster(LeaderCallback fn, LeaderCallbac
 template<typename Fn, typename DeregisteredFn = std::nullptr_t>
 Remover whenLeader(Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
 {
-    return whenLeaderOnDefaultCluster(toLeaderCallback(std::forward<Fn>(fn)),
-                                      toLeaderCallback(std::forward<DeregisteredFn>(deregisteredFn)),
-                                      nullptr);
+    return detail::whenLeaderOnDefaultCluster(
+            toLeaderCallback(std::forward<Fn>(fn)),
+            toLeaderCallback(std::forward<DeregisteredFn>(deregisteredFn)), nullptr);
 }
 
 /*!
@@ -59,9 +62,9 @@ Remover whenLeader(Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
 template<typename Fn, typename DeregisteredFn = std::nullptr_t>
 Remover whenLeader(QObject *context, Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
 {
-    return whenLeaderOnDefaultCluster(toLeaderCallback(std::forward<Fn>(fn)),
-                                      toLeaderCallback(std::forward<DeregisteredFn>(deregisteredFn)),
-                                      context);
+    return detail::whenLeaderOnDefaultCluster(
+            toLeaderCallback(std::forward<Fn>(fn)),
+            toLeaderCallback(std::forward<DeregisteredFn>(deregisteredFn)), context);
 }
 
 } // namespace baton

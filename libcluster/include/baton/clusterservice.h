@@ -122,6 +122,17 @@ public:
      * leading.
      */
     qint64 fencingToken() const;
+    /*!
+     * How long this instance still leads by its step-down deadline (SPEC
+     * F4), in milliseconds on the monotonic clock; 0 while not leading.
+     */
+    qint64 validForMs() const;
+    /*!
+     * The lease's transition count (SPEC F7) as this instance last read it
+     * from the store, leader or not; 0 before the first read. The number
+     * `baton status` shows for the lease.
+     */
+    qint64 leaseTransitions() const;
     /*! The holder as last seen, empty when the lease is free or unknown. */
     QString currentHolder() const;
     /*! The timings of this configuration (SPEC O6). */
@@ -138,7 +149,12 @@ public:
     void stop() override;
 
 Q_SIGNALS:
-    /*! Emitted when this instance starts or stops leading. */
+    /*!
+     * Emitted when this instance starts or stops leading, with the state at
+     * the moment of emission, before the registrations' callbacks run: a
+     * slot or an `fn` that calls stop() is followed by `false`, never by a
+     * stale `true`.
+     */
     void leadershipChanged(bool leading);
     /*! The holder seen changed; \a why is first-acquire, released, expired or taken-over. */
     void leaderChanged(const QString &from, const QString &to, const QString &why);

@@ -21,8 +21,8 @@ ClusterService *useCluster(const QString &serviceName)
     return application ? qobject_cast<ClusterService *>(application->service(serviceName)) : nullptr;
 }
 
-Remover whenLeaderOnDefaultCluster(LeaderCallback fn, LeaderCallback deregisteredFn,
-                                   QObject *context)
+Remover detail::whenLeaderOnDefaultCluster(LeaderCallback fn, LeaderCallback deregisteredFn,
+                                           QObject *context)
 {
     Application *application = Application::current();
     ApplicationPrivate *app = application ? ApplicationPrivate::get(application) : nullptr;

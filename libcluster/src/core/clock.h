@@ -14,7 +14,11 @@ class Clock
 {
 public:
     virtual ~Clock() = default;
-    /*! Milliseconds of CLOCK_MONOTONIC: comparable between processes of one host. */
+    /*!
+     * Milliseconds of a monotonic clock that keeps counting while the host
+     * is suspended (CLOCK_BOOTTIME on Linux, F4): comparable between
+     * processes of one host, and the clock of the events' `mono` (O5).
+     */
     virtual qint64 monotonicMs() const = 0;
     virtual QDateTime wallNow() const = 0;
 

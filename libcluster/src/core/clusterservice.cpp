@@ -14,6 +14,7 @@
 #include <QSysInfo>
 #include <QThread>
 
+#include <algorithm>
 #include <climits>
 #include <mutex>
 
@@ -190,8 +191,10 @@ void ClusterServicePrivate::execute(ElectorActions actions)
             emitEvent(QStringLiteral("started-leading"),
                       {{QStringLiteral("token"), double(became->token)},
                        {QStringLiteral("validUntilMono"), double(became->validUntilMono)}});
-            registrations->setLeading(true);
-            Q_EMIT q->leadershipChanged(true);
+            announceLeadership(elector->isLeader());
+            // A slot of leadershipChanged may have stopped the service already.
+            if (elector->isLeader())
+                registrations->setLeading(true);
         } else if (const auto *stoppedLeading = std::get_if<action::StoppedLeading>(&a)) {
             const QString reason = wireName(stoppedLeading->reason);
             const QString message = QStringLiteral("%1: %2 stopped leading: %3")
@@ -203,8 +206,8 @@ void ClusterServicePrivate::execute(ElectorActions actions)
             emitEvent(QStringLiteral("stopped-leading"),
                       {{QStringLiteral("reason"), reason},
                        {QStringLiteral("validUntilMono"), double(stoppedLeading->validUntilMono)}});
+            announceLeadership(false);
             registrations->setLeading(false);
-            Q_EMIT q->leadershipChanged(false);
         } else if (const auto *changed = std::get_if<action::LeaderChanged>(&a)) {
             holder = changed->to;
             const QString why = wireName(changed->why);
@@ -247,7 +250,9 @@ void ClusterServicePrivate::sendRequest(const ElectorAction &request)
 {
     auto answer = [this](quint64 id) {
         return [this, id](const LeaseReply &reply) {
-            if (elector)
+            // A stopped instance takes no part any more: whatever the reply
+            // says, nothing may follow from it (F5).
+            if (elector && !stopFinished)
                 execute(elector->onReply(id, reply));
         };
     };
@@ -296,17 +301,18 @@ void ClusterServicePrivate::beginStop()
     const bool wasLeading = elector->isLeader();
     const qint64 deadline = elector->validUntilMono();
     execute(elector->stop());
+    // F5: the lease goes only after the deregistered callbacks are done,
+    // also those of an earlier step-down (or of the one stop() itself
+    // reported, the deadline having passed before any timer said so): the
+    // stop ends when they do.
+    connect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle,
+            Qt::UniqueConnection);
     if (!wasLeading) {
-        // Deregistered callbacks of a step-down may still be running (an
-        // --exec command in its grace period): the stop waits for them too.
-        connect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle);
         releaseWhenIdle();
         return;
     }
-    // F5: the lease goes only after the deregistered callbacks are done, and
-    // never after the deadline: past it, others may already hold the lease,
+    // Never after the deadline: past it, others may already hold the lease,
     // and work still running would be running twice.
-    connect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle);
     connect(&stopDeadlineTimer, &QTimer::timeout, this, [this] {
         if (stopFinished)
             return;
@@ -339,6 +345,18 @@ void ClusterServicePrivate::finishStop()
     if (backend)
         disconnect(backend.get(), nullptr, this, nullptr); // a stopped instance reports nothing
     q->finishStop();
+}
+
+void ClusterServicePrivate::announceLeadership(bool leading)
+{
+    // Called with the elector's state as it is when the signal goes out, not
+    // the one an older action described: a slot or a callback may have
+    // stopped the service meanwhile (fn calling stop()), and the last signal
+    // must tell the truth.
+    if (leading == announcedLeading)
+        return;
+    announcedLeading = leading;
+    Q_EMIT q->leadershipChanged(leading);
 }
 
 void ClusterServicePrivate::emitEvent(const QString &event, QJsonObject fields)
@@ -420,12 +438,28 @@ qint64 ClusterService::fencingToken() const
     return d->elector ? d->elector->fencingToken() : -1;
 }
 
+qint64 ClusterService::validForMs() const
+{
+    if (!d->isLeaderNow())
+        return 0;
+    if (d->local)
+        return d->params.leaseDurationMs; // no store, nothing that could end it early
+    return std::max<qint64>(0, d->elector->validUntilMono() - d->clock->monotonicMs());
+}
+
+qint64 ClusterService::leaseTransitions() const
+{
+    if (!d->elector || !d->elector->observed().exists)
+        return 0;
+    return d->elector->observed().record.transitions;
+}
+
 QString ClusterService::currentHolder() const
 {
-    // The first sighting of another's lease is no leader change (no
-    // leader-changed record), but it is the holder as last seen.
-    if (d->elector && !d->elector->observedHolder().isEmpty())
-        return d->elector->observedHolder();
+    // The record as last read: a first sighting of another's lease is no
+    // leader-changed event, but its holder is known all the same.
+    if (d->elector && d->elector->observed().exists)
+        return d->elector->observed().record.holder;
     return d->holder;
 }
 

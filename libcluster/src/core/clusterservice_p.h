@@ -38,6 +38,8 @@ public:
     void armTimer();
     void releaseWhenIdle();
     void finishStop();
+    /*! Emits leadershipChanged when \a leading differs from the last state told. */
+    void announceLeadership(bool leading);
     void emitEvent(const QString &event, QJsonObject fields = {});
     bool isLeaderNow() const;
 
@@ -49,6 +51,7 @@ public:
     bool started = false;
     bool stopping = false;
     bool stopFinished = false;
+    bool announcedLeading = false;
     QString holder;
 
     Registrations *registrations;

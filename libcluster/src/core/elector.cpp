@@ -386,6 +386,13 @@ void Elector::beginAttempt(ElectorActions &out)
 
 void Elector::continueAttempt(ElectorActions &out)
 {
+    if (m_stopping) {
+        // F5: once stop() has begun, the only write is the release. A read
+        // sent before the stop must not lead to an acquisition that nobody
+        // would renew or release: the others would wait a whole lease.
+        m_step = Step::None;
+        return;
+    }
     const QString &me = m_params.identity;
     if (m_attemptIsRenewal) {
         if (!m_leading) {

@@ -108,8 +108,10 @@ public:
 
     /*!
      * First half of a clean stop (F5): stops campaigning and stops leading
-     * (reason Stopping). The driver then waits for the deregistered
-     * callbacks and calls release().
+     * (reason Stopping). From here on the only request it sends is the
+     * release: the answer to a read still on its way leads to no write.
+     * The driver then waits for the deregistered callbacks and calls
+     * release().
      */
     ElectorActions stop();
     /*!
@@ -123,8 +125,6 @@ public:
     /*! Leading and before the deadline, on the clock now (F4). */
     bool isLeader() const;
     qint64 validUntilMono() const { return m_validUntil; }
-    /*! The holder of the lease as last read, first sighting included; empty: free or not read yet. */
-    QString observedHolder() const { return m_haveObserved && m_observed.exists ? m_observed.record.holder : QString(); }
     qint64 fencingToken() const { return isLeader() ? m_token : -1; }
     /*! The lease as last seen; `exists` is false before the first read. */
     const LeaseState &observed() const { return m_observed; }

@@ -79,6 +79,13 @@ bool KubernetesLeaseSource::fromLease(const QJsonObject &lease, SourcedLease *so
     return true;
 }
 
+bool KubernetesLeaseSource::isNodeHeartbeat(const QJsonObject &lease) const
+{
+    return m_allNamespaces
+            && lease.value(QStringLiteral("metadata")).toObject().value(QStringLiteral("namespace")).toString()
+            == nodeHeartbeatNamespace;
+}
+
 void KubernetesLeaseSource::start()
 {
     // The watch starts from the first list's resourceVersion: nothing falls between.
@@ -123,6 +130,8 @@ void KubernetesLeaseSource::list()
         QList<SourcedLease> leases;
         const QJsonArray items = result.json.value(QStringLiteral("items")).toArray();
         for (const QJsonValue &item : items) {
+            if (isNodeHeartbeat(item.toObject()))
+                continue;
             SourcedLease lease;
             if (fromLease(item.toObject(), &lease))
                 leases.append(lease);
@@ -227,7 +236,7 @@ void KubernetesLeaseSource::onWatchEvent(const QJsonObject &event)
                                     .value(QStringLiteral("resourceVersion")).toString();
     if (!version.isEmpty())
         m_watchVersion = version;
-    if (type == QStringLiteral("BOOKMARK"))
+    if (type == QStringLiteral("BOOKMARK") || isNodeHeartbeat(object))
         return;
     SourcedLease lease;
     if (!fromLease(object, &lease)) {

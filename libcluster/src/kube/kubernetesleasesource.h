@@ -20,6 +20,10 @@ struct HttpResult;
  * in one namespace, `namespace/name` across all. A Lease that cannot be
  * trusted is an error entry (R1), decoded as the election decodes it.
  *
+ * Across all namespaces, the node heartbeats of `kube-node-lease` (one Lease
+ * per node, renewed every ten seconds, no election) are left out; asking for
+ * that namespace by name shows them.
+ *
  * Uses only get, list and watch (B5: the observer ClusterRole). Where
  * watch is forbidden, the 403 is logged once at info and isWatching()
  * turns false: the observer polls with LIST.
@@ -45,7 +49,11 @@ public:
     /*! A Lease object as the observer keeps it; false when it has no name to key it by. */
     bool fromLease(const QJsonObject &lease, SourcedLease *sourced) const;
 
+    /*! The namespace of the kubelets' heartbeat Leases. */
+    static inline const QString nodeHeartbeatNamespace = QStringLiteral("kube-node-lease");
+
 private:
+    bool isNodeHeartbeat(const QJsonObject &lease) const;
     void watchFrom(const QString &resourceVersion);
     void onWatchEvent(const QJsonObject &event);
     void closeStream();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "leaserecord.h"
+#include "registrykey.h"
 
 #include <QDateTime>
 #include <QHash>
@@ -90,8 +91,6 @@ public:
     /*! Observes what \a source reads; takes ownership of it. */
     explicit LeaseObserver(LeaseSource *source, const Clock *clock = nullptr, QObject *parent = nullptr);
     ~LeaseObserver() override;
-
-    static inline const QString keyPrefix = QStringLiteral("cluster:");
 
     /*! What is observed, for messages: `cluster:*`, `Leases in namespace prod at ...`. */
     QString describeSource() const;

@@ -2,6 +2,7 @@
 
 #include "leasecodec.h"
 #include "logging.h"
+#include "registrykey.h"
 
 #include <baton/store.h>
 
@@ -10,13 +11,8 @@ namespace baton {
 StoreLeaseBackend::StoreLeaseBackend(Store *store, const QString &leaseName, QObject *parent)
     : LeaseBackend(parent)
     , m_store(store)
-    , m_key(keyFor(leaseName))
+    , m_key(registryLeaseKey(leaseName))
 {
-}
-
-QString StoreLeaseBackend::keyFor(const QString &leaseName)
-{
-    return QStringLiteral("cluster:") + leaseName;
 }
 
 QString StoreLeaseBackend::describe() const

@@ -19,8 +19,6 @@ class StoreLeaseBackend final : public LeaseBackend
 public:
     StoreLeaseBackend(Store *store, const QString &leaseName, QObject *parent = nullptr);
 
-    static QString keyFor(const QString &leaseName);
-
     QString describe() const override;
     void read(Callback done) override;
     void create(const LeaseRecord &record, Callback done) override;

@@ -2,6 +2,7 @@
 
 #include "leasecodec.h"
 #include "logging.h"
+#include "registrykey.h"
 
 #include <baton/store.h>
 
@@ -19,13 +20,13 @@ StoreLeaseSource::~StoreLeaseSource() = default;
 
 QString StoreLeaseSource::describe() const
 {
-    return keyPrefix + QLatin1Char('*');
+    return registryLeasePrefix + QLatin1Char('*');
 }
 
 SourcedLease StoreLeaseSource::fromEntry(const StoreEntry &entry)
 {
     SourcedLease lease;
-    lease.name = entry.key.mid(keyPrefix.size());
+    lease.name = entry.key.mid(registryLeasePrefix.size());
     lease.version = entry.version;
     // R1: shown as unreadable, never guessed at.
     lease.valid = leasecodec::decode(entry.document, &lease.record, &lease.error);
@@ -39,11 +40,11 @@ void StoreLeaseSource::start()
     if (m_running || !m_store)
         return;
     m_running = true;
-    m_watch = m_store->watch(keyPrefix, this);
+    m_watch = m_store->watch(registryLeasePrefix, this);
     if (!m_watch)
         return;
     connect(m_watch, &StoreWatch::entryChanged, this, [this](const StoreEntry &entry) {
-        if (!entry.key.startsWith(keyPrefix))
+        if (!entry.key.startsWith(registryLeasePrefix))
             return;
         const SourcedLease lease = fromEntry(entry);
         if (m_listing)
@@ -51,9 +52,9 @@ void StoreLeaseSource::start()
         Q_EMIT changed(lease);
     });
     connect(m_watch, &StoreWatch::entryRemoved, this, [this](const QString &key) {
-        if (!key.startsWith(keyPrefix))
+        if (!key.startsWith(registryLeasePrefix))
             return;
-        const QString name = key.mid(keyPrefix.size());
+        const QString name = key.mid(registryLeasePrefix.size());
         if (m_listing)
             m_touchedDuringList.insert(name, std::nullopt);
         Q_EMIT removed(name);
@@ -75,7 +76,7 @@ void StoreLeaseSource::list()
     m_listing = true;
     m_touchedDuringList.clear();
     QPointer<StoreLeaseSource> self(this);
-    m_store->list(keyPrefix, [self](const StoreResult &result) {
+    m_store->list(registryLeasePrefix, [self](const StoreResult &result) {
         if (!self)
             return;
         self->m_listing = false;
@@ -91,9 +92,9 @@ void StoreLeaseSource::list()
         QList<SourcedLease> leases;
         QSet<QString> seen;
         for (const StoreEntry &entry : result.entries) {
-            if (!entry.key.startsWith(keyPrefix))
+            if (!entry.key.startsWith(registryLeasePrefix))
                 continue;
-            const QString name = entry.key.mid(keyPrefix.size());
+            const QString name = entry.key.mid(registryLeasePrefix.size());
             seen.insert(name);
             const auto touched = self->m_touchedDuringList.constFind(name);
             if (touched == self->m_touchedDuringList.constEnd())

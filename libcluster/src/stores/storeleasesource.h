@@ -24,8 +24,6 @@ class StoreLeaseSource final : public LeaseSource
 {
     Q_OBJECT
 public:
-    static inline const QString keyPrefix = QStringLiteral("cluster:");
-
     explicit StoreLeaseSource(Store *store, QObject *parent = nullptr);
     ~StoreLeaseSource() override;
 
