@@ -21,6 +21,8 @@ packages="
   openssl
   doxygen
   dpkg-dev file
+  libsystemd-dev
+  lintian
 "
 
 # clang and its runtimes (libFuzzer, ASan, UBSan) are for scripts/fuzz.sh and
@@ -31,6 +33,11 @@ if [ "${1:-}" = fuzz ]; then
 fi
 if [ "${1:-}" = bench ]; then
   packages="$packages valgrind"
+fi
+# kubectl (its `kustomize` renders resources/kubernetes in a test): Debian's
+# kubernetes-client, unless a kubectl from elsewhere is already installed.
+if ! command -v kubectl >/dev/null 2>&1; then
+  packages="$packages kubernetes-client"
 fi
 missing=""
 for p in $packages; do

@@ -4,6 +4,7 @@
 #include "democommand.h"
 #include "eventdispatcher.h"
 #include "joincommand.h"
+#include "journalstream.h"
 #include "statuscommand.h"
 #ifdef BATON_WITH_GUI
 #include "dashboard.h"
@@ -23,7 +24,8 @@ Leader election for Qt applications.
 
 Commands:
   join --config FILE [--lease NAME ...] [--exec CMD] [--grace MS]
-       [--on-exit restart|step-down] [--events json] [--listen ADDR] [--explain]
+       [--on-exit restart|step-down] [--once] [--try DURATION]
+       [--events json] [--listen ADDR] [--explain]
                  take part in the elections of FILE (or of the leases named)
                  until SIGTERM or SIGINT, then deregister, stop the command,
                  release and exit 0;
@@ -34,6 +36,11 @@ Commands:
                  --on-exit: a command that exits by itself while leading is
                  restarted with back-off, or (step-down) the lease is released
                  and baton exits 3;
+                 --once: run the command one time while leading, hold the
+                 lease for at least its duration, release it and exit with
+                 the command's status (5 if leadership ended under it);
+                 --try DURATION: exit 4 unless leading the first lease
+                 within DURATION (0: only if it is free now; 500ms, 30s, 5m);
                  --events json writes one JSON event a line to stdout;
                  --listen [HOST:]PORT serves /metrics, /livez (or /healthz),
                  /readyz and /leader (loopback
@@ -63,6 +70,9 @@ Exit status:
   2    bad command line or configuration (nothing was started)
   3    join --exec --on-exit step-down: the command exited while leading;
        the lease was released
+  4    join --try: this instance did not lead within DURATION
+  5    join --once: leadership ended before the command finished; it was
+       stopped (otherwise --once exits with the command's own status)
   130, 143
        a second SIGINT/SIGTERM during a clean stop: exited at once
 )";
@@ -122,7 +132,14 @@ int runJoin(QCoreApplication &app)
                                     QStringLiteral("ADDR"));
     const QCommandLineOption explain(QStringLiteral("explain"),
                                      QStringLiteral("Print what the timings guarantee and exit."));
-    parser.addOptions({config, lease, exec, grace, onExit, events, listen, explain});
+    const QCommandLineOption once(QStringLiteral("once"),
+                                  QStringLiteral("Run the command one time while leading, then release "
+                                                 "and exit with its status."));
+    const QCommandLineOption tryFor(QStringLiteral("try"),
+                                    QStringLiteral("Exit 4 unless leading within DURATION (0: only if "
+                                                   "the lease is free now)."),
+                                    QStringLiteral("DURATION"));
+    parser.addOptions({config, lease, exec, grace, onExit, once, tryFor, events, listen, explain});
     int exitCode = 0;
     if (!parseCommand(app, parser, "join", &exitCode))
         return exitCode;
@@ -158,6 +175,20 @@ int runJoin(QCoreApplication &app)
             return refuse(QStringLiteral("--on-exit takes \"restart\" or \"step-down\", not \"%1\"").arg(action));
         if (!parser.isSet(exec))
             return refuse(QStringLiteral("--on-exit only means something with --exec"));
+    }
+    if (parser.isSet(once)) {
+        if (!parser.isSet(exec))
+            return refuse(QStringLiteral("--once only means something with --exec"));
+        if (parser.isSet(onExit))
+            return refuse(QStringLiteral("--once and --on-exit exclude each other: with --once the "
+                                         "command's exit ends baton with its status"));
+        options.once = true;
+    }
+    if (parser.isSet(tryFor)) {
+        QString error;
+        options.tryMs = baton::JoinCommand::parseDuration(parser.value(tryFor), &error);
+        if (options.tryMs < 0)
+            return refuse(error);
     }
     options.listen = parser.value(listen);
     options.explain = parser.isSet(explain);
@@ -258,8 +289,7 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationName(QStringLiteral("baton"));
     QCoreApplication::setApplicationVersion(QStringLiteral(BATON_VERSION));
     if (qEnvironmentVariableIsEmpty("QT_MESSAGE_PATTERN"))
-        qSetMessagePattern(QStringLiteral(
-                "%{time yyyy-MM-ddThh:mm:ss.zzz} %{if-category}%{category} %{endif}%{type}: %{message}"));
+        qSetMessagePattern(baton::journalstream::messagePattern(baton::journalstream::stderrIsJournal()));
 
     const QString command = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("help");
     if (command == QLatin1String("join"))

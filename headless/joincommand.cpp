@@ -2,8 +2,10 @@
 
 #include "electionmetrics.h"
 #include "execsupervisor.h"
+#include "journalstream.h"
 #include "signalwatcher.h"
 #include "statusserver.h"
+#include "systemdnotifier.h"
 
 #include <baton/application.h>
 #include <baton/clusterservice.h>
@@ -11,8 +13,12 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
+#include <QTimer>
 
 #include <cstdio>
+#include <limits>
+#include <memory>
 
 namespace baton {
 
@@ -20,10 +26,33 @@ namespace {
 
 void complain(const QString &text)
 {
-    std::fprintf(stderr, "baton join: %s\n", qPrintable(text));
+    std::fprintf(stderr, "%sbaton join: %s\n", journalstream::errorPrefix(), qPrintable(text));
 }
 
 } // namespace
+
+qint64 JoinCommand::parseDuration(const QString &text, QString *errorString)
+{
+    static const QRegularExpression pattern(QStringLiteral("^([0-9]{1,9})(ms|s|m|h)?$"));
+    const QRegularExpressionMatch match = pattern.match(text);
+    const qint64 amount = match.hasMatch() ? match.captured(1).toLongLong() : -1;
+    const QString unit = match.captured(2);
+    // A bare number other than 0 is refused: "30" could mean seconds or
+    // milliseconds, and a job that waits 1000 times too long fails silently.
+    if (amount < 0 || (unit.isEmpty() && amount != 0)) {
+        *errorString = QStringLiteral("--try takes 0 or a whole number with a unit (500ms, 30s, 5m, "
+                                      "1h), not \"%1\"")
+                               .arg(text);
+        return -1;
+    }
+    if (unit == QLatin1String("h"))
+        return amount * 3600 * 1000;
+    if (unit == QLatin1String("m"))
+        return amount * 60 * 1000;
+    if (unit == QLatin1String("s"))
+        return amount * 1000;
+    return amount;
+}
 
 JoinCommand::JoinCommand(Options options, QObject *parent)
     : QObject(parent)
@@ -122,14 +151,33 @@ int JoinCommand::start()
         ExecSupervisor::Options exec;
         exec.command = m_options.exec;
         exec.graceMs = m_options.graceMs;
-        exec.onExit = m_options.onExit == OnExit::StepDown ? ExecSupervisor::OnExit::StepDown
-                                                           : ExecSupervisor::OnExit::Restart;
+        // --once: the command's own exit ends the leadership, as with
+        // step-down, but baton then exits with the command's status.
+        exec.onExit = m_options.onExit == OnExit::StepDown || m_options.once
+                ? ExecSupervisor::OnExit::StepDown
+                : ExecSupervisor::OnExit::Restart;
         m_exec = new ExecSupervisor(m_clusters.first(), exec);
         if (!m_exec->attach(&error)) {
             complain(QStringLiteral("lease \"%1\": %2").arg(m_clusters.first()->leaseName(), error));
             return BadUsage;
         }
-        connect(m_exec, &ExecSupervisor::stepDownRequested, this, [this] { stopWith(CommandExited); });
+        if (m_options.once) {
+            connect(m_exec, &ExecSupervisor::started, this, [this] { m_leadingFor.start(); });
+            connect(m_exec, &ExecSupervisor::stopped, this, [this](qint64, int exitCode, int signal) {
+                m_commandStatus = signal != 0 ? 128 + signal : exitCode; // as a shell reports it
+            });
+            connect(m_exec, &ExecSupervisor::event, this, [this](const QJsonObject &record) {
+                // Stopped by the supervisor while baton is not stopping: the
+                // leadership ended under the command; it is not run again.
+                if (!m_stopping && record.value(QStringLiteral("event")).toString() == QLatin1String("exec-stopped")
+                    && record.value(QStringLiteral("reason")).toString() == QLatin1String("stopped"))
+                    QMetaObject::invokeMethod(this, [this] { stopWith(LeadershipLost); }, Qt::QueuedConnection);
+            });
+            connect(m_exec, &ExecSupervisor::stepDownRequested, this, &JoinCommand::onceCommandEnded,
+                    Qt::QueuedConnection);
+        } else {
+            connect(m_exec, &ExecSupervisor::stepDownRequested, this, [this] { stopWith(CommandExited); });
+        }
         if (m_options.eventsJson)
             connect(m_exec, &ExecSupervisor::event, this, &JoinCommand::writeEvent);
     }
@@ -144,6 +192,10 @@ int JoinCommand::start()
                             "quarter kept for the kill and clock drift); the exec guard does "
                             "the same by its own clock should baton be frozen or killed\n",
                             m_exec->graceMs(), ExecSupervisor::maxGrace(cluster->timings()));
+            if (cluster == m_clusters.first() && m_options.once)
+                std::printf("  --once: the command runs one time; the lease is held at least %lld ms "
+                            "(leaseDuration) from when it was taken, then released\n",
+                            cluster->timings().leaseDuration);
         }
         return Success;
     }
@@ -184,13 +236,44 @@ int JoinCommand::start()
     // Signals are caught before the election starts, so that even the first
     // acquisition is released cleanly when a stop comes at once.
     m_signals = new SignalWatcher(this);
-    connect(m_signals, &SignalWatcher::terminationRequested, this, [this] { stopWith(Success); });
+    connect(m_signals, &SignalWatcher::terminationRequested, this, [this] {
+        // A job that already ended keeps its status, even when the stop
+        // comes while the lease is still held after it.
+        stopWith(m_commandStatus >= 0 ? m_commandStatus : Success);
+    });
     connect(m_application.get(), &Application::stopped, this, [this] { Q_EMIT finished(m_exitCode); });
+
+    m_systemd = new SystemdNotifier(this);
+    for (ClusterService *cluster : std::as_const(m_clusters))
+        m_systemd->follow(cluster);
+
+    // Watched before init(): the first attempt starts with it (F1).
+    if (m_options.tryMs == 0) {
+        watchFirstAttempt(m_clusters.first());
+    } else if (m_options.tryMs > 0) {
+        ClusterService *first = m_clusters.first();
+        auto *deadline = new QTimer(this);
+        deadline->setSingleShot(true);
+        connect(first, &ClusterService::leadershipChanged, deadline, [deadline](bool leading) {
+            if (leading)
+                deadline->deleteLater(); // it led in time: --try is done with
+        });
+        connect(deadline, &QTimer::timeout, this, [this, first] {
+            complain(QStringLiteral("lease \"%1\": not the leader within --try %2 ms (holder: %3): giving up")
+                             .arg(first->leaseName())
+                             .arg(m_options.tryMs)
+                             .arg(first->currentHolder().isEmpty() ? QStringLiteral("unknown")
+                                                                   : first->currentHolder()));
+            stopWith(NotLeading);
+        });
+        deadline->start(int(std::min<qint64>(m_options.tryMs, std::numeric_limits<int>::max())));
+    }
 
     if (!m_application->init(&error)) {
         complain(error);
         return BadUsage;
     }
+    m_systemd->ready();
     for (ClusterService *cluster : std::as_const(m_clusters))
         std::fprintf(stderr, "baton join: %s takes part in \"%s\" as %s\n  %s\n",
                      qPrintable(cluster->name()), qPrintable(cluster->leaseName()),
@@ -210,9 +293,53 @@ void JoinCommand::stopWith(int exitCode)
         return;
     m_stopping = true;
     m_exitCode = exitCode;
+    if (m_systemd)
+        m_systemd->stopping();
     // F5: every cluster service runs its deregistered callbacks (the
     // command's stop among them), waits for them, then releases.
     m_application->stop();
+}
+
+void JoinCommand::watchFirstAttempt(ClusterService *cluster)
+{
+    // --try 0: the first attempt decides. Anything but "acquired" (the lease
+    // is held, another instance won the race, the store did not answer)
+    // means this instance does not lead now.
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = connect(cluster, &ClusterService::electionEvent, this, [this, cluster, connection](const QJsonObject &event) {
+        if (event.value(QStringLiteral("event")).toString() != QLatin1String("attempt"))
+            return;
+        disconnect(*connection);
+        const QString outcome = event.value(QStringLiteral("outcome")).toString();
+        if (outcome == QLatin1String("acquired"))
+            return;
+        complain(QStringLiteral("lease \"%1\": not free now (attempt: %2%3), --try 0: giving up")
+                         .arg(cluster->leaseName(), outcome,
+                              cluster->currentHolder().isEmpty()
+                                      ? QString()
+                                      : QStringLiteral(", holder %1").arg(cluster->currentHolder())));
+        // Not from inside the election's own signal: the stop deregisters.
+        QMetaObject::invokeMethod(this, [this] { stopWith(NotLeading); }, Qt::QueuedConnection);
+    });
+}
+
+void JoinCommand::onceCommandEnded()
+{
+    // One run only: no later leadership of this process starts it again.
+    m_exec->detach();
+    // The lease stays held until a lease duration has passed since it was
+    // taken, so that instances started by the same timer tick, a little
+    // later, find it held (--try 0) instead of free and run the job again.
+    const qint64 holdMs = m_clusters.first()->timings().leaseDuration - m_leadingFor.elapsed();
+    const int status = m_commandStatus;
+    if (holdMs <= 0) {
+        stopWith(status);
+        return;
+    }
+    std::fprintf(stderr, "baton join: --once: the command ended (status %d); holding \"%s\" %lld ms more, "
+                         "then releasing it\n",
+                 status, qPrintable(m_clusters.first()->leaseName()), holdMs);
+    QTimer::singleShot(std::chrono::milliseconds(holdMs), this, [this, status] { stopWith(status); });
 }
 
 void JoinCommand::writeEvent(const QJsonObject &event)

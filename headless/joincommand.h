@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -14,13 +15,17 @@ class ElectionMetrics;
 class ExecSupervisor;
 class SignalWatcher;
 class StatusServer;
+class SystemdNotifier;
 
 /*!
  * `baton join`: takes part in every election of a configuration (or those
  * named with --lease) until SIGTERM or SIGINT, then stops cleanly (SPEC F5)
  * and exits 0. With --exec, runs a command while it leads the first of
  * those elections (ExecSupervisor); with --listen, serves /metrics and the
- * health pages /livez, /readyz and /leader (StatusServer).
+ * health pages /livez, /readyz and /leader (StatusServer). With --once the
+ * command runs one time and its exit status becomes baton's; with --try, an
+ * instance that does not lead in time gives up. Under systemd it reports
+ * readiness, status and watchdog pings (SystemdNotifier).
  */
 class JoinCommand : public QObject
 {
@@ -43,6 +48,10 @@ public:
         QString listen;
         /*! Print what the timings guarantee and exit without joining. */
         bool explain = false;
+        /*! Run the command once while leading, then release and exit with its status. */
+        bool once = false;
+        /*! Give up (NotLeading) unless leading the first lease within this; 0: at the first attempt; negative: wait. */
+        qint64 tryMs = -1;
     };
 
     enum ExitCode {
@@ -51,7 +60,17 @@ public:
         BadUsage = 2,
         /*! --on-exit step-down: the command exited while leading; the lease was released. */
         CommandExited = 3,
+        /*! --try: this instance did not lead within the time given (another did, or the store did not answer). */
+        NotLeading = 4,
+        /*! --once: leadership ended before the command finished; the command was stopped. */
+        LeadershipLost = 5,
     };
+
+    /*!
+     * Reads a --try DURATION: "0", or a whole number with ms, s, m or h.
+     * Returns the milliseconds, or -1 with \a errorString set.
+     */
+    static qint64 parseDuration(const QString &text, QString *errorString);
 
     explicit JoinCommand(Options options, QObject *parent = nullptr);
     ~JoinCommand() override;
@@ -71,6 +90,8 @@ private:
     bool selectLeases(QString *errorString);
     void writeEvent(const class QJsonObject &event);
     void stopWith(int exitCode);
+    void watchFirstAttempt(ClusterService *cluster);
+    void onceCommandEnded();
 
     Options m_options;
     std::unique_ptr<Application> m_application;
@@ -79,8 +100,13 @@ private:
     ElectionMetrics *m_metrics = nullptr;
     StatusServer *m_server = nullptr;
     SignalWatcher *m_signals = nullptr;
+    SystemdNotifier *m_systemd = nullptr;
     int m_exitCode = Success;
     bool m_stopping = false;
+    /*! --once: the command's exit status (128 + signal when a signal ended it), -1 until it ended. */
+    int m_commandStatus = -1;
+    /*! Since the command started, that is since this instance took the lease. */
+    QElapsedTimer m_leadingFor;
 };
 
 } // namespace baton

@@ -24,10 +24,15 @@ message("installed:\n  ${listing}")
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G Ninja
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-set(ENV{LD_LIBRARY_PATH} "${prefix}/lib:$ENV{LD_LIBRARY_PATH}")
+# The library folder: lib, or lib/<multiarch> on Debian (CMakeLists.txt).
+file(GLOB_RECURSE pc_file ${prefix}/lib/*baton-cluster.pc)
+list(GET pc_file 0 pc_file)
+get_filename_component(pc_dir ${pc_file} DIRECTORY)
+get_filename_component(libdir ${pc_dir} DIRECTORY)
+set(ENV{LD_LIBRARY_PATH} "${libdir}:$ENV{LD_LIBRARY_PATH}")
 run(${WORK_DIR}/build/consumer ${WORK_DIR}/registry-cmake)
 
-set(ENV{PKG_CONFIG_PATH} "${prefix}/lib/pkgconfig")
+set(ENV{PKG_CONFIG_PATH} "${pc_dir}")
 execute_process(COMMAND pkg-config --cflags --libs baton-cluster
                 OUTPUT_VARIABLE flags OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

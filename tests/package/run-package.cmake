@@ -1,6 +1,7 @@
-# Builds the Debian package of the build tree into a fresh folder, prints its
-# control data and contents, and fails when a part a user installs it for is
-# missing. Arguments: -DBUILD_DIR=... -DWORK_DIR=... -DCPACK=... -DGUI=ON|OFF
+# Builds the Debian packages of the build tree into a fresh folder, checks
+# what each holds and depends on, and runs lintian on them: no error may
+# remain (the warnings left, and why, are in docs/operations.md).
+# Arguments: -DBUILD_DIR=... -DWORK_DIR=... -DCPACK=... -DGUI=ON|OFF -DLINTIAN=...
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 
@@ -14,42 +15,102 @@ function(run out)
 endfunction()
 
 run(ignored ${CPACK} -G DEB --config ${BUILD_DIR}/CPackConfig.cmake -B ${WORK_DIR})
-file(GLOB debs ${WORK_DIR}/*.deb)
-list(LENGTH debs count)
-if(NOT count EQUAL 1)
-  message(FATAL_ERROR "expected one .deb in ${WORK_DIR}, found: ${debs}")
-endif()
-run(info dpkg-deb --info ${debs})
-run(contents dpkg-deb --contents ${debs})
 
-# What someone installs the package for, as regular expressions on the listing.
-set(expected
-  "usr/lib/([^ /]+/)?libbatoncluster\\.so\\.[0-9]"          # the library
-  "usr/lib/([^ /]+/)?libbatoncluster\\.so -> "              # the development link
-  "usr/include/baton/clusterservice\\.h"                # the public headers
+set(packages baton libbatoncluster1 libbatoncluster-dev)
+if(GUI)
+  list(APPEND packages baton-dashboard)
+endif()
+set(problems "")
+set(debs "")
+foreach(package ${packages})
+  file(GLOB deb ${WORK_DIR}/${package}_*.deb)
+  list(LENGTH deb count)
+  if(NOT count EQUAL 1)
+    message(FATAL_ERROR "expected one ${package}_*.deb in ${WORK_DIR}, found: ${deb}")
+  endif()
+  list(APPEND debs ${deb})
+  run(info_${package} dpkg-deb --info ${deb})
+  run(contents_${package} dpkg-deb --contents ${deb})
+endforeach()
+
+# expect(PACKAGE has|lacks PATTERN...): regular expressions on the listing.
+function(expect package mode)
+  foreach(pattern ${ARGN})
+    if(mode STREQUAL "has" AND NOT contents_${package} MATCHES "${pattern}")
+      list(APPEND problems "${package} lacks ${pattern}")
+    elseif(mode STREQUAL "lacks" AND contents_${package} MATCHES "${pattern}")
+      list(APPEND problems "${package} must not hold ${pattern}")
+    endif()
+  endforeach()
+  set(problems "${problems}" PARENT_SCOPE)
+endfunction()
+
+set(multiarch "usr/lib/[a-z0-9_]+-linux-gnu[a-z0-9_]*")
+expect(libbatoncluster1 has "${multiarch}/libbatoncluster\\.so\\.1 -> " "${multiarch}/libbatoncluster\\.so\\.1\\.")
+expect(libbatoncluster1 lacks "usr/include" "libbatoncluster\\.so -> " "usr/bin")
+expect(libbatoncluster-dev has
+  "${multiarch}/libbatoncluster\\.so -> "            # the development link
+  "usr/include/baton/clusterservice\\.h"              # the public headers
   "usr/include/baton/leadertimer\\.h"
   "usr/include/baton/baton_export\\.h"
-  "usr/lib/([^ /]+/)?cmake/Baton/BatonConfig\\.cmake"       # find_package(Baton)
-  "usr/lib/([^ /]+/)?cmake/Baton/BatonTargets\\.cmake"
-  "usr/lib/([^ /]+/)?pkgconfig/baton-cluster\\.pc"          # pkg-config
-  "usr/bin/baton\n"                                     # the executable
-  "usr/lib/([^ /]+/)?baton/baton-status\\.so"             # --listen's module, relative to `baton`
-  "usr/lib/([^ /]+/)?baton/baton-exec-guard\n"           # --exec's guard, relative to `baton`
-  "usr/lib/systemd/system/baton-join\\.service")
+  "${multiarch}/cmake/Baton/BatonConfig\\.cmake"      # find_package(Baton)
+  "${multiarch}/cmake/Baton/BatonTargets\\.cmake"
+  "${multiarch}/pkgconfig/baton-cluster\\.pc")         # pkg-config
+expect(libbatoncluster-dev lacks "libbatoncluster\\.so\\.1\\.")
+expect(baton has
+  "usr/bin/baton\n"                                    # the executable
+  "${multiarch}/baton/baton-status\\.so"               # --listen's module, relative to `baton`
+  "${multiarch}/baton/baton-exec-guard\n"             # --exec's guard, relative to `baton`
+  "usr/lib/systemd/system/baton-join@\\.service"
+  "usr/lib/systemd/system/baton-job@\\.service"
+  "usr/lib/systemd/system/baton-job@\\.timer"
+  "usr/share/doc/baton/operations\\.md"                # the units' Documentation=
+  "usr/share/doc/baton/copyright")
+expect(baton lacks "baton-dashboard\\.so" "usr/share/applications" "usr/include")
 if(GUI)
-  # The dashboard module, which `baton` loads relative to its own folder.
-  list(APPEND expected "usr/lib/([^ /]+/)?baton/baton-dashboard\\.so")
+  expect(baton-dashboard has "${multiarch}/baton/baton-dashboard\\.so" "usr/share/applications/baton\\.desktop"
+         "usr/share/icons/hicolor/scalable/apps/baton\\.svg" "usr/share/metainfo/baton\\.metainfo\\.xml")
+  expect(baton-dashboard lacks "usr/bin/baton\n")
+  if(NOT info_baton-dashboard MATCHES "Depends:[^\n]*baton \\(")
+    list(APPEND problems "baton-dashboard does not depend on baton")
+  endif()
 endif()
-set(missing "")
-foreach(pattern ${expected})
-  if(NOT contents MATCHES "${pattern}")
-    list(APPEND missing "${pattern}")
+
+# A server installs `baton` without the desktop: no Qt Widgets or GUI, no X11,
+# no keychain; dpkg-shlibdeps wrote what its binaries do link.
+string(REGEX MATCH "Depends:[^\n]*" baton_depends "${info_baton}")
+message("baton ${baton_depends}")
+foreach(unwanted libqt6widgets libqt6gui libx11 libxcb keychain libgl)
+  if(baton_depends MATCHES "${unwanted}")
+    list(APPEND problems "baton depends on ${unwanted}")
   endif()
 endforeach()
-if(NOT info MATCHES "Depends:[^\n]*libqt6core6")
-  list(APPEND missing "a Depends on Qt (dpkg-shlibdeps)")
+foreach(wanted libqt6core6 libbatoncluster1)
+  if(NOT baton_depends MATCHES "${wanted}")
+    list(APPEND problems "baton does not depend on ${wanted}")
+  endif()
+endforeach()
+if(NOT info_libbatoncluster-dev MATCHES "Depends:[^\n]*libbatoncluster1 \\(= ")
+  list(APPEND problems "libbatoncluster-dev does not depend on this version of libbatoncluster1")
 endif()
-if(missing)
-  message(FATAL_ERROR "the package lacks: ${missing}")
+if(NOT info_libbatoncluster-dev MATCHES "Depends:[^\n]*qt6-base-dev")
+  list(APPEND problems "libbatoncluster-dev does not depend on Qt's development files")
 endif()
-message("the package has the library, headers, CMake package, pkg-config module, binary, modules, exec guard and unit")
+
+if(NOT LINTIAN)
+  list(APPEND problems "lintian is not installed (Debian: lintian; ./setup.sh installs it)")
+else()
+  execute_process(COMMAND ${LINTIAN} --no-tag-display-limit ${debs}
+                  OUTPUT_VARIABLE lintian_out ERROR_VARIABLE lintian_err)
+  message("$ lintian ${debs}\n${lintian_out}${lintian_err}")
+  string(REGEX MATCHALL "(^|\n)E: [^\n]*" errors "${lintian_out}")
+  if(errors)
+    list(APPEND problems "lintian errors:${errors}")
+  endif()
+endif()
+
+if(problems)
+  string(REPLACE ";" "\n  " problems "${problems}")
+  message(FATAL_ERROR "the packages are not right:\n  ${problems}")
+endif()
+message("packages ${packages}: contents, dependencies and lintian as expected")
