@@ -57,9 +57,14 @@ QString FileStore::describe() const
     return describeService(*this, kTypeName);
 }
 
+QStringList FileStore::parameterNames()
+{
+    return {QStringLiteral("folder"), QStringLiteral("lockTimeout")};
+}
+
 bool FileStore::init(QString *errorString)
 {
-    const QString service = describe();
+    const QString service = describeForParameters(*this, kTypeName);
     const QJsonValue folderValue = parameters().value(QLatin1String("folder"));
     QString folder;
     if (!folderValue.isUndefined() && !folderValue.isNull()) {
@@ -79,18 +84,12 @@ bool FileStore::init(QString *errorString)
         folder = dataFolder + QStringLiteral("/registry");
     }
 
-    const QJsonValue timeoutValue = parameters().value(QLatin1String("lockTimeout"));
-    int lockTimeoutMs = kDefaultLockTimeoutMs;
-    if (!timeoutValue.isUndefined() && !timeoutValue.isNull()) {
-        const double timeout = timeoutValue.toDouble(-1);
-        if (!timeoutValue.isDouble() || timeout < 0 || timeout > 600000
-            || timeout != std::floor(timeout)) {
-            return refuse(errorString, service, QStringLiteral("lockTimeout"), timeoutValue,
-                          QStringLiteral("it must be a whole number of milliseconds from 0 "
-                                         "to 600000"));
-        }
-        lockTimeoutMs = static_cast<int>(timeout);
-    }
+    ParameterReader reader(service, parameters());
+    // Zero is allowed: it means one attempt at the lock, no waiting.
+    const int lockTimeoutMs = int(reader.duration(QStringLiteral("lockTimeout"),
+                                                  kDefaultLockTimeoutMs, 0, 600000));
+    if (!accept(errorString, reader))
+        return false;
 
     const QFileInfo info(folder);
     const QString path = info.absoluteFilePath();

@@ -47,6 +47,8 @@ class FileStore : public Store
     Q_OBJECT
 public:
     FileStore(const QString &name, const QJsonObject &parameters, Application *application);
+    /*! The parameters this type takes; the configuration refuses others (P1). */
+    static QStringList parameterNames();
     ~FileStore() override;
 
     bool init(QString *errorString) override;
