@@ -4,6 +4,7 @@
 #include "democommand.h"
 #include "eventdispatcher.h"
 #include "joincommand.h"
+#include "parameters.h"
 #include "statuscommand.h"
 #ifdef BATON_WITH_GUI
 #include "dashboard.h"
@@ -12,6 +13,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDateTime>
 
 #include <cstdio>
 
@@ -63,6 +65,11 @@ Exit status:
        the lease was released
   130, 143
        a second SIGINT/SIGTERM during a clean stop: exited at once
+
+Environment:
+  BATON_CONFIG   the configuration of join and status when --config is not
+                 given
+  BATON_DATA_DIR the data folder (default Registry: BATON_DATA_DIR/registry)
 )";
 
 /*! Parses the options of one command; returns false (and an exit code) when done. */
@@ -77,7 +84,11 @@ bool parseCommand(QCoreApplication &app, QCommandLineParser &parser, const char 
         return false;
     }
     if (parser.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(parser.helpText()), stdout);
+        // Qt names the program by its path; operators know it as `baton join`.
+        QString help = parser.helpText();
+        help.replace(0, help.indexOf(QLatin1Char('\n')),
+                     QStringLiteral("Usage: baton %1 [options]").arg(QLatin1String(command)));
+        std::fputs(qPrintable(help), stdout);
         *exitCode = 0;
         return false;
     }
@@ -128,12 +139,14 @@ int runJoin(QCoreApplication &app)
         std::fprintf(stderr, "baton join: %s\n", qPrintable(text));
         return int(baton::JoinCommand::BadUsage);
     };
-    if (!parser.isSet(config))
-        return refuse(QStringLiteral("--config FILE is required"));
+    const QString configPath = parser.isSet(config) ? parser.value(config)
+                                                    : qEnvironmentVariable("BATON_CONFIG");
+    if (configPath.isEmpty())
+        return refuse(QStringLiteral("--config FILE (or BATON_CONFIG) is required"));
     if (parser.isSet(events) && parser.value(events) != QLatin1String("json"))
         return refuse(QStringLiteral("--events takes \"json\", not \"%1\"").arg(parser.value(events)));
     baton::JoinCommand::Options options;
-    options.configPath = parser.value(config);
+    options.configPath = configPath;
     options.leases = parser.values(lease);
     options.eventsJson = parser.isSet(events);
     options.exec = parser.value(exec);
@@ -212,14 +225,19 @@ int runStatus(QCoreApplication &app)
     const int sources = int(parser.isSet(config)) + int(parser.isSet(store)) + int(kubernetes);
     if (sources > 1)
         return refuse("--config, --store and --kube-context/--kubeconfig exclude each other");
-    if (sources == 0)
-        return refuse("--config FILE, --store URL or --kube-context CONTEXT is required");
+    // BATON_CONFIG stands for --config when no other source is named.
+    const QString configPath = parser.isSet(config) || sources > 0
+            ? parser.value(config)
+            : qEnvironmentVariable("BATON_CONFIG");
+    if (sources == 0 && configPath.isEmpty())
+        return refuse("--config FILE (or BATON_CONFIG), --store URL or --kube-context CONTEXT is "
+                      "required");
     if (!kubernetes && (parser.isSet(namespaceName) || parser.isSet(allNamespaces)))
         return refuse("--namespace and --all-namespaces are for Kubernetes (--kube-context)");
     if (parser.isSet(namespaceName) && parser.isSet(allNamespaces))
         return refuse("--namespace and --all-namespaces exclude each other");
     baton::StatusCommand::Options options;
-    options.configPath = parser.value(config);
+    options.configPath = configPath;
     options.storeUrl = parser.value(store);
     options.kubeContext = parser.value(kubeContext);
     options.kubeconfigPath = parser.value(kubeconfig);
@@ -236,6 +254,13 @@ int runStatus(QCoreApplication &app)
 
 int runDemo(QCoreApplication &app)
 {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+            QStringLiteral("Three participants on a file Registry: a crash failover and a clean "
+                           "handover, shown live, then the history."));
+    int exitCode = 0;
+    if (!parseCommand(app, parser, "demo", &exitCode))
+        return exitCode; // --help shows the usage and runs nothing
     baton::DemoCommand demo(QCoreApplication::applicationFilePath());
     QObject::connect(&demo, &baton::DemoCommand::finished, &app, &QCoreApplication::exit);
     const int early = demo.start();
@@ -255,9 +280,18 @@ int main(int argc, char *argv[])
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("baton"));
     QCoreApplication::setApplicationVersion(QStringLiteral(BATON_VERSION));
-    if (qEnvironmentVariableIsEmpty("QT_MESSAGE_PATTERN"))
-        qSetMessagePattern(QStringLiteral(
-                "%{time yyyy-MM-ddThh:mm:ss.zzz} %{if-category}%{category} %{endif}%{type}: %{message}"));
+    if (qEnvironmentVariableIsEmpty("QT_MESSAGE_PATTERN")) {
+        // Qt's %{time} is local time without a zone; log lines carry ISO 8601
+        // UTC with its Z, as `baton status` prints times.
+        qSetMessagePattern(QStringLiteral("%{if-category}%{category} %{endif}%{type}: %{message}"));
+        qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &context,
+                                  const QString &message) {
+            const QString line = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)
+                    + QLatin1Char(' ') + qFormatLogMessage(type, context, message)
+                    + QLatin1Char('\n');
+            std::fputs(qPrintable(line), stderr);
+        });
+    }
 
     const QString command = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("help");
     if (command == QLatin1String("join"))
@@ -275,6 +309,13 @@ int main(int argc, char *argv[])
         std::fputs(usage, stdout);
         return 0;
     }
-    std::fprintf(stderr, "baton: unknown command \"%s\"\n\n%s", qPrintable(command), usage);
+    // One line, with the command a typo most likely meant, not the whole usage.
+    const QString meant = baton::parameters::closest(
+            command, {QStringLiteral("join"), QStringLiteral("status"), QStringLiteral("demo"),
+                      QStringLiteral("help"), QStringLiteral("version")});
+    std::fprintf(stderr, "baton: unknown command \"%s\"%s (baton help lists the commands)\n",
+                 qPrintable(command),
+                 meant.isEmpty() ? ""
+                                 : qPrintable(QStringLiteral(", did you mean \"%1\"?").arg(meant)));
     return 2;
 }
