@@ -39,17 +39,24 @@ Commands:
                  --listen [HOST:]PORT serves /metrics and /healthz (loopback
                  unless a non-loopback address is given as numbers);
                  --explain prints what the timings guarantee, and exits
-  status --config FILE [--watch] [--json] [--history FILE.csv|FILE.json]
-  status --store URL [--watch] [--json] [--history F]
-  status --kube-context CONTEXT [--kubeconfig FILE]
-         [--namespace N | --all-namespaces] [--watch] [--json] [--history F]
+  status [LEASE...] --config FILE [-w|--watch] [-o table|jsonl|json|name]
+         [--no-headers] [--json] [--check] [--history FILE.csv|FILE.json]
+  status [LEASE...] --store URL [-w] [-o FORMAT] [--check] [--history F]
+  status [LEASE...] --kube-context CONTEXT [--kubeconfig FILE]
+         [-n|--namespace N | -A|--all-namespaces] [-w] [-o FORMAT] [--check]
                  the leases of FILE's Registry, of the store at URL
                  (file:///folder, or etcd http://host:port[,...]; no
                  credentials in URLs), or the Kubernetes Leases of
                  a namespace (default: the context's) or of all namespaces
                  (named namespace/name), one line each: holder, held since,
                  last renewal against the lease duration, transitions;
-                 --json: one JSON record a line; --watch: follow them and
+                 only the LEASEs named; status never creates or writes
+                 anything (a missing folder is an error naming it);
+                 -o jsonl (or --json): one JSON record a line; -o json: one
+                 document; -o name: the names only; --check: exit 0 when
+                 every lease shown has a live holder, 1 when one has none
+                 or has expired, 3 when the store could not be read;
+                 --watch: follow them and
                  print each failover until SIGINT/SIGTERM; --history: write
                  the failovers seen on exit. On Kubernetes it needs only
                  get, list and watch on leases (without watch, it polls)
@@ -59,10 +66,11 @@ Commands:
 
 Exit status:
   0    done (a stop by SIGTERM/SIGINT is a success)
-  1    failed while running (store unreachable for status, listen failed)
+  1    failed while running (store unreachable for status, listen failed);
+       status --check: a lease without a live holder
   2    bad command line or configuration (nothing was started)
   3    join --exec --on-exit step-down: the command exited while leading;
-       the lease was released
+       the lease was released; status --check: the store could not be read
   130, 143
        a second SIGINT/SIGTERM during a clean stop: exited at once
 
@@ -73,7 +81,8 @@ Environment:
 )";
 
 /*! Parses the options of one command; returns false (and an exit code) when done. */
-bool parseCommand(QCoreApplication &app, QCommandLineParser &parser, const char *command, int *exitCode)
+bool parseCommand(QCoreApplication &app, QCommandLineParser &parser, const char *command, int *exitCode,
+                  bool takesArguments = false)
 {
     parser.addHelpOption();
     QStringList arguments = app.arguments();
@@ -92,7 +101,7 @@ bool parseCommand(QCoreApplication &app, QCommandLineParser &parser, const char 
         *exitCode = 0;
         return false;
     }
-    if (!parser.positionalArguments().isEmpty()) {
+    if (!takesArguments && !parser.positionalArguments().isEmpty()) {
         std::fprintf(stderr, "baton %s: unexpected argument \"%s\"\n", command,
                      qPrintable(parser.positionalArguments().constFirst()));
         *exitCode = 2;
@@ -192,9 +201,20 @@ int runStatus(QCoreApplication &app)
                                                   "file:///folder, or etcd endpoints "
                                                   "http://host:port[,...]."),
                                    QStringLiteral("URL"));
-    const QCommandLineOption watch(QStringLiteral("watch"),
+    const QCommandLineOption watch({QStringLiteral("w"), QStringLiteral("watch")},
                                    QStringLiteral("Follow the leases until SIGINT/SIGTERM."));
-    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("One JSON record a line."));
+    const QCommandLineOption json(QStringLiteral("json"),
+                                  QStringLiteral("One JSON record a line (as -o jsonl)."));
+    const QCommandLineOption output({QStringLiteral("o"), QStringLiteral("output")},
+                                    QStringLiteral("table (default), jsonl (one JSON record a "
+                                                   "line), json (one document) or name."),
+                                    QStringLiteral("FORMAT"));
+    const QCommandLineOption noHeaders(QStringLiteral("no-headers"),
+                                       QStringLiteral("The table without its header line."));
+    const QCommandLineOption check(QStringLiteral("check"),
+                                   QStringLiteral("Exit 0 when every lease shown has a live holder, "
+                                                  "1 when one has none or has expired, 3 when the "
+                                                  "store could not be read."));
     const QCommandLineOption history(QStringLiteral("history"),
                                      QStringLiteral("On exit, write the failovers seen to FILE "
                                                     "(.csv or .json)."),
@@ -207,15 +227,19 @@ int runStatus(QCoreApplication &app)
                                         QStringLiteral("The kubeconfig file (default: KUBECONFIG, "
                                                        "then ~/.kube/config)."),
                                         QStringLiteral("FILE"));
-    const QCommandLineOption namespaceName(QStringLiteral("namespace"),
+    const QCommandLineOption namespaceName({QStringLiteral("n"), QStringLiteral("namespace")},
                                            QStringLiteral("The namespace of the Leases (default: "
                                                           "the context's)."),
                                            QStringLiteral("N"));
-    const QCommandLineOption allNamespaces(QStringLiteral("all-namespaces"),
+    const QCommandLineOption allNamespaces({QStringLiteral("A"), QStringLiteral("all-namespaces")},
                                            QStringLiteral("The Leases of every namespace."));
-    parser.addOptions({config, store, kubeContext, kubeconfig, namespaceName, allNamespaces, watch, json, history});
+    parser.addOptions({config, store, kubeContext, kubeconfig, namespaceName, allNamespaces, watch,
+                       output, noHeaders, json, check, history});
+    parser.addPositionalArgument(QStringLiteral("LEASE"),
+                                 QStringLiteral("Only these leases (all when none is named)."),
+                                 QStringLiteral("[LEASE...]"));
     int exitCode = 0;
-    if (!parseCommand(app, parser, "status", &exitCode))
+    if (!parseCommand(app, parser, "status", &exitCode, true))
         return exitCode;
     auto refuse = [](const char *message) {
         std::fprintf(stderr, "baton status: %s\n", message);
@@ -236,7 +260,28 @@ int runStatus(QCoreApplication &app)
         return refuse("--namespace and --all-namespaces are for Kubernetes (--kube-context)");
     if (parser.isSet(namespaceName) && parser.isSet(allNamespaces))
         return refuse("--namespace and --all-namespaces exclude each other");
+    if (parser.isSet(check) && parser.isSet(watch))
+        return refuse("--check looks once and --watch follows: use one of them");
+    const QString format = parser.isSet(output) ? parser.value(output)
+            : parser.isSet(json)                ? QStringLiteral("jsonl")
+                                                : QStringLiteral("table");
+    const QStringList formats {QStringLiteral("table"), QStringLiteral("jsonl"),
+                               QStringLiteral("json"), QStringLiteral("name")};
+    if (!formats.contains(format)) {
+        std::fprintf(stderr, "baton status: -o takes table, jsonl, json or name, not \"%s\"\n",
+                     qPrintable(format));
+        return int(baton::StatusCommand::BadUsage);
+    }
+    if (parser.isSet(json) && parser.isSet(output) && format != QLatin1String("jsonl"))
+        return refuse("--json is -o jsonl: it cannot go with another -o");
+    if (parser.isSet(watch) && (format == QLatin1String("json") || format == QLatin1String("name")))
+        return refuse("--watch prints events as they come: use -o table or -o jsonl");
     baton::StatusCommand::Options options;
+    options.leases = parser.positionalArguments();
+    options.check = parser.isSet(check);
+    options.namesOnly = format == QLatin1String("name");
+    options.jsonDocument = format == QLatin1String("json");
+    options.noHeaders = parser.isSet(noHeaders);
     options.configPath = configPath;
     options.storeUrl = parser.value(store);
     options.kubeContext = parser.value(kubeContext);
@@ -244,7 +289,7 @@ int runStatus(QCoreApplication &app)
     options.namespaceName = parser.value(namespaceName);
     options.allNamespaces = parser.isSet(allNamespaces);
     options.watch = parser.isSet(watch);
-    options.json = parser.isSet(json);
+    options.json = format == QLatin1String("jsonl");
     options.historyPath = parser.value(history);
     baton::StatusCommand status(options);
     QObject::connect(&status, &baton::StatusCommand::finished, &app, &QCoreApplication::exit);

@@ -4,6 +4,7 @@
 
 #include "clock.h"
 #include "eventrecord.h"
+#include "filestore.h"
 #include "kubeconfig.h"
 #include "kubernetesleasesource.h"
 #include "leaseobserver.h"
@@ -15,6 +16,8 @@
 #include <baton/store.h>
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcessEnvironment>
@@ -89,6 +92,8 @@ int StatusCommand::start()
     connect(m_observer, &LeaseObserver::ready, this, &StatusCommand::onReady);
     if (m_options.watch) {
         connect(m_observer, &LeaseObserver::failover, this, [this](const LeaseFailover &change) {
+            if (!selected(change.lease))
+                return;
             if (m_options.json) {
                 QJsonObject r = record(change.lease, QStringLiteral("leader-changed"));
                 r.insert(QStringLiteral("from"), change.from);
@@ -109,7 +114,7 @@ int StatusCommand::start()
         });
         connect(m_observer, &LeaseObserver::leaseExpired, this, [this](const QString &name) {
             const auto lease = m_observer->lease(name);
-            if (!lease)
+            if (!lease || !selected(name))
                 return;
             if (m_options.json) {
                 QJsonObject r = record(name, QStringLiteral("lease-expired"));
@@ -125,7 +130,7 @@ int StatusCommand::start()
         });
         if (m_options.json)
             connect(m_observer, &LeaseObserver::leaseChanged, this, [this](const QString &name) {
-                if (!m_observer->isReady())
+                if (!m_observer->isReady() || !selected(name))
                     return;
                 if (const auto lease = m_observer->lease(name))
                     writeJson(leaseRecord(*lease, m_observerId, m_observer->clock().monotonicMs(),
@@ -165,21 +170,25 @@ int StatusCommand::createStoreObserver()
         return BadUsage;
     }
     // Only the Registry starts: the configuration's cluster services stay
-    // unstarted, so looking never joins an election.
+    // unstarted, so looking never joins an election. It starts read-only:
+    // looking never creates a folder, and a folder it may not write will do.
     Store *store = qobject_cast<Store *>(m_application->service(QStringLiteral("Registry")));
-    if (store) {
-        if (!store->init(&error)) {
-            complain(QStringLiteral("%1: %2").arg(m_options.storeUrl.isEmpty() ? m_options.configPath
-                                                                              : QStringLiteral("--store"),
-                                                  error));
-            return RuntimeFailure;
-        }
-    } else {
-        store = m_application->registry();
-        if (!store) {
-            complain(QStringLiteral("the default Registry in %1 cannot start").arg(m_application->dataFolder()));
-            return RuntimeFailure;
-        }
+    const QString where = m_options.storeUrl.isEmpty() ? m_options.configPath : QStringLiteral("--store");
+    if (!store) {
+        // The default Registry, as Application::registry() makes it, minus the creating.
+        auto *folderStore = new FileStore(
+                QStringLiteral("Registry"),
+                {{QStringLiteral("folder"),
+                  QDir(m_application->dataFolder()).filePath(QStringLiteral("registry"))}},
+                m_application.get());
+        folderStore->setParent(m_application.get());
+        store = folderStore;
+    }
+    if (auto *folderStore = qobject_cast<FileStore *>(store))
+        folderStore->setReadOnly(true);
+    if (!store->init(&error)) {
+        complain(where.isEmpty() ? error : QStringLiteral("%1: %2").arg(where, error));
+        return storeFailure();
     }
     m_observer = new LeaseObserver(store, nullptr, this);
     m_emptyText = QStringLiteral("no leases (no cluster:* entries in the Registry)");
@@ -219,27 +228,92 @@ void StatusCommand::onReady()
 {
     if (!m_storeError.isEmpty() && !m_options.watch) {
         complain(m_storeError);
-        finish(RuntimeFailure);
+        finish(storeFailure());
         return;
     }
     if (!m_storeError.isEmpty())
         complain(m_storeError);
     printSnapshot();
-    if (!m_options.watch)
-        finish(exportHistory() ? Success : RuntimeFailure);
+    if (m_options.watch)
+        return;
+    const bool live = !m_options.check || everyLeaseHasALiveHolder(selectedLeases());
+    if (!exportHistory())
+        finish(RuntimeFailure);
+    else
+        finish(live ? Success : NoLiveHolder);
+}
+
+QList<ObservedLease> StatusCommand::selectedLeases() const
+{
+    QList<ObservedLease> leases = m_observer->leases();
+    leases.removeIf([this](const ObservedLease &lease) { return !selected(lease.name); });
+    return leases;
+}
+
+bool StatusCommand::everyLeaseHasALiveHolder(const QList<ObservedLease> &leases) const
+{
+    const QDateTime wall = m_observer->clock().wallNow();
+    bool live = true;
+    for (const QString &name : std::as_const(m_options.leases)) {
+        const bool found = std::any_of(leases.cbegin(), leases.cend(),
+                                       [&](const ObservedLease &l) { return l.name == name; });
+        if (!found) {
+            complain(QStringLiteral("lease \"%1\": not found").arg(name));
+            live = false;
+        }
+    }
+    if (leases.isEmpty() && m_options.leases.isEmpty()) {
+        complain(m_emptyText);
+        live = false;
+    }
+    for (const ObservedLease &lease : leases) {
+        const LeaseRecord &r = lease.record;
+        // One look has no clock of its own to judge by: the holder's renewal
+        // time against its lease duration is the hint the table shows too.
+        const qint64 renewedAgo = r.renewTime.isValid() ? r.renewTime.msecsTo(wall) : -1;
+        QString why;
+        if (!lease.valid)
+            why = QStringLiteral("unreadable: ") + lease.error;
+        else if (r.holder.isEmpty())
+            why = QStringLiteral("no holder");
+        else if (lease.expired || renewedAgo > r.leaseDurationMs)
+            why = QStringLiteral("the lease of %1 expired (not renewed for %2 ms, by its clock)")
+                          .arg(r.holder)
+                          .arg(renewedAgo);
+        if (!why.isEmpty()) {
+            complain(QStringLiteral("lease \"%1\": %2").arg(lease.name, why));
+            live = false;
+        }
+    }
+    return live;
 }
 
 void StatusCommand::printSnapshot()
 {
     const qint64 now = m_observer->clock().monotonicMs();
     const QDateTime wall = m_observer->clock().wallNow();
-    const QList<ObservedLease> leases = m_observer->leases();
+    const QList<ObservedLease> leases = selectedLeases();
+    if (m_options.namesOnly) {
+        for (const ObservedLease &lease : leases)
+            say(lease.name);
+        return;
+    }
+    if (m_options.jsonDocument) {
+        QJsonArray records;
+        for (const ObservedLease &lease : leases)
+            records.append(leaseRecord(lease, m_observerId, now, wall));
+        say(QString::fromUtf8(QJsonDocument(records).toJson(QJsonDocument::Indented)).trimmed());
+        return;
+    }
     if (m_options.json) {
         for (const ObservedLease &lease : leases)
             writeJson(leaseRecord(lease, m_observerId, now, wall));
         return;
     }
-    for (const QString &line : formatTable(leases, now, wall, false, m_emptyText))
+    QStringList lines = formatTable(leases, now, wall, false, m_emptyText);
+    if (m_options.noHeaders && !leases.isEmpty())
+        lines.removeFirst();
+    for (const QString &line : std::as_const(lines))
         say(line);
 }
 

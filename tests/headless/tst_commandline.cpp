@@ -4,11 +4,17 @@
 
 #include "testsupport.h"
 
+#include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <tuple>
 
 namespace {
 
@@ -51,9 +57,18 @@ private Q_SLOTS:
     void batonConfigStandsForConfig();
     void badConfigurationFromBatonConfigExitsTwo();
     void logLinesAreUtcWithZ();
+    void statusCheckSaysWhetherEveryLeaseHasALiveHolder_data();
+    void statusCheckSaysWhetherEveryLeaseHasALiveHolder();
+    void statusNeverCreatesAFolder();
+    void statusReadsAReadOnlyFolder();
+    void statusOutputFormats();
+    void statusBadInputExitsTwo_data();
+    void statusBadInputExitsTwo();
 
 private:
     QString writeConfig(const QString &name, const QByteArray &json);
+    /*! A folder of lease entries as a FileStore keeps them: {name: {holder, renewed ms ago}}. */
+    QString writeRegistry(const QString &name, const QList<std::tuple<QString, QString, qint64>> &leases);
     QTemporaryDir m_folder;
 };
 
@@ -173,6 +188,168 @@ void TestCommandLine::logLinesAreUtcWithZ()
     static const QRegularExpression utc(QStringLiteral(
             "^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z baton\\.election info: "));
     QVERIFY2(utc.match(line).hasMatch(), qPrintable(line));
+}
+
+QString TestCommandLine::writeRegistry(const QString &name,
+                                       const QList<std::tuple<QString, QString, qint64>> &leases)
+{
+    QDir folder(m_folder.filePath(name));
+    if (!folder.mkpath(QStringLiteral(".")))
+        return {};
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (const auto &[lease, holder, renewedAgoMs] : leases) {
+        const QJsonObject document {
+                {QStringLiteral("holderIdentity"), holder},
+                {QStringLiteral("leaseDurationMs"), 60000},
+                {QStringLiteral("acquireTime"), now.addSecs(-3600).toString(Qt::ISODateWithMs)},
+                {QStringLiteral("renewTime"), now.addMSecs(-renewedAgoMs).toString(Qt::ISODateWithMs)},
+                {QStringLiteral("leaseTransitions"), 1}};
+        QFile file(folder.filePath(QStringLiteral("cluster:%1.json").arg(lease)));
+        if (!file.open(QIODevice::WriteOnly))
+            return {};
+        file.write(QJsonDocument(QJsonObject {{QStringLiteral("key"), QStringLiteral("cluster:") + lease},
+                                              {QStringLiteral("version"), QStringLiteral("1")},
+                                              {QStringLiteral("document"), document}})
+                           .toJson(QJsonDocument::Compact));
+    }
+    return folder.path();
+}
+
+void TestCommandLine::statusCheckSaysWhetherEveryLeaseHasALiveHolder_data()
+{
+    QTest::addColumn<QStringList>("leases");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("complaint");
+    QTest::newRow("all leases, a free one among them, gives 1")
+            << QStringList() << 1 << QStringLiteral("baton status: lease \"reports\": no holder\n");
+    QTest::newRow("the held lease alone gives 0") << QStringList {QStringLiteral("billing")} << 0
+                                                  << QString();
+    QTest::newRow("a free lease gives 1")
+            << QStringList {QStringLiteral("reports")} << 1
+            << QStringLiteral("baton status: lease \"reports\": no holder\n");
+    QTest::newRow("a lease not renewed within its duration gives 1")
+            << QStringList {QStringLiteral("billing"), QStringLiteral("stale")} << 1
+            << QStringLiteral("baton status: lease \"stale\": the lease of web-2 expired (not "
+                              "renewed for ");
+    QTest::newRow("a lease that does not exist gives 1")
+            << QStringList {QStringLiteral("nosuch")} << 1
+            << QStringLiteral("baton status: lease \"nosuch\": not found\n");
+}
+
+void TestCommandLine::statusCheckSaysWhetherEveryLeaseHasALiveHolder()
+{
+    // O3: `status --check` for cron, Nagios-style checks and scripts.
+    QFETCH(QStringList, leases);
+    QFETCH(int, exitCode);
+    QFETCH(QString, complaint);
+    const QString folder = writeRegistry(
+            QStringLiteral("check-registry"),
+            {{QStringLiteral("billing"), QStringLiteral("web-1"), 1000},
+             {QStringLiteral("reports"), QString(), 1000},
+             {QStringLiteral("stale"), QStringLiteral("web-2"), 120000}});
+    QVERIFY(!folder.isEmpty());
+    QStringList arguments {QStringLiteral("status"), QStringLiteral("--check"),
+                           QStringLiteral("--store"), QStringLiteral("file://") + folder};
+    arguments += leases;
+    const Run run = runBaton(arguments);
+    QCOMPARE(run.exitCode, exitCode);
+    if (complaint.isEmpty())
+        QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    else
+        QVERIFY2(run.err.startsWith(complaint), qPrintable(run.err));
+}
+
+void TestCommandLine::statusNeverCreatesAFolder()
+{
+    // R2, O3: looking writes nothing; a missing folder is named, and --check says 3.
+    const QString missing = m_folder.filePath(QStringLiteral("typo"));
+    const Run run = runBaton({QStringLiteral("status"), QStringLiteral("--store"),
+                              QStringLiteral("file://") + missing});
+    QCOMPARE(run.exitCode, 1);
+    QCOMPARE(run.err, QStringLiteral("baton status: --store: service \"Registry\" (Webda/FileStore): "
+                                     "parameter \"folder\" = \"%1\": the folder does not exist (an "
+                                     "observer never creates it)\n")
+                              .arg(missing));
+    QVERIFY(!QFile::exists(missing));
+    const Run checked = runBaton({QStringLiteral("status"), QStringLiteral("--check"),
+                                  QStringLiteral("--store"), QStringLiteral("file://") + missing});
+    QCOMPARE(checked.exitCode, 3);
+
+    // The default Registry too: BATON_DATA_DIR/registry is not made by a look.
+    const QString data = m_folder.filePath(QStringLiteral("status-data"));
+    const QString config = writeConfig(
+            QStringLiteral("default-registry.json"),
+            R"({"services": {"cluster": {"type": "StoreClusterService"}}})");
+    const Run byDefault = runBaton({QStringLiteral("status"), QStringLiteral("--config"), config},
+                                   {QStringLiteral("BATON_DATA_DIR=") + data});
+    QCOMPARE(byDefault.exitCode, 1);
+    QVERIFY2(byDefault.err.contains(data + QStringLiteral("/registry")), qPrintable(byDefault.err));
+    QVERIFY(!QFile::exists(data));
+}
+
+void TestCommandLine::statusReadsAReadOnlyFolder()
+{
+    // O3: an operator may look at a folder they cannot write.
+    const QString folder = writeRegistry(QStringLiteral("read-only-registry"),
+                                         {{QStringLiteral("billing"), QStringLiteral("web-1"), 1000}});
+    QVERIFY(QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+    const Run run = runBaton({QStringLiteral("status"), QStringLiteral("--check"),
+                              QStringLiteral("--store"), QStringLiteral("file://") + folder});
+    QVERIFY(QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                          | QFileDevice::ExeOwner));
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains(QStringLiteral("web-1")), qPrintable(run.out + run.err));
+    // Nothing was written beside the one entry: no lock file, no sequence file.
+    QCOMPARE(QDir(folder).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot).size(), 1);
+}
+
+void TestCommandLine::statusOutputFormats()
+{
+    // O3: -o name for scripts and completion, -o json one document, --no-headers.
+    const QString folder = writeRegistry(QStringLiteral("formats-registry"),
+                                         {{QStringLiteral("alpha"), QStringLiteral("web-1"), 1000},
+                                          {QStringLiteral("beta"), QStringLiteral("web-2"), 1000}});
+    const QString url = QStringLiteral("file://") + folder;
+    const Run names = runBaton({QStringLiteral("status"), QStringLiteral("-o"), QStringLiteral("name"),
+                                QStringLiteral("--store"), url});
+    QCOMPARE(names.exitCode, 0);
+    QCOMPARE(names.out, QStringLiteral("alpha\nbeta\n"));
+    const Run document = runBaton({QStringLiteral("status"), QStringLiteral("beta"), QStringLiteral("-o"),
+                                   QStringLiteral("json"), QStringLiteral("--store"), url});
+    QCOMPARE(document.exitCode, 0);
+    const QJsonArray records = QJsonDocument::fromJson(document.out.toUtf8()).array();
+    QCOMPARE(records.size(), 1);
+    QCOMPARE(records.at(0).toObject().value(QStringLiteral("holder")).toString(), QStringLiteral("web-2"));
+    const Run bare = runBaton({QStringLiteral("status"), QStringLiteral("--no-headers"),
+                               QStringLiteral("--store"), url});
+    QCOMPARE(bare.exitCode, 0);
+    const QStringList lines = bare.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(lines.at(0).startsWith(QStringLiteral("alpha")), qPrintable(bare.out));
+}
+
+void TestCommandLine::statusBadInputExitsTwo_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("an unknown -o format")
+            << QStringList {QStringLiteral("-o"), QStringLiteral("yaml")}
+            << QStringLiteral("baton status: -o takes table, jsonl, json or name, not \"yaml\"\n");
+    QTest::newRow("--check with --watch")
+            << QStringList {QStringLiteral("--check"), QStringLiteral("-w")}
+            << QStringLiteral("baton status: --check looks once and --watch follows: use one of them\n");
+}
+
+void TestCommandLine::statusBadInputExitsTwo()
+{
+    // P1: one line naming what is wrong, exit 2.
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, message);
+    const Run run = runBaton(QStringList {QStringLiteral("status"), QStringLiteral("--store"),
+                                          QStringLiteral("file://") + m_folder.path()}
+                             + arguments);
+    QCOMPARE(run.exitCode, 2);
+    QCOMPARE(run.err, message);
 }
 
 QTEST_GUILESS_MAIN(TestCommandLine)

@@ -93,6 +93,10 @@ bool FileStore::init(QString *errorString)
 
     const QFileInfo info(folder);
     const QString path = info.absoluteFilePath();
+    if (!info.exists() && m_readOnly) {
+        return refuse(errorString, service, QStringLiteral("folder"), QJsonValue(path),
+                      QStringLiteral("the folder does not exist (an observer never creates it)"));
+    }
     if (!info.exists()) {
         // Owner-only, and so is each folder above it that we create (the
         // default data folder's parents); one that exists is left alone.
@@ -106,7 +110,7 @@ bool FileStore::init(QString *errorString)
             return false;
         }
         qCInfo(lcStore).noquote() << service << "created folder" << path;
-    } else if (!info.isDir() || !info.isWritable()) {
+    } else if (!info.isDir() || (!info.isWritable() && !m_readOnly)) {
         return refuse(errorString, service, QStringLiteral("folder"), QJsonValue(path),
                       QStringLiteral("it must be a writable folder"));
     }

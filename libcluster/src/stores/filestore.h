@@ -53,6 +53,12 @@ public:
 
     bool init(QString *errorString) override;
     QString folder() const;
+    /*!
+     * For observers (`baton status`), before init(): the folder must exist
+     * and is never created, and a folder that may not be written is
+     * accepted. A write then fails as the file system says.
+     */
+    void setReadOnly(bool readOnly) { m_readOnly = readOnly; }
 
     void get(const QString &key, Callback done) override;
     void create(const QString &key, const QJsonObject &document, Callback done) override;
@@ -115,6 +121,7 @@ private:
 
     QString m_folder;
     int m_lockTimeoutMs = 2000;
+    bool m_readOnly = false;
     QFileSystemWatcher *m_watcher = nullptr;
     bool m_rescanPending = false;
     QHash<StoreWatch *, WatchState> m_watches;
