@@ -41,7 +41,8 @@ Commands:
                  --explain prints what the timings guarantee, and exits
   status [LEASE...] --config FILE [-w|--watch] [-o table|jsonl|json|name]
          [--no-headers] [--json] [--check] [--history FILE.csv|FILE.json]
-  status [LEASE...] --store URL [-w] [-o FORMAT] [--check] [--history F]
+  status [LEASE...] --store URL [--prefix P] [--cacert F] [--cert F --key F]
+         [--user NAME --password-file F] [-w] [-o FORMAT] [--check] [--history F]
   status [LEASE...] --kube-context CONTEXT [--kubeconfig FILE]
          [-n|--namespace N | -A|--all-namespaces] [-w] [-o FORMAT] [--check]
                  the leases of FILE's Registry, of the store at URL
@@ -78,6 +79,9 @@ Environment:
   BATON_CONFIG   the configuration of join and status when --config is not
                  given
   BATON_DATA_DIR the data folder (default Registry: BATON_DATA_DIR/registry)
+  BATON_PREFIX, BATON_CACERT, BATON_CERT, BATON_KEY, BATON_USER,
+  BATON_PASSWORD_FILE
+                 status --store: the flags of the same names, when not given
 )";
 
 /*! Parses the options of one command; returns false (and an exit code) when done. */
@@ -233,8 +237,31 @@ int runStatus(QCoreApplication &app)
                                            QStringLiteral("N"));
     const QCommandLineOption allNamespaces({QStringLiteral("A"), QStringLiteral("all-namespaces")},
                                            QStringLiteral("The Leases of every namespace."));
+    // What a --store URL cannot carry, as etcdctl names it; BATON_* when not given.
+    const QCommandLineOption cacert(QStringLiteral("cacert"),
+                                    QStringLiteral("etcd: the CA(s) that signed the members' "
+                                                   "certificates (PEM). BATON_CACERT."),
+                                    QStringLiteral("FILE"));
+    const QCommandLineOption cert(QStringLiteral("cert"),
+                                  QStringLiteral("etcd: the client certificate (PEM). BATON_CERT."),
+                                  QStringLiteral("FILE"));
+    const QCommandLineOption key(QStringLiteral("key"),
+                                 QStringLiteral("etcd: the client certificate's key (PEM). BATON_KEY."),
+                                 QStringLiteral("FILE"));
+    const QCommandLineOption user(QStringLiteral("user"),
+                                  QStringLiteral("etcd: the user name. BATON_USER."),
+                                  QStringLiteral("NAME"));
+    const QCommandLineOption passwordFile(QStringLiteral("password-file"),
+                                          QStringLiteral("etcd: a file holding the password. "
+                                                         "BATON_PASSWORD_FILE."),
+                                          QStringLiteral("FILE"));
+    const QCommandLineOption prefix(QStringLiteral("prefix"),
+                                    QStringLiteral("etcd: the key prefix of the store "
+                                                   "(its \"prefix\" parameter). BATON_PREFIX."),
+                                    QStringLiteral("PREFIX"));
     parser.addOptions({config, store, kubeContext, kubeconfig, namespaceName, allNamespaces, watch,
-                       output, noHeaders, json, check, history});
+                       output, noHeaders, json, check, history, prefix, cacert, cert, key, user,
+                       passwordFile});
     parser.addPositionalArgument(QStringLiteral("LEASE"),
                                  QStringLiteral("Only these leases (all when none is named)."),
                                  QStringLiteral("[LEASE...]"));
@@ -277,6 +304,23 @@ int runStatus(QCoreApplication &app)
     if (parser.isSet(watch) && (format == QLatin1String("json") || format == QLatin1String("name")))
         return refuse("--watch prints events as they come: use -o table or -o jsonl");
     baton::StatusCommand::Options options;
+    auto valueOrEnvironment = [&](const QCommandLineOption &option, const char *variable) {
+        return parser.isSet(option) ? parser.value(option) : qEnvironmentVariable(variable);
+    };
+    const bool connectionFlags = parser.isSet(cacert) || parser.isSet(cert) || parser.isSet(key)
+            || parser.isSet(user) || parser.isSet(passwordFile) || parser.isSet(prefix);
+    if (connectionFlags && !parser.isSet(store))
+        return refuse("--prefix, --cacert, --cert, --key, --user and --password-file go with "
+                      "--store (a configuration file names them itself)");
+    // The variables serve etcd; a file store simply does not read them.
+    if (parser.isSet(store) && (connectionFlags || !parser.value(store).startsWith(QLatin1String("file:")))) {
+        options.caFile = valueOrEnvironment(cacert, "BATON_CACERT");
+        options.certFile = valueOrEnvironment(cert, "BATON_CERT");
+        options.keyFile = valueOrEnvironment(key, "BATON_KEY");
+        options.user = valueOrEnvironment(user, "BATON_USER");
+        options.passwordFile = valueOrEnvironment(passwordFile, "BATON_PASSWORD_FILE");
+        options.prefix = valueOrEnvironment(prefix, "BATON_PREFIX");
+    }
     options.leases = parser.positionalArguments();
     options.check = parser.isSet(check);
     options.namesOnly = format == QLatin1String("name");

@@ -155,7 +155,29 @@ int StatusCommand::createStoreObserver()
     QString error;
     bool loaded = false;
     if (!m_options.storeUrl.isEmpty()) {
-        const QJsonObject registry = registryForStoreUrl(m_options.storeUrl, &error);
+        QJsonObject registry = registryForStoreUrl(m_options.storeUrl, &error);
+        QJsonObject tls;
+        for (const auto &[key, value] : {std::pair {QStringLiteral("ca"), m_options.caFile},
+                                         std::pair {QStringLiteral("cert"), m_options.certFile},
+                                         std::pair {QStringLiteral("key"), m_options.keyFile}})
+            if (!value.isEmpty())
+                tls.insert(key, value);
+        const bool connection = !tls.isEmpty() || !m_options.user.isEmpty()
+                || !m_options.passwordFile.isEmpty() || !m_options.prefix.isEmpty();
+        if (connection && registry.value(QStringLiteral("type")) != QLatin1String("Webda/EtcdStore")
+            && !registry.isEmpty()) {
+            complain(QStringLiteral("--prefix, --cacert, --cert, --key, --user and --password-file "
+                                    "are for an etcd store (--store http://host:port)"));
+            return BadUsage;
+        }
+        if (!tls.isEmpty())
+            registry.insert(QStringLiteral("tls"), tls);
+        if (!m_options.user.isEmpty())
+            registry.insert(QStringLiteral("username"), m_options.user);
+        if (!m_options.passwordFile.isEmpty())
+            registry.insert(QStringLiteral("passwordFile"), m_options.passwordFile);
+        if (!m_options.prefix.isEmpty())
+            registry.insert(QStringLiteral("prefix"), m_options.prefix);
         loaded = !registry.isEmpty()
                 && m_application->loadConfig(
                         QJsonDocument(QJsonObject {{QStringLiteral("services"),

@@ -58,6 +58,18 @@ public:
         bool jsonDocument = false;
         /*! `--no-headers`: the table without its header line. */
         bool noHeaders = false;
+        /*!
+         * With `--store` and etcd: what a URL cannot carry (`--cacert`,
+         * `--cert`, `--key`, `--user`, `--password-file`), as EtcdStore
+         * parameters (`tls.ca`...); empty when none is given.
+         */
+        QString caFile;
+        QString certFile;
+        QString keyFile;
+        QString user;
+        QString passwordFile;
+        /*! `--prefix`: the etcd store's key prefix, as its `prefix` parameter. */
+        QString prefix;
     };
 
     /*! Exit statuses; with --check, 1 means a lease without a live holder. */

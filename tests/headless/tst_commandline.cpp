@@ -2,6 +2,7 @@
 // suggestion for a mistyped command, --help that runs nothing, BATON_CONFIG,
 // and log lines in ISO 8601 UTC.
 
+#include "etcdfixture.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -62,6 +63,7 @@ private Q_SLOTS:
     void statusNeverCreatesAFolder();
     void statusReadsAReadOnlyFolder();
     void statusOutputFormats();
+    void statusReachesAnEtcdThatNeedsAPassword();
     void statusBadInputExitsTwo_data();
     void statusBadInputExitsTwo();
 
@@ -328,6 +330,38 @@ void TestCommandLine::statusOutputFormats()
     QVERIFY2(lines.at(0).startsWith(QStringLiteral("alpha")), qPrintable(bare.out));
 }
 
+void TestCommandLine::statusReachesAnEtcdThatNeedsAPassword()
+{
+    // B1, R2: what a URL cannot carry comes as etcdctl's flags, or BATON_*.
+    baton::test::EtcdFixture etcd("BATON_ETCD_AUTH_DIR");
+    if (!etcd.configured())
+        QSKIP("no etcd fixture: run through ctest");
+    const QStringList endpoints = etcd.endpoints();
+    QVERIFY2(!endpoints.isEmpty(), qPrintable(etcd.errorString()));
+    const QString passwordPath = m_folder.filePath(QStringLiteral("etcd-password"));
+    {
+        QFile file(passwordPath);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        file.write(etcd.password().toUtf8() + '\n');
+    }
+    // The fixture's user may read and write under auth/ only.
+    const QStringList store {QStringLiteral("status"), QStringLiteral("--store"),
+                             endpoints.join(QLatin1Char(',')), QStringLiteral("--prefix"),
+                             QStringLiteral("auth/")};
+
+    const Run refused = runBaton(store);
+    QCOMPARE(refused.exitCode, 1); // etcd asks for a user
+    const Run flags = runBaton(store + QStringList {QStringLiteral("--user"), etcd.username(),
+                                                    QStringLiteral("--password-file"), passwordPath});
+    QVERIFY2(flags.exitCode == 0, qPrintable(flags.err));
+    const Run environment = runBaton(store, {QStringLiteral("BATON_USER=") + etcd.username(),
+                                             QStringLiteral("BATON_PASSWORD_FILE=") + passwordPath});
+    QVERIFY2(environment.exitCode == 0, qPrintable(environment.err));
+    for (const Run &run : {refused, flags, environment})
+        QVERIFY(!(run.out + run.err).contains(etcd.password()));
+}
+
 void TestCommandLine::statusBadInputExitsTwo_data()
 {
     QTest::addColumn<QStringList>("arguments");
@@ -335,6 +369,10 @@ void TestCommandLine::statusBadInputExitsTwo_data()
     QTest::newRow("an unknown -o format")
             << QStringList {QStringLiteral("-o"), QStringLiteral("yaml")}
             << QStringLiteral("baton status: -o takes table, jsonl, json or name, not \"yaml\"\n");
+    QTest::newRow("a user name for a file store")
+            << QStringList {QStringLiteral("--user"), QStringLiteral("ops")}
+            << QStringLiteral("baton status: --prefix, --cacert, --cert, --key, --user and "
+                              "--password-file are for an etcd store (--store http://host:port)\n");
     QTest::newRow("--check with --watch")
             << QStringList {QStringLiteral("--check"), QStringLiteral("-w")}
             << QStringLiteral("baton status: --check looks once and --watch follows: use one of them\n");
