@@ -17,6 +17,9 @@
 
 #include <tuple>
 
+#include <csignal>
+#include <sys/types.h>
+
 namespace {
 
 struct Run
@@ -64,6 +67,8 @@ private Q_SLOTS:
     void statusReadsAReadOnlyFolder();
     void statusOutputFormats();
     void statusReachesAnEtcdThatNeedsAPassword();
+    void demoRemovesItsFolderWhenInterrupted_data();
+    void demoRemovesItsFolderWhenInterrupted();
     void statusBadInputExitsTwo_data();
     void statusBadInputExitsTwo();
 
@@ -360,6 +365,37 @@ void TestCommandLine::statusReachesAnEtcdThatNeedsAPassword()
     QVERIFY2(environment.exitCode == 0, qPrintable(environment.err));
     for (const Run &run : {refused, flags, environment})
         QVERIFY(!(run.out + run.err).contains(etcd.password()));
+}
+
+void TestCommandLine::demoRemovesItsFolderWhenInterrupted_data()
+{
+    QTest::addColumn<int>("signalNumber");
+    QTest::newRow("SIGTERM removes the folder") << int(SIGTERM);
+    QTest::newRow("SIGINT removes the folder") << int(SIGINT);
+}
+
+void TestCommandLine::demoRemovesItsFolderWhenInterrupted()
+{
+    // R2: what the demo writes is its user's alone, and goes when it is stopped.
+    QFETCH(int, signalNumber);
+    QProcess demo;
+    demo.start(baton::test::batonBinary(), {QStringLiteral("demo")});
+    QByteArray out;
+    static const QRegularExpression folderLine(QStringLiteral("on a file Registry in (\\S+)\n"));
+    QRegularExpressionMatch match;
+    QTRY_VERIFY_WITH_TIMEOUT((match = folderLine.match(QString::fromUtf8(out += demo.readAllStandardOutput())))
+                                     .hasMatch(),
+                             20000);
+    const QString folder = match.captured(1);
+    QVERIFY(QFile::exists(folder));
+    QCOMPARE(baton::test::fileMode(folder), 0700);
+    for (const QString &name : {QStringLiteral("alpha.json"), QStringLiteral("bravo.json"),
+                                QStringLiteral("charlie.json")})
+        QCOMPARE(baton::test::fileMode(folder + QLatin1Char('/') + name), 0600);
+    QVERIFY(::kill(pid_t(demo.processId()), signalNumber) == 0);
+    QVERIFY(demo.waitForFinished(30000));
+    QCOMPARE(demo.exitCode(), 128 + signalNumber);
+    QVERIFY2(!QFile::exists(folder), qPrintable(folder));
 }
 
 void TestCommandLine::statusBadInputExitsTwo_data()
