@@ -332,15 +332,14 @@ void StatusCommand::printSnapshot()
             writeJson(leaseRecord(lease, m_observerId, now, wall));
         return;
     }
-    QStringList lines = formatTable(leases, now, wall, false, m_emptyText);
+    QStringList lines = formatTable(leases, wall, m_emptyText);
     if (m_options.noHeaders && !leases.isEmpty())
         lines.removeFirst();
     for (const QString &line : std::as_const(lines))
         say(line);
 }
 
-QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, qint64 nowMono,
-                                       const QDateTime &nowWall, bool observed,
+QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,
                                        const QString &emptyText)
 {
     if (leases.isEmpty())
@@ -351,12 +350,11 @@ QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, qint6
         nameWidth = std::max(nameWidth, int(lease.name.size()));
         holderWidth = std::max(holderWidth, int(orNone(lease.record.holder).size()));
     }
-    const QString format = QStringLiteral("%1  %2  %3  %4  %5  %6  %7");
+    const QString format = QStringLiteral("%1  %2  %3  %4  %5  %6");
     QStringList lines {format.arg(QStringLiteral("LEASE"), -nameWidth)
                                .arg(QStringLiteral("HOLDER"), -holderWidth)
                                .arg(QStringLiteral("SINCE"), -24)
-                               .arg(QStringLiteral("RENEWED"), -8)
-                               .arg(QStringLiteral("UNCHANGED/LEASE"), -15)
+                               .arg(QStringLiteral("RENEWED/LEASE"), -13)
                                .arg(QStringLiteral("TRANS"), 5)
                                .arg(QStringLiteral("STATE"))};
     for (const ObservedLease &lease : leases) {
@@ -369,19 +367,21 @@ QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, qint6
             state = QStringLiteral("free");
         else if (lease.expired)
             state = QStringLiteral("EXPIRED");
-        else if (!observed && renewedAgo > r.leaseDurationMs)
+        else if (renewedAgo > r.leaseDurationMs)
             // The record's clock is another host's: a hint, not a verdict (F2).
             state = QStringLiteral("stale? (by the holder's clock)");
         else
             state = QStringLiteral("held");
-        const QString unchanged = observed
-                ? QStringLiteral("%1/%2").arg(seconds(lease.sinceChangeMs(nowMono)), seconds(r.leaseDurationMs))
-                : QStringLiteral("-/%1").arg(seconds(r.leaseDurationMs));
+        // While held: the last renewal against the lease it renews. A free
+        // lease has no duration to show (a release writes a token 1 s).
+        const bool held = lease.valid && !r.holder.isEmpty() && renewedAgo >= 0;
+        const QString renewed = held
+                ? QStringLiteral("%1/%2").arg(seconds(renewedAgo), seconds(r.leaseDurationMs))
+                : QStringLiteral("-");
         lines.append(format.arg(lease.name, -nameWidth)
                              .arg(orNone(r.holder), -holderWidth)
                              .arg(r.acquireTime.isValid() ? timeText(r.acquireTime) : QStringLiteral("-"), -24)
-                             .arg(renewedAgo >= 0 ? seconds(renewedAgo) : QStringLiteral("-"), -8)
-                             .arg(unchanged, -15)
+                             .arg(renewed, -13)
                              .arg(r.transitions, 5)
                              .arg(state));
     }

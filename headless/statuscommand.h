@@ -82,8 +82,7 @@ public:
     int start();
 
     /*! One table line per lease; the header first. For people. \a emptyText when there is none. */
-    static QStringList formatTable(const QList<ObservedLease> &leases, qint64 nowMono,
-                                   const QDateTime &nowWall, bool observed,
+    static QStringList formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,
                                    const QString &emptyText = QString());
     /*! The `lease` snapshot record (docs/events.md). */
     static QJsonObject leaseRecord(const ObservedLease &lease, const QString &observerId,

@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSaveFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -66,6 +67,8 @@ private Q_SLOTS:
     void statusNeverCreatesAFolder();
     void statusReadsAReadOnlyFolder();
     void statusOutputFormats();
+    void statusTableShowsTheRenewalAgainstTheLease();
+    void statusWatchPrintsEachChangeOnce();
     void statusReachesAnEtcdThatNeedsAPassword();
     void demoRemovesItsFolderWhenInterrupted_data();
     void demoRemovesItsFolderWhenInterrupted();
@@ -77,6 +80,7 @@ private:
     /*! A folder of lease entries as a FileStore keeps them: {name: {holder, renewed ms ago}}. */
     QString writeRegistry(const QString &name, const QList<std::tuple<QString, QString, qint64>> &leases);
     QTemporaryDir m_folder;
+    int m_version = 0;
 };
 
 void TestCommandLine::initTestCase()
@@ -211,13 +215,16 @@ QString TestCommandLine::writeRegistry(const QString &name,
                 {QStringLiteral("acquireTime"), now.addSecs(-3600).toString(Qt::ISODateWithMs)},
                 {QStringLiteral("renewTime"), now.addMSecs(-renewedAgoMs).toString(Qt::ISODateWithMs)},
                 {QStringLiteral("leaseTransitions"), 1}};
-        QFile file(folder.filePath(QStringLiteral("cluster:%1.json").arg(lease)));
+        // Replaced by a rename with a new version, as a FileStore writes.
+        QSaveFile file(folder.filePath(QStringLiteral("cluster:%1.json").arg(lease)));
         if (!file.open(QIODevice::WriteOnly))
             return {};
         file.write(QJsonDocument(QJsonObject {{QStringLiteral("key"), QStringLiteral("cluster:") + lease},
-                                              {QStringLiteral("version"), QStringLiteral("1")},
+                                              {QStringLiteral("version"), QString::number(++m_version)},
                                               {QStringLiteral("document"), document}})
                            .toJson(QJsonDocument::Compact));
+        if (!file.commit())
+            return {};
     }
     return folder.path();
 }
@@ -333,6 +340,45 @@ void TestCommandLine::statusOutputFormats()
     const QStringList lines = bare.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 2);
     QVERIFY2(lines.at(0).startsWith(QStringLiteral("alpha")), qPrintable(bare.out));
+}
+
+void TestCommandLine::statusTableShowsTheRenewalAgainstTheLease()
+{
+    // O3: while held, the time since the last renewal against the lease's
+    // duration; for a free lease nothing (a release's 1 s is no duration).
+    const QString folder = writeRegistry(QStringLiteral("columns-registry"),
+                                         {{QStringLiteral("held"), QStringLiteral("web-1"), 2000},
+                                          {QStringLiteral("released"), QString(), 2000}});
+    const Run run = runBaton({QStringLiteral("status"), QStringLiteral("--store"),
+                              QStringLiteral("file://") + folder});
+    QCOMPARE(run.exitCode, 0);
+    const QStringList lines = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    QVERIFY2(lines.at(0).contains(QStringLiteral("  RENEWED/LEASE  ")), qPrintable(run.out));
+    static const QRegularExpression held(QStringLiteral("^held +web-1 +\\S+ +2\\.\\ds/60\\.0s +1  held$"));
+    QVERIFY2(held.match(lines.at(1)).hasMatch(), qPrintable(lines.at(1)));
+    static const QRegularExpression released(QStringLiteral("^released +\\(none\\) +\\S+ +- +1  free$"));
+    QVERIFY2(released.match(lines.at(2)).hasMatch(), qPrintable(lines.at(2)));
+}
+
+void TestCommandLine::statusWatchPrintsEachChangeOnce()
+{
+    // O3: a change seen by --watch is one line on stdout, not also a log line.
+    const QString folder = writeRegistry(QStringLiteral("watch-registry"),
+                                         {{QStringLiteral("billing"), QStringLiteral("web-1"), 0}});
+    QProcess status;
+    status.start(baton::test::batonBinary(), {QStringLiteral("status"), QStringLiteral("-w"),
+                                              QStringLiteral("--store"), QStringLiteral("file://") + folder});
+    QByteArray out;
+    QTRY_VERIFY_WITH_TIMEOUT((out += status.readAllStandardOutput()).contains("web-1"), 20000);
+    writeRegistry(QStringLiteral("watch-registry"), {{QStringLiteral("billing"), QStringLiteral("web-2"), 0}});
+    QTRY_VERIFY_WITH_TIMEOUT((out += status.readAllStandardOutput()).contains("web-1 -> web-2"), 20000);
+    status.terminate();
+    QVERIFY(status.waitForFinished(20000));
+    out += status.readAllStandardOutput();
+    const QString err = QString::fromUtf8(status.readAllStandardError());
+    QCOMPARE(QString::fromUtf8(out).count(QStringLiteral("web-1 -> web-2")), 1);
+    QVERIFY2(!err.contains(QStringLiteral("web-2")), qPrintable(err));
 }
 
 void TestCommandLine::statusReachesAnEtcdThatNeedsAPassword()
