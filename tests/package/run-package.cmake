@@ -34,7 +34,10 @@ set(expected
   "usr/lib/([^ /]+/)?pkgconfig/baton-cluster\\.pc"          # pkg-config
   "usr/bin/baton\n"                                     # the executable
   "usr/lib/([^ /]+/)?baton/baton-status\\.so"             # --listen's module, relative to `baton`
-  "usr/lib/systemd/system/baton-join\\.service")
+  "usr/lib/systemd/system/baton-join\\.service"
+  "usr/share/man/man1/baton\\.1"                          # baton(1), from --help
+  "usr/share/bash-completion/completions/baton\n"       # the completions
+  "usr/share/zsh/site-functions/_baton")
 if(GUI)
   # The dashboard module, which `baton` loads relative to its own folder.
   list(APPEND expected "usr/lib/([^ /]+/)?baton/baton-dashboard\\.so")
@@ -51,4 +54,4 @@ endif()
 if(missing)
   message(FATAL_ERROR "the package lacks: ${missing}")
 endif()
-message("the package has the library, headers, CMake package, pkg-config module, binary, modules and unit")
+message("the package has the library, headers, CMake package, pkg-config module, binary, modules, unit, manual and completions")
