@@ -5,6 +5,7 @@
 #include "eventdispatcher.h"
 #include "joincommand.h"
 #include "journalstream.h"
+#include "parameters.h"
 #include "statuscommand.h"
 #ifdef BATON_WITH_GUI
 #include "dashboard.h"
@@ -13,6 +14,7 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <QDateTime>
 
 #include <cstdio>
 
@@ -46,17 +48,25 @@ Commands:
                  /readyz and /leader (loopback
                  unless a non-loopback address is given as numbers);
                  --explain prints what the timings guarantee, and exits
-  status --config FILE [--watch] [--json] [--history FILE.csv|FILE.json]
-  status --store URL [--watch] [--json] [--history F]
-  status --kube-context CONTEXT [--kubeconfig FILE]
-         [--namespace N | --all-namespaces] [--watch] [--json] [--history F]
+  status [LEASE...] --config FILE [-w|--watch] [-o table|jsonl|json|name]
+         [--no-headers] [--json] [--check] [--history FILE.csv|FILE.json]
+  status [LEASE...] --store URL [--prefix P] [--cacert F] [--cert F --key F]
+         [--user NAME --password-file F] [-w] [-o FORMAT] [--check] [--history F]
+  status [LEASE...] --kube-context CONTEXT [--kubeconfig FILE]
+         [-n|--namespace N | -A|--all-namespaces] [-w] [-o FORMAT] [--check]
                  the leases of FILE's Registry, of the store at URL
                  (file:///folder, or etcd http://host:port[,...]; no
                  credentials in URLs), or the Kubernetes Leases of
                  a namespace (default: the context's) or of all namespaces
                  (named namespace/name), one line each: holder, held since,
                  last renewal against the lease duration, transitions;
-                 --json: one JSON record a line; --watch: follow them and
+                 only the LEASEs named; status never creates or writes
+                 anything (a missing folder is an error naming it);
+                 -o jsonl (or --json): one JSON record a line; -o json: one
+                 document; -o name: the names only; --check: exit 0 when
+                 every lease shown has a live holder, 1 when one has none
+                 or has expired, 3 when the store could not be read;
+                 --watch: follow them and
                  print each failover until SIGINT/SIGTERM; --history: write
                  the failovers seen on exit. On Kubernetes it needs only
                  get, list and watch on leases (without watch, it polls)
@@ -66,19 +76,29 @@ Commands:
 
 Exit status:
   0    done (a stop by SIGTERM/SIGINT is a success)
-  1    failed while running (store unreachable for status, listen failed)
+  1    failed while running (store unreachable for status, listen failed);
+       status --check: a lease without a live holder
   2    bad command line or configuration (nothing was started)
   3    join --exec --on-exit step-down: the command exited while leading;
-       the lease was released
+       the lease was released; status --check: the store could not be read
   4    join --try: this instance did not lead within DURATION
   5    join --once: leadership ended before the command finished; it was
        stopped (otherwise --once exits with the command's own status)
   130, 143
        a second SIGINT/SIGTERM during a clean stop: exited at once
+
+Environment:
+  BATON_CONFIG   the configuration of join and status when --config is not
+                 given
+  BATON_DATA_DIR the data folder (default Registry: BATON_DATA_DIR/registry)
+  BATON_PREFIX, BATON_CACERT, BATON_CERT, BATON_KEY, BATON_USER,
+  BATON_PASSWORD_FILE
+                 status --store: the flags of the same names, when not given
 )";
 
 /*! Parses the options of one command; returns false (and an exit code) when done. */
-bool parseCommand(QCoreApplication &app, QCommandLineParser &parser, const char *command, int *exitCode)
+bool parseCommand(QCoreApplication &app, QCommandLineParser &parser, const char *command, int *exitCode,
+                  bool takesArguments = false)
 {
     parser.addHelpOption();
     QStringList arguments = app.arguments();
@@ -89,11 +109,15 @@ bool parseCommand(QCoreApplication &app, QCommandLineParser &parser, const char 
         return false;
     }
     if (parser.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(parser.helpText()), stdout);
+        // Qt names the program by its path; operators know it as `baton join`.
+        QString help = parser.helpText();
+        help.replace(0, help.indexOf(QLatin1Char('\n')),
+                     QStringLiteral("Usage: baton %1 [options]").arg(QLatin1String(command)));
+        std::fputs(qPrintable(help), stdout);
         *exitCode = 0;
         return false;
     }
-    if (!parser.positionalArguments().isEmpty()) {
+    if (!takesArguments && !parser.positionalArguments().isEmpty()) {
         std::fprintf(stderr, "baton %s: unexpected argument \"%s\"\n", command,
                      qPrintable(parser.positionalArguments().constFirst()));
         *exitCode = 2;
@@ -147,12 +171,14 @@ int runJoin(QCoreApplication &app)
         std::fprintf(stderr, "baton join: %s\n", qPrintable(text));
         return int(baton::JoinCommand::BadUsage);
     };
-    if (!parser.isSet(config))
-        return refuse(QStringLiteral("--config FILE is required"));
+    const QString configPath = parser.isSet(config) ? parser.value(config)
+                                                    : qEnvironmentVariable("BATON_CONFIG");
+    if (configPath.isEmpty())
+        return refuse(QStringLiteral("--config FILE (or BATON_CONFIG) is required"));
     if (parser.isSet(events) && parser.value(events) != QLatin1String("json"))
         return refuse(QStringLiteral("--events takes \"json\", not \"%1\"").arg(parser.value(events)));
     baton::JoinCommand::Options options;
-    options.configPath = parser.value(config);
+    options.configPath = configPath;
     options.leases = parser.values(lease);
     options.eventsJson = parser.isSet(events);
     options.exec = parser.value(exec);
@@ -212,9 +238,20 @@ int runStatus(QCoreApplication &app)
                                                   "file:///folder, or etcd endpoints "
                                                   "http://host:port[,...]."),
                                    QStringLiteral("URL"));
-    const QCommandLineOption watch(QStringLiteral("watch"),
+    const QCommandLineOption watch({QStringLiteral("w"), QStringLiteral("watch")},
                                    QStringLiteral("Follow the leases until SIGINT/SIGTERM."));
-    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("One JSON record a line."));
+    const QCommandLineOption json(QStringLiteral("json"),
+                                  QStringLiteral("One JSON record a line (as -o jsonl)."));
+    const QCommandLineOption output({QStringLiteral("o"), QStringLiteral("output")},
+                                    QStringLiteral("table (default), jsonl (one JSON record a "
+                                                   "line), json (one document) or name."),
+                                    QStringLiteral("FORMAT"));
+    const QCommandLineOption noHeaders(QStringLiteral("no-headers"),
+                                       QStringLiteral("The table without its header line."));
+    const QCommandLineOption check(QStringLiteral("check"),
+                                   QStringLiteral("Exit 0 when every lease shown has a live holder, "
+                                                  "1 when one has none or has expired, 3 when the "
+                                                  "store could not be read."));
     const QCommandLineOption history(QStringLiteral("history"),
                                      QStringLiteral("On exit, write the failovers seen to FILE "
                                                     "(.csv or .json)."),
@@ -227,15 +264,42 @@ int runStatus(QCoreApplication &app)
                                         QStringLiteral("The kubeconfig file (default: KUBECONFIG, "
                                                        "then ~/.kube/config)."),
                                         QStringLiteral("FILE"));
-    const QCommandLineOption namespaceName(QStringLiteral("namespace"),
+    const QCommandLineOption namespaceName({QStringLiteral("n"), QStringLiteral("namespace")},
                                            QStringLiteral("The namespace of the Leases (default: "
                                                           "the context's)."),
                                            QStringLiteral("N"));
-    const QCommandLineOption allNamespaces(QStringLiteral("all-namespaces"),
+    const QCommandLineOption allNamespaces({QStringLiteral("A"), QStringLiteral("all-namespaces")},
                                            QStringLiteral("The Leases of every namespace."));
-    parser.addOptions({config, store, kubeContext, kubeconfig, namespaceName, allNamespaces, watch, json, history});
+    // What a --store URL cannot carry, as etcdctl names it; BATON_* when not given.
+    const QCommandLineOption cacert(QStringLiteral("cacert"),
+                                    QStringLiteral("etcd: the CA(s) that signed the members' "
+                                                   "certificates (PEM). BATON_CACERT."),
+                                    QStringLiteral("FILE"));
+    const QCommandLineOption cert(QStringLiteral("cert"),
+                                  QStringLiteral("etcd: the client certificate (PEM). BATON_CERT."),
+                                  QStringLiteral("FILE"));
+    const QCommandLineOption key(QStringLiteral("key"),
+                                 QStringLiteral("etcd: the client certificate's key (PEM). BATON_KEY."),
+                                 QStringLiteral("FILE"));
+    const QCommandLineOption user(QStringLiteral("user"),
+                                  QStringLiteral("etcd: the user name. BATON_USER."),
+                                  QStringLiteral("NAME"));
+    const QCommandLineOption passwordFile(QStringLiteral("password-file"),
+                                          QStringLiteral("etcd: a file holding the password. "
+                                                         "BATON_PASSWORD_FILE."),
+                                          QStringLiteral("FILE"));
+    const QCommandLineOption prefix(QStringLiteral("prefix"),
+                                    QStringLiteral("etcd: the key prefix of the store "
+                                                   "(its \"prefix\" parameter). BATON_PREFIX."),
+                                    QStringLiteral("PREFIX"));
+    parser.addOptions({config, store, kubeContext, kubeconfig, namespaceName, allNamespaces, watch,
+                       output, noHeaders, json, check, history, prefix, cacert, cert, key, user,
+                       passwordFile});
+    parser.addPositionalArgument(QStringLiteral("LEASE"),
+                                 QStringLiteral("Only these leases (all when none is named)."),
+                                 QStringLiteral("[LEASE...]"));
     int exitCode = 0;
-    if (!parseCommand(app, parser, "status", &exitCode))
+    if (!parseCommand(app, parser, "status", &exitCode, true))
         return exitCode;
     auto refuse = [](const char *message) {
         std::fprintf(stderr, "baton status: %s\n", message);
@@ -245,21 +309,64 @@ int runStatus(QCoreApplication &app)
     const int sources = int(parser.isSet(config)) + int(parser.isSet(store)) + int(kubernetes);
     if (sources > 1)
         return refuse("--config, --store and --kube-context/--kubeconfig exclude each other");
-    if (sources == 0)
-        return refuse("--config FILE, --store URL or --kube-context CONTEXT is required");
+    // BATON_CONFIG stands for --config when no other source is named.
+    const QString configPath = parser.isSet(config) || sources > 0
+            ? parser.value(config)
+            : qEnvironmentVariable("BATON_CONFIG");
+    if (sources == 0 && configPath.isEmpty())
+        return refuse("--config FILE (or BATON_CONFIG), --store URL or --kube-context CONTEXT is "
+                      "required");
     if (!kubernetes && (parser.isSet(namespaceName) || parser.isSet(allNamespaces)))
         return refuse("--namespace and --all-namespaces are for Kubernetes (--kube-context)");
     if (parser.isSet(namespaceName) && parser.isSet(allNamespaces))
         return refuse("--namespace and --all-namespaces exclude each other");
+    if (parser.isSet(check) && parser.isSet(watch))
+        return refuse("--check looks once and --watch follows: use one of them");
+    const QString format = parser.isSet(output) ? parser.value(output)
+            : parser.isSet(json)                ? QStringLiteral("jsonl")
+                                                : QStringLiteral("table");
+    const QStringList formats {QStringLiteral("table"), QStringLiteral("jsonl"),
+                               QStringLiteral("json"), QStringLiteral("name")};
+    if (!formats.contains(format)) {
+        std::fprintf(stderr, "baton status: -o takes table, jsonl, json or name, not \"%s\"\n",
+                     qPrintable(format));
+        return int(baton::StatusCommand::BadUsage);
+    }
+    if (parser.isSet(json) && parser.isSet(output) && format != QLatin1String("jsonl"))
+        return refuse("--json is -o jsonl: it cannot go with another -o");
+    if (parser.isSet(watch) && (format == QLatin1String("json") || format == QLatin1String("name")))
+        return refuse("--watch prints events as they come: use -o table or -o jsonl");
     baton::StatusCommand::Options options;
-    options.configPath = parser.value(config);
+    auto valueOrEnvironment = [&](const QCommandLineOption &option, const char *variable) {
+        return parser.isSet(option) ? parser.value(option) : qEnvironmentVariable(variable);
+    };
+    const bool connectionFlags = parser.isSet(cacert) || parser.isSet(cert) || parser.isSet(key)
+            || parser.isSet(user) || parser.isSet(passwordFile) || parser.isSet(prefix);
+    if (connectionFlags && !parser.isSet(store))
+        return refuse("--prefix, --cacert, --cert, --key, --user and --password-file go with "
+                      "--store (a configuration file names them itself)");
+    // The variables serve etcd; a file store simply does not read them.
+    if (parser.isSet(store) && (connectionFlags || !parser.value(store).startsWith(QLatin1String("file:")))) {
+        options.caFile = valueOrEnvironment(cacert, "BATON_CACERT");
+        options.certFile = valueOrEnvironment(cert, "BATON_CERT");
+        options.keyFile = valueOrEnvironment(key, "BATON_KEY");
+        options.user = valueOrEnvironment(user, "BATON_USER");
+        options.passwordFile = valueOrEnvironment(passwordFile, "BATON_PASSWORD_FILE");
+        options.prefix = valueOrEnvironment(prefix, "BATON_PREFIX");
+    }
+    options.leases = parser.positionalArguments();
+    options.check = parser.isSet(check);
+    options.namesOnly = format == QLatin1String("name");
+    options.jsonDocument = format == QLatin1String("json");
+    options.noHeaders = parser.isSet(noHeaders);
+    options.configPath = configPath;
     options.storeUrl = parser.value(store);
     options.kubeContext = parser.value(kubeContext);
     options.kubeconfigPath = parser.value(kubeconfig);
     options.namespaceName = parser.value(namespaceName);
     options.allNamespaces = parser.isSet(allNamespaces);
     options.watch = parser.isSet(watch);
-    options.json = parser.isSet(json);
+    options.json = format == QLatin1String("jsonl");
     options.historyPath = parser.value(history);
     baton::StatusCommand status(options);
     QObject::connect(&status, &baton::StatusCommand::finished, &app, &QCoreApplication::exit);
@@ -269,6 +376,13 @@ int runStatus(QCoreApplication &app)
 
 int runDemo(QCoreApplication &app)
 {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+            QStringLiteral("Three participants on a file Registry: a crash failover and a clean "
+                           "handover, shown live, then the history."));
+    int exitCode = 0;
+    if (!parseCommand(app, parser, "demo", &exitCode))
+        return exitCode; // --help shows the usage and runs nothing
     baton::DemoCommand demo(QCoreApplication::applicationFilePath());
     QObject::connect(&demo, &baton::DemoCommand::finished, &app, &QCoreApplication::exit);
     const int early = demo.start();
@@ -288,8 +402,23 @@ int main(int argc, char *argv[])
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("baton"));
     QCoreApplication::setApplicationVersion(QStringLiteral(BATON_VERSION));
-    if (qEnvironmentVariableIsEmpty("QT_MESSAGE_PATTERN"))
-        qSetMessagePattern(baton::journalstream::messagePattern(baton::journalstream::stderrIsJournal()));
+    if (qEnvironmentVariableIsEmpty("QT_MESSAGE_PATTERN")) {
+        if (baton::journalstream::stderrIsJournal()) {
+            // The journal stamps each line itself and reads <N> as its priority.
+            qSetMessagePattern(baton::journalstream::messagePattern(true));
+        } else {
+            // Qt's %{time} is local time without a zone; log lines carry ISO 8601
+            // UTC with its Z, as `baton status` prints times.
+            qSetMessagePattern(QStringLiteral("%{if-category}%{category} %{endif}%{type}: %{message}"));
+            qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &context,
+                                      const QString &message) {
+                const QString line = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)
+                        + QLatin1Char(' ') + qFormatLogMessage(type, context, message)
+                        + QLatin1Char('\n');
+                std::fputs(qPrintable(line), stderr);
+            });
+        }
+    }
 
     const QString command = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("help");
     if (command == QLatin1String("join"))
@@ -307,6 +436,13 @@ int main(int argc, char *argv[])
         std::fputs(usage, stdout);
         return 0;
     }
-    std::fprintf(stderr, "baton: unknown command \"%s\"\n\n%s", qPrintable(command), usage);
+    // One line, with the command a typo most likely meant, not the whole usage.
+    const QString meant = baton::parameters::closest(
+            command, {QStringLiteral("join"), QStringLiteral("status"), QStringLiteral("demo"),
+                      QStringLiteral("help"), QStringLiteral("version")});
+    std::fprintf(stderr, "baton: unknown command \"%s\"%s (baton help lists the commands)\n",
+                 qPrintable(command),
+                 meant.isEmpty() ? ""
+                                 : qPrintable(QStringLiteral(", did you mean \"%1\"?").arg(meant)));
     return 2;
 }

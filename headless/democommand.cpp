@@ -2,6 +2,8 @@
 
 #include "clock.h"
 #include "participantprocess.h"
+#include "privatefiles.h"
+#include "signalwatcher.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -10,6 +12,7 @@
 #include <QUrl>
 
 #include <algorithm>
+#include <utility>
 #include <csignal>
 #include <cstdio>
 
@@ -36,7 +39,12 @@ DemoCommand::DemoCommand(QString batonProgram, QObject *parent)
             [this] { fail(QStringLiteral("the demo did not finish within 60 s")); });
 }
 
-DemoCommand::~DemoCommand() = default;
+DemoCommand::~DemoCommand()
+{
+    // The participants go first (QProcess kills and reaps them): the folder
+    // they write in is removed with m_folder right after.
+    qDeleteAll(std::exchange(m_participants, {}));
+}
 
 qint64 DemoCommand::monotonicNow() const
 {
@@ -50,6 +58,10 @@ int DemoCommand::start()
                      qPrintable(m_folder.errorString()));
         return 1;
     }
+    // SIGINT or SIGTERM ends the demo through the event loop, so that the
+    // folder is removed as after a normal end.
+    auto *watcher = new SignalWatcher(this);
+    connect(watcher, &SignalWatcher::terminationRequested, this, &DemoCommand::interrupt);
     say(QStringLiteral("Three participants elect a leader on a file Registry in %1\n"
                        "lease %2 ms, renewal every %3 ms\n")
                 .arg(m_folder.path())
@@ -72,7 +84,7 @@ int DemoCommand::start()
                                        {QStringLiteral("renewInterval"), renewIntervalMs}}}}}};
         const QString path = m_folder.filePath(name + QStringLiteral(".json"));
         QFile file(path);
-        if (!file.open(QIODevice::WriteOnly)
+        if (!privatefiles::prepareFile(path) || !file.open(QIODevice::WriteOnly)
             || file.write(QJsonDocument(config).toJson()) < 0) {
             std::fprintf(stderr, "baton demo: cannot write %s\n", qPrintable(path));
             return 1;
@@ -252,6 +264,16 @@ void DemoCommand::showStatus()
         Q_EMIT finished(exitCode == 0 ? 0 : 1);
     });
     status->start(m_program, {QStringLiteral("status"), QStringLiteral("--store"), url});
+}
+
+void DemoCommand::interrupt(int signalNumber)
+{
+    m_stepTimer.stop();
+    m_giveUp.stop();
+    say(QStringLiteral("\ninterrupted: stopping the participants and removing %1").arg(m_folder.path()));
+    for (ParticipantProcess *participant : std::as_const(m_participants))
+        participant->sendSignal(SIGKILL);
+    Q_EMIT finished(128 + signalNumber);
 }
 
 void DemoCommand::fail(const QString &why)

@@ -39,6 +39,8 @@ private:
     void printHistory();
     void showStatus();
     void fail(const QString &why);
+    /*! SIGINT or SIGTERM: the participants are killed, the folder goes with the command. */
+    void interrupt(int signalNumber);
     ParticipantProcess *leader() const;
     qint64 monotonicNow() const;
 

@@ -4,6 +4,7 @@
 
 #include "clock.h"
 #include "eventrecord.h"
+#include "filestore.h"
 #include "kubeconfig.h"
 #include "kubernetesleasesource.h"
 #include "leaseobserver.h"
@@ -15,6 +16,8 @@
 #include <baton/store.h>
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcessEnvironment>
@@ -89,6 +92,8 @@ int StatusCommand::start()
     connect(m_observer, &LeaseObserver::ready, this, &StatusCommand::onReady);
     if (m_options.watch) {
         connect(m_observer, &LeaseObserver::failover, this, [this](const LeaseFailover &change) {
+            if (!selected(change.lease))
+                return;
             if (m_options.json) {
                 QJsonObject r = record(change.lease, QStringLiteral("leader-changed"));
                 r.insert(QStringLiteral("from"), change.from);
@@ -109,7 +114,7 @@ int StatusCommand::start()
         });
         connect(m_observer, &LeaseObserver::leaseExpired, this, [this](const QString &name) {
             const auto lease = m_observer->lease(name);
-            if (!lease)
+            if (!lease || !selected(name))
                 return;
             if (m_options.json) {
                 QJsonObject r = record(name, QStringLiteral("lease-expired"));
@@ -125,7 +130,7 @@ int StatusCommand::start()
         });
         if (m_options.json)
             connect(m_observer, &LeaseObserver::leaseChanged, this, [this](const QString &name) {
-                if (!m_observer->isReady())
+                if (!m_observer->isReady() || !selected(name))
                     return;
                 if (const auto lease = m_observer->lease(name))
                     writeJson(leaseRecord(*lease, m_observerId, m_observer->clock().monotonicMs(),
@@ -150,7 +155,29 @@ int StatusCommand::createStoreObserver()
     QString error;
     bool loaded = false;
     if (!m_options.storeUrl.isEmpty()) {
-        const QJsonObject registry = registryForStoreUrl(m_options.storeUrl, &error);
+        QJsonObject registry = registryForStoreUrl(m_options.storeUrl, &error);
+        QJsonObject tls;
+        for (const auto &[key, value] : {std::pair {QStringLiteral("ca"), m_options.caFile},
+                                         std::pair {QStringLiteral("cert"), m_options.certFile},
+                                         std::pair {QStringLiteral("key"), m_options.keyFile}})
+            if (!value.isEmpty())
+                tls.insert(key, value);
+        const bool connection = !tls.isEmpty() || !m_options.user.isEmpty()
+                || !m_options.passwordFile.isEmpty() || !m_options.prefix.isEmpty();
+        if (connection && registry.value(QStringLiteral("type")) != QLatin1String("Webda/EtcdStore")
+            && !registry.isEmpty()) {
+            complain(QStringLiteral("--prefix, --cacert, --cert, --key, --user and --password-file "
+                                    "are for an etcd store (--store http://host:port)"));
+            return BadUsage;
+        }
+        if (!tls.isEmpty())
+            registry.insert(QStringLiteral("tls"), tls);
+        if (!m_options.user.isEmpty())
+            registry.insert(QStringLiteral("username"), m_options.user);
+        if (!m_options.passwordFile.isEmpty())
+            registry.insert(QStringLiteral("passwordFile"), m_options.passwordFile);
+        if (!m_options.prefix.isEmpty())
+            registry.insert(QStringLiteral("prefix"), m_options.prefix);
         loaded = !registry.isEmpty()
                 && m_application->loadConfig(
                         QJsonDocument(QJsonObject {{QStringLiteral("services"),
@@ -165,21 +192,25 @@ int StatusCommand::createStoreObserver()
         return BadUsage;
     }
     // Only the Registry starts: the configuration's cluster services stay
-    // unstarted, so looking never joins an election.
+    // unstarted, so looking never joins an election. It starts read-only:
+    // looking never creates a folder, and a folder it may not write will do.
     Store *store = qobject_cast<Store *>(m_application->service(QStringLiteral("Registry")));
-    if (store) {
-        if (!store->init(&error)) {
-            complain(QStringLiteral("%1: %2").arg(m_options.storeUrl.isEmpty() ? m_options.configPath
-                                                                              : QStringLiteral("--store"),
-                                                  error));
-            return RuntimeFailure;
-        }
-    } else {
-        store = m_application->registry();
-        if (!store) {
-            complain(QStringLiteral("the default Registry in %1 cannot start").arg(m_application->dataFolder()));
-            return RuntimeFailure;
-        }
+    const QString where = m_options.storeUrl.isEmpty() ? m_options.configPath : QStringLiteral("--store");
+    if (!store) {
+        // The default Registry, as Application::registry() makes it, minus the creating.
+        auto *folderStore = new FileStore(
+                QStringLiteral("Registry"),
+                {{QStringLiteral("folder"),
+                  QDir(m_application->dataFolder()).filePath(QStringLiteral("registry"))}},
+                m_application.get());
+        folderStore->setParent(m_application.get());
+        store = folderStore;
+    }
+    if (auto *folderStore = qobject_cast<FileStore *>(store))
+        folderStore->setReadOnly(true);
+    if (!store->init(&error)) {
+        complain(where.isEmpty() ? error : QStringLiteral("%1: %2").arg(where, error));
+        return storeFailure();
     }
     m_observer = new LeaseObserver(store, nullptr, this);
     m_emptyText = QStringLiteral("no leases (no cluster:* entries in the Registry)");
@@ -219,32 +250,96 @@ void StatusCommand::onReady()
 {
     if (!m_storeError.isEmpty() && !m_options.watch) {
         complain(m_storeError);
-        finish(RuntimeFailure);
+        finish(storeFailure());
         return;
     }
     if (!m_storeError.isEmpty())
         complain(m_storeError);
     printSnapshot();
-    if (!m_options.watch)
-        finish(exportHistory() ? Success : RuntimeFailure);
+    if (m_options.watch)
+        return;
+    const bool live = !m_options.check || everyLeaseHasALiveHolder(selectedLeases());
+    if (!exportHistory())
+        finish(RuntimeFailure);
+    else
+        finish(live ? Success : NoLiveHolder);
+}
+
+QList<ObservedLease> StatusCommand::selectedLeases() const
+{
+    QList<ObservedLease> leases = m_observer->leases();
+    leases.removeIf([this](const ObservedLease &lease) { return !selected(lease.name); });
+    return leases;
+}
+
+bool StatusCommand::everyLeaseHasALiveHolder(const QList<ObservedLease> &leases) const
+{
+    const QDateTime wall = m_observer->clock().wallNow();
+    bool live = true;
+    for (const QString &name : std::as_const(m_options.leases)) {
+        const bool found = std::any_of(leases.cbegin(), leases.cend(),
+                                       [&](const ObservedLease &l) { return l.name == name; });
+        if (!found) {
+            complain(QStringLiteral("lease \"%1\": not found").arg(name));
+            live = false;
+        }
+    }
+    if (leases.isEmpty() && m_options.leases.isEmpty()) {
+        complain(m_emptyText);
+        live = false;
+    }
+    for (const ObservedLease &lease : leases) {
+        const LeaseRecord &r = lease.record;
+        // One look has no clock of its own to judge by: the holder's renewal
+        // time against its lease duration is the hint the table shows too.
+        const qint64 renewedAgo = r.renewTime.isValid() ? r.renewTime.msecsTo(wall) : -1;
+        QString why;
+        if (!lease.valid)
+            why = QStringLiteral("unreadable: ") + lease.error;
+        else if (r.holder.isEmpty())
+            why = QStringLiteral("no holder");
+        else if (lease.expired || renewedAgo > r.leaseDurationMs)
+            why = QStringLiteral("the lease of %1 expired (not renewed for %2 ms, by its clock)")
+                          .arg(r.holder)
+                          .arg(renewedAgo);
+        if (!why.isEmpty()) {
+            complain(QStringLiteral("lease \"%1\": %2").arg(lease.name, why));
+            live = false;
+        }
+    }
+    return live;
 }
 
 void StatusCommand::printSnapshot()
 {
     const qint64 now = m_observer->clock().monotonicMs();
     const QDateTime wall = m_observer->clock().wallNow();
-    const QList<ObservedLease> leases = m_observer->leases();
+    const QList<ObservedLease> leases = selectedLeases();
+    if (m_options.namesOnly) {
+        for (const ObservedLease &lease : leases)
+            say(lease.name);
+        return;
+    }
+    if (m_options.jsonDocument) {
+        QJsonArray records;
+        for (const ObservedLease &lease : leases)
+            records.append(leaseRecord(lease, m_observerId, now, wall));
+        say(QString::fromUtf8(QJsonDocument(records).toJson(QJsonDocument::Indented)).trimmed());
+        return;
+    }
     if (m_options.json) {
         for (const ObservedLease &lease : leases)
             writeJson(leaseRecord(lease, m_observerId, now, wall));
         return;
     }
-    for (const QString &line : formatTable(leases, now, wall, false, m_emptyText))
+    QStringList lines = formatTable(leases, wall, m_emptyText);
+    if (m_options.noHeaders && !leases.isEmpty())
+        lines.removeFirst();
+    for (const QString &line : std::as_const(lines))
         say(line);
 }
 
-QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, qint64 nowMono,
-                                       const QDateTime &nowWall, bool observed,
+QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,
                                        const QString &emptyText)
 {
     if (leases.isEmpty())
@@ -255,12 +350,11 @@ QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, qint6
         nameWidth = std::max(nameWidth, int(lease.name.size()));
         holderWidth = std::max(holderWidth, int(orNone(lease.record.holder).size()));
     }
-    const QString format = QStringLiteral("%1  %2  %3  %4  %5  %6  %7");
+    const QString format = QStringLiteral("%1  %2  %3  %4  %5  %6");
     QStringList lines {format.arg(QStringLiteral("LEASE"), -nameWidth)
                                .arg(QStringLiteral("HOLDER"), -holderWidth)
                                .arg(QStringLiteral("SINCE"), -24)
-                               .arg(QStringLiteral("RENEWED"), -8)
-                               .arg(QStringLiteral("UNCHANGED/LEASE"), -15)
+                               .arg(QStringLiteral("RENEWED/LEASE"), -13)
                                .arg(QStringLiteral("TRANS"), 5)
                                .arg(QStringLiteral("STATE"))};
     for (const ObservedLease &lease : leases) {
@@ -273,19 +367,21 @@ QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, qint6
             state = QStringLiteral("free");
         else if (lease.expired)
             state = QStringLiteral("EXPIRED");
-        else if (!observed && renewedAgo > r.leaseDurationMs)
+        else if (renewedAgo > r.leaseDurationMs)
             // The record's clock is another host's: a hint, not a verdict (F2).
             state = QStringLiteral("stale? (by the holder's clock)");
         else
             state = QStringLiteral("held");
-        const QString unchanged = observed
-                ? QStringLiteral("%1/%2").arg(seconds(lease.sinceChangeMs(nowMono)), seconds(r.leaseDurationMs))
-                : QStringLiteral("-/%1").arg(seconds(r.leaseDurationMs));
+        // While held: the last renewal against the lease it renews. A free
+        // lease has no duration to show (a release writes a token 1 s).
+        const bool held = lease.valid && !r.holder.isEmpty() && renewedAgo >= 0;
+        const QString renewed = held
+                ? QStringLiteral("%1/%2").arg(seconds(renewedAgo), seconds(r.leaseDurationMs))
+                : QStringLiteral("-");
         lines.append(format.arg(lease.name, -nameWidth)
                              .arg(orNone(r.holder), -holderWidth)
                              .arg(r.acquireTime.isValid() ? timeText(r.acquireTime) : QStringLiteral("-"), -24)
-                             .arg(renewedAgo >= 0 ? seconds(renewedAgo) : QStringLiteral("-"), -8)
-                             .arg(unchanged, -15)
+                             .arg(renewed, -13)
                              .arg(r.transitions, 5)
                              .arg(state));
     }

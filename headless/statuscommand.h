@@ -1,7 +1,9 @@
 #pragma once
 
 #include <QObject>
+#include <QList>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 
@@ -46,9 +48,32 @@ public:
         bool json = false;
         /*! Ends in .csv or .json; empty: no export. */
         QString historyPath;
+        /*! Only these leases (`baton status LEASE...`); empty: all. */
+        QStringList leases;
+        /*! `--check`: the exit status says whether every lease has a live holder. */
+        bool check = false;
+        /*! `-o name`: one lease name a line. */
+        bool namesOnly = false;
+        /*! `-o json`: one JSON document (an array of lease records). */
+        bool jsonDocument = false;
+        /*! `--no-headers`: the table without its header line. */
+        bool noHeaders = false;
+        /*!
+         * With `--store` and etcd: what a URL cannot carry (`--cacert`,
+         * `--cert`, `--key`, `--user`, `--password-file`), as EtcdStore
+         * parameters (`tls.ca`...); empty when none is given.
+         */
+        QString caFile;
+        QString certFile;
+        QString keyFile;
+        QString user;
+        QString passwordFile;
+        /*! `--prefix`: the etcd store's key prefix, as its `prefix` parameter. */
+        QString prefix;
     };
 
-    enum ExitCode { Success = 0, RuntimeFailure = 1, BadUsage = 2 };
+    /*! Exit statuses; with --check, 1 means a lease without a live holder. */
+    enum ExitCode { Success = 0, RuntimeFailure = 1, NoLiveHolder = 1, BadUsage = 2, StoreUnreadable = 3 };
 
     explicit StatusCommand(Options options, QObject *parent = nullptr);
     ~StatusCommand() override;
@@ -57,8 +82,7 @@ public:
     int start();
 
     /*! One table line per lease; the header first. For people. \a emptyText when there is none. */
-    static QStringList formatTable(const QList<ObservedLease> &leases, qint64 nowMono,
-                                   const QDateTime &nowWall, bool observed,
+    static QStringList formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,
                                    const QString &emptyText = QString());
     /*! The `lease` snapshot record (docs/events.md). */
     static QJsonObject leaseRecord(const ObservedLease &lease, const QString &observerId,
@@ -74,6 +98,15 @@ private:
     void onReady();
     void printSnapshot();
     void finish(int exitCode);
+    /*! 1, or 3 under --check: a store that could not be read. */
+    int storeFailure() const { return m_options.check ? StoreUnreadable : RuntimeFailure; }
+    bool selected(const QString &lease) const
+    {
+        return m_options.leases.isEmpty() || m_options.leases.contains(lease);
+    }
+    QList<ObservedLease> selectedLeases() const;
+    /*! --check: complains about each selected lease without a live holder; true when there is none. */
+    bool everyLeaseHasALiveHolder(const QList<ObservedLease> &leases) const;
     bool exportHistory();
     void writeJson(const QJsonObject &record);
     QJsonObject record(const QString &lease, const QString &event) const;

@@ -142,10 +142,10 @@ void TestApplication::badConfigurationIsRefused_data()
             << store + QStringLiteral(R"("cluster": {"type": "StoreClusterService", "renewInterval": 0})")
             << QStringList {QStringLiteral("cluster"), QStringLiteral("renewInterval"),
                             QStringLiteral("0"), QStringLiteral("positive")};
-    QTest::newRow("a duration written as a string")
-            << store + QStringLiteral(R"("cluster": {"type": "StoreClusterService", "leaseDuration": "15s"})")
+    QTest::newRow("a duration written in words")
+            << store + QStringLiteral(R"("cluster": {"type": "StoreClusterService", "leaseDuration": "fifteen"})")
             << QStringList {QStringLiteral("cluster"), QStringLiteral("leaseDuration"),
-                            QStringLiteral("\"15s\"")};
+                            QStringLiteral("\"fifteen\"")};
     QTest::newRow("a fractional duration")
             << store + QStringLiteral(R"("cluster": {"type": "StoreClusterService", "leaseDuration": 1500.5})")
             << QStringList {QStringLiteral("leaseDuration"), QStringLiteral("1500.5")};

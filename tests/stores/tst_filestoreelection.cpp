@@ -318,6 +318,14 @@ void TestFileStoreElection::badConfigurationExitsWithAClearError_data()
     QTest::newRow("a negative duration")
             << QByteArray(R"({"services": {"c": {"type": "StoreClusterService", "leaseDuration": -1}}})")
             << QStringList {QStringLiteral("\"c\""), QStringLiteral("leaseDuration"), QStringLiteral("-1")};
+    // Two jobs with these typos would share the lease "leader" and one would never run.
+    QTest::newRow("typos in parameter names")
+            << QByteArray(R"({"services": {"c": {"type": "StoreClusterService", "leaseNme": "x", "leaseDuraton": 5000, "foldr": 1}}})")
+            << QStringList {QStringLiteral("\"c\""), QStringLiteral(R"(parameter "leaseNme" = "x": unknown parameter, did you mean "leaseName"?)"),
+                            QStringLiteral(R"(did you mean "leaseDuration"?)"), QStringLiteral(R"(parameter "foldr" = 1)")};
+    QTest::newRow("a duration with an unknown unit")
+            << QByteArray(R"({"services": {"c": {"type": "StoreClusterService", "leaseDuration": "15x"}}})")
+            << QStringList {QStringLiteral(R"(parameter "leaseDuration" = "15x": unknown unit "x")")};
 }
 
 void TestFileStoreElection::badConfigurationExitsWithAClearError()

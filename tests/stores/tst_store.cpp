@@ -32,6 +32,7 @@
 #include <QLoggingCategory>
 #include <QUuid>
 #include <QPointer>
+#include <QSaveFile>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -757,7 +758,7 @@ private Q_SLOTS:
         QVERIFY(!newStore(object, &error));
         QVERIFY2(error.contains(QLatin1String("\"Registry\"")), qPrintable(error));
         QVERIFY2(error.contains(QLatin1String("MemoryStore")), qPrintable(error));
-        QVERIFY2(error.contains(QLatin1String("parameter ") + parameter + QLatin1Char(' ')),
+        QVERIFY2(error.contains(QLatin1String("parameter \"") + parameter + QLatin1String("\" = ")),
                  qPrintable(error));
     }
 };
@@ -1412,8 +1413,8 @@ private Q_SLOTS:
             << QByteArray("{}") << "folder";
         QTest::newRow("a negative lockTimeout is refused")
             << QByteArray(R"({"folder": "FOLDER", "lockTimeout": -1})") << "lockTimeout";
-        QTest::newRow("a lockTimeout that is a string is refused")
-            << QByteArray(R"({"folder": "FOLDER", "lockTimeout": "2s"})") << "lockTimeout";
+        QTest::newRow("a lockTimeout in words is refused")
+            << QByteArray(R"({"folder": "FOLDER", "lockTimeout": "two seconds"})") << "lockTimeout";
         QTest::newRow("a folder that is a file is refused")
             << QByteArray(R"({"folder": "FILE"})") << "folder";
     }
@@ -1435,7 +1436,7 @@ private Q_SLOTS:
         QVERIFY(!store.init(&error));
         QVERIFY2(error.contains(QLatin1String("\"Registry\"")), qPrintable(error));
         QVERIFY2(error.contains(QLatin1String("FileStore")), qPrintable(error));
-        QVERIFY2(error.contains(QLatin1String("parameter ") + parameter + QLatin1Char(' ')),
+        QVERIFY2(error.contains(QLatin1String("parameter \"") + parameter + QLatin1String("\" = ")),
                  qPrintable(error));
         QVERIFY(!QFileInfo::exists(folder())); // a refused service changed nothing
     }
@@ -1762,8 +1763,8 @@ private Q_SLOTS:
                         nullptr);
         QString error;
         QVERIFY(!store.init(&error));
-        QVERIFY2(error.contains(QLatin1String("Webda/EtcdStore \"Registry\"")), qPrintable(error));
-        QVERIFY2(error.contains(QLatin1String("parameter ") + parameter), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("service \"Registry\" (Webda/EtcdStore)")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("parameter \"") + parameter + QLatin1String("\" = ")), qPrintable(error));
     }
 
     // R2: a password given with the wrong type is refused without being shown.
@@ -1777,7 +1778,7 @@ private Q_SLOTS:
                         nullptr);
         QString error;
         QVERIFY(!store.init(&error));
-        QVERIFY2(error.contains(QLatin1String("parameter password")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("parameter \"password\" = (hidden)")), qPrintable(error));
         QVERIFY2(!error.contains(QLatin1String("987654321")), qPrintable(error));
     }
 
@@ -1838,6 +1839,51 @@ private Q_SLOTS:
         const QString logged = LogCapture::all();
         QVERIFY2(!logged.contains(password), "the password was logged");
         QVERIFY2(!updated->result.errorString.contains(password), "the password is in a message");
+    }
+
+    // B1, R2: the password read from a file (a systemd credential, a mounted
+    // Secret) is read again when the file changes: a rotated password is
+    // used without a restart, and neither is ever logged.
+    void passwordFileIsReadAgainWhenItChanges()
+    {
+        if (!m_authEtcd.configured())
+            QSKIP("no etcd fixture: run through ctest");
+        const QStringList endpoints = m_authEtcd.endpoints();
+        QVERIFY2(!endpoints.isEmpty(), qPrintable(m_authEtcd.errorString()));
+        LogCapture logs;
+        QTemporaryDir credentials;
+        QVERIFY(credentials.isValid());
+        const QString path = credentials.filePath(QStringLiteral("etcd-password"));
+        const QString wrong = QString::fromLatin1(test::testSecretMarker() + "-stale-")
+                + QUuid::createUuid().toString(QUuid::WithoutBraces);
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+            file.write(wrong.toUtf8() + '\n');
+        }
+        QJsonObject parameters = etcdParameters(endpoints, freshPrefix(QStringLiteral("auth/")));
+        parameters.insert(QStringLiteral("username"), m_authEtcd.username());
+        parameters.insert(QStringLiteral("passwordFile"), path);
+        QVERIFY(open(parameters));
+        const CallPtr refused = getCall(QStringLiteral("cluster:a"));
+        WAIT_DONE(refused);
+        COMPARE_STATUS(refused, "Unavailable");
+
+        // Rotated as a credential manager does: a new file renamed over the old.
+        QSaveFile rotated(path);
+        QVERIFY(rotated.open(QIODevice::WriteOnly));
+        rotated.write(m_authEtcd.password().toUtf8() + '\n');
+        QVERIFY(rotated.commit());
+        QTRY_VERIFY(LogCapture::all().contains(QStringLiteral("read the secret in %1 again").arg(path)));
+        const CallPtr got = getCall(QStringLiteral("cluster:a"));
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "NotFound");
+
+        const QString logged = LogCapture::all();
+        QVERIFY2(!logged.contains(wrong), "the old password was logged");
+        QVERIFY2(!logged.contains(m_authEtcd.password()), "the password was logged");
+        QVERIFY2(!refused->result.errorString.contains(wrong), qPrintable(refused->result.errorString));
     }
 
     // R2, B1: a wrong password is an error that names the user, never the password.

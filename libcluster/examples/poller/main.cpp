@@ -83,7 +83,9 @@ int main(int argc, char *argv[])
                       QStringLiteral("N")});
     parser.process(qtApp);
 
-    baton::ServiceFactory::registerType<Poller>(QStringLiteral("Example/Poller"));
+    // Declared parameters: a typo such as "intervall" is refused at load.
+    baton::ServiceFactory::registerType<Poller>(QStringLiteral("Example/Poller"),
+                                                {QStringLiteral("interval")});
 
     baton::Application app;
     QString error;

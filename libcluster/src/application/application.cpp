@@ -5,6 +5,7 @@
 #include "jsonutil.h"
 #include "localclusterservice.h"
 #include "logging.h"
+#include "parameters.h"
 
 #include <baton/clusterservice.h>
 #include <baton/servicefactory.h>
@@ -148,6 +149,21 @@ bool Application::loadConfig(const QByteArray &json, const QString &sourceName,
                                .arg(sourceName);
         return false;
     }
+    // A misspelt "services" would leave an application with no service at
+    // all, which elects nothing and says nothing: refused like any typo (P1).
+    const QStringList rootKeys {QStringLiteral("services")};
+    for (const QString &key : document.object().keys()) {
+        if (rootKeys.contains(key))
+            continue;
+        const QString suggestion = parameters::closest(key, rootKeys);
+        *errorString = QStringLiteral("%1: key \"%2\" = %3: unknown key at the top of the "
+                                      "configuration, %4")
+                               .arg(sourceName, key, parameters::shownValue(key, document.object().value(key)),
+                                    suggestion.isEmpty()
+                                            ? QStringLiteral("which holds only \"services\"")
+                                            : QStringLiteral("did you mean \"%1\"?").arg(suggestion));
+        return false;
+    }
     const QJsonValue servicesValue = document.object().value(QStringLiteral("services"));
     if (!servicesValue.isUndefined() && !servicesValue.isObject()) {
         *errorString = QStringLiteral("%1: \"services\" must be an object of named services, not %2")
@@ -189,6 +205,16 @@ bool Application::loadConfig(const QByteArray &json, const QString &sourceName,
         service->setType(fullType);
         service->setParent(this);
         created.append(service);
+        // P1: what a type does not know is refused before anything starts;
+        // a type that declared nothing is not checked.
+        const QStringList declared = ServiceFactory::parameters(fullType);
+        const QString unknown = declared.isEmpty()
+                ? QString()
+                : parameters::refuseUnknown(
+                          ParameterReader::describeService(configured.name, fullType), parameters,
+                          declared);
+        if (!unknown.isEmpty())
+            return fail(QStringLiteral("%1: %2").arg(where, unknown));
         locations.insert(configured.name, where);
     }
     if (created.size() != servicesObject.size())

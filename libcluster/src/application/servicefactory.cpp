@@ -18,6 +18,7 @@ struct TypeRegistry
 {
     QMutex mutex;
     QHash<QString, ServiceFactory::Creator> creators; // by full name
+    QHash<QString, QStringList> declared; // by full name; absent: not checked
 
     TypeRegistry()
     {
@@ -33,6 +34,7 @@ struct TypeRegistry
     {
         creators.insert(fullName, [](const QString &name, const QJsonObject &parameters,
                                      Application *app) { return new T(name, parameters, app); });
+        declared.insert(fullName, T::parameterNames());
     }
     QString resolve(const QString &typeName) const
     {
@@ -61,11 +63,23 @@ TypeRegistry &registry()
 
 } // namespace
 
-void ServiceFactory::registerType(const QString &fullName, Creator creator)
+void ServiceFactory::registerType(const QString &fullName, Creator creator,
+                                  const QStringList &declared)
 {
     TypeRegistry &types = registry();
     QMutexLocker lock(&types.mutex);
     types.creators.insert(fullName, std::move(creator));
+    if (declared.isEmpty())
+        types.declared.remove(fullName);
+    else
+        types.declared.insert(fullName, declared);
+}
+
+QStringList ServiceFactory::parameters(const QString &typeName)
+{
+    TypeRegistry &types = registry();
+    QMutexLocker lock(&types.mutex);
+    return types.declared.value(types.resolve(typeName));
 }
 
 QString ServiceFactory::resolve(const QString &typeName)

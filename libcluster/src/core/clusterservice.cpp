@@ -2,9 +2,9 @@
 
 #include "clock.h"
 #include "eventrecord.h"
-#include "jsonutil.h"
 #include "leasebackend.h"
 #include "logging.h"
+#include "parameters.h"
 #include "registrations.h"
 
 #include <baton/application.h>
@@ -96,47 +96,40 @@ ClusterServicePrivate::ClusterServicePrivate(ClusterService *qq)
 
 ClusterServicePrivate::~ClusterServicePrivate() = default;
 
+QStringList clusterParameterNames()
+{
+    return {QStringLiteral("leaseDuration"), QStringLiteral("renewInterval"),
+            QStringLiteral("leaseName"), QStringLiteral("instanceId")};
+}
+
 bool ClusterServicePrivate::readParameters(QString *errorString)
 {
-    const QJsonObject parameters = q->parameters();
-    auto refuse = [&](const QString &parameter, const QJsonValue &value, const QString &rule) {
-        *errorString = QStringLiteral("service \"%1\": parameter \"%2\" = %3 %4")
-                               .arg(q->name(), parameter, jsonutil::describe(value), rule);
+    ParameterReader reader(ParameterReader::describeService(q->name(), q->type()),
+                           q->parameters());
+    const qint64 leaseDurationMs = reader.duration(QStringLiteral("leaseDuration"),
+                                                   defaultLeaseDurationMs);
+    const qint64 renewIntervalMs = reader.duration(QStringLiteral("renewInterval"),
+                                                   defaultRenewIntervalMs);
+    if (reader.ok() && renewIntervalMs >= leaseDurationMs)
+        reader.refuse(QStringLiteral("renewInterval"),
+                      reader.has(QStringLiteral("renewInterval"))
+                              ? reader.value(QStringLiteral("renewInterval"))
+                              : QJsonValue(double(renewIntervalMs)),
+                      QStringLiteral("it must be lower than \"leaseDuration\" (%1 ms)")
+                              .arg(leaseDurationMs));
+    const QString name = reader.string(QStringLiteral("leaseName"), QStringLiteral("leader"));
+    const QString id = reader.string(QStringLiteral("instanceId"));
+    if (!reader.ok()) {
+        *errorString = reader.errorString();
         return false;
-    };
-    auto readDuration = [&](const QString &parameter, qint64 fallback, qint64 *value) {
-        const QJsonValue v = parameters.value(parameter);
-        if (v.isUndefined()) {
-            *value = fallback;
-            return true;
-        }
-        if (!jsonutil::isInteger(v) || v.toDouble() <= 0)
-            return refuse(parameter, v, QStringLiteral("must be a positive whole number of milliseconds"));
-        *value = qint64(v.toDouble());
-        return true;
-    };
-    if (!readDuration(QStringLiteral("leaseDuration"), defaultLeaseDurationMs,
-                      &params.leaseDurationMs)
-        || !readDuration(QStringLiteral("renewInterval"), defaultRenewIntervalMs,
-                         &params.renewIntervalMs))
-        return false;
-    if (params.renewIntervalMs >= params.leaseDurationMs)
-        return refuse(QStringLiteral("renewInterval"), double(params.renewIntervalMs),
-                      QStringLiteral("must be lower than \"leaseDuration\" (%1)")
-                              .arg(params.leaseDurationMs));
-
-    const QJsonValue name = parameters.value(QStringLiteral("leaseName"));
-    if (!name.isUndefined() && (!name.isString() || name.toString().isEmpty()))
-        return refuse(QStringLiteral("leaseName"), name, QStringLiteral("must be a non-empty string"));
-    leaseName = name.isUndefined() ? QStringLiteral("leader") : name.toString();
-
-    const QJsonValue id = parameters.value(QStringLiteral("instanceId"));
-    if (!id.isUndefined() && (!id.isString() || id.toString().isEmpty()))
-        return refuse(QStringLiteral("instanceId"), id, QStringLiteral("must be a non-empty string"));
+    }
+    params.leaseDurationMs = leaseDurationMs;
+    params.renewIntervalMs = renewIntervalMs;
+    leaseName = name;
     // An identity drawn by an earlier validate() is kept: the one printed
     // before the start is the one that joins.
-    if (!id.isUndefined())
-        params.identity = id.toString();
+    if (!id.isEmpty())
+        params.identity = id;
     else if (params.identity.isEmpty())
         params.identity = defaultInstanceId();
     return true;

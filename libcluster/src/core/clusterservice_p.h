@@ -15,6 +15,9 @@ class Clock;
 class LeaseBackend;
 class Registrations;
 
+/*! The parameters every cluster service takes (the configuration refuses others, P1). */
+QStringList clusterParameterNames();
+
 /*!
  * The driver between the Elector and the world: arms the one timer the
  * Elector asks for, sends its requests through the backend, feeds the

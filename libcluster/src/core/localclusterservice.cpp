@@ -1,8 +1,14 @@
 #include "localclusterservice.h"
 
+#include "clusterservice_p.h"
 #include "leasebackend.h"
 
 namespace baton {
+
+QStringList LocalClusterService::parameterNames()
+{
+    return clusterParameterNames();
+}
 
 std::unique_ptr<LeaseBackend> LocalClusterService::createLeaseBackend(QString *errorString)
 {

@@ -8,6 +8,7 @@
 #include "httpstream.h"
 #include "jsonutil.h"
 #include "logging.h"
+#include "secretfile.h"
 #include "storesupport.h"
 
 #include <QJsonArray>
@@ -100,9 +101,18 @@ QString EtcdStore::describe() const
     return describeService(*this, kTypeName);
 }
 
+QStringList EtcdStore::parameterNames()
+{
+    return {QStringLiteral("endpoints"),   QStringLiteral("prefix"),
+            QStringLiteral("username"),    QStringLiteral("password"),
+            QStringLiteral("passwordFile"), QStringLiteral("timeout"),
+            QStringLiteral("tls.ca"),      QStringLiteral("tls.cert"),
+            QStringLiteral("tls.key"),     QStringLiteral("tls.insecureSkipVerify")};
+}
+
 bool EtcdStore::init(QString *errorString)
 {
-    const QString service = describe();
+    const QString service = describeForParameters(*this, kTypeName);
     const QJsonObject params = parameters();
 
     const QJsonValue endpointsValue = params.value(QLatin1String("endpoints"));
@@ -127,80 +137,59 @@ bool EtcdStore::init(QString *errorString)
         endpoints.append(base);
     }
 
-    const QJsonValue prefixValue = params.value(QLatin1String("prefix"));
-    if (!prefixValue.isUndefined() && !prefixValue.isNull() && !prefixValue.isString()) {
-        return refuse(errorString, service, QStringLiteral("prefix"), prefixValue,
-                      QStringLiteral("it must be a string put before every key"));
-    }
-
-    const QJsonValue usernameValue = params.value(QLatin1String("username"));
-    const QJsonValue passwordValue = params.value(QLatin1String("password"));
-    const bool hasUsername = !usernameValue.isUndefined() && !usernameValue.isNull();
-    const bool hasPassword = !passwordValue.isUndefined() && !passwordValue.isNull();
-    if (hasUsername && (!usernameValue.isString() || usernameValue.toString().isEmpty())) {
-        return refuse(errorString, service, QStringLiteral("username"), usernameValue,
-                      QStringLiteral("it must be a non-empty string"));
-    }
-    if (hasPassword && !passwordValue.isString()) {
-        return refuse(errorString, service, QStringLiteral("password"), kHidden,
-                      QStringLiteral("it must be a string"));
-    }
-    if (hasUsername != hasPassword) {
-        return hasUsername
-                ? refuse(errorString, service, QStringLiteral("password"), QJsonValue::Undefined,
-                         QStringLiteral("it is required with username"))
-                : refuse(errorString, service, QStringLiteral("username"), QJsonValue::Undefined,
-                         QStringLiteral("it is required with password"));
-    }
-
-    const QJsonValue timeoutValue = params.value(QLatin1String("timeout"));
-    int timeoutMs = kDefaultTimeoutMs;
-    if (!timeoutValue.isUndefined() && !timeoutValue.isNull()) {
-        const double timeout = timeoutValue.toDouble(-1);
-        if (!jsonutil::isInteger(timeoutValue) || timeout < 1 || timeout > kMaxTimeoutMs) {
-            return refuse(errorString, service, QStringLiteral("timeout"), timeoutValue,
-                          QStringLiteral("it must be a whole number of milliseconds from 1 to %1")
-                                  .arg(kMaxTimeoutMs));
-        }
-        timeoutMs = static_cast<int>(timeout);
-    }
+    ParameterReader reader(service, params);
+    const QString prefix = reader.string(QStringLiteral("prefix"), {}, true);
+    const QString username = reader.string(QStringLiteral("username"));
+    const QString password = reader.secret(QStringLiteral("password"));
+    const QString passwordFile = reader.string(QStringLiteral("passwordFile"));
+    const int timeoutMs = int(reader.duration(QStringLiteral("timeout"), kDefaultTimeoutMs, 1,
+                                              kMaxTimeoutMs));
+    const bool hasPassword = reader.has(QStringLiteral("password"))
+            || reader.has(QStringLiteral("passwordFile"));
+    if (reader.has(QStringLiteral("password")) && reader.has(QStringLiteral("passwordFile")))
+        reader.refuseHidden(QStringLiteral("password"),
+                            QStringLiteral("it is set together with \"passwordFile\": keep one"));
+    if (reader.has(QStringLiteral("username")) && !hasPassword)
+        reader.refuse(QStringLiteral("password"), QJsonValue::Undefined,
+                      QStringLiteral("it (or \"passwordFile\") is required with username"));
+    if (!reader.has(QStringLiteral("username")) && hasPassword)
+        reader.refuse(QStringLiteral("username"), QJsonValue::Undefined,
+                      reader.has(QStringLiteral("password"))
+                              ? QStringLiteral("it is required with password")
+                              : QStringLiteral("it is required with passwordFile"));
 
     HttpTlsOptions tls;
-    const QJsonValue tlsValue = params.value(QLatin1String("tls"));
-    if (!tlsValue.isUndefined() && !tlsValue.isNull()) {
-        if (!tlsValue.isObject()) {
-            return refuse(errorString, service, QStringLiteral("tls"), tlsValue,
-                          QStringLiteral("it must be an object such as {\"ca\": \"ca.pem\", "
-                                         "\"cert\": \"client.pem\", \"key\": \"client-key.pem\"}"));
+    reader.block(QStringLiteral("tls"),
+                 QStringLiteral("{\"ca\": \"ca.pem\", \"cert\": \"client.pem\", "
+                                "\"key\": \"client-key.pem\"}"));
+    tls.caFile = reader.string(QStringLiteral("tls.ca"));
+    tls.certFile = reader.string(QStringLiteral("tls.cert"));
+    tls.keyFile = reader.string(QStringLiteral("tls.key"));
+    tls.insecureSkipVerify = reader.boolean(QStringLiteral("tls.insecureSkipVerify"), false);
+    if (!accept(errorString, reader))
+        return false;
+
+    SecretFile *secret = nullptr;
+    if (!passwordFile.isEmpty()) {
+        secret = new SecretFile(this);
+        QString error;
+        QString warning;
+        if (!secret->open(SecretFile::resolve(passwordFile), &error, &warning)) {
+            delete secret;
+            return refuse(errorString, service, QStringLiteral("passwordFile"), passwordFile,
+                          error);
         }
-        const QJsonObject tlsObject = tlsValue.toObject();
-        for (const char *field : { "ca", "cert", "key" }) {
-            const QJsonValue value = tlsObject.value(QLatin1String(field));
-            if (!value.isUndefined() && !value.isNull()
-                && (!value.isString() || value.toString().isEmpty())) {
-                return refuse(errorString, service,
-                              QStringLiteral("tls.") + QLatin1String(field), value,
-                              QStringLiteral("it must be a non-empty string naming a PEM file"));
-            }
-        }
-        const QJsonValue insecure = tlsObject.value(QLatin1String("insecureSkipVerify"));
-        if (!insecure.isUndefined() && !insecure.isNull() && !insecure.isBool()) {
-            return refuse(errorString, service, QStringLiteral("tls.insecureSkipVerify"), insecure,
-                          QStringLiteral("it must be true or false"));
-        }
-        tls.caFile = tlsObject.value(QLatin1String("ca")).toString();
-        tls.certFile = tlsObject.value(QLatin1String("cert")).toString();
-        tls.keyFile = tlsObject.value(QLatin1String("key")).toString();
-        tls.insecureSkipVerify = insecure.toBool(false);
+        if (!warning.isEmpty())
+            qCWarning(lcEtcd).noquote() << service << "parameter \"passwordFile\":" << warning;
     }
 
     auto *http = new HttpClient(this);
     QString tlsError;
     if (!http->setTls(tls, &tlsError)) {
         delete http;
-        if (errorString)
-            *errorString = QStringLiteral("%1: parameter tls: %2").arg(service, tlsError);
-        return false;
+        delete secret;
+        return refuse(errorString, service, QStringLiteral("tls"), params.value(QLatin1String("tls")),
+                      tlsError);
     }
     if (tls.insecureSkipVerify) {
         qCWarning(lcEtcd).noquote()
@@ -213,9 +202,18 @@ bool EtcdStore::init(QString *errorString)
     m_http = http;
     m_endpoints = endpoints;
     m_current = 0;
-    m_prefix = prefixValue.toString().toUtf8();
-    m_username = usernameValue.toString();
-    m_password = passwordValue.toString();
+    m_prefix = prefix.toUtf8();
+    m_username = username;
+    m_password = secret ? secret->value() : password;
+    delete m_passwordFile;
+    m_passwordFile = secret;
+    // A new password is used from the next authentication on; the token in
+    // hand is dropped, so that the next request proves the new one works.
+    if (secret)
+        connect(secret, &SecretFile::changed, this, [this] {
+            m_password = m_passwordFile->value();
+            m_token.clear();
+        });
     m_timeoutMs = timeoutMs;
     m_initialised = true;
     return true;

@@ -20,6 +20,7 @@ namespace baton {
 class EtcdWatch;
 class EtcdWatchHub;
 class HttpClient;
+class SecretFile;
 class HttpStream;
 
 /*!
@@ -53,6 +54,8 @@ class EtcdStore : public Store
     Q_OBJECT
 public:
     EtcdStore(const QString &name, const QJsonObject &parameters, Application *application);
+    /*! The parameters this type takes; the configuration refuses others (P1). */
+    static QStringList parameterNames();
     ~EtcdStore() override;
 
     bool init(QString *errorString) override;
@@ -134,6 +137,7 @@ private:
     void watchStarted(EtcdWatch *watch);
 
     HttpClient *m_http = nullptr;
+    SecretFile *m_passwordFile = nullptr;
     QList<QUrl> m_endpoints;
     int m_current = 0;
     QByteArray m_prefix;

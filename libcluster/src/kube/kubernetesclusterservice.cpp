@@ -1,9 +1,11 @@
 #include "kubernetesclusterservice.h"
 
-#include "jsonutil.h"
+#include "clusterservice_p.h"
 #include "kubeconfig.h"
 #include "kubernetesleasebackend.h"
 #include "logging.h"
+#include "parameters.h"
+#include "secretfile.h"
 
 #include <QProcessEnvironment>
 
@@ -16,45 +18,54 @@ constexpr int maxTimeoutMs = 600000;
 
 } // namespace
 
+QStringList KubernetesClusterService::parameterNames()
+{
+    return clusterParameterNames() << QStringLiteral("config") << QStringLiteral("context")
+                                   << QStringLiteral("namespace") << QStringLiteral("timeout")
+                                   << QStringLiteral("tokenFile");
+}
+
 std::unique_ptr<LeaseBackend> KubernetesClusterService::createLeaseBackend(QString *errorString)
 {
-    auto refuse = [&](const QString &parameter, const QJsonValue &value, const QString &rule) {
-        *errorString = QStringLiteral("service \"%1\": parameter \"%2\" = %3: %4")
-                               .arg(name(), parameter, jsonutil::describe(value), rule);
-        return nullptr;
-    };
+    ParameterReader reader(ParameterReader::describeService(name(), type()), parameters());
     // P1: the API refuses other names; say so before any request.
     if (!KubernetesLeaseBackend::isValidLeaseName(leaseName()))
-        return refuse(QStringLiteral("leaseName"), leaseName(),
+        reader.refuse(QStringLiteral("leaseName"), leaseName(),
                       QStringLiteral("a Kubernetes Lease name must be a DNS-1123 subdomain: at most "
                                      "253 lower-case letters, digits, '-' and '.', starting and "
                                      "ending with a letter or digit"));
     KubeConfigOptions options;
-    for (const auto &[key, target] : {std::pair {QStringLiteral("config"), &options.configPath},
-                                      std::pair {QStringLiteral("context"), &options.context},
-                                      std::pair {QStringLiteral("namespace"), &options.namespaceName}}) {
-        const QJsonValue value = parameters().value(key);
-        if (value.isUndefined() || value.isNull())
-            continue;
-        if (!value.isString() || value.toString().isEmpty())
-            return refuse(key, value, QStringLiteral("it must be a non-empty string"));
-        *target = value.toString();
+    options.configPath = reader.string(QStringLiteral("config"));
+    options.context = reader.string(QStringLiteral("context"));
+    options.namespaceName = reader.string(QStringLiteral("namespace"));
+    const int timeoutMs = int(reader.duration(QStringLiteral("timeout"), defaultTimeoutMs, 1,
+                                              maxTimeoutMs));
+    const QString tokenFile = reader.string(QStringLiteral("tokenFile"));
+    QString tokenWarning;
+    QString tokenError;
+    if (reader.ok() && !tokenFile.isEmpty()
+        && !SecretFile::check(SecretFile::resolve(tokenFile), &tokenError, &tokenWarning))
+        reader.refuse(QStringLiteral("tokenFile"), tokenFile, tokenError);
+    if (!reader.ok()) {
+        *errorString = reader.errorString();
+        return nullptr;
     }
-    int timeoutMs = defaultTimeoutMs;
-    const QJsonValue timeout = parameters().value(QStringLiteral("timeout"));
-    if (!timeout.isUndefined() && !timeout.isNull()) {
-        if (!jsonutil::isInteger(timeout) || timeout.toDouble() < 1 || timeout.toDouble() > maxTimeoutMs)
-            return refuse(QStringLiteral("timeout"), timeout,
-                          QStringLiteral("it must be a whole number of milliseconds from 1 to %1")
-                                  .arg(maxTimeoutMs));
-        timeoutMs = int(timeout.toDouble());
-    }
+    if (!tokenWarning.isEmpty())
+        qCWarning(lcKube).noquote() << ParameterReader::describeService(name(), type())
+                                    << "parameter \"tokenFile\":" << tokenWarning;
 
     KubeClientConfig config;
     QString error;
     if (!kubeconfig::resolve(options, QProcessEnvironment::systemEnvironment(), &config, &error)) {
         *errorString = QStringLiteral("service \"%1\": %2").arg(name(), error);
         return nullptr;
+    }
+    if (!tokenFile.isEmpty()) {
+        // A mounted Secret wins over the kubeconfig's own credentials; it is
+        // read again whenever it changes, like the service account's token.
+        config.tokenFile = SecretFile::resolve(tokenFile);
+        config.token.clear();
+        config.exec.reset();
     }
     auto backend = std::make_unique<KubernetesLeaseBackend>(config, leaseName(), timeoutMs);
     if (!backend->setUp(&error)) {

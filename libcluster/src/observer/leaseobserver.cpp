@@ -172,7 +172,9 @@ void LeaseObserver::apply(const SourcedLease &lease)
         m_leases.insert(name, next);
         schedule(next);
         m_history.append(change);
-        qCInfo(lcElection).noquote() << QStringLiteral("observer: %1: %2 -> %3 (%4)")
+        // Debug: whoever observes prints the change (status, the dashboard); at
+        // info every change would show twice.
+        qCDebug(lcElection).noquote() << QStringLiteral("observer: %1: %2 -> %3 (%4)")
                                                 .arg(name,
                                                      change.from.isEmpty() ? QStringLiteral("(none)") : change.from,
                                                      change.to.isEmpty() ? QStringLiteral("(none)") : change.to,
@@ -238,7 +240,7 @@ void LeaseObserver::checkExpiry()
         expired.append(name);
     }
     for (const QString &name : std::as_const(expired)) {
-        qCInfo(lcElection).noquote() << QStringLiteral("observer: %1: the lease of %2 expired unrenewed")
+        qCDebug(lcElection).noquote() << QStringLiteral("observer: %1: the lease of %2 expired unrenewed")
                                                 .arg(name, m_leases.value(name).record.holder);
         Q_EMIT leaseExpired(name);
         Q_EMIT leaseChanged(name);

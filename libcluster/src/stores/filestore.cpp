@@ -96,9 +96,14 @@ QString FileStore::describe() const
     return describeService(*this, kTypeName);
 }
 
+QStringList FileStore::parameterNames()
+{
+    return {QStringLiteral("folder"), QStringLiteral("lockTimeout")};
+}
+
 bool FileStore::init(QString *errorString)
 {
-    const QString service = describe();
+    const QString service = describeForParameters(*this, kTypeName);
     const QJsonValue folderValue = parameters().value(QLatin1String("folder"));
     QString folder;
     if (!folderValue.isUndefined() && !folderValue.isNull()) {
@@ -118,23 +123,22 @@ bool FileStore::init(QString *errorString)
         folder = dataFolder + QStringLiteral("/registry");
     }
 
+    ParameterReader reader(service, parameters());
     // Writes take no lock any more; a configuration of the earlier layout
     // still names a lock timeout, which is checked as it was and not used.
-    const QJsonValue timeoutValue = parameters().value(QLatin1String("lockTimeout"));
-    if (!timeoutValue.isUndefined() && !timeoutValue.isNull()) {
-        const double timeout = timeoutValue.toDouble(-1);
-        if (!timeoutValue.isDouble() || timeout < 0 || timeout > 600000
-            || timeout != std::floor(timeout)) {
-            return refuse(errorString, service, QStringLiteral("lockTimeout"), timeoutValue,
-                          QStringLiteral("it must be a whole number of milliseconds from 0 "
-                                         "to 600000"));
-        }
-        qCInfo(lcStore).noquote() << service
-                                  << "ignores parameter lockTimeout: writes take no lock";
-    }
+    const bool lockTimeoutGiven = parameters().contains(QLatin1String("lockTimeout"));
+    reader.duration(QStringLiteral("lockTimeout"), 0, 0, 600000);
+    if (!accept(errorString, reader))
+        return false;
+    if (lockTimeoutGiven)
+        qCInfo(lcStore).noquote() << service << "ignores parameter lockTimeout: writes take no lock";
 
     const QFileInfo info(folder);
     const QString path = info.absoluteFilePath();
+    if (!info.exists() && m_readOnly) {
+        return refuse(errorString, service, QStringLiteral("folder"), QJsonValue(path),
+                      QStringLiteral("the folder does not exist (an observer never creates it)"));
+    }
     if (!info.exists()) {
         // Owner-only, and so is each folder above it that we create (the
         // default data folder's parents); one that exists is left alone.
@@ -148,7 +152,7 @@ bool FileStore::init(QString *errorString)
             return false;
         }
         qCInfo(lcStore).noquote() << service << "created folder" << path;
-    } else if (!info.isDir() || !info.isWritable()) {
+    } else if (!info.isDir() || (!info.isWritable() && !m_readOnly)) {
         return refuse(errorString, service, QStringLiteral("folder"), QJsonValue(path),
                       QStringLiteral("it must be a writable folder"));
     }

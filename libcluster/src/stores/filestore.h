@@ -46,10 +46,18 @@ class FileStore : public Store
     Q_OBJECT
 public:
     FileStore(const QString &name, const QJsonObject &parameters, Application *application);
+    /*! The parameters this type takes; the configuration refuses others (P1). */
+    static QStringList parameterNames();
     ~FileStore() override;
 
     bool init(QString *errorString) override;
     QString folder() const;
+    /*!
+     * For observers (`baton status`), before init(): the folder must exist
+     * and is never created, and a folder that may not be written is
+     * accepted. A write then fails as the file system says.
+     */
+    void setReadOnly(bool readOnly) { m_readOnly = readOnly; }
 
     void get(const QString &key, Callback done) override;
     void create(const QString &key, const QJsonObject &document, Callback done) override;
@@ -141,6 +149,7 @@ private:
     void rescan();
 
     QString m_folder;
+    bool m_readOnly = false;
     QFileSystemWatcher *m_watcher = nullptr;
     bool m_rescanPending = false;
     QHash<StoreWatch *, WatchState> m_watches;

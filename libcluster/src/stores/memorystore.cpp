@@ -28,9 +28,14 @@ MemoryStore::MemoryStore(const QString &name, const QJsonObject &parameters,
 
 MemoryStore::~MemoryStore() = default;
 
+QStringList MemoryStore::parameterNames()
+{
+    return {QStringLiteral("persistence.path")};
+}
+
 bool MemoryStore::init(QString *errorString)
 {
-    const QString service = describeService(*this, kTypeName);
+    const QString service = describeForParameters(*this, kTypeName);
     const QJsonValue persistence = parameters().value(QLatin1String("persistence"));
     QString path;
     if (!persistence.isUndefined() && !persistence.isNull()) {

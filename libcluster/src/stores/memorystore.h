@@ -31,6 +31,8 @@ class MemoryStore : public Store
     Q_OBJECT
 public:
     MemoryStore(const QString &name, const QJsonObject &parameters, Application *application);
+    /*! The parameters this type takes; the configuration refuses others (P1). */
+    static QStringList parameterNames();
     ~MemoryStore() override;
 
     bool init(QString *errorString) override;

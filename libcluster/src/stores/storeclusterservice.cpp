@@ -1,12 +1,18 @@
 #include "storeclusterservice.h"
 
-#include "jsonutil.h"
+#include "clusterservice_p.h"
+#include "parameters.h"
 #include "storeleasebackend.h"
 
 #include <baton/application.h>
 #include <baton/store.h>
 
 namespace baton {
+
+QStringList StoreClusterService::parameterNames()
+{
+    return clusterParameterNames() << QStringLiteral("store");
+}
 
 std::unique_ptr<LeaseBackend> StoreClusterService::createLeaseBackend(QString *errorString)
 {
@@ -18,9 +24,10 @@ std::unique_ptr<LeaseBackend> StoreClusterService::createLeaseBackend(QString *e
                 : nullptr;
         store = qobject_cast<Store *>(named);
         if (!store) {
-            *errorString = QStringLiteral("service \"%1\": parameter \"store\" = %2 must name a "
-                                          "store service of the configuration")
-                                   .arg(name(), jsonutil::describe(storeName));
+            ParameterReader reader(ParameterReader::describeService(name(), type()), parameters());
+            reader.refuse(QStringLiteral("store"), storeName,
+                          QStringLiteral("it must name a store service of the configuration"));
+            *errorString = reader.errorString();
             return nullptr;
         }
     } else if (application()) {

@@ -14,6 +14,8 @@ class StoreClusterService final : public ClusterService
     Q_OBJECT
 public:
     using ClusterService::ClusterService;
+    /*! The parameters this type takes; the configuration refuses others (P1). */
+    static QStringList parameterNames();
 
 protected:
     std::unique_ptr<LeaseBackend> createLeaseBackend(QString *errorString) override;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "parameters.h"
+
 #include <baton/service.h>
 #include <baton/store.h>
 
@@ -30,15 +32,30 @@ inline QString describeService(const Service &service, const QString &fallbackTy
     return QStringLiteral("%1 \"%2\"").arg(type, service.name());
 }
 
-/*! Fills \a errorString with a P1-style refusal and returns false. */
+/*! How parameter refusals name a service: `service "Registry" (Webda/FileStore)`. */
+inline QString describeForParameters(const Service &service, const QString &fallbackType)
+{
+    return ParameterReader::describeService(
+            service.name(), service.type().isEmpty() ? fallbackType : service.type());
+}
+
+/*! Fills \a errorString with the refusal of a parameter (P1) and returns false. */
 inline bool refuse(QString *errorString, const QString &service, const QString &parameter,
                    const QJsonValue &value, const QString &rule)
 {
-    if (errorString) {
-        *errorString = QStringLiteral("%1: parameter %2 is %3; %4")
-                           .arg(service, parameter, describeValue(value), rule);
-    }
+    ParameterReader reader(service, {});
+    reader.refuse(parameter, value, rule);
+    if (errorString)
+        *errorString = reader.errorString();
     return false;
+}
+
+/*! Fills \a errorString with the first refusal of \a reader, if any, and returns whether there was none. */
+inline bool accept(QString *errorString, const ParameterReader &reader)
+{
+    if (!reader.ok() && errorString)
+        *errorString = reader.errorString();
+    return reader.ok();
 }
 
 /*! Runs \a done with \a result on a later turn of \a store's event loop. */

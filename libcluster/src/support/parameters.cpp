@@ -1,0 +1,280 @@
+#include "parameters.h"
+
+#include "jsonutil.h"
+
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <cmath>
+
+namespace baton {
+
+namespace {
+
+// A typo of a secret's name still holds the secret: its value is never shown.
+bool looksSecret(const QString &name)
+{
+    const QString lower = name.toLower();
+    for (const char *word : {"pass", "token", "secret", "key", "cred"})
+        if (lower.contains(QLatin1String(word)))
+            return true;
+    return false;
+}
+
+// Edits to turn one word into the other, a swap of neighbours counting as
+// one: the typing mistakes people make ("ulr" for "url").
+qsizetype editDistance(const QString &a, const QString &b)
+{
+    const qsizetype columns = b.size() + 1;
+    QList<qsizetype> d((a.size() + 1) * columns);
+    auto at = [&](qsizetype i, qsizetype j) -> qsizetype & { return d[i * columns + j]; };
+    for (qsizetype i = 0; i <= a.size(); ++i)
+        at(i, 0) = i;
+    for (qsizetype j = 0; j <= b.size(); ++j)
+        at(0, j) = j;
+    for (qsizetype i = 1; i <= a.size(); ++i) {
+        for (qsizetype j = 1; j <= b.size(); ++j) {
+            const qsizetype cost = a.at(i - 1) == b.at(j - 1) ? 0 : 1;
+            at(i, j) = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost});
+            if (i > 1 && j > 1 && a.at(i - 1) == b.at(j - 2) && a.at(i - 2) == b.at(j - 1))
+                at(i, j) = std::min(at(i, j), at(i - 2, j - 2) + 1);
+        }
+    }
+    return at(a.size(), b.size());
+}
+
+QString formatRefusal(const QString &service, const QString &name, const QString &shown,
+                      const QString &rule)
+{
+    return QStringLiteral("%1: parameter \"%2\" = %3: %4").arg(service, name, shown, rule);
+}
+
+void collectUnknown(const QJsonObject &object, const QString &prefix, const QStringList &declared,
+                    QStringList *clauses)
+{
+    QStringList here; // the names declared at this level, without the prefix
+    QStringList blocks;
+    for (const QString &full : declared) {
+        if (!full.startsWith(prefix))
+            continue;
+        const QString rest = full.mid(prefix.size());
+        const QString head = rest.section(QLatin1Char('.'), 0, 0);
+        if (!here.contains(head))
+            here.append(head);
+        if (rest.contains(QLatin1Char('.')) && !blocks.contains(head))
+            blocks.append(head);
+    }
+    if (prefix.isEmpty())
+        here.append(QStringLiteral("type"));
+    for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
+        const QString key = it.key();
+        if (here.contains(key)) {
+            // A block's own keys are checked too; a block of the wrong type
+            // is the service's to refuse.
+            if (blocks.contains(key) && it.value().isObject())
+                collectUnknown(it.value().toObject(), prefix + key + QLatin1Char('.'), declared,
+                               clauses);
+            continue;
+        }
+        const QString suggestion = parameters::closest(key, here);
+        // "pasword" is no secret's name, but it holds the password all the same.
+        const QString shown = looksSecret(suggestion) ? QStringLiteral("(hidden)")
+                                                      : parameters::shownValue(key, it.value());
+        QStringList known = here;
+        known.removeAll(QStringLiteral("type"));
+        known.sort(Qt::CaseInsensitive);
+        const QString rule = suggestion.isEmpty()
+                ? QStringLiteral("unknown parameter (known: %1)").arg(known.join(QStringLiteral(", ")))
+                : QStringLiteral("unknown parameter, did you mean \"%1\"?").arg(prefix + suggestion);
+        clauses->append(QStringLiteral("parameter \"%1\" = %2: %3").arg(prefix + key, shown, rule));
+    }
+}
+
+} // namespace
+
+ParameterReader::ParameterReader(const QString &service, const QJsonObject &parameters)
+    : m_service(service)
+    , m_parameters(parameters)
+{
+}
+
+QString ParameterReader::describeService(const QString &name, const QString &type)
+{
+    if (type.isEmpty())
+        return QStringLiteral("service \"%1\"").arg(name);
+    return QStringLiteral("service \"%1\" (%2)").arg(name, type);
+}
+
+QJsonValue ParameterReader::value(const QString &name) const
+{
+    const QStringList path = name.split(QLatin1Char('.'));
+    QJsonValue current = m_parameters;
+    for (const QString &step : path) {
+        if (!current.isObject())
+            return QJsonValue(QJsonValue::Undefined);
+        current = current.toObject().value(step);
+    }
+    return current;
+}
+
+bool ParameterReader::has(const QString &name) const
+{
+    const QJsonValue v = value(name);
+    return !v.isUndefined() && !v.isNull();
+}
+
+void ParameterReader::refuse(const QString &name, const QJsonValue &value, const QString &rule)
+{
+    if (m_error.isEmpty())
+        m_error = formatRefusal(m_service, name, jsonutil::describe(value), rule);
+}
+
+void ParameterReader::refuseHidden(const QString &name, const QString &rule)
+{
+    if (m_error.isEmpty())
+        m_error = formatRefusal(m_service, name, QStringLiteral("(hidden)"), rule);
+}
+
+qint64 ParameterReader::duration(const QString &name, qint64 fallback, qint64 minimum,
+                                 qint64 maximum)
+{
+    if (!has(name) || !ok())
+        return fallback;
+    const QJsonValue v = value(name);
+    const std::optional<qint64> ms = parameters::parseDuration(v);
+    // Zero is a number the parser accepts; the range decides whether it may be.
+    if (!ms || *ms < minimum || *ms > maximum) {
+        static const QRegularExpression withUnit(QStringLiteral("^\\s*-?\\d+(?:\\.\\d+)?\\s*([A-Za-z]+)\\s*$"));
+        const QRegularExpressionMatch unit = withUnit.match(v.toString());
+        const QStringList units {QStringLiteral("ms"), QStringLiteral("s"), QStringLiteral("m"),
+                                 QStringLiteral("h")};
+        if (!ms && unit.hasMatch() && !units.contains(unit.captured(1))) {
+            refuse(name, v, QStringLiteral("unknown unit \"%1\" (ms, s, m or h)").arg(unit.captured(1)));
+            return fallback;
+        }
+        refuse(name, v, parameters::durationRule(minimum, maximum));
+        return fallback;
+    }
+    return *ms;
+}
+
+QString ParameterReader::string(const QString &name, const QString &fallback, bool mayBeEmpty)
+{
+    if (!has(name) || !ok())
+        return fallback;
+    const QJsonValue v = value(name);
+    if (!v.isString() || (!mayBeEmpty && v.toString().isEmpty())) {
+        refuse(name, v, mayBeEmpty ? QStringLiteral("it must be a string")
+                                   : QStringLiteral("it must be a non-empty string"));
+        return fallback;
+    }
+    return v.toString();
+}
+
+QString ParameterReader::secret(const QString &name)
+{
+    if (!has(name) || !ok())
+        return {};
+    const QJsonValue v = value(name);
+    if (!v.isString()) {
+        refuseHidden(name, QStringLiteral("it must be a string"));
+        return {};
+    }
+    return v.toString();
+}
+
+bool ParameterReader::boolean(const QString &name, bool fallback)
+{
+    if (!has(name) || !ok())
+        return fallback;
+    const QJsonValue v = value(name);
+    if (!v.isBool()) {
+        refuse(name, v, QStringLiteral("it must be true or false"));
+        return fallback;
+    }
+    return v.toBool();
+}
+
+QJsonObject ParameterReader::block(const QString &name, const QString &example)
+{
+    if (!has(name) || !ok())
+        return {};
+    const QJsonValue v = value(name);
+    if (!v.isObject()) {
+        refuse(name, v, QStringLiteral("it must be an object such as %1").arg(example));
+        return {};
+    }
+    return v.toObject();
+}
+
+namespace parameters {
+
+std::optional<qint64> parseDuration(const QJsonValue &value)
+{
+    if (value.isDouble()) {
+        if (!jsonutil::isInteger(value))
+            return std::nullopt;
+        return qint64(value.toDouble());
+    }
+    if (!value.isString())
+        return std::nullopt;
+    static const QRegularExpression pattern(QStringLiteral("^\\s*(\\d{1,12})\\s*(ms|s|m|h)\\s*$"));
+    const QRegularExpressionMatch match = pattern.match(value.toString());
+    if (!match.hasMatch())
+        return std::nullopt;
+    const qint64 amount = match.captured(1).toLongLong();
+    const QString unit = match.captured(2);
+    const qint64 factor = unit == QLatin1String("ms") ? 1
+            : unit == QLatin1String("s")              ? 1000
+            : unit == QLatin1String("m")              ? 60 * 1000
+                                                      : 3600 * 1000;
+    return amount * factor;
+}
+
+QString durationRule(qint64 minimum, qint64 maximum)
+{
+    const QString forms = QStringLiteral("milliseconds (5000) or a whole number with a unit "
+                                         "ms, s, m or h (\"500ms\", \"15s\", \"1m\")");
+    if (minimum == 1 && maximum == ParameterReader::kMaxDurationMs)
+        return QStringLiteral("it must be a positive duration: %1").arg(forms);
+    return QStringLiteral("it must be a duration from %1 ms to %2 ms: %3")
+            .arg(minimum)
+            .arg(maximum)
+            .arg(forms);
+}
+
+QString shownValue(const QString &key, const QJsonValue &value)
+{
+    return looksSecret(key) ? QStringLiteral("(hidden)") : jsonutil::describe(value);
+}
+
+QString closest(const QString &word, const QStringList &candidates)
+{
+    QString best;
+    qsizetype bestDistance = 0;
+    for (const QString &candidate : candidates) {
+        const qsizetype distance = editDistance(word.toLower(), candidate.toLower());
+        if (best.isEmpty() || distance < bestDistance) {
+            best = candidate;
+            bestDistance = distance;
+        }
+    }
+    // A third of the word, at least one letter and at most three: further
+    // than that it is another word, and a guess would mislead.
+    const qsizetype allowed = std::clamp<qsizetype>(word.size() / 3, 1, 3);
+    return bestDistance <= allowed ? best : QString();
+}
+
+QString refuseUnknown(const QString &service, const QJsonObject &parameters,
+                      const QStringList &declared)
+{
+    QStringList clauses;
+    collectUnknown(parameters, QString(), declared, &clauses);
+    if (clauses.isEmpty())
+        return {};
+    return QStringLiteral("%1: %2").arg(service, clauses.join(QStringLiteral("; ")));
+}
+
+} // namespace parameters
+
+} // namespace baton

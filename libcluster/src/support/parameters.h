@@ -1,0 +1,95 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace baton {
+
+/*!
+ * Reads the parameters of one service with one refusal format for the whole
+ * library (P1):
+ *
+ *     service "NAME" (TYPE): parameter "P" = VALUE: RULE
+ *
+ * The first refusal wins and later reads return their fallback, so that an
+ * init() reads everything in a row and checks ok() once at the end. The
+ * application puts the file, line and column in front.
+ */
+class ParameterReader
+{
+public:
+    /*! \a service is how messages name it: `service "cluster" (Webda/StoreClusterService)`. */
+    ParameterReader(const QString &service, const QJsonObject &parameters);
+
+    /*! `service "NAME" (TYPE)`, or `service "NAME"` without a type. */
+    static QString describeService(const QString &name, const QString &type);
+
+    bool ok() const { return m_error.isEmpty(); }
+    QString errorString() const { return m_error; }
+
+    /*! Whether \a name (a dotted path such as `tls.ca`) is set to something other than null. */
+    bool has(const QString &name) const;
+    /*! The value at \a name, a dotted path; undefined when absent. */
+    QJsonValue value(const QString &name) const;
+
+    /*!
+     * A duration in milliseconds: a whole number (`5000`) or a string with a
+     * unit (`"500ms"`, `"15s"`, `"1m"`, `"1h"`), from \a minimum to \a maximum.
+     */
+    qint64 duration(const QString &name, qint64 fallback, qint64 minimum = 1,
+                    qint64 maximum = kMaxDurationMs);
+    /*! A string; refused when empty unless \a mayBeEmpty. */
+    QString string(const QString &name, const QString &fallback = {}, bool mayBeEmpty = false);
+    /*! A secret string: refused like string() but never shown. */
+    QString secret(const QString &name);
+    bool boolean(const QString &name, bool fallback);
+    /*! An object, for blocks such as `tls`; \a example shows the expected shape. */
+    QJsonObject block(const QString &name, const QString &example);
+
+    /*! Records a refusal of \a name; \a value is shown as the file spells it. */
+    void refuse(const QString &name, const QJsonValue &value, const QString &rule);
+    /*! Records a refusal without showing the value (secrets). */
+    void refuseHidden(const QString &name, const QString &rule);
+
+    static constexpr qint64 kMaxDurationMs = qint64(24) * 3600 * 1000;
+
+private:
+    QString m_service;
+    QJsonObject m_parameters;
+    QString m_error;
+};
+
+namespace parameters {
+
+/*!
+ * Milliseconds of a duration as a configuration writes it: a positive whole
+ * number, or a string of a positive whole number and a unit (ms, s, m, h).
+ * Returns nothing when \a value is neither.
+ */
+std::optional<qint64> parseDuration(const QJsonValue &value);
+
+/*! The rule a duration breaks, for messages. */
+QString durationRule(qint64 minimum, qint64 maximum);
+
+/*! \a value as the file spells it, or `(hidden)` when \a key looks like the name of a secret. */
+QString shownValue(const QString &key, const QJsonValue &value);
+
+/*! The candidate closest to \a word by edit distance, when it is close enough to be a typo. */
+QString closest(const QString &word, const QStringList &candidates);
+
+/*!
+ * The refusal of every key of \a parameters that \a declared does not name,
+ * on one line, or an empty string when there is none. \a declared lists
+ * names and dotted names of blocks (`tls.ca` declares the block `tls` and
+ * its key `ca`); `type` is always allowed at the top.
+ */
+QString refuseUnknown(const QString &service, const QJsonObject &parameters,
+                      const QStringList &declared);
+
+} // namespace parameters
+
+} // namespace baton

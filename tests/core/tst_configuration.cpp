@@ -1,0 +1,388 @@
+// The reading of a configuration (P1): every misconfiguration is refused
+// before anything starts with one line that names the file, the service,
+// the parameter, the value and the rule, and suggests the name a typo
+// meant; durations take units; secrets come from files.
+
+#include "parameters.h"
+#include "secretfile.h"
+
+#include <baton/application.h>
+#include <baton/clusterservice.h>
+#include <baton/servicefactory.h>
+#include <baton/service.h>
+
+#include <QDir>
+#include <QFile>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace baton;
+
+namespace {
+
+/*! An application type that declares its parameters, as a program's own would. */
+class DeclaredService : public Service
+{
+public:
+    using Service::Service;
+    bool init(QString *) override { return true; }
+};
+
+/*! An application type that declares nothing, and so is not checked. */
+class UndeclaredService : public Service
+{
+public:
+    using Service::Service;
+    bool init(QString *) override { return true; }
+};
+
+QByteArray configWith(const QString &services)
+{
+    return QStringLiteral(R"({"services": {%1}})").arg(services).toUtf8();
+}
+
+/*! Loads and starts \a json; the refusal, or an empty string when it started. */
+QString refusalOf(const QByteArray &json, Application *app)
+{
+    QString error;
+    if (!app->loadConfig(json, QStringLiteral("bad.json"), &error))
+        return error;
+    // A refused init also logs its message, at warning.
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral(".*")));
+    if (!app->init(&error))
+        return error;
+    return {};
+}
+
+} // namespace
+
+class TestConfiguration : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void misconfigurationIsRefusedWithOneExactLine_data();
+    void misconfigurationIsRefusedWithOneExactLine();
+    void durationsTakeMillisecondsOrAUnit_data();
+    void durationsTakeMillisecondsOrAUnit();
+    void typesThatDeclareNothingAreNotChecked();
+    void passwordFileIsReadAndNeverShown();
+    void passwordFileResolvesAgainstTheCredentialsFolder();
+    void secretFileReadableByOthersWarns();
+    void secretFileIsReadAgainWhenItChanges();
+
+private:
+    QTemporaryDir m_folder;
+};
+
+void TestConfiguration::initTestCase()
+{
+    QVERIFY(m_folder.isValid());
+    ServiceFactory::registerType<DeclaredService>(QStringLiteral("Test/Declared"),
+                                                  {QStringLiteral("interval"),
+                                                   QStringLiteral("target.url")});
+    ServiceFactory::registerType<UndeclaredService>(QStringLiteral("Test/Undeclared"));
+}
+
+void TestConfiguration::misconfigurationIsRefusedWithOneExactLine_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("message");
+
+    const QString cluster = QStringLiteral(R"("cluster": {"type": "StoreClusterService", %1})");
+    const QString etcd = QStringLiteral(
+            R"("Registry": {"type": "EtcdStore", "endpoints": ["http*SLASHES*127.0.0.1:2379"], %1})");
+    const QString kube = QStringLiteral(R"("cluster": {"type": "KubernetesClusterService", %1})");
+    auto row = [](const char *sentence, const QString &services, const QString &message) {
+        QTest::newRow(sentence) << configWith(services) << message;
+    };
+
+    // The top of the file.
+    QTest::newRow("a misspelt services key is refused with a suggestion")
+            << QByteArray(R"({"servces": {"cluster": {"type": "StoreClusterService"}}})")
+            << QStringLiteral(R"(bad.json: key "servces" = an object: unknown key at the top of the configuration, did you mean "services"?)");
+    QTest::newRow("an unknown key beside services is refused")
+            << QByteArray(R"({"services": {}, "version": 2})")
+            << QStringLiteral(R"(bad.json: key "version" = 2: unknown key at the top of the configuration, which holds only "services")");
+
+    // Unknown parameters of a service (F4 cannot hold if two jobs share a lease by a typo).
+    row("typos of leaseName and leaseDuration and an unknown key are each named",
+        cluster.arg(QStringLiteral(R"("leaseNme": "x", "leaseDuraton": 5000, "foldr": 1)")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "foldr" = 1: unknown parameter (known: instanceId, leaseDuration, leaseName, renewInterval, store); parameter "leaseDuraton" = 5000: unknown parameter, did you mean "leaseDuration"?; parameter "leaseNme" = "x": unknown parameter, did you mean "leaseName"?)"));
+    row("a parameter in the wrong case is refused with its right spelling",
+        cluster.arg(QStringLiteral(R"("leaseduration": 5000)")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseduration" = 5000: unknown parameter, did you mean "leaseDuration"?)"));
+    row("a parameter of another type is refused on a local cluster",
+        QStringLiteral(R"("solo": {"type": "LocalClusterService", "store": "Registry"})"),
+        QStringLiteral(R"(bad.json:1:15: service "solo" (Webda/LocalClusterService): parameter "store" = "Registry": unknown parameter (known: instanceId, leaseDuration, leaseName, renewInterval))"));
+    row("a misspelt FileStore folder is refused with a suggestion",
+        QStringLiteral(R"("Registry": {"type": "FileStore", "foldr": "/tmp/x"})"),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/FileStore): parameter "foldr" = "/tmp/x": unknown parameter, did you mean "folder"?)"));
+    row("a misspelt MemoryStore persistence block is refused with a suggestion",
+        QStringLiteral(R"("Registry": {"type": "MemoryStore", "persistance": {"path": "x.json"}})"),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/MemoryStore): parameter "persistance" = an object: unknown parameter, did you mean "persistence"?)"));
+    row("an unknown key inside the persistence block is refused",
+        QStringLiteral(R"("Registry": {"type": "MemoryStore", "persistence": {"pth": "x.json"}})"),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/MemoryStore): parameter "persistence.pth" = "x.json": unknown parameter, did you mean "persistence.path"?)"));
+    row("an unknown key inside the tls block is refused",
+        etcd.arg(QStringLiteral(R"("tls": {"caFile": "ca.pem"})")),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "tls.caFile" = "ca.pem": unknown parameter (known: ca, cert, insecureSkipVerify, key))"));
+    row("a near miss inside the tls block is refused with a suggestion",
+        etcd.arg(QStringLiteral(R"("tls": {"crt": "client.pem"})")),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "tls.crt" = "client.pem": unknown parameter, did you mean "tls.cert"?)"));
+    row("a misspelt password is refused without showing it",
+        etcd.arg(QStringLiteral(R"("username": "app", "pasword": "s3cr3t-value")")),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "pasword" = (hidden): unknown parameter, did you mean "password"?)"));
+    row("a misspelt Kubernetes namespace is refused with a suggestion",
+        kube.arg(QStringLiteral(R"("namespce": "jobs")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "namespce" = "jobs": unknown parameter, did you mean "namespace"?)"));
+    row("an application type that declares its parameters is checked too",
+        QStringLiteral(R"("poller": {"type": "Test/Declared", "intervl": 5})"),
+        QStringLiteral(R"(bad.json:1:15: service "poller" (Test/Declared): parameter "intervl" = 5: unknown parameter, did you mean "interval"?)"));
+    row("an application type's declared block is checked too",
+        QStringLiteral(R"("poller": {"type": "Test/Declared", "target": {"ulr": "x"}})"),
+        QStringLiteral(R"(bad.json:1:15: service "poller" (Test/Declared): parameter "target.ulr" = "x": unknown parameter, did you mean "target.url"?)"));
+
+    // Durations (P1): a number of milliseconds or a whole number with a unit.
+    row("a duration with an unknown unit is refused naming the unit",
+        cluster.arg(QStringLiteral(R"("leaseDuration": "15x")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = "15x": unknown unit "x" (ms, s, m or h))"));
+    row("a duration spelt out in words is refused naming the unit",
+        cluster.arg(QStringLiteral(R"("leaseDuration": "15 seconds")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = "15 seconds": unknown unit "seconds" (ms, s, m or h))"));
+    row("a negative duration is refused",
+        cluster.arg(QStringLiteral(R"("leaseDuration": -15000)")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = -15000: it must be a positive duration: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+    row("a negative duration with a unit is refused",
+        cluster.arg(QStringLiteral(R"("renewInterval": "-5s")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "renewInterval" = "-5s": it must be a positive duration: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+    row("a zero duration is refused",
+        cluster.arg(QStringLiteral(R"("renewInterval": 0)")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "renewInterval" = 0: it must be a positive duration: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+    row("a zero duration with a unit is refused",
+        cluster.arg(QStringLiteral(R"("leaseDuration": "0s")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = "0s": it must be a positive duration: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+    row("a fractional number of milliseconds is refused",
+        cluster.arg(QStringLiteral(R"("leaseDuration": 1500.5)")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = 1500.5: it must be a positive duration: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+    row("a duration that is true is refused",
+        cluster.arg(QStringLiteral(R"("leaseDuration": true)")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = true: it must be a positive duration: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+    row("a renewInterval equal to leaseDuration in other units is refused",
+        cluster.arg(QStringLiteral(R"("leaseDuration": "15s", "renewInterval": 15000)")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "renewInterval" = 15000: it must be lower than "leaseDuration" (15000 ms))"));
+    row("a renewInterval above the default leaseDuration is refused",
+        cluster.arg(QStringLiteral(R"("renewInterval": "20s")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "renewInterval" = "20s": it must be lower than "leaseDuration" (15000 ms))"));
+    row("a FileStore lockTimeout above ten minutes is refused with its range",
+        QStringLiteral(R"("Registry": {"type": "FileStore", "folder": "/tmp/x", "lockTimeout": "11m"})"),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/FileStore): parameter "lockTimeout" = "11m": it must be a duration from 0 ms to 600000 ms: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+    row("an etcd timeout of zero is refused with its range",
+        etcd.arg(QStringLiteral(R"("timeout": "0ms")")),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "timeout" = "0ms": it must be a duration from 1 ms to 600000 ms: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+    row("a Kubernetes timeout of two hours is refused with its range",
+        kube.arg(QStringLiteral(R"("leaseName": "billing-cron", "timeout": "2h")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "timeout" = "2h": it must be a duration from 1 ms to 600000 ms: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+
+    // Strings, lists, blocks.
+    row("an empty leaseName is refused",
+        cluster.arg(QStringLiteral(R"("leaseName": "")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseName" = "": it must be a non-empty string)"));
+    row("a leaseName that is a number is refused",
+        cluster.arg(QStringLiteral(R"("leaseName": 5)")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseName" = 5: it must be a non-empty string)"));
+    row("an empty instanceId is refused",
+        cluster.arg(QStringLiteral(R"("instanceId": "")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "instanceId" = "": it must be a non-empty string)"));
+    row("a store parameter naming no store is refused",
+        cluster.arg(QStringLiteral(R"("store": "Nope")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "store" = "Nope": it must name a store service of the configuration)"));
+    row("a Kubernetes lease name with capitals is refused",
+        kube.arg(QStringLiteral(R"("leaseName": "Billing_Cron")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "leaseName" = "Billing_Cron": a Kubernetes Lease name must be a DNS-1123 subdomain: at most 253 lower-case letters, digits, '-' and '.', starting and ending with a letter or digit)"));
+    row("an etcd store without endpoints is refused",
+        QStringLiteral(R"("Registry": {"type": "EtcdStore"})"),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "endpoints" = missing: it must be a non-empty list of http*SLASHES* or https*SLASHES* URLs such as ["http*SLASHES*127.0.0.1:2379"], with no user name or password in them)"));
+    row("an etcd endpoint with a password in it is refused without showing it",
+        QStringLiteral(R"("Registry": {"type": "EtcdStore", "endpoints": ["http*SLASHES*app:s3cr3t@127.0.0.1:2379"]})"),
+        QStringLiteral(R"msg(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "endpoints" = "(hidden)": it must be a non-empty list of http*SLASHES* or https*SLASHES* URLs such as ["http*SLASHES*127.0.0.1:2379"], with no user name or password in them)msg"));
+    row("an etcd username without a password is refused",
+        etcd.arg(QStringLiteral(R"("username": "app")")),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "password" = missing: it (or "passwordFile") is required with username)"));
+    row("an etcd password that is not a string is refused without showing it",
+        etcd.arg(QStringLiteral(R"("username": "app", "password": 12345678)")),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "password" = (hidden): it must be a string)"));
+    row("an etcd password together with a passwordFile is refused",
+        etcd.arg(QStringLiteral(R"("username": "app", "password": "s3cr3t-value", "passwordFile": "/run/pw")")),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "password" = (hidden): it is set together with "passwordFile": keep one)"));
+    row("an etcd passwordFile that does not exist is refused naming it",
+        etcd.arg(QStringLiteral(R"("username": "app", "passwordFile": "/nonexistent/etcd-password")")),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "passwordFile" = "/nonexistent/etcd-password": the file /nonexistent/etcd-password does not exist)"));
+    row("an etcd tls that is not an object is refused",
+        etcd.arg(QStringLiteral(R"("tls": "ca.pem")")),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "tls" = "ca.pem": it must be an object such as {"ca": "ca.pem", "cert": "client.pem", "key": "client-key.pem"})"));
+    row("an etcd tls.insecureSkipVerify that is a word is refused",
+        etcd.arg(QStringLiteral(R"("tls": {"insecureSkipVerify": "yes"})")),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "tls.insecureSkipVerify" = "yes": it must be true or false)"));
+    row("a FileStore folder that is a number is refused",
+        QStringLiteral(R"("Registry": {"type": "FileStore", "folder": 42})"),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/FileStore): parameter "folder" = 42: it must be a string naming a folder)"));
+    row("a MemoryStore persistence that is a string is refused",
+        QStringLiteral(R"("Registry": {"type": "MemoryStore", "persistence": "x.json"})"),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/MemoryStore): parameter "persistence" = "x.json": it must be an object such as {"path": "store.json"})"));
+}
+
+void TestConfiguration::misconfigurationIsRefusedWithOneExactLine()
+{
+    // P1: one line, exactly this one, and nothing started.
+    QFETCH(QByteArray, json);
+    QFETCH(QString, message);
+    // moc reads "//" in a raw string as a comment: the rows spell it *SLASHES*.
+    json.replace("*SLASHES*", "://");
+    message.replace(QStringLiteral("*SLASHES*"), QStringLiteral("://"));
+    Application app;
+    const QString refusal = refusalOf(json, &app);
+    QCOMPARE(refusal, message);
+    QVERIFY(!refusal.contains(QLatin1Char('\n')));
+    QVERIFY(!refusal.contains(QStringLiteral("s3cr3t")));
+    QVERIFY(!app.isInitialised());
+    QVERIFY(!app.firstCluster() || !app.firstCluster()->isLeader());
+}
+
+void TestConfiguration::durationsTakeMillisecondsOrAUnit_data()
+{
+    QTest::addColumn<QString>("leaseDuration");
+    QTest::addColumn<QString>("renewInterval");
+    QTest::addColumn<qint64>("leaseMs");
+    QTest::addColumn<qint64>("renewMs");
+    QTest::newRow("milliseconds as a number, as before")
+            << QStringLiteral("15000") << QStringLiteral("5000") << qint64(15000) << qint64(5000);
+    QTest::newRow("seconds") << QStringLiteral(R"("15s")") << QStringLiteral(R"("5s")")
+                             << qint64(15000) << qint64(5000);
+    QTest::newRow("milliseconds with their unit")
+            << QStringLiteral(R"("1500ms")") << QStringLiteral(R"("500ms")") << qint64(1500)
+            << qint64(500);
+    QTest::newRow("minutes and seconds mixed") << QStringLiteral(R"("1m")") << QStringLiteral(R"("20s")")
+                                              << qint64(60000) << qint64(20000);
+    QTest::newRow("hours") << QStringLiteral(R"("1h")") << QStringLiteral(R"("1m")")
+                           << qint64(3600000) << qint64(60000);
+}
+
+void TestConfiguration::durationsTakeMillisecondsOrAUnit()
+{
+    // P1, F4: the lease the election uses is the one written, whatever its unit.
+    QFETCH(QString, leaseDuration);
+    QFETCH(QString, renewInterval);
+    QFETCH(qint64, leaseMs);
+    QFETCH(qint64, renewMs);
+    Application app;
+    QString error;
+    QVERIFY2(app.loadConfig(configWith(QStringLiteral(R"("cluster": {"type": "StoreClusterService",
+                                       "leaseDuration": %1, "renewInterval": %2})")
+                                               .arg(leaseDuration, renewInterval)),
+                            QStringLiteral("good.json"), &error),
+             qPrintable(error));
+    ClusterService *cluster = app.firstCluster();
+    QVERIFY(cluster);
+    QVERIFY2(cluster->validate(&error), qPrintable(error));
+    QCOMPARE(cluster->timings().leaseDuration, leaseMs);
+    QCOMPARE(cluster->timings().renewInterval, renewMs);
+}
+
+void TestConfiguration::typesThatDeclareNothingAreNotChecked()
+{
+    // P1: only a type that declared its parameters can say which are unknown.
+    Application app;
+    QString error;
+    QVERIFY2(app.loadConfig(configWith(QStringLiteral(
+                                    R"("mine": {"type": "Test/Undeclared", "anything": 1}, )"
+                                    R"("poller": {"type": "Test/Declared", "interval": 5, "target": {"url": "x"}})")),
+                            QStringLiteral("good.json"), &error),
+             qPrintable(error));
+    QCOMPARE(ServiceFactory::parameters(QStringLiteral("Undeclared")), QStringList());
+    QCOMPARE(ServiceFactory::parameters(QStringLiteral("Declared")),
+             (QStringList {QStringLiteral("interval"), QStringLiteral("target.url")}));
+}
+
+void TestConfiguration::passwordFileIsReadAndNeverShown()
+{
+    // R2: the secret comes from its file, and no refusal after it shows it.
+    const QString path = m_folder.filePath(QStringLiteral("etcd-password"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("s3cr3t-from-file\n");
+    file.close();
+    QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+    Application app;
+    const QString refusal = refusalOf(
+            configWith(QStringLiteral(R"("Registry": {"type": "EtcdStore", "endpoints": ["http://127.0.0.1:2379"],
+                       "username": "app", "passwordFile": "%1", "tls": {"ca": "/nonexistent/ca.pem"}})")
+                               .arg(path)),
+            &app);
+    QVERIFY2(refusal.contains(QStringLiteral("/nonexistent/ca.pem")), qPrintable(refusal));
+    QVERIFY2(!refusal.contains(QStringLiteral("s3cr3t")), qPrintable(refusal));
+}
+
+void TestConfiguration::passwordFileResolvesAgainstTheCredentialsFolder()
+{
+    // systemd's LoadCredential= puts the file in $CREDENTIALS_DIRECTORY.
+    qputenv("CREDENTIALS_DIRECTORY", m_folder.path().toUtf8());
+    QCOMPARE(SecretFile::resolve(QStringLiteral("etcd-password")),
+             m_folder.filePath(QStringLiteral("etcd-password")));
+    QCOMPARE(SecretFile::resolve(QStringLiteral("/etc/baton/pw")), QStringLiteral("/etc/baton/pw"));
+    qunsetenv("CREDENTIALS_DIRECTORY");
+    QCOMPARE(SecretFile::resolve(QStringLiteral("pw")), QDir::current().absoluteFilePath(QStringLiteral("pw")));
+}
+
+void TestConfiguration::secretFileReadableByOthersWarns()
+{
+    // R2: a secret others may read is accepted, and said to be exposed.
+    const QString path = m_folder.filePath(QStringLiteral("shared-password"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("s3cr3t-shared");
+    file.close();
+    QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                | QFileDevice::ReadOther));
+    SecretFile secret;
+    QString error;
+    QString warning;
+    QVERIFY2(secret.open(path, &error, &warning), qPrintable(error));
+    QCOMPARE(secret.value(), QStringLiteral("s3cr3t-shared"));
+    QCOMPARE(warning, QStringLiteral("the file %1 may be read by other users: make it readable by "
+                                     "its owner only (chmod 600)")
+                              .arg(path));
+    QVERIFY(!warning.contains(QStringLiteral("s3cr3t")));
+}
+
+void TestConfiguration::secretFileIsReadAgainWhenItChanges()
+{
+    // A rotated credential is used without a restart.
+    const QString path = m_folder.filePath(QStringLiteral("rotating-password"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("first\n");
+    file.close();
+    QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+    SecretFile secret;
+    QString error;
+    QString warning;
+    QVERIFY2(secret.open(path, &error, &warning), qPrintable(error));
+    QVERIFY(warning.isEmpty());
+    QCOMPARE(secret.value(), QStringLiteral("first"));
+    QSignalSpy changed(&secret, &SecretFile::changed);
+    // Replaced by a rename, as Kubernetes and credential rotation do.
+    QSaveFile next(path);
+    QVERIFY(next.open(QIODevice::WriteOnly));
+    next.write("second\n");
+    QVERIFY(next.commit());
+    QVERIFY(changed.wait(5000));
+    QCOMPARE(secret.value(), QStringLiteral("second"));
+}
+
+QTEST_GUILESS_MAIN(TestConfiguration)
+#include "tst_configuration.moc"

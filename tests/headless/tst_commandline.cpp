@@ -1,0 +1,476 @@
+// The command line as an operator meets it (P1): usage per command, a
+// suggestion for a mistyped command, --help that runs nothing, BATON_CONFIG,
+// and log lines in ISO 8601 UTC.
+
+#include "etcdfixture.h"
+#include "testsupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <tuple>
+
+#include <csignal>
+#include <sys/types.h>
+
+namespace {
+
+struct Run
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Run runBaton(const QStringList &arguments, const QStringList &environment = {})
+{
+    QProcess baton;
+    baton.setEnvironment(QProcess::systemEnvironment() + environment);
+    baton.start(baton::test::batonBinary(), arguments);
+    Run run;
+    if (!baton.waitForFinished(30000)) {
+        baton.kill();
+        baton.waitForFinished();
+        return run;
+    }
+    run.exitCode = baton.exitStatus() == QProcess::NormalExit ? baton.exitCode() : -1;
+    run.out = QString::fromUtf8(baton.readAllStandardOutput());
+    run.err = QString::fromUtf8(baton.readAllStandardError());
+    return run;
+}
+
+} // namespace
+
+class TestCommandLine : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void helpNamesTheCommandAndRunsNothing_data();
+    void helpNamesTheCommandAndRunsNothing();
+    void unknownCommandSuggestsTheNearestOne_data();
+    void unknownCommandSuggestsTheNearestOne();
+    void batonConfigStandsForConfig();
+    void badConfigurationFromBatonConfigExitsTwo();
+    void logLinesAreUtcWithZ();
+    void statusCheckSaysWhetherEveryLeaseHasALiveHolder_data();
+    void statusCheckSaysWhetherEveryLeaseHasALiveHolder();
+    void statusNeverCreatesAFolder();
+    void statusReadsAReadOnlyFolder();
+    void statusOutputFormats();
+    void statusTableShowsTheRenewalAgainstTheLease();
+    void statusWatchPrintsEachChangeOnce();
+    void statusReachesAnEtcdThatNeedsAPassword();
+    void demoRemovesItsFolderWhenInterrupted_data();
+    void demoRemovesItsFolderWhenInterrupted();
+    void statusBadInputExitsTwo_data();
+    void statusBadInputExitsTwo();
+
+private:
+    QString writeConfig(const QString &name, const QByteArray &json);
+    /*! A folder of lease entries as a FileStore keeps them: {name: {holder, renewed ms ago}}. */
+    QString writeRegistry(const QString &name, const QList<std::tuple<QString, QString, qint64>> &leases);
+    QTemporaryDir m_folder;
+    int m_version = 0;
+};
+
+void TestCommandLine::initTestCase()
+{
+    QVERIFY(m_folder.isValid());
+}
+
+QString TestCommandLine::writeConfig(const QString &name, const QByteArray &json)
+{
+    const QString path = m_folder.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return {};
+    file.write(json);
+    return path;
+}
+
+void TestCommandLine::helpNamesTheCommandAndRunsNothing_data()
+{
+    QTest::addColumn<QString>("command");
+    QTest::newRow("join --help shows the usage of join") << QStringLiteral("join");
+    QTest::newRow("status --help shows the usage of status") << QStringLiteral("status");
+    QTest::newRow("demo --help shows the usage of demo and runs no demo") << QStringLiteral("demo");
+}
+
+void TestCommandLine::helpNamesTheCommandAndRunsNothing()
+{
+    // P1: the usage names the command as it is typed, never the binary's path.
+    QFETCH(QString, command);
+    const QString data = m_folder.filePath(QStringLiteral("help-data"));
+    const Run run = runBaton({command, QStringLiteral("--help")},
+                             {QStringLiteral("BATON_DATA_DIR=") + data});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.startsWith(QStringLiteral("Usage: baton %1 [options]\n").arg(command)),
+             qPrintable(run.out));
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    QVERIFY(!QFile::exists(data)); // nothing ran, nothing was created
+}
+
+void TestCommandLine::unknownCommandSuggestsTheNearestOne_data()
+{
+    QTest::addColumn<QString>("command");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("a letter missing from status")
+            << QStringLiteral("statu")
+            << QStringLiteral("baton: unknown command \"statu\", did you mean \"status\"? (baton help "
+                              "lists the commands)\n");
+    QTest::newRow("two letters swapped in join")
+            << QStringLiteral("jion")
+            << QStringLiteral("baton: unknown command \"jion\", did you mean \"join\"? (baton help "
+                              "lists the commands)\n");
+    QTest::newRow("a word that is no command at all")
+            << QStringLiteral("elect")
+            << QStringLiteral("baton: unknown command \"elect\" (baton help lists the commands)\n");
+}
+
+void TestCommandLine::unknownCommandSuggestsTheNearestOne()
+{
+    // P1: one line naming what is wrong, exit 2, not the whole usage.
+    QFETCH(QString, command);
+    QFETCH(QString, message);
+    const Run run = runBaton({command});
+    QCOMPARE(run.exitCode, 2);
+    QCOMPARE(run.err, message);
+    QVERIFY(run.out.isEmpty());
+}
+
+void TestCommandLine::batonConfigStandsForConfig()
+{
+    // P1: BATON_CONFIG is the configuration when --config is not given.
+    const QString path = writeConfig(
+            QStringLiteral("env.json"),
+            R"({"services": {"cluster": {"type": "StoreClusterService", "leaseName": "from-env", "leaseDuration": "6s", "renewInterval": "2s"}}})");
+    QVERIFY(!path.isEmpty());
+    const Run run = runBaton({QStringLiteral("join"), QStringLiteral("--explain")},
+                             {QStringLiteral("BATON_CONFIG=") + path,
+                              QStringLiteral("BATON_DATA_DIR=") + m_folder.filePath(QStringLiteral("env-data"))});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.startsWith(QStringLiteral("cluster (lease \"from-env\"): lease 6000 ms, renewal "
+                                               "every 2000 ms\n")),
+             qPrintable(run.out + run.err));
+}
+
+void TestCommandLine::badConfigurationFromBatonConfigExitsTwo()
+{
+    // P1, F4: the issue's example, which joined the lease "leader" before.
+    const QString path = writeConfig(
+            QStringLiteral("typos.json"),
+            R"({"services": {"cluster": {"type": "StoreClusterService", "leaseNme": "x", "leaseDuraton": 5000, "foldr": 1}}})");
+    const Run run = runBaton({QStringLiteral("join"), QStringLiteral("--explain")},
+                             {QStringLiteral("BATON_CONFIG=") + path});
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY(run.out.isEmpty());
+    QVERIFY2(run.err.contains(QStringLiteral(R"(parameter "leaseNme" = "x": unknown parameter, did you mean "leaseName"?)")),
+             qPrintable(run.err));
+}
+
+void TestCommandLine::logLinesAreUtcWithZ()
+{
+    // O3: a log line says when in UTC, as `baton status` does.
+    const QString path = writeConfig(
+            QStringLiteral("log.json"),
+            R"({"services": {"cluster": {"type": "StoreClusterService", "leaseName": "logged"}}})");
+    QProcess baton;
+    baton.setEnvironment(QProcess::systemEnvironment()
+                         << QStringLiteral("BATON_DATA_DIR=") + m_folder.filePath(QStringLiteral("log-data"))
+                         << QStringLiteral("TZ=America/New_York"));
+    baton.start(baton::test::batonBinary(), {QStringLiteral("join"), QStringLiteral("--config"), path});
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += baton.readAllStandardError()).contains("joins the election"),
+                             20000);
+    baton.terminate();
+    QVERIFY(baton.waitForFinished(20000));
+    const QString line = QString::fromUtf8(err).split(QLatin1Char('\n')).filter(
+            QStringLiteral("joins the election")).value(0);
+    static const QRegularExpression utc(QStringLiteral(
+            "^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z baton\\.election info: "));
+    QVERIFY2(utc.match(line).hasMatch(), qPrintable(line));
+}
+
+QString TestCommandLine::writeRegistry(const QString &name,
+                                       const QList<std::tuple<QString, QString, qint64>> &leases)
+{
+    QDir folder(m_folder.filePath(name));
+    if (!folder.mkpath(QStringLiteral(".")))
+        return {};
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    for (const auto &[lease, holder, renewedAgoMs] : leases) {
+        const QJsonObject document {
+                {QStringLiteral("holderIdentity"), holder},
+                {QStringLiteral("leaseDurationMs"), 60000},
+                {QStringLiteral("acquireTime"), now.addSecs(-3600).toString(Qt::ISODateWithMs)},
+                {QStringLiteral("renewTime"), now.addMSecs(-renewedAgoMs).toString(Qt::ISODateWithMs)},
+                {QStringLiteral("leaseTransitions"), 1}};
+        // Replaced by a rename with a new version, as a FileStore writes.
+        QSaveFile file(folder.filePath(QStringLiteral("cluster:%1.json").arg(lease)));
+        if (!file.open(QIODevice::WriteOnly))
+            return {};
+        file.write(QJsonDocument(QJsonObject {{QStringLiteral("key"), QStringLiteral("cluster:") + lease},
+                                              {QStringLiteral("version"), QString::number(++m_version)},
+                                              {QStringLiteral("document"), document}})
+                           .toJson(QJsonDocument::Compact));
+        if (!file.commit())
+            return {};
+    }
+    return folder.path();
+}
+
+void TestCommandLine::statusCheckSaysWhetherEveryLeaseHasALiveHolder_data()
+{
+    QTest::addColumn<QStringList>("leases");
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("complaint");
+    QTest::newRow("all leases, a free one among them, gives 1")
+            << QStringList() << 1 << QStringLiteral("baton status: lease \"reports\": no holder\n");
+    QTest::newRow("the held lease alone gives 0") << QStringList {QStringLiteral("billing")} << 0
+                                                  << QString();
+    QTest::newRow("a free lease gives 1")
+            << QStringList {QStringLiteral("reports")} << 1
+            << QStringLiteral("baton status: lease \"reports\": no holder\n");
+    QTest::newRow("a lease not renewed within its duration gives 1")
+            << QStringList {QStringLiteral("billing"), QStringLiteral("stale")} << 1
+            << QStringLiteral("baton status: lease \"stale\": the lease of web-2 expired (not "
+                              "renewed for ");
+    QTest::newRow("a lease that does not exist gives 1")
+            << QStringList {QStringLiteral("nosuch")} << 1
+            << QStringLiteral("baton status: lease \"nosuch\": not found\n");
+}
+
+void TestCommandLine::statusCheckSaysWhetherEveryLeaseHasALiveHolder()
+{
+    // O3: `status --check` for cron, Nagios-style checks and scripts.
+    QFETCH(QStringList, leases);
+    QFETCH(int, exitCode);
+    QFETCH(QString, complaint);
+    const QString folder = writeRegistry(
+            QStringLiteral("check-registry"),
+            {{QStringLiteral("billing"), QStringLiteral("web-1"), 1000},
+             {QStringLiteral("reports"), QString(), 1000},
+             {QStringLiteral("stale"), QStringLiteral("web-2"), 120000}});
+    QVERIFY(!folder.isEmpty());
+    QStringList arguments {QStringLiteral("status"), QStringLiteral("--check"),
+                           QStringLiteral("--store"), QStringLiteral("file://") + folder};
+    arguments += leases;
+    const Run run = runBaton(arguments);
+    QCOMPARE(run.exitCode, exitCode);
+    if (complaint.isEmpty())
+        QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+    else
+        QVERIFY2(run.err.startsWith(complaint), qPrintable(run.err));
+}
+
+void TestCommandLine::statusNeverCreatesAFolder()
+{
+    // R2, O3: looking writes nothing; a missing folder is named, and --check says 3.
+    const QString missing = m_folder.filePath(QStringLiteral("typo"));
+    const Run run = runBaton({QStringLiteral("status"), QStringLiteral("--store"),
+                              QStringLiteral("file://") + missing});
+    QCOMPARE(run.exitCode, 1);
+    QCOMPARE(run.err, QStringLiteral("baton status: --store: service \"Registry\" (Webda/FileStore): "
+                                     "parameter \"folder\" = \"%1\": the folder does not exist (an "
+                                     "observer never creates it)\n")
+                              .arg(missing));
+    QVERIFY(!QFile::exists(missing));
+    const Run checked = runBaton({QStringLiteral("status"), QStringLiteral("--check"),
+                                  QStringLiteral("--store"), QStringLiteral("file://") + missing});
+    QCOMPARE(checked.exitCode, 3);
+
+    // The default Registry too: BATON_DATA_DIR/registry is not made by a look.
+    const QString data = m_folder.filePath(QStringLiteral("status-data"));
+    const QString config = writeConfig(
+            QStringLiteral("default-registry.json"),
+            R"({"services": {"cluster": {"type": "StoreClusterService"}}})");
+    const Run byDefault = runBaton({QStringLiteral("status"), QStringLiteral("--config"), config},
+                                   {QStringLiteral("BATON_DATA_DIR=") + data});
+    QCOMPARE(byDefault.exitCode, 1);
+    QVERIFY2(byDefault.err.contains(data + QStringLiteral("/registry")), qPrintable(byDefault.err));
+    QVERIFY(!QFile::exists(data));
+}
+
+void TestCommandLine::statusReadsAReadOnlyFolder()
+{
+    // O3: an operator may look at a folder they cannot write.
+    const QString folder = writeRegistry(QStringLiteral("read-only-registry"),
+                                         {{QStringLiteral("billing"), QStringLiteral("web-1"), 1000}});
+    QVERIFY(QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::ExeOwner));
+    const Run run = runBaton({QStringLiteral("status"), QStringLiteral("--check"),
+                              QStringLiteral("--store"), QStringLiteral("file://") + folder});
+    QVERIFY(QFile::setPermissions(folder, QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                          | QFileDevice::ExeOwner));
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains(QStringLiteral("web-1")), qPrintable(run.out + run.err));
+    // Nothing was written beside the one entry: no lock file, no sequence file.
+    QCOMPARE(QDir(folder).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot).size(), 1);
+}
+
+void TestCommandLine::statusOutputFormats()
+{
+    // O3: -o name for scripts and completion, -o json one document, --no-headers.
+    const QString folder = writeRegistry(QStringLiteral("formats-registry"),
+                                         {{QStringLiteral("alpha"), QStringLiteral("web-1"), 1000},
+                                          {QStringLiteral("beta"), QStringLiteral("web-2"), 1000}});
+    const QString url = QStringLiteral("file://") + folder;
+    const Run names = runBaton({QStringLiteral("status"), QStringLiteral("-o"), QStringLiteral("name"),
+                                QStringLiteral("--store"), url});
+    QCOMPARE(names.exitCode, 0);
+    QCOMPARE(names.out, QStringLiteral("alpha\nbeta\n"));
+    const Run document = runBaton({QStringLiteral("status"), QStringLiteral("beta"), QStringLiteral("-o"),
+                                   QStringLiteral("json"), QStringLiteral("--store"), url});
+    QCOMPARE(document.exitCode, 0);
+    const QJsonArray records = QJsonDocument::fromJson(document.out.toUtf8()).array();
+    QCOMPARE(records.size(), 1);
+    QCOMPARE(records.at(0).toObject().value(QStringLiteral("holder")).toString(), QStringLiteral("web-2"));
+    const Run bare = runBaton({QStringLiteral("status"), QStringLiteral("--no-headers"),
+                               QStringLiteral("--store"), url});
+    QCOMPARE(bare.exitCode, 0);
+    const QStringList lines = bare.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(lines.at(0).startsWith(QStringLiteral("alpha")), qPrintable(bare.out));
+}
+
+void TestCommandLine::statusTableShowsTheRenewalAgainstTheLease()
+{
+    // O3: while held, the time since the last renewal against the lease's
+    // duration; for a free lease nothing (a release's 1 s is no duration).
+    const QString folder = writeRegistry(QStringLiteral("columns-registry"),
+                                         {{QStringLiteral("held"), QStringLiteral("web-1"), 2000},
+                                          {QStringLiteral("released"), QString(), 2000}});
+    const Run run = runBaton({QStringLiteral("status"), QStringLiteral("--store"),
+                              QStringLiteral("file://") + folder});
+    QCOMPARE(run.exitCode, 0);
+    const QStringList lines = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    QVERIFY2(lines.at(0).contains(QStringLiteral("  RENEWED/LEASE  ")), qPrintable(run.out));
+    static const QRegularExpression held(QStringLiteral("^held +web-1 +\\S+ +2\\.\\ds/60\\.0s +1  held$"));
+    QVERIFY2(held.match(lines.at(1)).hasMatch(), qPrintable(lines.at(1)));
+    static const QRegularExpression released(QStringLiteral("^released +\\(none\\) +\\S+ +- +1  free$"));
+    QVERIFY2(released.match(lines.at(2)).hasMatch(), qPrintable(lines.at(2)));
+}
+
+void TestCommandLine::statusWatchPrintsEachChangeOnce()
+{
+    // O3: a change seen by --watch is one line on stdout, not also a log line.
+    const QString folder = writeRegistry(QStringLiteral("watch-registry"),
+                                         {{QStringLiteral("billing"), QStringLiteral("web-1"), 0}});
+    QProcess status;
+    status.start(baton::test::batonBinary(), {QStringLiteral("status"), QStringLiteral("-w"),
+                                              QStringLiteral("--store"), QStringLiteral("file://") + folder});
+    QByteArray out;
+    QTRY_VERIFY_WITH_TIMEOUT((out += status.readAllStandardOutput()).contains("web-1"), 20000);
+    writeRegistry(QStringLiteral("watch-registry"), {{QStringLiteral("billing"), QStringLiteral("web-2"), 0}});
+    QTRY_VERIFY_WITH_TIMEOUT((out += status.readAllStandardOutput()).contains("web-1 -> web-2"), 20000);
+    status.terminate();
+    QVERIFY(status.waitForFinished(20000));
+    out += status.readAllStandardOutput();
+    const QString err = QString::fromUtf8(status.readAllStandardError());
+    QCOMPARE(QString::fromUtf8(out).count(QStringLiteral("web-1 -> web-2")), 1);
+    QVERIFY2(!err.contains(QStringLiteral("web-2")), qPrintable(err));
+}
+
+void TestCommandLine::statusReachesAnEtcdThatNeedsAPassword()
+{
+    // B1, R2: what a URL cannot carry comes as etcdctl's flags, or BATON_*.
+    baton::test::EtcdFixture etcd("BATON_ETCD_AUTH_DIR");
+    if (!etcd.configured())
+        QSKIP("no etcd fixture: run through ctest");
+    const QStringList endpoints = etcd.endpoints();
+    QVERIFY2(!endpoints.isEmpty(), qPrintable(etcd.errorString()));
+    const QString passwordPath = m_folder.filePath(QStringLiteral("etcd-password"));
+    {
+        QFile file(passwordPath);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        file.write(etcd.password().toUtf8() + '\n');
+    }
+    // The fixture's user may read and write under auth/ only.
+    const QStringList store {QStringLiteral("status"), QStringLiteral("--store"),
+                             endpoints.join(QLatin1Char(',')), QStringLiteral("--prefix"),
+                             QStringLiteral("auth/")};
+
+    const Run refused = runBaton(store);
+    QCOMPARE(refused.exitCode, 1); // etcd asks for a user
+    const Run flags = runBaton(store + QStringList {QStringLiteral("--user"), etcd.username(),
+                                                    QStringLiteral("--password-file"), passwordPath});
+    QVERIFY2(flags.exitCode == 0, qPrintable(flags.err));
+    const Run environment = runBaton(store, {QStringLiteral("BATON_USER=") + etcd.username(),
+                                             QStringLiteral("BATON_PASSWORD_FILE=") + passwordPath});
+    QVERIFY2(environment.exitCode == 0, qPrintable(environment.err));
+    for (const Run &run : {refused, flags, environment})
+        QVERIFY(!(run.out + run.err).contains(etcd.password()));
+}
+
+void TestCommandLine::demoRemovesItsFolderWhenInterrupted_data()
+{
+    QTest::addColumn<int>("signalNumber");
+    QTest::newRow("SIGTERM removes the folder") << int(SIGTERM);
+    QTest::newRow("SIGINT removes the folder") << int(SIGINT);
+}
+
+void TestCommandLine::demoRemovesItsFolderWhenInterrupted()
+{
+    // R2: what the demo writes is its user's alone, and goes when it is stopped.
+    QFETCH(int, signalNumber);
+    QProcess demo;
+    demo.start(baton::test::batonBinary(), {QStringLiteral("demo")});
+    QByteArray out;
+    static const QRegularExpression folderLine(QStringLiteral("on a file Registry in (\\S+)\n"));
+    QRegularExpressionMatch match;
+    QTRY_VERIFY_WITH_TIMEOUT((match = folderLine.match(QString::fromUtf8(out += demo.readAllStandardOutput())))
+                                     .hasMatch(),
+                             20000);
+    const QString folder = match.captured(1);
+    QVERIFY(QFile::exists(folder));
+    QCOMPARE(baton::test::fileMode(folder), 0700);
+    for (const QString &name : {QStringLiteral("alpha.json"), QStringLiteral("bravo.json"),
+                                QStringLiteral("charlie.json")})
+        QCOMPARE(baton::test::fileMode(folder + QLatin1Char('/') + name), 0600);
+    QVERIFY(::kill(pid_t(demo.processId()), signalNumber) == 0);
+    QVERIFY(demo.waitForFinished(30000));
+    QCOMPARE(demo.exitCode(), 128 + signalNumber);
+    QVERIFY2(!QFile::exists(folder), qPrintable(folder));
+}
+
+void TestCommandLine::statusBadInputExitsTwo_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("an unknown -o format")
+            << QStringList {QStringLiteral("-o"), QStringLiteral("yaml")}
+            << QStringLiteral("baton status: -o takes table, jsonl, json or name, not \"yaml\"\n");
+    QTest::newRow("a user name for a file store")
+            << QStringList {QStringLiteral("--user"), QStringLiteral("ops")}
+            << QStringLiteral("baton status: --prefix, --cacert, --cert, --key, --user and "
+                              "--password-file are for an etcd store (--store http://host:port)\n");
+    QTest::newRow("--check with --watch")
+            << QStringList {QStringLiteral("--check"), QStringLiteral("-w")}
+            << QStringLiteral("baton status: --check looks once and --watch follows: use one of them\n");
+}
+
+void TestCommandLine::statusBadInputExitsTwo()
+{
+    // P1: one line naming what is wrong, exit 2.
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, message);
+    const Run run = runBaton(QStringList {QStringLiteral("status"), QStringLiteral("--store"),
+                                          QStringLiteral("file://") + m_folder.path()}
+                             + arguments);
+    QCOMPARE(run.exitCode, 2);
+    QCOMPARE(run.err, message);
+}
+
+QTEST_GUILESS_MAIN(TestCommandLine)
+#include "tst_commandline.moc"
