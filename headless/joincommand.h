@@ -81,6 +81,8 @@ private:
     SignalWatcher *m_signals = nullptr;
     int m_exitCode = Success;
     bool m_stopping = false;
+    /*! stdout refused an event (its reader is gone): no more are written. */
+    bool m_eventsClosed = false;
 };
 
 } // namespace baton
