@@ -3,6 +3,7 @@
 #include <baton/store.h>
 
 #include "etcdupdatequeue.h"
+#include "versionfloor.h"
 
 #include <QDeadlineTimer>
 #include <QHash>
@@ -11,6 +12,7 @@
 #include <QSet>
 #include <QUrl>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -48,7 +50,7 @@ class HttpStream;
  * conditional write then reports a Conflict showing its own write, which the
  * election treats like any lost race.
  */
-class EtcdStore : public Store
+class EtcdStore : public Store, public VersionFloor
 {
     Q_OBJECT
 public:
@@ -73,6 +75,12 @@ public:
     QByteArray keyPrefix() const { return m_prefix; }
     /*! The newest revision a reply to this store's requests reported (0: none yet). */
     qint64 knownRevision() const { return m_knownRevision; }
+    /*!
+     * The newest revision seen in any reply or watch event: every revision
+     * of a key that a read or a watch found gone is below it, since its
+     * deletion came after them (F7).
+     */
+    qint64 versionFloor(const QString &) const override { return m_knownRevision; }
 
 private:
     friend class EtcdWatch;
@@ -132,6 +140,7 @@ private:
                            int *endpoint, QByteArray *token);
     void watchStarting(EtcdWatch *watch);
     void watchStarted(EtcdWatch *watch);
+    void noteRevision(qint64 revision) { m_knownRevision = std::max(m_knownRevision, revision); }
 
     HttpClient *m_http = nullptr;
     QList<QUrl> m_endpoints;

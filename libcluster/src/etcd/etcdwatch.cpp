@@ -193,8 +193,12 @@ void EtcdWatch::onMessage(const QJsonObject &message)
         const QJsonObject event = eventValue.toObject();
         const QJsonValue kv = event.value(QLatin1String("kv"));
         qint64 modRevision = 0;
-        if (etcdcodec::revision(kv.toObject().value(QLatin1String("mod_revision")), &modRevision))
+        if (etcdcodec::revision(kv.toObject().value(QLatin1String("mod_revision")), &modRevision)) {
             m_nextRevision = std::max(m_nextRevision, modRevision + 1);
+            // A deletion seen here first must still bound a re-created
+            // record's fencing tokens (EtcdStore::versionFloor).
+            m_store->noteRevision(modRevision);
+        }
         m_eventRevision = modRevision;
         // proto3 leaves the default type, PUT, out.
         const QString type = event.value(QLatin1String("type")).toString(QStringLiteral("PUT"));

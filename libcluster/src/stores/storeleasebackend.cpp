@@ -3,6 +3,7 @@
 #include "leasecodec.h"
 #include "logging.h"
 #include "registrykey.h"
+#include "versionfloor.h"
 
 #include <baton/store.h>
 
@@ -86,7 +87,17 @@ void StoreLeaseBackend::create(const LeaseRecord &record, Callback done)
 {
     if (!m_store)
         return;
-    m_store->create(m_key, leasecodec::encode(record), guarded(std::move(done), true));
+    // F7: the record may have been deleted under a term whose token was
+    // above what the elector starts from; where the store's versions only
+    // grow, the new term starts above every version the key ever had, and
+    // every later term's token stays at or below the version that wrote it.
+    LeaseRecord fenced = record;
+    if (const auto *floor = dynamic_cast<const VersionFloor *>(m_store.data())) {
+        const qint64 above = floor->versionFloor(m_key);
+        if (above > 0)
+            fenced.transitions = std::max(fenced.transitions, above + 1);
+    }
+    m_store->create(m_key, leasecodec::encode(fenced), guarded(std::move(done), true));
 }
 
 void StoreLeaseBackend::update(const LeaseRecord &record, const QString &version, Callback done)
