@@ -264,12 +264,13 @@ void EtcdStore::call(const QString &path, const QJsonObject &body, ReplyHandler 
 }
 
 void EtcdStore::call(const QString &path, const QJsonObject &body, ReplyHandler done,
-                     QDeadlineTimer deadline)
+                     QDeadlineTimer deadline, ReplyHandler refused)
 {
     auto request = std::make_shared<Request>();
     request->path = path;
     request->body = body;
     request->done = std::move(done);
+    request->refused = std::move(refused);
     request->deadline = deadline;
     if (!m_initialised) {
         finish(request, {},
@@ -421,8 +422,14 @@ void EtcdStore::send(const RequestPtr &request)
         }
         const bool unreadable = error.kind == HttpError::Kind::NotJson
                 || error.kind == HttpError::Kind::TooLarge || error.kind == HttpError::Kind::Redirect;
-        request->done({}, failure(unreadable ? Status::BadReply : Status::Unavailable,
-                                  redact(QStringLiteral("%1: %2").arg(describe(), error.message))));
+        const StoreResult answer = failure(unreadable ? Status::BadReply : Status::Unavailable,
+                                           redact(QStringLiteral("%1: %2").arg(describe(),
+                                                                               error.message)));
+        const bool refusal = error.kind == HttpError::Kind::HttpStatus;
+        if (refusal && request->refused)
+            request->refused({}, answer);
+        else
+            request->done({}, answer);
     });
 }
 
@@ -553,13 +560,17 @@ void EtcdStore::sendUpdates()
 {
     for (;;) {
         QList<EtcdUpdateQueue::Update> expired;
-        QList<EtcdUpdateQueue::Update> batch = m_updates.takeBatch(&expired);
+        // An update with less than half its timeout left would shorten the
+        // transaction of every update it joins to its own deadline.
+        QList<EtcdUpdateQueue::Update> batch = m_updates.takeBatch(&expired, minimumSendMs());
         for (const EtcdUpdateQueue::Update &update : std::as_const(expired)) {
             deliver(update.done,
                     failure(Status::Unavailable,
                             QStringLiteral("%1: update \"%2\": etcd had not answered earlier "
-                                           "updates within %3 ms, so this one was never sent")
+                                           "updates within %3 ms of its %4 ms timeout, so this "
+                                           "one was never sent")
                                     .arg(describe(), update.key)
+                                    .arg(m_timeoutMs - minimumSendMs())
                                     .arg(m_timeoutMs)));
         }
         if (batch.isEmpty())
@@ -593,12 +604,36 @@ void EtcdStore::sendUpdateBatch(QList<EtcdUpdateQueue::Update> batch)
                              { QStringLiteral("success"), puts },
                              { QStringLiteral("failure"), reads } };
     call(QStringLiteral("/v3/kv/txn"), body,
-         [this, batch = std::move(batch)](const QJsonObject &json, const Failure &failed) mutable {
+         [this, batch](const QJsonObject &json, const Failure &failed) mutable {
              m_updates.batchDone();
              settleUpdates(std::move(batch), json, failed);
              sendUpdates();
          },
-         deadline);
+         deadline,
+         [this, batch](const QJsonObject &, const Failure &refusal) mutable {
+             m_updates.batchDone();
+             settleRefusedUpdates(std::move(batch), *refusal);
+             sendUpdates();
+         });
+}
+
+void EtcdStore::settleRefusedUpdates(QList<EtcdUpdateQueue::Update> batch,
+                                     const StoreResult &refusal)
+{
+    if (batch.size() == 1) {
+        deliver(batch.constFirst().done, refusal);
+        return;
+    }
+    if (refusal.errorString.contains(kTooManyOperations)) {
+        m_updates.shrinkBelow(batch.size());
+        m_updates.requeue(std::move(batch));
+        return;
+    }
+    // One update etcd will not take (a key outside the user's role, a value
+    // over --max-request-bytes) must not fail the others that shared its txn.
+    qCDebug(lcEtcd).noquote() << describe() << "etcd refused a txn of" << batch.size()
+                              << "updates; sending it again in halves";
+    m_updates.requeueSplit(std::move(batch));
 }
 
 void EtcdStore::settleUpdates(QList<EtcdUpdateQueue::Update> batch, const QJsonObject &json,
@@ -610,11 +645,6 @@ void EtcdStore::settleUpdates(QList<EtcdUpdateQueue::Update> batch, const QJsonO
             deliver(update.done, answer(update));
     };
     if (failed) {
-        if (batch.size() > 1 && failed->errorString.contains(kTooManyOperations)) {
-            m_updates.shrinkBelow(batch.size());
-            m_updates.requeue(std::move(batch));
-            return;
-        }
         answerAll([&](const EtcdUpdateQueue::Update &) { return *failed; });
         return;
     }

@@ -92,6 +92,8 @@ private:
         QString path;
         QJsonObject body;
         ReplyHandler done;
+        /*! When set, takes instead of done a failure that is etcd refusing what was sent. */
+        ReplyHandler refused;
         QDeadlineTimer deadline;
         int attempts = 0;
         bool reauthenticated = false;
@@ -109,7 +111,7 @@ private:
     /*! POSTs \a body to \a path on the current endpoint, with rotation, auth and deadline. */
     void call(const QString &path, const QJsonObject &body, ReplyHandler done);
     void call(const QString &path, const QJsonObject &body, ReplyHandler done,
-              QDeadlineTimer deadline);
+              QDeadlineTimer deadline, ReplyHandler refused = {});
     void send(const RequestPtr &request);
     void finish(const RequestPtr &request, const QJsonObject &json, const Failure &failure);
     void authenticate();
@@ -129,6 +131,10 @@ private:
     /*! Answers each update of a transaction, or queues again those that lost only by company. */
     void settleUpdates(QList<EtcdUpdateQueue::Update> batch, const QJsonObject &json,
                        const Failure &failed);
+    /*! etcd refused a whole transaction for what it holds: smaller ones may pass. */
+    void settleRefusedUpdates(QList<EtcdUpdateQueue::Update> batch, const StoreResult &refusal);
+    /*! Less time than this left, an update is answered rather than sent. */
+    qint64 minimumSendMs() const { return m_timeoutMs / 2; }
     void reportCurrent(const QString &operation, const QString &key, const QString &version,
                        Callback done);
     void deliver(Callback done, StoreResult result);
