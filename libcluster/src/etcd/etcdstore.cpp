@@ -209,8 +209,21 @@ bool EtcdStore::init(QString *errorString)
                    "(tls.insecureSkipVerify is true): anyone on the path can impersonate etcd";
     }
 
+    QStringList tlsFiles;
+    for (const auto &[field, file] : { std::pair { "tls.ca", tls.caFile },
+                                       std::pair { "tls.cert", tls.certFile },
+                                       std::pair { "tls.key", tls.keyFile } }) {
+        if (!file.isEmpty())
+            tlsFiles.append(QStringLiteral("%1 %2").arg(QLatin1String(field), file));
+    }
+
     delete m_http;
     m_http = http;
+    m_tlsFiles = tlsFiles.join(QStringLiteral(", "));
+    m_usesHttps = std::any_of(endpoints.cbegin(), endpoints.cend(), [](const QUrl &url) {
+        return url.scheme() == QLatin1String("https");
+    });
+    m_hasClientCertificate = !tls.certFile.isEmpty();
     m_endpoints = endpoints;
     m_current = 0;
     m_prefix = prefixValue.toString().toUtf8();
@@ -243,6 +256,25 @@ StoreResult EtcdStore::badReply(const QString &operation, const QString &key,
                    redact(QStringLiteral("%1: %2 \"%3\": etcd answered something this client "
                                          "cannot read: %4")
                                   .arg(describe(), operation, key, why)));
+}
+
+QString EtcdStore::explainFailure(const HttpError &error) const
+{
+    // A failed handshake, or a connection the server dropped during it (an
+    // etcd with --client-cert-auth refusing the client's certificate), says
+    // nothing of which file is wrong: the operator is told which were used.
+    const bool tlsFailure = error.kind == HttpError::Kind::Tls
+            || error.kind == HttpError::Kind::Network;
+    if (!m_usesHttps || !tlsFailure)
+        return error.message;
+    QStringList notes;
+    notes.append(m_tlsFiles.isEmpty() ? QStringLiteral("no tls files: the system's CAs")
+                                      : QStringLiteral("TLS files: ") + m_tlsFiles);
+    if (!m_hasClientCertificate) {
+        notes.append(QStringLiteral("no client certificate (tls.cert, tls.key): an etcd that "
+                                    "requires one refuses the connection"));
+    }
+    return QStringLiteral("%1 (%2)").arg(error.message, notes.join(QStringLiteral("; ")));
 }
 
 void EtcdStore::deliver(Callback done, StoreResult result)
@@ -415,7 +447,7 @@ void EtcdStore::send(const RequestPtr &request)
             return;
         }
         if (error.isTransient()) {
-            request->lastError = error.message;
+            request->lastError = explainFailure(error);
             endpointFailed(endpoint, error.message);
             send(request);
             return;
@@ -424,7 +456,7 @@ void EtcdStore::send(const RequestPtr &request)
                 || error.kind == HttpError::Kind::TooLarge || error.kind == HttpError::Kind::Redirect;
         const StoreResult answer = failure(unreadable ? Status::BadReply : Status::Unavailable,
                                            redact(QStringLiteral("%1: %2").arg(describe(),
-                                                                               error.message)));
+                                                                               explainFailure(error))));
         const bool refusal = error.kind == HttpError::Kind::HttpStatus;
         if (refusal && request->refused)
             request->refused({}, answer);

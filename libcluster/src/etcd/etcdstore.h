@@ -21,6 +21,7 @@ namespace baton {
 
 class EtcdWatch;
 class EtcdWatchHub;
+struct HttpError;
 class HttpClient;
 class HttpStream;
 
@@ -107,6 +108,8 @@ private:
     /*! The message of a failed operation, with any secret masked (R2). */
     QString redact(QString text) const;
     StoreResult badReply(const QString &operation, const QString &key, const QString &why) const;
+    /*! \a error's message; a TLS failure also names the TLS files, so the operator knows which. */
+    QString explainFailure(const HttpError &error) const;
 
     /*! POSTs \a body to \a path on the current endpoint, with rotation, auth and deadline. */
     void call(const QString &path, const QJsonObject &body, ReplyHandler done);
@@ -153,6 +156,10 @@ private:
     int m_current = 0;
     QByteArray m_prefix;
     QString m_username;
+    /*! "tls.ca FILE, tls.cert FILE, tls.key FILE" as configured, for TLS failures. */
+    QString m_tlsFiles;
+    bool m_usesHttps = false;
+    bool m_hasClientCertificate = false;
     QString m_password;
     QByteArray m_token;
     bool m_authenticating = false;

@@ -240,7 +240,7 @@ void EtcdWatch::onBroken(const HttpError &error)
             && error.serverMessage.contains(kInvalidToken);
     if (authRefused)
         m_store->invalidateToken(m_streamToken);
-    broken(error.message, error.isTransient());
+    broken(m_store->explainFailure(error), error.isTransient());
 }
 
 void EtcdWatch::broken(const QString &why, bool endpointAtFault)
