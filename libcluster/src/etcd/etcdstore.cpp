@@ -263,10 +263,20 @@ QString EtcdStore::explainFailure(const HttpError &error) const
     // A failed handshake, or a connection the server dropped during it (an
     // etcd with --client-cert-auth refusing the client's certificate), says
     // nothing of which file is wrong: the operator is told which were used.
+    // Without a client certificate, such an etcd may also just go silent
+    // or hang up, depending on when its refusal arrives.
     const bool tlsFailure = error.kind == HttpError::Kind::Tls
-            || error.kind == HttpError::Kind::Network;
+            || error.kind == HttpError::Kind::Network
+            || (!m_hasClientCertificate
+                && (error.kind == HttpError::Kind::Timeout
+                    || error.kind == HttpError::Kind::Connection));
     if (!m_usesHttps || !tlsFailure)
         return error.message;
+    return QStringLiteral("%1 (%2)").arg(error.message, tlsNotes());
+}
+
+QString EtcdStore::tlsNotes() const
+{
     QStringList notes;
     notes.append(m_tlsFiles.isEmpty() ? QStringLiteral("no tls files: the system's CAs")
                                       : QStringLiteral("TLS files: ") + m_tlsFiles);
@@ -274,7 +284,7 @@ QString EtcdStore::explainFailure(const HttpError &error) const
         notes.append(QStringLiteral("no client certificate (tls.cert, tls.key): an etcd that "
                                     "requires one refuses the connection"));
     }
-    return QStringLiteral("%1 (%2)").arg(error.message, notes.join(QStringLiteral("; ")));
+    return notes.join(QStringLiteral("; "));
 }
 
 void EtcdStore::deliver(Callback done, StoreResult result)
@@ -407,12 +417,18 @@ void EtcdStore::send(const RequestPtr &request)
     const qint64 remaining = request->deadline.remainingTime();
     const int endpointsLeft = std::max(1, int(m_endpoints.size()) - request->attempts);
     if (remaining <= 0 || request->attempts >= m_endpoints.size()) {
+        // Over HTTPS, an etcd that drops the handshake can leave a request
+        // with no error at all until its time is up: the TLS files are
+        // still the likeliest cause, and said.
+        const QString last = !request->lastError.isEmpty() ? request->lastError
+                : m_usesHttps                               ? tlsNotes()
+                                                            : QStringLiteral("no answer");
         finish(request, {},
                failure(Status::Unavailable,
                        redact(QStringLiteral("%1: no endpoint answered within %2 ms (last: %3)")
                                       .arg(describe())
                                       .arg(m_timeoutMs)
-                                      .arg(request->lastError))));
+                                      .arg(last))));
         return;
     }
     // Each endpoint left gets its share of the time left, so that a hung

@@ -110,6 +110,8 @@ private:
     StoreResult badReply(const QString &operation, const QString &key, const QString &why) const;
     /*! \a error's message; a TLS failure also names the TLS files, so the operator knows which. */
     QString explainFailure(const HttpError &error) const;
+    /*! The TLS files in use, and whether a client certificate is among them. */
+    QString tlsNotes() const;
 
     /*! POSTs \a body to \a path on the current endpoint, with rotation, auth and deadline. */
     void call(const QString &path, const QJsonObject &body, ReplyHandler done);
