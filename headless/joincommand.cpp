@@ -16,7 +16,10 @@
 #include <QRegularExpression>
 #include <QTimer>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 
@@ -27,6 +30,25 @@ namespace {
 void complain(const QString &text)
 {
     std::fprintf(stderr, "%sbaton join: %s\n", journalstream::errorPrefix(), qPrintable(text));
+}
+
+void onBrokenPipe(int)
+{
+}
+
+/*!
+ * A write to a stdout whose reader is gone then fails with EPIPE instead of
+ * killing baton before it can release its lease. A handler rather than
+ * SIG_IGN: exec() resets a handled signal, so the --exec command still
+ * starts with SIGPIPE's default.
+ */
+void catchBrokenPipe()
+{
+    struct sigaction action {};
+    action.sa_handler = &onBrokenPipe;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGPIPE, &action, nullptr);
 }
 
 } // namespace
@@ -209,6 +231,8 @@ int JoinCommand::start()
     }
 
     if (m_options.eventsJson)
+        catchBrokenPipe();
+    if (m_options.eventsJson)
         for (ClusterService *cluster : std::as_const(m_clusters))
             connect(cluster, &ClusterService::electionEvent, this, &JoinCommand::writeEvent);
     if (!m_options.listen.isEmpty()) {
@@ -344,10 +368,21 @@ void JoinCommand::onceCommandEnded()
 
 void JoinCommand::writeEvent(const QJsonObject &event)
 {
-    const QByteArray line = QJsonDocument(event).toJson(QJsonDocument::Compact);
-    std::fwrite(line.constData(), 1, size_t(line.size()), stdout);
-    std::fputc('\n', stdout);
-    std::fflush(stdout); // readers act on each line as it comes
+    if (m_eventsClosed)
+        return;
+    const QByteArray line = QJsonDocument(event).toJson(QJsonDocument::Compact) + '\n';
+    const bool written = std::fwrite(line.constData(), 1, size_t(line.size()), stdout)
+                    == size_t(line.size())
+            && std::fflush(stdout) == 0; // readers act on each line as it comes
+    if (written)
+        return;
+    // The reader of the stream is gone (a closed pipe, a full disk): a
+    // participant nobody follows stops as on SIGTERM, so its lease is
+    // released rather than left to expire (docs/events.md).
+    m_eventsClosed = true;
+    complain(QStringLiteral("cannot write events to stdout (%1): stopping")
+                     .arg(QString::fromLocal8Bit(std::strerror(errno))));
+    QMetaObject::invokeMethod(this, [this] { stopWith(RuntimeFailure); }, Qt::QueuedConnection);
 }
 
 } // namespace baton

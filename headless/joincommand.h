@@ -107,6 +107,8 @@ private:
     int m_commandStatus = -1;
     /*! Since the command started, that is since this instance took the lease. */
     QElapsedTimer m_leadingFor;
+    /*! stdout refused an event (its reader is gone): no more are written. */
+    bool m_eventsClosed = false;
 };
 
 } // namespace baton

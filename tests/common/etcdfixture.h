@@ -7,8 +7,8 @@ namespace baton::test {
 /*!
  * The etcd clusters that CTest's fixtures started (tests/etcd): where they
  * listen, their credentials, and the fixture script to stop and start
- * members. \a variable is BATON_ETCD_DIR, BATON_ETCD_AUTH_DIR or
- * BATON_ETCD_CLUSTER_DIR.
+ * members. \a variable is BATON_ETCD_DIR, BATON_ETCD_AUTH_DIR,
+ * BATON_ETCD_TLS_DIR (its certificates in pki/) or BATON_ETCD_CLUSTER_DIR.
  */
 class EtcdFixture
 {

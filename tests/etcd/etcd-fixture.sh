@@ -5,7 +5,7 @@
 # FIXTURES_CLEANUP tests (tests/etcd/CMakeLists.txt); cleanup runs even when
 # tests fail.
 #
-#   etcd-fixture.sh start DIR [MEMBERS] [auth]   start a cluster; DIR/endpoints gets the
+#   etcd-fixture.sh start DIR [MEMBERS] [auth|tls]   start a cluster; DIR/endpoints gets the
 #                                                client URLs, comma-separated
 #   etcd-fixture.sh stop DIR                     stop every member and remove DIR
 #   etcd-fixture.sh kill-member DIR N            SIGKILL member N (0-based)
@@ -18,6 +18,14 @@
 # The passwords come from the suite's secrets file (BATON_TEST_SECRETS,
 # tests/common/test-secrets.txt), so that the secrets scan knows them (R2).
 #
+# With "tls": clients speak HTTPS and must show a certificate signed by the
+# fixture's CA (--client-cert-auth). A throw-away PKI is made with openssl in
+# DIR/pki at every start: ca.crt; server.crt/.key for 127.0.0.1 (also for
+# client use: etcd's JSON gateway calls its own gRPC server with it); a client
+# certificate client.crt/.key (CN baton); and, for the error cases, a CA
+# that signed nothing (other-ca.crt), an expired client certificate
+# (expired.crt/.key) and a key that belongs to no certificate (other.key).
+#
 # With BATON_TEST_ARTIFACTS set, `stop` keeps each member's log there for the
 # secrets scan: etcd logs what it was asked, and must not have been given a
 # secret in the clear either.
@@ -25,7 +33,42 @@ set -eu
 
 command=${1:?usage: etcd-fixture.sh start|stop|kill-member|start-member DIR ...}
 dir=${2:?DIR missing}
-ctl() { etcdctl --dial-timeout=2s --command-timeout=5s "$@"; }
+ctl() {
+    if [ -f "$dir/pki/ca.crt" ]; then
+        set -- --cacert="$dir/pki/ca.crt" --cert="$dir/pki/client.crt" --key="$dir/pki/client.key" "$@"
+    fi
+    etcdctl --dial-timeout=2s --command-timeout=5s "$@"
+}
+
+# make_pki: the certificates of the "tls" mode (P-256 keys: quick to make).
+make_pki() {
+    pki="$dir/pki"
+    mkdir -p "$pki"
+    (
+        cd "$pki"
+        umask 077
+        key() { openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$1.key"; }
+        ca() { key "$1" && openssl req -x509 -new -key "$1.key" -subj "/CN=$2" -days 2 -out "$1.crt"; }
+        # sign NAME SUBJECT DAYS EXTENSIONS: NAME.crt for NAME.key, signed by ca.
+        sign() {
+            printf '%b' "$4" > "$1.ext"
+            openssl req -new -key "$1.key" -subj "$2" -out "$1.csr" &&
+                openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial \
+                    -days "$3" -extfile "$1.ext" -out "$1.crt"
+        }
+        ca ca "baton test etcd CA" &&
+            key server && sign server "/CN=127.0.0.1" 2 \
+                "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth,clientAuth\n" &&
+            key client && sign client "/CN=baton" 2 "extendedKeyUsage=clientAuth\n" &&
+            key expired && sign expired "/CN=baton" -1 "extendedKeyUsage=clientAuth\n" &&
+            ca other-ca "baton test CA that signed nothing" &&
+            key other
+    ) >"$dir/pki.log" 2>&1 || {
+        echo "etcd-fixture: openssl could not make the certificates:" >&2
+        cat "$dir/pki.log" >&2
+        return 1
+    }
+}
 
 port_free() {
     # A port is taken when something accepts a connection on it.
@@ -43,6 +86,12 @@ pick_port() {
     done
 }
 
+tls_flags() {
+    [ -f "$dir/pki/ca.crt" ] || return 0
+    echo "--cert-file $dir/pki/server.crt --key-file $dir/pki/server.key" \
+         "--client-cert-auth --trusted-ca-file $dir/pki/ca.crt"
+}
+
 start_member() {
     n=$1
     m="$dir/member-$n"
@@ -52,7 +101,7 @@ start_member() {
         --initial-cluster "$(cat "$dir/initial-cluster")" --initial-cluster-state new \
         --initial-cluster-token "baton-test-$$" \
         --heartbeat-interval 50 --election-timeout 500 \
-        >>"$m/log" 2>&1 &
+        $(tls_flags) >>"$m/log" 2>&1 &
     echo $! > "$m/pid"
 }
 
@@ -98,17 +147,22 @@ case "$command" in
 start)
     members=${3:-1}
     auth=${4:-}
+    scheme=http
+    [ "$auth" = tls ] && scheme=https
     attempt=0
     while :; do
         stop_all
         rm -rf "$dir"
         mkdir -p "$dir"
+        if [ "$auth" = tls ]; then
+            make_pki || exit 1
+        fi
         cluster=""
         endpoints=""
         n=0
         while [ $n -lt "$members" ]; do
             mkdir -p "$dir/member-$n"
-            echo "http://127.0.0.1:$(pick_port)" > "$dir/member-$n/client"
+            echo "$scheme://127.0.0.1:$(pick_port)" > "$dir/member-$n/client"
             echo "http://127.0.0.1:$(pick_port)" > "$dir/member-$n/peer"
             cluster="${cluster:+$cluster,}m$n=$(cat "$dir/member-$n/peer")"
             endpoints="${endpoints:+$endpoints,}$(cat "$dir/member-$n/client")"

@@ -18,6 +18,7 @@
 #include <QLoggingCategory>
 #include <QPointer>
 #include <QSignalSpy>
+#include <QDeadlineTimer>
 #include <QFile>
 #include <QSslCertificate>
 #include <QSslConfiguration>
@@ -176,6 +177,8 @@ private Q_SLOTS:
     void updatesWaitingForEtcdShareOneTxn();
     void updatesWaitingBehindASilentEtcdTimeOut();
     void aTxnRefusedAsTooLargeIsSentSmaller();
+    void anUpdateWithTooLittleTimeLeftIsAnsweredWithoutCuttingTheOthersShort();
+    void aTxnRefusedForOneUpdateLandsTheOthers();
     void serverCertificateFromAnotherCaIsATlsError();
 
 private:
@@ -730,6 +733,95 @@ void TestEtcdWire::aTxnRefusedAsTooLargeIsSentSmaller()
     QCOMPARE(comparedKeys(responder.seen.at(limit)).size(), 5);
     for (qsizetype i = limit + 1; i < responder.seen.size(); ++i)
         QVERIFY(comparedKeys(responder.seen.at(i)).size() <= 2);
+}
+
+// R4, P3: a shared txn lives as long as the earliest deadline it carries.
+// An update that waited so long behind a busy etcd that less than half its
+// timeout is left is answered Unavailable without being sent, so the fresh
+// update behind it goes alone, with all of its own time.
+void TestEtcdWire::anUpdateWithTooLittleTimeLeftIsAnsweredWithoutCuttingTheOthersShort()
+{
+    constexpr int timeoutMs = 4000;
+    Responder responder([](const SeenRequest &) { return QByteArray(); });
+    QString error;
+    auto store = storeFor(responder.url(), &error, { { QStringLiteral("timeout"), timeoutMs } });
+    QVERIFY2(store, qPrintable(error));
+    QHash<QString, StoreResult> results;
+    auto update = [&](const QString &key) {
+        store->update(key, QJsonObject {}, QStringLiteral("4"),
+                      [&results, key](const StoreResult &r) { results.insert(key, r); });
+    };
+    constexpr int limit = EtcdUpdateQueue::kMaxInFlight;
+    for (int i = 0; i < limit; ++i) {
+        update(QStringLiteral("cluster:busy%1").arg(i));
+        QTRY_COMPARE(responder.seen.size(), i + 1);
+    }
+    const QString old = QStringLiteral("cluster:old"), fresh = QStringLiteral("cluster:fresh");
+    update(old);
+    // Past the half of the old update's timeout (the store's own rule).
+    const QDeadlineTimer halfGone(timeoutMs / 2 + 100);
+    QTRY_VERIFY_WITH_TIMEOUT(halfGone.hasExpired(), timeoutMs);
+    update(fresh);
+    responder.seen.at(0).socket->write(txnSucceeded(8));
+
+    QTRY_COMPARE(responder.seen.size(), limit + 1);
+    QCOMPARE(comparedKeys(responder.seen.last()), QStringList { fresh });
+    QTRY_VERIFY(results.contains(old));
+    QCOMPARE(int(results.value(old).status), int(Status::Unavailable));
+    QVERIFY2(results.value(old).errorString.contains(QLatin1String("never sent")),
+             qPrintable(results.value(old).errorString));
+    responder.seen.last().socket->write(txnSucceeded(9));
+    QTRY_VERIFY(results.contains(fresh));
+    QVERIFY2(results.value(fresh).ok(), qPrintable(results.value(fresh).errorString));
+    QCOMPARE(results.value(fresh).entry.version, QStringLiteral("9"));
+}
+
+// B1, B2: etcd refuses a whole txn for one update in it (here a key outside
+// the user's role: 403 "permission denied"). The txn goes again in halves
+// until that update is alone: it alone is refused, the others land.
+void TestEtcdWire::aTxnRefusedForOneUpdateLandsTheOthers()
+{
+    constexpr int limit = EtcdUpdateQueue::kMaxInFlight;
+    const QString forbidden = QStringLiteral("cluster:forbidden");
+    Responder responder([&](const SeenRequest &request) {
+        if (responder.seen.size() <= limit)
+            return QByteArray(); // answered below, once the others wait
+        if (comparedKeys(request).contains(forbidden)) {
+            return httpReply(403, R"({"error":"etcdserver: permission denied","code":7,)"
+                                  R"("message":"etcdserver: permission denied"})");
+        }
+        return txnSucceeded(40);
+    });
+    QString error;
+    auto store = storeFor(responder.url(), &error);
+    QVERIFY2(store, qPrintable(error));
+    QHash<QString, StoreResult> results;
+    auto update = [&](const QString &key) {
+        store->update(key, QJsonObject {}, QStringLiteral("4"),
+                      [&results, key](const StoreResult &r) { results.insert(key, r); });
+    };
+    for (int i = 0; i < limit; ++i) {
+        update(QStringLiteral("cluster:busy%1").arg(i));
+        QTRY_COMPARE(responder.seen.size(), i + 1);
+    }
+    const QStringList others { QStringLiteral("cluster:a"), QStringLiteral("cluster:b"),
+                               QStringLiteral("cluster:c") };
+    update(others.at(0));
+    update(forbidden);
+    update(others.at(1));
+    update(others.at(2));
+    for (int i = 0; i < limit; ++i)
+        responder.seen.at(i).socket->write(txnSucceeded(30));
+
+    QTRY_COMPARE(results.size(), limit + 4);
+    QCOMPARE(comparedKeys(responder.seen.at(limit)).size(), 4);
+    for (const QString &key : others)
+        QVERIFY2(results.value(key).ok(), qPrintable(key + QLatin1String(": ")
+                                                     + results.value(key).errorString));
+    const StoreResult refused = results.value(forbidden);
+    QCOMPARE(int(refused.status), int(Status::Unavailable));
+    QVERIFY2(refused.errorString.contains(QLatin1String("permission denied")),
+             qPrintable(refused.errorString));
 }
 
 QTEST_GUILESS_MAIN(TestEtcdWire)

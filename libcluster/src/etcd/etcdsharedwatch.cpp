@@ -20,4 +20,21 @@ EtcdSharedWatch::~EtcdSharedWatch()
         m_hub->remove(this);
 }
 
+bool EtcdSharedWatch::takeNews(qint64 revision, const QString &key)
+{
+    if (revision == 0)
+        return true;
+    if (revision <= m_floor || revision < m_lastRevision)
+        return false;
+    if (revision == m_lastRevision) {
+        if (m_keysAtLastRevision.contains(key))
+            return false;
+        m_keysAtLastRevision.insert(key);
+        return true;
+    }
+    m_lastRevision = revision;
+    m_keysAtLastRevision = { key };
+    return true;
+}
+
 } // namespace baton

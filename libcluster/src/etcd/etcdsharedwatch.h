@@ -3,6 +3,7 @@
 #include <baton/store.h>
 
 #include <QPointer>
+#include <QSet>
 #include <QString>
 
 namespace baton {
@@ -26,10 +27,22 @@ public:
      */
     qint64 floor() const { return m_floor; }
 
+    /*!
+     * Whether the change of \a key at \a revision is news to this watch,
+     * remembered when it is: newer than the floor, and not handed on
+     * already (a stream widened for another watch replays from that
+     * watch's floor). Revisions come in order; one revision may change
+     * several keys (a shared txn). Revision 0 (unknown) is always news:
+     * better a change heard twice than one missed.
+     */
+    bool takeNews(qint64 revision, const QString &key);
+
 private:
     QPointer<EtcdWatchHub> m_hub;
     QString m_prefix;
     qint64 m_floor = 0;
+    qint64 m_lastRevision = 0;
+    QSet<QString> m_keysAtLastRevision;
 };
 
 } // namespace baton

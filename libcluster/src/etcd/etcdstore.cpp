@@ -198,8 +198,21 @@ bool EtcdStore::init(QString *errorString)
                    "(tls.insecureSkipVerify is true): anyone on the path can impersonate etcd";
     }
 
+    QStringList tlsFiles;
+    for (const auto &[field, file] : { std::pair { "tls.ca", tls.caFile },
+                                       std::pair { "tls.cert", tls.certFile },
+                                       std::pair { "tls.key", tls.keyFile } }) {
+        if (!file.isEmpty())
+            tlsFiles.append(QStringLiteral("%1 %2").arg(QLatin1String(field), file));
+    }
+
     delete m_http;
     m_http = http;
+    m_tlsFiles = tlsFiles.join(QStringLiteral(", "));
+    m_usesHttps = std::any_of(endpoints.cbegin(), endpoints.cend(), [](const QUrl &url) {
+        return url.scheme() == QLatin1String("https");
+    });
+    m_hasClientCertificate = !tls.certFile.isEmpty();
     m_endpoints = endpoints;
     m_current = 0;
     m_prefix = prefix.toUtf8();
@@ -243,6 +256,35 @@ StoreResult EtcdStore::badReply(const QString &operation, const QString &key,
                                   .arg(describe(), operation, key, why)));
 }
 
+QString EtcdStore::explainFailure(const HttpError &error) const
+{
+    // A failed handshake, or a connection the server dropped during it (an
+    // etcd with --client-cert-auth refusing the client's certificate), says
+    // nothing of which file is wrong: the operator is told which were used.
+    // Without a client certificate, such an etcd may also just go silent
+    // or hang up, depending on when its refusal arrives.
+    const bool tlsFailure = error.kind == HttpError::Kind::Tls
+            || error.kind == HttpError::Kind::Network
+            || (!m_hasClientCertificate
+                && (error.kind == HttpError::Kind::Timeout
+                    || error.kind == HttpError::Kind::Connection));
+    if (!m_usesHttps || !tlsFailure)
+        return error.message;
+    return QStringLiteral("%1 (%2)").arg(error.message, tlsNotes());
+}
+
+QString EtcdStore::tlsNotes() const
+{
+    QStringList notes;
+    notes.append(m_tlsFiles.isEmpty() ? QStringLiteral("no tls files: the system's CAs")
+                                      : QStringLiteral("TLS files: ") + m_tlsFiles);
+    if (!m_hasClientCertificate) {
+        notes.append(QStringLiteral("no client certificate (tls.cert, tls.key): an etcd that "
+                                    "requires one refuses the connection"));
+    }
+    return notes.join(QStringLiteral("; "));
+}
+
 void EtcdStore::deliver(Callback done, StoreResult result)
 {
     result.errorString = redact(result.errorString);
@@ -262,12 +304,13 @@ void EtcdStore::call(const QString &path, const QJsonObject &body, ReplyHandler 
 }
 
 void EtcdStore::call(const QString &path, const QJsonObject &body, ReplyHandler done,
-                     QDeadlineTimer deadline)
+                     QDeadlineTimer deadline, ReplyHandler refused)
 {
     auto request = std::make_shared<Request>();
     request->path = path;
     request->body = body;
     request->done = std::move(done);
+    request->refused = std::move(refused);
     request->deadline = deadline;
     if (!m_initialised) {
         finish(request, {},
@@ -372,12 +415,18 @@ void EtcdStore::send(const RequestPtr &request)
     const qint64 remaining = request->deadline.remainingTime();
     const int endpointsLeft = std::max(1, int(m_endpoints.size()) - request->attempts);
     if (remaining <= 0 || request->attempts >= m_endpoints.size()) {
+        // Over HTTPS, an etcd that drops the handshake can leave a request
+        // with no error at all until its time is up: the TLS files are
+        // still the likeliest cause, and said.
+        const QString last = !request->lastError.isEmpty() ? request->lastError
+                : m_usesHttps                               ? tlsNotes()
+                                                            : QStringLiteral("no answer");
         finish(request, {},
                failure(Status::Unavailable,
                        redact(QStringLiteral("%1: no endpoint answered within %2 ms (last: %3)")
                                       .arg(describe())
                                       .arg(m_timeoutMs)
-                                      .arg(request->lastError))));
+                                      .arg(last))));
         return;
     }
     // Each endpoint left gets its share of the time left, so that a hung
@@ -412,15 +461,21 @@ void EtcdStore::send(const RequestPtr &request)
             return;
         }
         if (error.isTransient()) {
-            request->lastError = error.message;
+            request->lastError = explainFailure(error);
             endpointFailed(endpoint, error.message);
             send(request);
             return;
         }
         const bool unreadable = error.kind == HttpError::Kind::NotJson
                 || error.kind == HttpError::Kind::TooLarge || error.kind == HttpError::Kind::Redirect;
-        request->done({}, failure(unreadable ? Status::BadReply : Status::Unavailable,
-                                  redact(QStringLiteral("%1: %2").arg(describe(), error.message))));
+        const StoreResult answer = failure(unreadable ? Status::BadReply : Status::Unavailable,
+                                           redact(QStringLiteral("%1: %2").arg(describe(),
+                                                                               explainFailure(error))));
+        const bool refusal = error.kind == HttpError::Kind::HttpStatus;
+        if (refusal && request->refused)
+            request->refused({}, answer);
+        else
+            request->done({}, answer);
     });
 }
 
@@ -551,13 +606,17 @@ void EtcdStore::sendUpdates()
 {
     for (;;) {
         QList<EtcdUpdateQueue::Update> expired;
-        QList<EtcdUpdateQueue::Update> batch = m_updates.takeBatch(&expired);
+        // An update with less than half its timeout left would shorten the
+        // transaction of every update it joins to its own deadline.
+        QList<EtcdUpdateQueue::Update> batch = m_updates.takeBatch(&expired, minimumSendMs());
         for (const EtcdUpdateQueue::Update &update : std::as_const(expired)) {
             deliver(update.done,
                     failure(Status::Unavailable,
                             QStringLiteral("%1: update \"%2\": etcd had not answered earlier "
-                                           "updates within %3 ms, so this one was never sent")
+                                           "updates within %3 ms of its %4 ms timeout, so this "
+                                           "one was never sent")
                                     .arg(describe(), update.key)
+                                    .arg(m_timeoutMs - minimumSendMs())
                                     .arg(m_timeoutMs)));
         }
         if (batch.isEmpty())
@@ -591,12 +650,36 @@ void EtcdStore::sendUpdateBatch(QList<EtcdUpdateQueue::Update> batch)
                              { QStringLiteral("success"), puts },
                              { QStringLiteral("failure"), reads } };
     call(QStringLiteral("/v3/kv/txn"), body,
-         [this, batch = std::move(batch)](const QJsonObject &json, const Failure &failed) mutable {
+         [this, batch](const QJsonObject &json, const Failure &failed) mutable {
              m_updates.batchDone();
              settleUpdates(std::move(batch), json, failed);
              sendUpdates();
          },
-         deadline);
+         deadline,
+         [this, batch](const QJsonObject &, const Failure &refusal) mutable {
+             m_updates.batchDone();
+             settleRefusedUpdates(std::move(batch), *refusal);
+             sendUpdates();
+         });
+}
+
+void EtcdStore::settleRefusedUpdates(QList<EtcdUpdateQueue::Update> batch,
+                                     const StoreResult &refusal)
+{
+    if (batch.size() == 1) {
+        deliver(batch.constFirst().done, refusal);
+        return;
+    }
+    if (refusal.errorString.contains(kTooManyOperations)) {
+        m_updates.shrinkBelow(batch.size());
+        m_updates.requeue(std::move(batch));
+        return;
+    }
+    // One update etcd will not take (a key outside the user's role, a value
+    // over --max-request-bytes) must not fail the others that shared its txn.
+    qCDebug(lcEtcd).noquote() << describe() << "etcd refused a txn of" << batch.size()
+                              << "updates; sending it again in halves";
+    m_updates.requeueSplit(std::move(batch));
 }
 
 void EtcdStore::settleUpdates(QList<EtcdUpdateQueue::Update> batch, const QJsonObject &json,
@@ -608,11 +691,6 @@ void EtcdStore::settleUpdates(QList<EtcdUpdateQueue::Update> batch, const QJsonO
             deliver(update.done, answer(update));
     };
     if (failed) {
-        if (batch.size() > 1 && failed->errorString.contains(kTooManyOperations)) {
-            m_updates.shrinkBelow(batch.size());
-            m_updates.requeue(std::move(batch));
-            return;
-        }
         answerAll([&](const EtcdUpdateQueue::Update &) { return *failed; });
         return;
     }

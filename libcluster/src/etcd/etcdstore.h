@@ -3,6 +3,7 @@
 #include <baton/store.h>
 
 #include "etcdupdatequeue.h"
+#include "versionfloor.h"
 
 #include <QDeadlineTimer>
 #include <QHash>
@@ -11,6 +12,7 @@
 #include <QSet>
 #include <QUrl>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -19,6 +21,7 @@ namespace baton {
 
 class EtcdWatch;
 class EtcdWatchHub;
+struct HttpError;
 class HttpClient;
 class SecretFile;
 class HttpStream;
@@ -49,7 +52,7 @@ class HttpStream;
  * conditional write then reports a Conflict showing its own write, which the
  * election treats like any lost race.
  */
-class EtcdStore : public Store
+class EtcdStore : public Store, public VersionFloor
 {
     Q_OBJECT
 public:
@@ -76,6 +79,12 @@ public:
     QByteArray keyPrefix() const { return m_prefix; }
     /*! The newest revision a reply to this store's requests reported (0: none yet). */
     qint64 knownRevision() const { return m_knownRevision; }
+    /*!
+     * The newest revision seen in any reply or watch event: every revision
+     * of a key that a read or a watch found gone is below it, since its
+     * deletion came after them (F7).
+     */
+    qint64 versionFloor(const QString &) const override { return m_knownRevision; }
 
 private:
     friend class EtcdWatch;
@@ -87,6 +96,8 @@ private:
         QString path;
         QJsonObject body;
         ReplyHandler done;
+        /*! When set, takes instead of done a failure that is etcd refusing what was sent. */
+        ReplyHandler refused;
         QDeadlineTimer deadline;
         int attempts = 0;
         bool reauthenticated = false;
@@ -100,11 +111,15 @@ private:
     /*! The message of a failed operation, with any secret masked (R2). */
     QString redact(QString text) const;
     StoreResult badReply(const QString &operation, const QString &key, const QString &why) const;
+    /*! \a error's message; a TLS failure also names the TLS files, so the operator knows which. */
+    QString explainFailure(const HttpError &error) const;
+    /*! The TLS files in use, and whether a client certificate is among them. */
+    QString tlsNotes() const;
 
     /*! POSTs \a body to \a path on the current endpoint, with rotation, auth and deadline. */
     void call(const QString &path, const QJsonObject &body, ReplyHandler done);
     void call(const QString &path, const QJsonObject &body, ReplyHandler done,
-              QDeadlineTimer deadline);
+              QDeadlineTimer deadline, ReplyHandler refused = {});
     void send(const RequestPtr &request);
     void finish(const RequestPtr &request, const QJsonObject &json, const Failure &failure);
     void authenticate();
@@ -124,6 +139,10 @@ private:
     /*! Answers each update of a transaction, or queues again those that lost only by company. */
     void settleUpdates(QList<EtcdUpdateQueue::Update> batch, const QJsonObject &json,
                        const Failure &failed);
+    /*! etcd refused a whole transaction for what it holds: smaller ones may pass. */
+    void settleRefusedUpdates(QList<EtcdUpdateQueue::Update> batch, const StoreResult &refusal);
+    /*! Less time than this left, an update is answered rather than sent. */
+    qint64 minimumSendMs() const { return m_timeoutMs / 2; }
     void reportCurrent(const QString &operation, const QString &key, const QString &version,
                        Callback done);
     void deliver(Callback done, StoreResult result);
@@ -135,6 +154,7 @@ private:
                            int *endpoint, QByteArray *token);
     void watchStarting(EtcdWatch *watch);
     void watchStarted(EtcdWatch *watch);
+    void noteRevision(qint64 revision) { m_knownRevision = std::max(m_knownRevision, revision); }
 
     HttpClient *m_http = nullptr;
     SecretFile *m_passwordFile = nullptr;
@@ -142,6 +162,10 @@ private:
     int m_current = 0;
     QByteArray m_prefix;
     QString m_username;
+    /*! "tls.ca FILE, tls.cert FILE, tls.key FILE" as configured, for TLS failures. */
+    QString m_tlsFiles;
+    bool m_usesHttps = false;
+    bool m_hasClientCertificate = false;
     QString m_password;
     QByteArray m_token;
     bool m_authenticating = false;

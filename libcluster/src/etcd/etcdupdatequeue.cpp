@@ -23,16 +23,46 @@ void EtcdUpdateQueue::requeue(QList<Update> updates)
     m_waiting = std::move(updates);
 }
 
-QList<EtcdUpdateQueue::Update> EtcdUpdateQueue::takeBatch(QList<Update> *expired)
+void EtcdUpdateQueue::requeueSplit(QList<Update> updates)
+{
+    const qsizetype half = updates.size() / 2;
+    QList<Update> second(std::make_move_iterator(updates.begin() + half),
+                         std::make_move_iterator(updates.end()));
+    updates.resize(half);
+    if (!second.isEmpty())
+        m_apart.prepend(std::move(second));
+    if (!updates.isEmpty())
+        m_apart.prepend(std::move(updates));
+}
+
+QList<EtcdUpdateQueue::Update> EtcdUpdateQueue::takeBatch(QList<Update> *tooLate,
+                                                          qint64 minimumRemainingMs)
 {
     QList<Update> batch;
+    auto hasTime = [&](const Update &update) {
+        return update.deadline.isForever()
+                || (!update.deadline.hasExpired()
+                    && update.deadline.remainingTime() >= minimumRemainingMs);
+    };
+    while (m_inFlight < m_maxInFlight && batch.isEmpty() && !m_apart.isEmpty()) {
+        for (Update &update : m_apart.takeFirst()) {
+            if (hasTime(update))
+                batch.append(std::move(update));
+            else
+                tooLate->append(std::move(update));
+        }
+    }
+    if (!batch.isEmpty()) {
+        ++m_inFlight;
+        return batch;
+    }
     if (m_inFlight >= m_maxInFlight)
         return batch;
     QSet<QString> keys;
     QList<Update> later;
     for (Update &update : m_waiting) {
-        if (update.deadline.hasExpired()) {
-            expired->append(std::move(update));
+        if (!hasTime(update)) {
+            tooLate->append(std::move(update));
         } else if (batch.size() < m_maxBatch && !keys.contains(update.key)) {
             keys.insert(update.key);
             batch.append(std::move(update));

@@ -22,6 +22,13 @@ namespace baton {
  * that writes a key twice) and never more than maxBatch updates (etcd's
  * `--max-txn-ops`, 128 by default, bounds each branch; a txn etcd refuses
  * as too large goes again in halves).
+ *
+ * A transaction lives only as long as the earliest deadline it carries, so
+ * an update that has too little time left is answered without being sent
+ * rather than cut the time of the fresh ones it would join. A transaction
+ * etcd refuses for what it holds (one key outside the user's permissions, a
+ * value too large) goes again split in two, each half on its own, until the
+ * update that etcd refuses is alone and the others have landed.
  */
 class EtcdUpdateQueue
 {
@@ -50,17 +57,24 @@ public:
     /*! Puts updates that must go again ahead of the others, in their order. */
     void requeue(QList<Update> updates);
     /*!
+     * Puts the updates of a refused transaction ahead of the others as two
+     * halves that are never sent together nor with anything else again.
+     */
+    void requeueSplit(QList<Update> updates);
+    /*!
      * The next batch to send, or none when maxInFlight batches are out or
      * nothing waits; a batch it returns counts as in flight until
-     * batchDone(). Updates whose deadline passed while they waited are moved
-     * to \a expired instead.
+     * batchDone(). Updates with less than \a minimumRemainingMs left before
+     * their deadline are moved to \a tooLate instead.
      */
-    QList<Update> takeBatch(QList<Update> *expired);
+    QList<Update> takeBatch(QList<Update> *tooLate, qint64 minimumRemainingMs = 0);
     void batchDone();
     /*! etcd refused a transaction of \a refusedSize updates as too large: later ones are smaller. */
     void shrinkBelow(qsizetype refusedSize);
 
 private:
+    /*! Halves of refused transactions: each one goes as a batch of its own. */
+    QList<QList<Update>> m_apart;
     QList<Update> m_waiting;
     int m_maxInFlight;
     int m_maxBatch;

@@ -59,7 +59,7 @@ EtcdWatch::~EtcdWatch()
     delete m_stream;
 }
 
-void EtcdWatch::include(const QString &prefix)
+void EtcdWatch::include(const QString &prefix, qint64 floor)
 {
     if (!m_store)
         return;
@@ -75,6 +75,12 @@ void EtcdWatch::include(const QString &prefix)
         m_rangeEnd = end;
         wider = true;
     }
+    if (!wider && m_stream)
+        return; // the stream has covered those keys since before the floor
+    // Kept apart until the next stream opens: the old stream goes on moving
+    // m_nextRevision past writes to the new keys until then.
+    if (floor > 0)
+        m_replayFrom = m_replayFrom > 0 ? std::min(m_replayFrom, floor + 1) : floor + 1;
     if (wider)
         m_widenTimer.start(0);
 }
@@ -98,6 +104,11 @@ void EtcdWatch::open()
         if (failed) {
             broken(failed->errorString, false);
             return;
+        }
+        if (m_replayFrom > 0) {
+            m_nextRevision = m_nextRevision > 0 ? std::min(m_nextRevision, m_replayFrom)
+                                                : m_replayFrom;
+            m_replayFrom = 0;
         }
         QJsonObject create { { QStringLiteral("key"), etcdcodec::encodeBytes(m_rangeKey) },
                              { QStringLiteral("range_end"), etcdcodec::encodeBytes(m_rangeEnd) } };
@@ -193,8 +204,12 @@ void EtcdWatch::onMessage(const QJsonObject &message)
         const QJsonObject event = eventValue.toObject();
         const QJsonValue kv = event.value(QLatin1String("kv"));
         qint64 modRevision = 0;
-        if (etcdcodec::revision(kv.toObject().value(QLatin1String("mod_revision")), &modRevision))
+        if (etcdcodec::revision(kv.toObject().value(QLatin1String("mod_revision")), &modRevision)) {
             m_nextRevision = std::max(m_nextRevision, modRevision + 1);
+            // A deletion seen here first must still bound a re-created
+            // record's fencing tokens (EtcdStore::versionFloor).
+            m_store->noteRevision(modRevision);
+        }
         m_eventRevision = modRevision;
         // proto3 leaves the default type, PUT, out.
         const QString type = event.value(QLatin1String("type")).toString(QStringLiteral("PUT"));
@@ -225,7 +240,7 @@ void EtcdWatch::onBroken(const HttpError &error)
             && error.serverMessage.contains(kInvalidToken);
     if (authRefused)
         m_store->invalidateToken(m_streamToken);
-    broken(error.message, error.isTransient());
+    broken(m_store->explainFailure(error), error.isTransient());
 }
 
 void EtcdWatch::broken(const QString &why, bool endpointAtFault)

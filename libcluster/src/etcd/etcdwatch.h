@@ -36,12 +36,16 @@ public:
     qint64 nextRevision() const { return m_nextRevision; }
 
     /*!
-     * Widens the watched range to take in the keys under \a prefix. An open
-     * stream is replaced (once per turn of the event loop, however many
-     * prefixes came) by one over the wider range, from the next revision,
-     * so nothing is lost for the keys already watched.
+     * Widens the watched range to take in the keys under \a prefix, whose
+     * changes after revision \a floor are wanted. An open stream is
+     * replaced (once per turn of the event loop, however many prefixes
+     * came) by one over the wider range, from the revision after the
+     * lowest floor or from the next revision, whichever is older: the
+     * stream may have moved past a write to the new keys made after their
+     * floor, and nothing is lost for the keys already watched. What comes
+     * twice that way is for the receiver to drop (EtcdSharedWatch).
      */
-    void include(const QString &prefix);
+    void include(const QString &prefix, qint64 floor = 0);
 
     /*! While entryChanged or entryRemoved is emitted: that event's revision (0: unknown). */
     qint64 eventRevision() const { return m_eventRevision; }
@@ -69,6 +73,8 @@ private:
     QTimer m_reopenTimer;
     QTimer m_widenTimer;
     qint64 m_nextRevision = 0;
+    /*! The oldest revision a widening wants the next stream to start from (0: none). */
+    qint64 m_replayFrom = 0;
     qint64 m_eventRevision = 0;
     int m_failures = 0;
     bool m_everStarted = false;

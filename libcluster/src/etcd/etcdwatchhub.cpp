@@ -14,12 +14,12 @@ EtcdWatchHub::EtcdWatchHub(EtcdStore *store, const QString &first)
 {
     connect(m_watch, &StoreWatch::entryChanged, this, [this](const StoreEntry &entry) {
         for (const QPointer<EtcdSharedWatch> &watch : watchersOf(entry.key))
-            if (watch && isNews(*watch))
+            if (watch && watch->takeNews(m_watch->eventRevision(), entry.key))
                 Q_EMIT watch->entryChanged(entry);
     });
     connect(m_watch, &StoreWatch::entryRemoved, this, [this](const QString &key) {
         for (const QPointer<EtcdSharedWatch> &watch : watchersOf(key))
-            if (watch && isNews(*watch))
+            if (watch && watch->takeNews(m_watch->eventRevision(), key))
                 Q_EMIT watch->entryRemoved(key);
     });
     connect(m_watch, &StoreWatch::resynchronise, this, [this] {
@@ -37,7 +37,7 @@ void EtcdWatchHub::add(EtcdSharedWatch *watch)
 {
     m_byPrefix[watch->prefix()].append(watch);
     ++m_lengths[watch->prefix().size()];
-    m_watch->include(watch->prefix());
+    m_watch->include(watch->prefix(), watch->floor());
 }
 
 void EtcdWatchHub::remove(EtcdSharedWatch *watch)
@@ -52,14 +52,6 @@ void EtcdWatchHub::remove(EtcdSharedWatch *watch)
         m_lengths.erase(length);
     if (m_byPrefix.isEmpty())
         deleteLater();
-}
-
-bool EtcdWatchHub::isNews(const EtcdSharedWatch &watch) const
-{
-    // An event without a readable revision is handed on: better a change
-    // heard twice than one missed.
-    const qint64 revision = m_watch->eventRevision();
-    return revision == 0 || revision > watch.floor();
 }
 
 QList<QPointer<EtcdSharedWatch>> EtcdWatchHub::watchersOf(const QString &key) const

@@ -41,8 +41,6 @@ public:
 private:
     /*! The watches whose prefix starts \a key, as guarded pointers (a slot may delete any). */
     QList<QPointer<EtcdSharedWatch>> watchersOf(const QString &key) const;
-    /*! The event being handed out is newer than what \a watch's store knew when it was made. */
-    bool isNews(const EtcdSharedWatch &watch) const;
 
     EtcdWatch *m_watch = nullptr;
     QHash<QString, QList<EtcdSharedWatch *>> m_byPrefix;

@@ -3,6 +3,7 @@
 #include "httpstream.h"
 #include "logging.h"
 
+#include <QDateTime>
 #include <QFile>
 #include <QJsonDocument>
 #include <QNetworkAccessManager>
@@ -123,6 +124,22 @@ bool HttpClient::setTls(const HttpTlsOptions &options, QString *errorString)
             return fail(QStringLiteral("certificate file %1 cannot be read or holds no PEM "
                                        "certificate")
                                 .arg(options.certFile));
+        }
+        // A server that checks client certificates refuses an expired one
+        // with nothing the client can read (TLS 1.3 tells after the
+        // handshake): said here, with the file, before any connection.
+        const QSslCertificate &certificate = certs.first();
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        if (certificate.expiryDate().isValid() && certificate.expiryDate() < now) {
+            return fail(QStringLiteral("certificate file %1 expired on %2")
+                                .arg(options.certFile,
+                                     certificate.expiryDate().toUTC().toString(Qt::ISODate)));
+        }
+        if (certificate.effectiveDate().isValid() && certificate.effectiveDate() > now) {
+            return fail(QStringLiteral("certificate file %1 is not valid before %2 (is this "
+                                       "host's clock right?)")
+                                .arg(options.certFile,
+                                     certificate.effectiveDate().toUTC().toString(Qt::ISODate)));
         }
         QFile keyFile(options.keyFile);
         if (!keyFile.open(QIODevice::ReadOnly)) {

@@ -191,7 +191,21 @@ void KubernetesLeaseBackend::update(const LeaseRecord &record, const QString &ve
         return;
     }
     m_api->send("PUT", leaseUrl(), toLease(record, version),
-         [this, done = std::move(done)](const HttpResult &result) {
+         [this, version, done = std::move(done)](const HttpResult &result) {
+             const QString stored = result.json.value(QStringLiteral("metadata")).toObject()
+                                            .value(QStringLiteral("resourceVersion")).toString();
+             if (result.ok() && stored == version) {
+                 // The API server stores nothing for an update identical to
+                 // the object: no new version, no watch event, so the
+                 // followers' clocks keep running from the last change. A
+                 // renewal that changed nothing must not extend the leader's
+                 // authority past theirs.
+                 done(LeaseReply::error(
+                         QStringLiteral("%1: the API server kept resourceVersion %2: an update "
+                                        "identical to the stored Lease renews nothing")
+                                 .arg(describe(), version)));
+                 return;
+             }
              writeReply(result, QStringLiteral("updating"), done);
          });
 }

@@ -120,6 +120,7 @@ bool MemoryStore::load(QString *errorString)
         highest = std::max(highest, document.version);
     m_documents = documents;
     m_lastVersion = highest;
+    m_loadedVersion = highest;
     qCDebug(lcStore) << "MemoryStore" << name() << "loaded" << m_documents.size()
                      << "documents from" << m_persistencePath;
     return true;
@@ -148,6 +149,14 @@ bool MemoryStore::persist(QString *errorString) const
     return written;
 }
 
+qint64 MemoryStore::versionFloor(const QString &key) const
+{
+    const auto current = m_documents.constFind(key);
+    if (current != m_documents.constEnd())
+        return qint64(current->version);
+    return qint64(m_removedVersions.value(key, m_loadedVersion));
+}
+
 StoreEntry MemoryStore::entryFor(const QString &key) const
 {
     const Document document = m_documents.value(key);
@@ -167,10 +176,13 @@ bool MemoryStore::commit(const QString &key, const std::optional<QJsonObject> &d
         : std::optional<Document>(m_documents.value(key));
     const quint64 previousLastVersion = m_lastVersion;
 
-    if (document)
+    if (document) {
         m_documents.insert(key, Document { *document, ++m_lastVersion });
-    else
+    } else {
+        if (previous)
+            m_removedVersions.insert(key, previous->version);
         m_documents.remove(key);
+    }
 
     if (!m_persistencePath.isEmpty() && !persist(errorString)) {
         // Undo, so that memory never holds what a restarted process would not find.

@@ -2,6 +2,8 @@
 
 #include <baton/store.h>
 
+#include "versionfloor.h"
+
 #include <QHash>
 
 #include <optional>
@@ -16,7 +18,10 @@ namespace baton {
  *
  * Versions are the decimal strings of one counter for the whole store, so a
  * key that is removed and created again never gets back a version an old
- * writer may still hold.
+ * writer may still hold. It also remembers the last version of each key it
+ * removed (VersionFloor), and after a load from the persistence file, the
+ * counter it found, so a re-created lease record carries on its fencing
+ * tokens above the old ones (F7).
  *
  * Persistence file (owner-only, replaced atomically on every change):
  * \code
@@ -26,7 +31,7 @@ namespace baton {
  * A change that cannot be written to that file is undone and reported as
  * Unavailable, so memory and file never disagree.
  */
-class MemoryStore : public Store
+class MemoryStore : public Store, public VersionFloor
 {
     Q_OBJECT
 public:
@@ -44,6 +49,7 @@ public:
     void remove(const QString &key, const QString &version, Callback done) override;
     void list(const QString &prefix, Callback done) override;
     StoreWatch *watch(const QString &prefix, QObject *parent) override;
+    qint64 versionFloor(const QString &key) const override;
 
 private:
     struct Document
@@ -64,6 +70,10 @@ private:
 
     QHash<QString, Document> m_documents;
     quint64 m_lastVersion = 0;
+    /*! The version each removed key had last. */
+    QHash<QString, quint64> m_removedVersions;
+    /*! Every key the persistence file once held had a version up to this. */
+    quint64 m_loadedVersion = 0;
     QString m_persistencePath;
     QHash<StoreWatch *, QString> m_watchPrefixes;
 };

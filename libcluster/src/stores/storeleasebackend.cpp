@@ -3,6 +3,7 @@
 #include "leasecodec.h"
 #include "logging.h"
 #include "registrykey.h"
+#include "versionfloor.h"
 
 #include <baton/store.h>
 
@@ -118,6 +119,13 @@ void StoreLeaseBackend::create(const LeaseRecord &record, Callback done)
     // token the removed record handed out: the next term starts there.
     LeaseRecord created = record;
     created.transitions = std::max(created.transitions, *m_absentSince);
+    // Stores whose versions only grow (etcd's revisions, the memory store's
+    // counter) know a floor above every version the key ever had.
+    if (const auto *floor = dynamic_cast<const VersionFloor *>(m_store.data())) {
+        const qint64 above = floor->versionFloor(m_key);
+        if (above > 0)
+            created.transitions = std::max(created.transitions, above + 1);
+    }
     m_store->create(m_key, leasecodec::encode(created), guarded(std::move(done), true));
 }
 

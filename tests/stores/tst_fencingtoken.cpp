@@ -1,0 +1,152 @@
+// F7: the fencing token (leaseTransitions when an instance became leader)
+// never goes back, even when someone deletes the lease record, on the
+// stores whose versions only grow: the memory store and a real etcd. The
+// lease is driven through StoreLeaseBackend, the way the Elector writes it:
+// a create with transitions 0 when it found no record.
+
+#include "etcdfixture.h"
+#include "etcdstore.h"
+#include "memorystore.h"
+#include "registrykey.h"
+#include "storeleasebackend.h"
+
+#include <QDateTime>
+#include <QJsonArray>
+#include <QTest>
+#include <QUuid>
+
+#include <memory>
+#include <optional>
+
+using namespace baton;
+
+namespace {
+
+const QString kLease = QStringLiteral("fenced");
+
+/*! One backend request, waited for with the event loop. */
+std::optional<LeaseReply> await(const std::function<void(LeaseBackend::Callback)> &request)
+{
+    std::optional<LeaseReply> reply;
+    request([&reply](const LeaseReply &r) { reply = r; });
+    if (!QTest::qWaitFor([&reply] { return reply.has_value(); }, 10000))
+        return std::nullopt;
+    return reply;
+}
+
+LeaseRecord termOf(const QString &holder, qint64 transitions)
+{
+    LeaseRecord record;
+    record.holder = holder;
+    record.leaseDurationMs = 3000;
+    record.acquireTime = QDateTime::currentDateTimeUtc();
+    record.renewTime = record.acquireTime;
+    record.transitions = transitions;
+    return record;
+}
+
+std::unique_ptr<EtcdStore> etcdStore(const QStringList &endpoints, const QString &prefix,
+                                     QString *error)
+{
+    auto store = std::make_unique<EtcdStore>(
+            QStringLiteral("Registry"),
+            QJsonObject { { QStringLiteral("endpoints"), QJsonArray::fromStringList(endpoints) },
+                          { QStringLiteral("prefix"), prefix } },
+            nullptr);
+    if (!store->init(error))
+        return nullptr;
+    return store;
+}
+
+} // namespace
+
+class TestFencingToken : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void memoryStoreKeepsTheTokenRisingAfterADeletedRecord();
+    void etcdKeepsTheTokenRisingAfterADeletedRecord();
+
+private:
+    /*! Three terms on \a first, the record deleted, then a new term on \a second; its token. */
+    void runTermsAroundADeletion(Store *first, Store *second, qint64 *lastToken,
+                                 qint64 *newToken);
+};
+
+void TestFencingToken::runTermsAroundADeletion(Store *first, Store *second, qint64 *lastToken,
+                                               qint64 *newToken)
+{
+    StoreLeaseBackend before(first, kLease);
+    auto created = await([&](auto done) { before.create(termOf(QStringLiteral("a"), 0), done); });
+    QVERIFY(created);
+    QCOMPARE(int(created->outcome), int(LeaseReply::Outcome::Ok));
+    LeaseState state = created->state;
+    // Two takeovers, as the Elector writes them: the transitions plus one.
+    for (const QString &holder : { QStringLiteral("b"), QStringLiteral("c") }) {
+        const LeaseRecord next = termOf(holder, state.record.transitions + 1);
+        auto taken = await([&](auto done) { before.update(next, state.version, done); });
+        QVERIFY(taken);
+        QCOMPARE(int(taken->outcome), int(LeaseReply::Outcome::Ok));
+        state = taken->state;
+    }
+    *lastToken = state.record.transitions;
+
+    // Someone deletes the record (an operator, a cleanup job).
+    bool removed = false;
+    first->remove(registryLeaseKey(kLease), QString(),
+                  [&removed](const StoreResult &result) { removed = result.ok(); });
+    QTRY_VERIFY(removed);
+
+    // The next instance reads, finds nothing and creates from transitions 0.
+    StoreLeaseBackend after(second, kLease);
+    auto read = await([&](auto done) { after.read(done); });
+    QVERIFY(read);
+    QVERIFY(!read->state.exists);
+    auto again = await([&](auto done) { after.create(termOf(QStringLiteral("d"), 0), done); });
+    QVERIFY(again);
+    QCOMPARE(int(again->outcome), int(LeaseReply::Outcome::Ok));
+    *newToken = again->state.record.transitions;
+}
+
+// F7 on the memory store: it remembers the last version of a removed key.
+void TestFencingToken::memoryStoreKeepsTheTokenRisingAfterADeletedRecord()
+{
+    MemoryStore store(QStringLiteral("Registry"), QJsonObject(), nullptr);
+    QString error;
+    QVERIFY2(store.init(&error), qPrintable(error));
+    qint64 lastToken = -1, newToken = -1;
+    runTermsAroundADeletion(&store, &store, &lastToken, &newToken);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(lastToken, 2);
+    QVERIFY2(newToken > lastToken,
+             qPrintable(QStringLiteral("token %1 after %2").arg(newToken).arg(lastToken)));
+}
+
+// F7 on etcd: revisions only grow, and the read that found the record gone
+// came after its deletion. A client of its own re-creates it, as another
+// process would.
+void TestFencingToken::etcdKeepsTheTokenRisingAfterADeletedRecord()
+{
+    test::EtcdFixture etcd("BATON_ETCD_DIR");
+    if (!etcd.configured())
+        QSKIP("no etcd fixture: run through ctest");
+    const QStringList endpoints = etcd.endpoints();
+    QVERIFY2(!endpoints.isEmpty(), qPrintable(etcd.errorString()));
+    const QString prefix = QStringLiteral("fencing/%1/")
+                                   .arg(QUuid::createUuid().toString(QUuid::WithoutBraces));
+    QString error;
+    auto first = etcdStore(endpoints, prefix, &error);
+    QVERIFY2(first, qPrintable(error));
+    auto second = etcdStore(endpoints, prefix, &error);
+    QVERIFY2(second, qPrintable(error));
+    qint64 lastToken = -1, newToken = -1;
+    runTermsAroundADeletion(first.get(), second.get(), &lastToken, &newToken);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY2(newToken > lastToken,
+             qPrintable(QStringLiteral("token %1 after %2").arg(newToken).arg(lastToken)));
+}
+
+QTEST_GUILESS_MAIN(TestFencingToken)
+#include "tst_fencingtoken.moc"
