@@ -26,7 +26,7 @@ struct ConnectionField
 };
 
 /*!
- * A place the dashboard observes (SPEC O4): a kind, its parameters, and its
+ * A place the dashboard observes (O4): a kind, its parameters, and its
  * secrets. Parameters go to QSettings; secrets (an etcd password, a bearer
  * token) go to the system keychain only (R2) and are held here in memory
  * while the connection is open or edited.
@@ -60,7 +60,7 @@ public:
     static bool canJoin(ConnectionKind kind) { return !storeType(kind).isEmpty(); }
 
     /*!
-     * The store's service configuration (SPEC B1 parameters), secrets
+     * The store's service configuration (B1 parameters), secrets
      * included: for the store only, never for logs or files.
      */
     QJsonObject storeConfig() const;

@@ -17,7 +17,7 @@ namespace baton {
 class ConnectionRepository;
 
 /*!
- * Add, edit and remove connections (SPEC O4). Every kind shows its fields;
+ * Add, edit and remove connections (O4). Every kind shows its fields;
  * a kind this build cannot open (a Registry store type the ServiceFactory
  * lacks) is marked "coming" and can be saved but not opened. Secret fields are password fields whose value goes
  * to the keychain only; left empty, the stored secret is kept.

@@ -15,7 +15,7 @@ class SecretStore;
 
 /*!
  * The saved connections: kinds and parameters in QSettings, secrets in the
- * system keychain under `connection/<id>/<field>` (SPEC O4, R2). Also
+ * system keychain under `connection/<id>/<field>` (O4, R2). Also
  * remembers the last connection opened, which the dashboard reopens at
  * start.
  *

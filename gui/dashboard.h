@@ -8,7 +8,7 @@ namespace baton::dashboard {
 
 /*!
  * Whether this command line asks for the dashboard: no arguments while a
- * display exists, or `--screenshot DIR`, or `--lang LANG` (SPEC O4). Inline
+ * display exists, or `--screenshot DIR`, or `--lang LANG` (O4). Inline
  * and Qt Core only: `baton` decides with it before it loads the dashboard
  * module, and without loading Qt Gui.
  */

@@ -11,7 +11,7 @@ namespace baton {
 
 
 /*!
- * The dashboard taking part in one election (SPEC O4): a cluster service on
+ * The dashboard taking part in one election (O4): a cluster service on
  * the connection's store, with the parameters the operator entered, built
  * as StoreClusterService does (the lease is `cluster:<leaseName>`, B2).
  * Stepping down stops it cleanly (F5: deregister, then release), so another

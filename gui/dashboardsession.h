@@ -28,7 +28,7 @@ class LeaseTableModel;
 /*!
  * One open connection of the dashboard, with no widget in it: the store,
  * the LeaseObserver on it, the models the windows show, the dashboard's own
- * participation, and the alerts (SPEC O4): a failover, and a lease left
+ * participation, and the alerts (O4): a failover, and a lease left
  * without a holder past its duration.
  *
  * Alerts are coalesced over alertInterval(): a store where a thousand leases

@@ -7,7 +7,7 @@
 namespace baton {
 
 /*!
- * The failover history (SPEC O2, O4) an observer has seen, for one lease
+ * The failover history (O2, O4) an observer has seen, for one lease
  * (setLease()) or for all: from, to, when, why, and how long the lease was
  * without a leader. Newest last, as it happened.
  */

@@ -43,7 +43,7 @@ struct LeaseTrack
 
 /*!
  * Records, per lease, the holders over time and the renewals as an observer
- * sees them (SPEC O4): the data of the timeline and of the renew timings.
+ * sees them (O4): the data of the timeline and of the renew timings.
  * The observer sees record changes, so the interval between two changes by
  * the same holder is its renewal interval as seen from here.
  *

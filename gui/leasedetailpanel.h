@@ -13,7 +13,7 @@ class DashboardSession;
 /*!
  * The selected lease at a glance: its holder, the renew timings as this
  * observer sees them (last renewal, expiry: what `kubectl get lease` does
- * not show), and what its timings guarantee (SPEC O4, O6).
+ * not show), and what its timings guarantee (O4, O6).
  */
 class LeaseDetailPanel : public QWidget
 {

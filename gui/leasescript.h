@@ -15,7 +15,7 @@ class Store;
  * no election: the dashboard's scripted demo (`baton --screenshot`), its
  * tests and its benchmark drive the observer with it. Keeps each lease's
  * version and transition count, so each write is a valid conditional
- * update (SPEC B2).
+ * update (B2).
  */
 class LeaseScript : public QObject
 {

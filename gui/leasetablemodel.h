@@ -11,7 +11,7 @@
 namespace baton {
 
 /*!
- * Every lease a LeaseObserver sees, one row each (SPEC O4). Knows nothing of
+ * Every lease a LeaseObserver sees, one row each (O4). Knows nothing of
  * widgets: the freshness bar is painted by a delegate from FreshnessRole.
  *
  * Updates are batched: the observer reports every renewal, which with

@@ -22,7 +22,7 @@ class RenewTimingWidget;
 class TimelineWidget;
 
 /*!
- * The dashboard's window (SPEC O4): every lease in a dense table with a
+ * The dashboard's window (O4): every lease in a dense table with a
  * filter box, and for the selected lease its details and timings, the
  * timeline of its holders, its renew timings and its failover history.
  * Shows what DashboardSession holds; the logic lives there and in the

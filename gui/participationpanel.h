@@ -14,7 +14,7 @@ class DashboardParticipant;
 
 /*!
  * "Take part": join the selected lease's election from the dashboard with
- * an instance id and the timings, and step down (SPEC O4). The work is
+ * an instance id and the timings, and step down (O4). The work is
  * DashboardParticipant's; this only collects the inputs and shows the state.
  */
 class ParticipationPanel : public QGroupBox

@@ -6,7 +6,7 @@ namespace baton {
 
 
 /*!
- * The renew timings of one lease (SPEC O4): each renewal seen, at its time,
+ * The renew timings of one lease (O4): each renewal seen, at its time,
  * against the interval since the previous one, with the lease duration and
  * the leader's F4 step-down deadline `(leaseDuration + renewInterval) / 2`
  * drawn as lines. An interval that nears the deadline is a leader about to

@@ -9,7 +9,7 @@ namespace baton {
 
 /*!
  * Secrets in the system keychain (the Secret Service on Linux) through
- * QtKeychain, and nowhere else (SPEC O4, R2). QtKeychain's "insecure
+ * QtKeychain, and nowhere else (O4, R2). QtKeychain's "insecure
  * fallback", which would write secrets into a settings file when no
  * keychain answers, is left off: a missing keychain is an error the
  * operator sees.

@@ -9,7 +9,7 @@ struct LeaseTrack;
 
 /*!
  * The holders of one lease over time, painted as Grafana's state timeline
- * (SPEC O4): one lane per holder with a coloured span while it held the
+ * (O4): one lane per holder with a coloured span while it held the
  * lease and a tick at each renewal seen; the periods without a leader (a
  * release not yet taken up, a lease run out unrenewed) hatched in red across
  * every lane; the time before the dashboard connected greyed out.

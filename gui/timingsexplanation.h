@@ -6,7 +6,7 @@
 namespace baton {
 
 /*!
- * What a lease's timings guarantee (SPEC O6), in the current language, from
+ * What a lease's timings guarantee (O6), in the current language, from
  * ElectionTimings::forParameters(): the dashboard's per-lease explanation.
  */
 class TimingsExplanation

@@ -17,7 +17,7 @@ class Clock;
 class ClusterService;
 
 /*!
- * The numbers behind `/metrics`, `/readyz` and `/leader` (SPEC O3), kept from the
+ * The numbers behind `/metrics`, `/readyz` and `/leader` (O3), kept from the
  * event stream (O5) beside the election, never inside it: the election
  * does not know this exists, as client-go's metrics and health adaptors.
  * Holds lease names and instance ids only, never a store's credentials (R2).

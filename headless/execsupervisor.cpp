@@ -101,7 +101,7 @@ qint64 ExecSupervisor::effectiveGrace(qint64 requestedMs, const ElectionTimings 
                                "--grace %1 ms does not fit in the safety margin of %2 ms "
                                "((leaseDuration %3 - renewInterval %4) / 2) with the quarter "
                                "kept for the kill and clock drift: the command could still run "
-                               "when another instance takes the lease (SPEC O3); use at most "
+                               "when another instance takes the lease (O3); use at most "
                                "%5 ms, or a longer leaseDuration")
                                .arg(requestedMs)
                                .arg(timings.safetyMargin)

@@ -22,7 +22,7 @@ class ClusterService;
 struct ElectionTimings;
 
 /*!
- * Runs one command while a cluster service leads (SPEC O3, `baton join
+ * Runs one command while a cluster service leads (O3, `baton join
  * --exec`), through whenLeader() like any other leader work:
  *
  * - `fn` starts the command (`/bin/sh -c COMMAND`) under the exec guard
@@ -101,7 +101,7 @@ public:
     bool isRunning() const;
 
 Q_SIGNALS:
-    /*! `exec-started` and `exec-stopped` records of the event stream (SPEC O5). */
+    /*! `exec-started` and `exec-stopped` records of the event stream (O5). */
     void event(const QJsonObject &record);
     void started(qint64 pid);
     /*! \a signal is 0 when it exited with \a exitCode. */

@@ -19,7 +19,7 @@ class SystemdNotifier;
 
 /*!
  * `baton join`: takes part in every election of a configuration (or those
- * named with --lease) until SIGTERM or SIGINT, then stops cleanly (SPEC F5)
+ * named with --lease) until SIGTERM or SIGINT, then stops cleanly (F5)
  * and exits 0. With --exec, runs a command while it leads the first of
  * those elections (ExecSupervisor); with --listen, serves /metrics and the
  * health pages /livez, /readyz and /leader (StatusServer). With --once the

@@ -1,4 +1,4 @@
-// Responsiveness of the dashboard (SPEC O4: "stays responsive with
+// Responsiveness of the dashboard (O4: "stays responsive with
 // thousands of leases renewing every few seconds"): 5,000 leases on a
 // MemoryStore, each renewed every 10 s (500 changes a second), through a
 // LeaseObserver into the lease table (sorted by freshness, the worst case

@@ -6,7 +6,7 @@
 namespace baton::test {
 
 /*!
- * What the suite produced, by kind, for the secrets scan (SPEC R2,
+ * What the suite produced, by kind, for the secrets scan (R2,
  * tests/secrets): the scan fails when a kind is missing, so each kind names
  * a promise that some test keeps what it produced.
  */

@@ -16,7 +16,7 @@ struct TestSecret
 
 /*!
  * Every secret of tests/common/test-secrets.txt, the one place they are
- * defined, so that the secrets scan (SPEC R2) knows each value the suite
+ * defined, so that the secrets scan (R2) knows each value the suite
  * could leak. Empty, with \a errorString, when the file is unreadable or a
  * line is malformed.
  */

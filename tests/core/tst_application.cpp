@@ -1,4 +1,4 @@
-// The application model (SPEC C2), the refusal of bad configuration (P1)
+// The application model (C2), the refusal of bad configuration (P1)
 // and the defaults a configuration may leave out (P2, W8).
 
 #include <baton/application.h>

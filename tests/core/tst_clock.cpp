@@ -1,4 +1,4 @@
-// The clock every decision reads (SPEC F4, O5): it keeps counting while the
+// The clock every decision reads (F4, O5): it keeps counting while the
 // host is suspended. A suspension is shown without suspending anything: a
 // Linux time namespace gives a child process a CLOCK_BOOTTIME far ahead of
 // its CLOCK_MONOTONIC, which is exactly what a host that slept looks like.

@@ -1,5 +1,5 @@
 // whenLeader() and the cluster service on a real event loop, with real
-// stores (SPEC W1-W8, C1, C3, P3, F4, F5, F7). Instances share one
+// stores (W1-W8, C1, C3, P3, F4, F5, F7). Instances share one
 // MemoryStore in this process, so elections take milliseconds; every wait
 // is for a signal or a condition, never for time to pass.
 

@@ -1,4 +1,4 @@
-// The Elector under simulated time: every rule of SPEC section 4 that one or
+// The Elector under simulated time: every rule of the F rules of the contract that one or
 // two instances can show, with a lease store that the test applies by hand.
 // No sleeps: the clocks move only when a test moves them.
 

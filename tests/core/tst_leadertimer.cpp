@@ -1,4 +1,4 @@
-// LeaderTimer: a timer that ticks on the leader only (SPEC W1, W2, W6, F4).
+// LeaderTimer: a timer that ticks on the leader only (W1, W2, W6, F4).
 // Instances share one MemoryStore; time that decides leadership comes from a
 // ManualClock, and every wait is for a signal, never for time to pass.
 

@@ -1,4 +1,4 @@
-// SPEC R2: every file and folder Baton creates is its user's alone (0600,
+// R2: every file and folder Baton creates is its user's alone (0600,
 // 0700), whatever the umask: the test runs under umask 0, where anything
 // left to the umask would come out world-readable and world-writable. A
 // folder or file that already exists keeps its mode (docs/operations.md,

@@ -1,4 +1,4 @@
-// Application::loadConfig on arbitrary bytes (SPEC R1, C2): a refused
+// Application::loadConfig on arbitrary bytes (R1, C2): a refused
 // configuration gets a message that names the source, creates no service and
 // leaves the Application able to load a good configuration afterwards.
 

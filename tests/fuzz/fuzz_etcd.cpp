@@ -1,4 +1,4 @@
-// The etcd side of SPEC R1: the watch stream cut by JsonStreamSplitter, then
+// The etcd side of R1: the watch stream cut by JsonStreamSplitter, then
 // each message (or a plain range/txn reply) read by etcdcodec.
 //
 // Input: the first byte picks a read size, the rest is the stream. The

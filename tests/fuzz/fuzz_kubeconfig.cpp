@@ -1,5 +1,5 @@
 // kubeconfig::resolve on an arbitrary file given as the `config` parameter
-// (SPEC R1, R2, B4). resolve() reads files only, so the input goes through a
+// (R1, R2, B4). resolve() reads files only, so the input goes through a
 // file in a private temporary folder. A refused kubeconfig gets a message
 // that names it; an accepted one has an http(s) server and a namespace; the
 // description shown in logs never holds the token.

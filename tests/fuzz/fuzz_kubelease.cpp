@@ -1,6 +1,6 @@
 // kubelease::decode on a Lease object, or on the object of a watch event
 // ({"type": ..., "object": {...}}), which the backend and the observer
-// decode the same way (SPEC R1, B3): a Lease that cannot be trusted is refused
+// decode the same way (R1, B3): a Lease that cannot be trusted is refused
 // with the field named, and the caller's state is left as it was; an accepted
 // one has a positive duration, no negative transitions and a version.
 

@@ -1,4 +1,4 @@
-// leasecodec::decode on any JSON object a store may hand back (SPEC R1): a
+// leasecodec::decode on any JSON object a store may hand back (R1): a
 // refused document names what is wrong and leaves the caller's record as it
 // was; an accepted one survives encode() and decode() unchanged.
 

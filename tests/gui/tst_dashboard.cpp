@@ -1,4 +1,4 @@
-// The dashboard against real participants and a real store (SPEC O4, O2):
+// The dashboard against real participants and a real store (O4, O2):
 // two `baton join` processes on a FileStore folder, the leader stopped with
 // SIGTERM (F5), and the table's holder cell follows; the history shows the
 // change and the operator is alerted. Joining and stepping down from the

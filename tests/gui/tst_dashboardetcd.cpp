@@ -1,4 +1,4 @@
-// The dashboard on an etcd connection (SPEC O4, O2, R2): a real `baton join`
+// The dashboard on an etcd connection (O4, O2, R2): a real `baton join`
 // elects through the etcd fixture with authentication on, and the dashboard,
 // opened on a connection whose password is a secret (as the keychain hands
 // it over), shows the lease and its holder, then follows a release. The

@@ -1,4 +1,4 @@
-// The dashboard on a Kubernetes connection (SPEC O4, O2, R2), against the
+// The dashboard on a Kubernetes connection (O4, O2, R2), against the
 // test Lease API server (tests/kube/leaseapiserver.h) over TLS: the
 // connection's bearer token (a keychain secret) replaces the kubeconfig's,
 // which the server refuses; the table shows a Lease and its holder and

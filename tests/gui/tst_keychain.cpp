@@ -1,4 +1,4 @@
-// Secrets of saved connections (SPEC O4, R2): an etcd password goes to the
+// Secrets of saved connections (O4, R2): an etcd password goes to the
 // system keychain (a real Secret Service: gnome-keyring in a private D-Bus
 // session, started by run-with-keyring.sh) and never into the settings file
 // on disk. The password is read back through QtKeychain itself. The settings

@@ -1,4 +1,4 @@
-// The dashboard's models (SPEC O4, O2): the lease table with its freshness
+// The dashboard's models (O4, O2): the lease table with its freshness
 // ratio, the name/holder filter and the sort, the failover history with its
 // CSV and JSON export, the activity behind the timeline. Every model runs
 // under QAbstractItemModelTester. Leases are written straight into a

@@ -1,4 +1,4 @@
-// The dashboard speaks the operator's language (SPEC O4): translations are
+// The dashboard speaks the operator's language (O4): translations are
 // compiled at build time and embedded; `--lang fr` loads them exactly as
 // this test does (installTranslations), and the labels are French.
 

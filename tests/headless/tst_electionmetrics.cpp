@@ -1,5 +1,5 @@
 // /metrics, /readyz and /leader as computed from the event stream and the
-// service (SPEC O3, O5): the exposition is checked line by line by a strict
+// service (O3, O5): the exposition is checked line by line by a strict
 // reader of the Prometheus text format, not by comparing strings; readiness
 // goes bad on a store silent for longer than the lease, leadership on the F4
 // deadline; the transitions are the lease record's (F7), as `baton status`

@@ -1,5 +1,5 @@
-// The --exec supervisor on real cluster services and real commands (SPEC
-// O3, F3, F5, W3): the command runs only while leading, gets SIGTERM then
+// The --exec supervisor on real cluster services and real commands
+// (O3, F3, F5, W3): the command runs only while leading, gets SIGTERM then
 // SIGKILL after the grace period, is never running twice at once, and is
 // dead before the lease is released. Instances share one MemoryStore in this
 // process; every wait is for a signal or a condition.

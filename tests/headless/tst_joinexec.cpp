@@ -1,7 +1,7 @@
 // `baton join --exec` end to end: three real processes on one FileStore
 // folder run one command "while leading". Across a crash (SIGKILL), a freeze
 // longer than the lease (SIGSTOP, SIGCONT) and a clean handover (SIGTERM),
-// the command never runs in two places at once (SPEC O3). Every copy of the
+// the command never runs in two places at once (O3). Every copy of the
 // command appends its lines to one shared file (O_APPEND: the file's order is
 // the order of the writes), so two copies running at once would interleave.
 // The same test runs twice: on a FileStore, and (as tst_joinexec_etcd, with

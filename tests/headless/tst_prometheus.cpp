@@ -1,4 +1,4 @@
-// Prometheus checked by Prometheus (SPEC O3): the real tools of Debian's
+// Prometheus checked by Prometheus (O3): the real tools of Debian's
 // `prometheus` package read what `baton join --listen` serves and what
 // resources/prometheus ships. `promtool check metrics` finds nothing to say
 // of a real /metrics body; `promtool check rules` and `promtool test rules`

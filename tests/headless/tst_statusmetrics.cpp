@@ -1,6 +1,6 @@
 // What an operator's tooling sees, from real processes on one FileStore
 // folder: `baton status` (table, --json, --watch --history) against a known
-// election (SPEC O2, O5), `/metrics` scraped through a failover and read by a
+// election (O2, O5), `/metrics` scraped through a failover and read by a
 // strict reader of the Prometheus text format, its transitions the same number
 // as `baton status` shows (F7), `/leader` 200 only on the leader, and, with the
 // store gone for longer than the lease, `/readyz` 503 while `/livez` and

@@ -42,7 +42,7 @@ class LeaseApiConnection;
  * - Authorisation per user and verb (get, list, watch, create, update,
  *   delete): 403 `Forbidden` with the apiserver's message naming the user,
  *   the verb, the resource and the namespace. Every authenticated request
- *   is counted per user and verb, allowed or denied (SPEC B5 tests).
+ *   is counted per user and verb, allowed or denied (B5 tests).
  * - resourceVersion: one global counter, as a decimal string, bumped by each
  *   write; `uid` and `creationTimestamp` set on create.
  * - GET 200 / 404 `NotFound`; POST 201 / 409 `AlreadyExists`; PUT 200, 409

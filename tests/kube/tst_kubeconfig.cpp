@@ -1,4 +1,4 @@
-// Kubeconfig, in-cluster configuration and credentials (SPEC B4, R1, R2):
+// Kubeconfig, in-cluster configuration and credentials (B4, R1, R2):
 // every source in priority order, kubectl's merge of KUBECONFIG files, each
 // credential kind, exec plugins (cache, expiry, re-run, failure), token
 // rotation. Plugins are tiny shell scripts written by the test.

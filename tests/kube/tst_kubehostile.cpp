@@ -1,4 +1,4 @@
-// A hostile or wrong Kubernetes API server, as the user sees it (SPEC R1,
+// A hostile or wrong Kubernetes API server, as the user sees it (R1,
 // R3): a redirect to another host, a reply larger than the limit, a reply
 // that never ends (fast, or a byte now and then), and a server whose
 // certificate another CA signed. For each, `baton status` exits with one

@@ -1,4 +1,4 @@
-// `baton status` on Kubernetes (SPEC O2, O3): real `baton join` processes
+// `baton status` on Kubernetes (O2, O3): real `baton join` processes
 // elect through the test Lease API server (leaseapiserver.h, TLS, bearer
 // tokens) and real `baton status` processes observe them. What the
 // observer sent over the wire comes from the server's per-user verb

@@ -1,5 +1,5 @@
 // LeaseObserver: every lease of a store, listed and watched without taking
-// part (SPEC O2), expiry judged by the observer's own clock (F2), history
+// part (O2), expiry judged by the observer's own clock (F2), history
 // of holder changes with causes (O1) and its CSV and JSON exports. Real
 // cluster services on a MemoryStore; waits are for signals.
 

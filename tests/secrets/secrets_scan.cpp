@@ -1,4 +1,4 @@
-// The secrets scan (SPEC R2): every file the suite kept in its artifacts
+// The secrets scan (R2): every file the suite kept in its artifacts
 // folder (tests/common/artifacts.h: each process's log and event stream,
 // each /metrics body and `baton status` output, each exported history and
 // settings file, each test's own output, etcd's logs), and the CTest log,

@@ -26,7 +26,7 @@ struct SecretHit
 };
 
 /*!
- * Finds the suite's secrets (SPEC R2) in bytes, in every form a leak would
+ * Finds the suite's secrets (R2) in bytes, in every form a leak would
  * take: as they are; URL-encoded (either hex case); JSON-escaped (as Qt
  * writes it, and with \\uXXXX for every non-ASCII character, as other JSON
  * writers do); base64 and base64url at any alignment, so a secret inside a

@@ -1,4 +1,4 @@
-// The secrets scan can fail (SPEC R2): each form a leak would take, planted
+// The secrets scan can fail (R2): each form a leak would take, planted
 // in otherwise ordinary output, is found and named, with its line; near
 // misses are not; and the secrets_scan program fails on a planted secret
 // (naming file and line, never the value) and on a folder missing a kind of

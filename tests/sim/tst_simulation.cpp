@@ -1,7 +1,7 @@
 // A deterministic, seeded simulation of several Elector instances sharing
 // one lease in a simulated store, with lost messages, store errors, long
 // latencies, crashes, freezes, suspended hosts, partitions, clean stops and
-// clock-rate differences. It checks the rules of SPEC section 4:
+// clock-rate differences. It checks the rules of the F rules of the contract:
 //   F1, F4  authority intervals never overlap (judge(); World::call checks
 //           every entry point against the deadline it reported)
 //   F7      fencing tokens strictly increase from one leader to the next

@@ -1,4 +1,4 @@
-// The Registry contract (SPEC B1, B2, R1), proved once and run against every
+// The Registry contract (B1, B2, R1), proved once and run against every
 // store: StoreContract holds the tests, MemoryStoreContract, FileStoreContract
 // and EtcdStoreContract run them. MemoryStoreTest, FileStoreTest and
 // EtcdStoreTest add what only one store has (persistence; files, frozen
@@ -182,7 +182,7 @@ protected:
     }
 };
 
-/*! The contract every store keeps (SPEC B1); a subclass provides the store. */
+/*! The contract every store keeps (B1); a subclass provides the store. */
 class StoreContract : public StoreCalls
 {
     Q_OBJECT

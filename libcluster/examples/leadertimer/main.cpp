@@ -32,8 +32,8 @@ int main(int argc, char *argv[])
         return 2;
     }
 
-    // Made before the cluster service starts: the timer waits for it (SPEC
-    // W7), then ticks whenever this instance leads.
+    // Made before the cluster service starts: the timer waits for it
+    // (W7), then ticks whenever this instance leads.
     baton::LeaderTimer timer;
     int ticks = 0;
     QObject::connect(&timer, &baton::LeaderTimer::timeout, &app, [&] {

@@ -5,7 +5,7 @@
 //   poller-example --config poller.json
 //
 // The poller is configured before the cluster service: its whenLeader()
-// registration waits for the cluster to start (SPEC W7).
+// registration waits for the cluster to start (W7).
 
 #include <baton/application.h>
 #include <baton/cluster.h>
@@ -54,7 +54,7 @@ private:
     void poll()
     {
         // A leader frozen past its deadline sees false here before anything
-        // else runs (SPEC F4): never poll on a lease that may have expired.
+        // else runs (F4): never poll on a lease that may have expired.
         if (!baton::useCluster().isLeader())
             return;
         ++m_polls;

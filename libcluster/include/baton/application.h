@@ -16,7 +16,7 @@ class Store;
 class ApplicationPrivate;
 
 /*!
- * An application built from a JSON configuration (SPEC C2):
+ * An application built from a JSON configuration (C2):
  *
  * \code
  * {"services": {"Registry": {"type": "Webda/FileStore", "folder": "/var/lib/app"},
@@ -50,7 +50,7 @@ public:
      * Initialises the services in configuration order. Stops at the first
      * service that refuses, stops those already started, and returns false.
      * Registrations made with baton::whenLeader() before this call start
-     * when the first cluster service starts (SPEC W7).
+     * when the first cluster service starts (W7).
      */
     bool init(QString *errorString);
     /*! Whether init() succeeded and stop() has not been called since. */
@@ -67,7 +67,7 @@ public:
     /*! Every service, in configuration order. */
     QList<Service *> services() const;
 
-    /*! The first cluster service in configuration order, or nullptr (SPEC C1). */
+    /*! The first cluster service in configuration order, or nullptr (C1). */
     ClusterService *firstCluster() const;
 
     /*!

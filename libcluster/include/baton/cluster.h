@@ -13,13 +13,13 @@ namespace baton {
 
 /*!
  * The first cluster service of the current application, in configuration
- * order (SPEC C1). With none configured, or with no Application at all, a
- * local cluster that always leads (SPEC W8), owned by the application or,
+ * order (C1). With none configured, or with no Application at all, a
+ * local cluster that always leads (W8), owned by the application or,
  * without one, by the QCoreApplication.
  */
 BATON_EXPORT ClusterService &useCluster();
 
-/*! The cluster service named \a serviceName, or nullptr (SPEC P3). */
+/*! The cluster service named \a serviceName, or nullptr (P3). */
 BATON_EXPORT ClusterService *useCluster(const QString &serviceName);
 
 /*! Plumbing of the whenLeader() templates: not part of the API. */
@@ -36,7 +36,7 @@ BATON_EXPORT Remover whenLeaderOnDefaultCluster(LeaderCallback fn, LeaderCallbac
 
 /*!
  * Runs \a fn each time this instance becomes the leader of useCluster(), and
- * \a deregisteredFn each time it stops leading (SPEC W1-W5, W7). Either may
+ * \a deregisteredFn each time it stops leading (W1-W5, W7). Either may
  * return void or QFuture<void>; the two never overlap. Callable from any code
  * of the program, before or after the election started:
  *
@@ -55,7 +55,7 @@ Remover whenLeader(Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
 }
 
 /*!
- * As whenLeader(fn, deregisteredFn), bound to \a context (SPEC W6): the
+ * As whenLeader(fn, deregisteredFn), bound to \a context (W6): the
  * callbacks run in the context's thread, and the registration is removed
  * when the context is destroyed.
  */

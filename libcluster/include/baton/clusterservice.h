@@ -17,7 +17,7 @@ class LeaseBackend;
 class Clock;
 
 /*!
- * Timings that follow from a configuration (SPEC O6), all in milliseconds.
+ * Timings that follow from a configuration (O6), all in milliseconds.
  */
 struct BATON_EXPORT ElectionTimings
 {
@@ -46,7 +46,7 @@ struct BATON_EXPORT ElectionTimings
  * Takes part in one election (one lease name) and runs the application's
  * leader work on the leader only.
  *
- * What it promises (SPEC section 4): at most one instance leads a lease at a
+ * What it promises (the F rules of the contract): at most one instance leads a lease at a
  * time, provided the hosts' clocks run at rates within
  * ElectionTimings::toleratedClockDrift of each other; a leader that cannot
  * renew, or whose last successful attempt started more than
@@ -61,7 +61,7 @@ struct BATON_EXPORT ElectionTimings
  * have that system refuse a token lower than one it has seen.
  *
  * Callbacks run on the event loop of the thread that owns the service, or
- * of the context object's thread (SPEC C3, W6).
+ * of the context object's thread (C3, W6).
  */
 class BATON_EXPORT ClusterService : public Service
 {
@@ -82,7 +82,7 @@ public:
 
     /*!
      * Runs \a fn each time this instance becomes the leader and \a
-     * deregisteredFn each time it stops leading (SPEC W1-W5). Either may
+     * deregisteredFn each time it stops leading (W1-W5). Either may
      * return void or QFuture<void>; the two never overlap.
      */
     template<typename Fn, typename DeregisteredFn = std::nullptr_t>
@@ -94,7 +94,7 @@ public:
     }
 
     /*!
-     * As whenLeader(fn, deregisteredFn), bound to \a context (SPEC W6): the
+     * As whenLeader(fn, deregisteredFn), bound to \a context (W6): the
      * callbacks run in the context's thread, and the registration is removed
      * when the context is destroyed, with the rule of the remover: when `fn`
      * had run, `deregisteredFn` runs then, in the service's thread, and must
@@ -113,28 +113,28 @@ public:
 
     /*!
      * Whether this instance leads now: compared with the step-down deadline
-     * on the monotonic clock at the moment of the call (SPEC F4).
+     * on the monotonic clock at the moment of the call (F4).
      */
     virtual bool isLeader() const;
-    /*! This instance's identity in the election (SPEC C1): the `instanceId` parameter, or a generated one. */
+    /*! This instance's identity in the election (C1): the `instanceId` parameter, or a generated one. */
     QString instanceId() const;
     /*! The same as instanceId(), for readers of the original API. */
     QString getInstanceId() const { return instanceId(); }
     /*! The name of the lease this service campaigns for. */
     QString leaseName() const;
     /*!
-     * The lease's transition count when this instance became leader (SPEC
-     * F7): strictly increasing across leaders of the lease. -1 while not
+     * The lease's transition count when this instance became leader
+     * (F7): strictly increasing across leaders of the lease. -1 while not
      * leading.
      */
     qint64 fencingToken() const;
     /*!
-     * How long this instance still leads by its step-down deadline (SPEC
-     * F4), in milliseconds on the monotonic clock; 0 while not leading.
+     * How long this instance still leads by its step-down deadline
+     * (F4), in milliseconds on the monotonic clock; 0 while not leading.
      */
     qint64 validForMs() const;
     /*!
-     * The lease's transition count (SPEC F7) as this instance last read it
+     * The lease's transition count (F7) as this instance last read it
      * from the store, leader or not; 0 before the first read. The number
      * `baton status` shows for the lease.
      */
@@ -148,11 +148,11 @@ public:
     qint64 remainingLeadershipMs() const;
     /*! The holder as last seen, empty when the lease is free or unknown. */
     QString currentHolder() const;
-    /*! The timings of this configuration (SPEC O6). */
+    /*! The timings of this configuration (O6). */
     ElectionTimings timings() const;
 
     /*!
-     * Checks the parameters without starting anything (SPEC P1): afterwards
+     * Checks the parameters without starting anything (P1): afterwards
      * leaseName(), instanceId() and timings() describe this configuration,
      * which is what `baton join --explain` prints. init() checks them again.
      */
@@ -173,7 +173,7 @@ Q_SIGNALS:
     void leaderChanged(const QString &from, const QString &to, const QString &why);
     /*! currentHolder() changed: a leader change, or the first sighting of the holder. */
     void holderChanged(const QString &holder);
-    /*! Each record of the event stream (SPEC O5, docs/events.md), `ts` and `mono` included. */
+    /*! Each record of the event stream (O5, docs/events.md), `ts` and `mono` included. */
     void electionEvent(const QJsonObject &event);
 
 protected:

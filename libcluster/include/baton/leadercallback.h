@@ -13,7 +13,7 @@ namespace baton {
  * A callback of whenLeader(), in the one shape the library runs: a call that
  * returns a QFuture<void>. Synchronous callbacks (returning void) become a
  * call that returns a finished future, so both kinds are awaited alike
- * (SPEC W3).
+ * (W3).
  */
 using LeaderCallback = std::function<QFuture<void>()>;
 

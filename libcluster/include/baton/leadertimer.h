@@ -23,11 +23,11 @@ class LeaderTimerPrivate;
  * It ticks while two things hold: the program started it (start(), undone
  * by stop()), and this instance leads its cluster service. It starts ticking
  * when the instance becomes the leader and stops when it stops leading
- * (SPEC W2), through a whenLeader() registration bound to the timer (W6):
+ * (W2), through a whenLeader() registration bound to the timer (W6):
  * destroying the timer removes it.
  *
  * Before every tick it asks ClusterService::isLeader(), which compares the
- * step-down deadline with the monotonic clock at that moment (SPEC F4). A
+ * step-down deadline with the monotonic clock at that moment (F4). A
  * leader that was frozen (SIGSTOP, a debugger, a suspended VM) and resumes
  * past its deadline therefore emits no timeout(), even when the timer fires
  * before the election has noticed that it no longer leads.
@@ -47,7 +47,7 @@ public:
     /*!
      * A timer bound to useCluster(), the first cluster service of the
      * application. Made while the application starts, before that service
-     * exists, it waits for it (SPEC W7); with no cluster service configured
+     * exists, it waits for it (W7); with no cluster service configured
      * the instance always leads (W8) and the timer ticks once started.
      */
     explicit LeaderTimer(QObject *parent = nullptr);
@@ -75,7 +75,7 @@ public Q_SLOTS:
     void stop();
 
 Q_SIGNALS:
-    /*! One tick, emitted only while this instance leads (checked at the tick, SPEC F4). */
+    /*! One tick, emitted only while this instance leads (checked at the tick, F4). */
     void timeout();
     /*! Emitted when the timer starts (\a ticking true) or stops ticking. */
     void tickingChanged(bool ticking);

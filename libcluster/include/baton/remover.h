@@ -8,7 +8,7 @@
 namespace baton {
 
 /*!
- * What whenLeader() returns (SPEC W5). Calling it removes the registration
+ * What whenLeader() returns (W5). Calling it removes the registration
  * and, when its `fn` has run and its `deregisteredFn` has not run since,
  * runs `deregisteredFn`. Calling it again does nothing. Copies share the
  * registration; destroying a Remover does not remove anything.
@@ -21,7 +21,7 @@ public:
     /*! A remover that calls \a remove the first time it is called. */
     explicit Remover(std::function<void()> remove);
 
-    /*! Removes the registration (SPEC W5); harmless when called again. */
+    /*! Removes the registration (W5); harmless when called again. */
     void operator()() const;
     /*! True until the registration has been removed. */
     bool isActive() const;

@@ -14,7 +14,7 @@ class Application;
 class ServicePrivate;
 
 /*!
- * One configured part of an application (SPEC C2): a store, a cluster
+ * One configured part of an application (C2): a store, a cluster
  * service, or a type of the program's own. Services are built by the
  * ServiceFactory from `{"type": ..., parameters...}`, initialised in
  * configuration order and stopped in reverse order.
@@ -48,7 +48,7 @@ public:
 
     /*!
      * Stops the service. Stopping may take time (a leader waits for its
-     * deregistered callbacks, SPEC F5): stopped() is emitted once, when done,
+     * deregistered callbacks, F5): stopped() is emitted once, when done,
      * never from within this call.
      */
     virtual void stop();

@@ -14,7 +14,7 @@ class Application;
 class Service;
 
 /*!
- * The types an application configuration may name (SPEC C2). Each type is
+ * The types an application configuration may name (C2). Each type is
  * registered under its full name (`Webda/FileStore`) and is also known by
  * its short name (`FileStore`). The built-in types are registered before
  * the first look-up; a program adds its own with registerType().

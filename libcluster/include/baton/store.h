@@ -61,7 +61,7 @@ struct BATON_EXPORT StoreResult
 };
 
 /*!
- * Follows the documents under a key prefix (SPEC B1). Delivers a change for
+ * Follows the documents under a key prefix (B1). Delivers a change for
  * every write it sees; it may coalesce several writes of one key into the
  * last. Destroying the object ends the watch.
  */
@@ -81,7 +81,7 @@ Q_SIGNALS:
 };
 
 /*!
- * The Registry interface (SPEC B1): a small document store that every
+ * The Registry interface (B1): a small document store that every
  * election backend on a store uses, and nothing more.
  *
  * Every operation is asynchronous: the callback runs exactly once, on a
@@ -102,7 +102,7 @@ public:
     /*! Writes \a document only when \a key does not exist. */
     virtual void create(const QString &key, const QJsonObject &document, Callback done) = 0;
     /*!
-     * The patch-if-version of SPEC B1: replaces the document of \a key only
+     * The patch-if-version of B1: replaces the document of \a key only
      * when its version is still \a version. Conflict carries the current
      * entry when the store can tell.
      */

@@ -17,7 +17,7 @@ class ApplicationPrivate
 public:
     explicit ApplicationPrivate(Application *q);
 
-    /*! A registration made before the cluster service existed (SPEC W7). */
+    /*! A registration made before the cluster service existed (W7). */
     struct PendingRegistration
     {
         quint64 id = 0;
@@ -49,7 +49,7 @@ public:
     quint64 lastPendingId = 0;
 };
 
-/*! The process-wide local cluster used when there is no Application at all (SPEC W8). */
+/*! The process-wide local cluster used when there is no Application at all (W8). */
 ClusterService &processLocalCluster();
 
 } // namespace baton

@@ -8,7 +8,7 @@ namespace baton {
 
 /*!
  * QJsonObject sorts its keys, but services start in the order the
- * configuration file lists them (SPEC C2). This reads that order, and where
+ * configuration file lists them (C2). This reads that order, and where
  * each service is, from the text of a document that QJsonDocument has
  * already accepted as valid.
  */

@@ -7,7 +7,7 @@ namespace baton {
 
 /*!
  * Where every decision reads the time. The monotonic reading decides; the
- * wall clock only labels records and events for people (SPEC F2, O5).
+ * wall clock only labels records and events for people (F2, O5).
  * Tests and simulations pass a ManualClock.
  */
 class Clock

@@ -82,7 +82,7 @@ using ElectorAction =
 using ElectorActions = std::vector<ElectorAction>;
 
 /*!
- * The election's decisions (SPEC section 4), and nothing else: no network,
+ * The election's decisions (the F rules of the contract), and nothing else: no network,
  * no timers, no clock of its own. The driver feeds it events, each method
  * returns what to do, and nextWakeMono() says when to call onTimer().
  *

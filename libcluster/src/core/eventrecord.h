@@ -8,7 +8,7 @@ namespace baton {
 class Clock;
 
 /*!
- * The records of the event stream (SPEC O5), one JSON object a line. The
+ * The records of the event stream (O5), one JSON object a line. The
  * stream is a public interface: docs/events.md describes version 1, and
  * fields are only ever added.
  */

@@ -8,7 +8,7 @@ namespace baton {
 /*!
  * What a lease says, whatever keeps it: the fields of client-go's
  * LeaderElectionRecord. The times are wall-clock times written by the
- * holder's host: for display only, never for deciding (SPEC F2).
+ * holder's host: for display only, never for deciding (F2).
  */
 struct LeaseRecord
 {

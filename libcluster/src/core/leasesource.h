@@ -23,7 +23,7 @@ struct SourcedLease
 };
 
 /*!
- * Where a LeaseObserver reads leases from (SPEC O2): the `cluster:*`
+ * Where a LeaseObserver reads leases from (O2): the `cluster:*`
  * entries of a Store, or the Lease objects of a Kubernetes namespace. The
  * observer keeps state, history and expiry; a source only lists, follows
  * and decodes, with the protocol's own way of not missing a change between

@@ -5,7 +5,7 @@
 namespace baton {
 
 /*!
- * `Webda/LocalClusterService`: a single-instance application (SPEC W8).
+ * `Webda/LocalClusterService`: a single-instance application (W8).
  * It always leads, so `fn` runs at once; it needs no store.
  */
 class LocalClusterService final : public ClusterService

@@ -13,7 +13,7 @@
 namespace baton {
 
 /*!
- * The whenLeader() registrations of one cluster service (SPEC W1-W6, C3).
+ * The whenLeader() registrations of one cluster service (W1-W6, C3).
  * Knows nothing about leases: it is told whether the instance leads and
  * brings every registration to that state, one callback at a time per
  * registration. Futures are awaited; exceptions and failed futures are

@@ -27,7 +27,7 @@ class SecretFile;
 class HttpStream;
 
 /*!
- * `Webda/EtcdStore` (SPEC B1): the Registry in etcd v3, over etcd's JSON
+ * `Webda/EtcdStore` (B1): the Registry in etcd v3, over etcd's JSON
  * API (its gRPC gateway) through the HTTP helper. Keys are the store keys
  * after `prefix`; values are the documents as compact JSON, so `etcdctl get
  * cluster:leader` shows them; a version is the key's `mod_revision`.
@@ -46,7 +46,7 @@ class HttpStream;
  * its share of what is left of `timeout`, so an answer, good or bad, always
  * comes within `timeout`. With a username, the store authenticates first
  * and once more when etcd answers "invalid auth token". The password and the
- * token are never logged nor put in a message (SPEC R2).
+ * token are never logged nor put in a message (R2).
  *
  * A request that timed out may still have been applied: a retried
  * conditional write then reports a Conflict showing its own write, which the

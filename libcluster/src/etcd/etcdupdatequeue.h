@@ -16,7 +16,7 @@ namespace baton {
  * An update goes out at once while fewer than maxInFlight of these
  * transactions are waiting for etcd. Beyond that it waits, and the next
  * transaction carries every update that waited, so a process in hundreds of
- * elections (SPEC P3) sends a few transactions per round trip instead of
+ * elections (P3) sends a few transactions per round trip instead of
  * one request per renewal, while a process in a few sends exactly what it
  * did alone. A batch never holds one key twice (etcd refuses a transaction
  * that writes a key twice) and never more than maxBatch updates (etcd's

@@ -20,8 +20,8 @@ class EtcdSharedWatch;
  * span stay out of it; those inside it arrive and are dropped here). The
  * span only grows: it is not narrowed when watches go.
  * Over HTTP/1.1 a watch stream holds a connection for as long as it lives,
- * and Qt opens at most six connections per host: a process in more than a few elections (SPEC
- * P3) would otherwise have every connection taken by its watches and its
+ * and Qt opens at most six connections per host: a process in more than a few elections
+ * (P3) would otherwise have every connection taken by its watches and its
  * renewals queued behind them until they time out. A change is handed to
  * the watches whose prefix starts its key; the stream goes when the last of
  * them does.

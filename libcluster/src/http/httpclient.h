@@ -32,7 +32,7 @@ struct HttpTlsOptions
     /*! PEM client certificate and its unencrypted PEM key (RSA or EC). */
     QString certFile;
     QString keyFile;
-    /*! Turns certificate verification off (SPEC R3: the owner warns at start). */
+    /*! Turns certificate verification off (R3: the owner warns at start). */
     bool insecureSkipVerify = false;
 };
 
@@ -127,7 +127,7 @@ private:
     /*!
      * The manager for the next request. Qt 6.4 opens at most six
      * connections per host and manager, and etcd serves one request at a
-     * time per connection: a process in hundreds of elections (SPEC P3)
+     * time per connection: a process in hundreds of elections (P3)
      * would queue its renewals behind each other for longer than a
      * renewInterval. Beyond six in flight, another manager takes them (up
      * to kMaxManagers, each with its own six connections).

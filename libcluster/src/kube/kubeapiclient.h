@@ -25,7 +25,7 @@ struct KubeCredential;
  * `?timeout=` on each request. Over the one HTTP helper; nothing blocks.
  *
  * Messages name the server and the configuration's source, never a token
- * or a key (SPEC R2): tokens travel in headers only.
+ * or a key (R2): tokens travel in headers only.
  */
 class KubeApiClient : public QObject
 {

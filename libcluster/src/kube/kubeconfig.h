@@ -26,7 +26,7 @@ struct KubeExecConfig
 
 /*!
  * Everything needed to talk to one Kubernetes API server, resolved from a
- * kubeconfig or from the pod's service account (SPEC B4). Secrets (token,
+ * kubeconfig or from the pod's service account (B4). Secrets (token,
  * key) are held only to be sent; describe() never shows them (R2).
  */
 struct KubeClientConfig
@@ -75,7 +75,7 @@ struct KubeConfigOptions
  * parameter, `POD_NAMESPACE`, the service account's namespace file, the
  * context's namespace, then `default`.
  *
- * Errors name the file and the entry (SPEC R1). Reads only small local
+ * Errors name the file and the entry (R1). Reads only small local
  * files; runs no plugin (KubeCredentials does, asynchronously).
  */
 namespace kubeconfig {

@@ -32,7 +32,7 @@ struct KubeCredential
  * Precedence as in client-go: exec, then tokenFile, then token.
  *
  * Messages name the plugin and carry its stderr, never its stdout (which
- * holds the token) nor any token or key (SPEC R2).
+ * holds the token) nor any token or key (R2).
  */
 class KubeCredentials : public QObject
 {

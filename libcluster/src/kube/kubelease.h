@@ -9,7 +9,7 @@ namespace baton {
 
 /*!
  * The `coordination.k8s.io/v1` Lease object as client-go's LeaseLock reads
- * and writes it (SPEC B3), in one place for the election backend and the
+ * and writes it (B3), in one place for the election backend and the
  * observer: both read the same fields with the same rules.
  */
 namespace kubelease {

@@ -5,7 +5,7 @@
 namespace baton {
 
 /*!
- * `Webda/KubernetesClusterService` (SPEC B3-B5): the lease is the
+ * `Webda/KubernetesClusterService` (B3-B5): the lease is the
  * `coordination.k8s.io/v1` Lease `<leaseName>` of a namespace, written as
  * client-go's LeaseLock writes it. Parameters besides the common ones:
  * `config` (a kubeconfig file), `context`, `namespace`, `timeout` (ms per

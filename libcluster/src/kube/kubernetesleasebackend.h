@@ -13,7 +13,7 @@ class HttpStream;
 class KubeApiClient;
 
 /*!
- * A lease kept in a `coordination.k8s.io/v1` Lease object (SPEC B3), with
+ * A lease kept in a `coordination.k8s.io/v1` Lease object (B3), with
  * the fields client-go's LeaseLock writes, so `kubectl get lease` and a
  * client-go program read the same record: holderIdentity,
  * leaseDurationSeconds (whole seconds, rounded up), acquireTime and

@@ -14,7 +14,7 @@ struct HttpResult;
 
 /*!
  * The `coordination.k8s.io/v1` Lease objects of one namespace, or of all
- * (SPEC O2), for a LeaseObserver: a LIST, then a WATCH from the list's
+ * (O2), for a LeaseObserver: a LIST, then a WATCH from the list's
  * resourceVersion with bookmarks, resumed from the last resourceVersion
  * seen when the server ends it, and a new list on 410 Gone. Named `name`
  * in one namespace, `namespace/name` across all. A Lease that cannot be

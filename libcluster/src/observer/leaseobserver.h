@@ -22,7 +22,7 @@ class LeaseSource;
 class Store;
 struct SourcedLease;
 
-/*! One lease as an observer sees it (SPEC O2). */
+/*! One lease as an observer sees it (O2). */
 struct ObservedLease
 {
     QString name;
@@ -69,7 +69,7 @@ struct LeaseFailover
 };
 
 /*!
- * Lists and watches every lease of a store (the `cluster:*` entries, SPEC
+ * Lists and watches every lease of a store (the `cluster:*` entries, 
  * O2) or of a Kubernetes namespace, without taking part, and keeps each
  * lease's state and failover history while it runs. Judges expiry as a
  * follower does (F2): by its own monotonic clock, from when it saw the

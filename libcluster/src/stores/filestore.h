@@ -15,7 +15,7 @@ class QFileSystemWatcher;
 namespace baton {
 
 /*!
- * `Webda/FileStore` (SPEC B1): a folder of JSON documents shared by the
+ * `Webda/FileStore` (B1): a folder of JSON documents shared by the
  * processes of one host. Writes take no lock, so no process, however frozen,
  * can block another: each version of a record is a new file, written and
  * synced aside, then linked to the name of the next version, which only one

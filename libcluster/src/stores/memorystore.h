@@ -11,7 +11,7 @@
 namespace baton {
 
 /*!
- * `Webda/MemoryStore` (SPEC B1): documents in this process, shared by every
+ * `Webda/MemoryStore` (B1): documents in this process, shared by every
  * service of the process that names it. With `persistence.path`, the whole
  * store is loaded from that file at init() and written back atomically
  * after each change, so a restarted process finds its documents again.

@@ -5,7 +5,7 @@
 namespace baton {
 
 /*!
- * `Webda/StoreClusterService` (SPEC B2): the lease is the Registry entry
+ * `Webda/StoreClusterService` (B2): the lease is the Registry entry
  * `cluster:<leaseName>`. Parameter `store` names the store service to use
  * instead of the Registry.
  */

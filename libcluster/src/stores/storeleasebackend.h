@@ -12,7 +12,7 @@ class Store;
 class StoreWatch;
 
 /*!
- * A lease kept in a Registry entry `cluster:<leaseName>` (SPEC B2), through
+ * A lease kept in a Registry entry `cluster:<leaseName>` (B2), through
  * the Store interface only, so every store backs the election unchanged.
  */
 class StoreLeaseBackend final : public LeaseBackend

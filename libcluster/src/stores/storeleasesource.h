@@ -14,7 +14,7 @@ class StoreWatch;
 struct StoreEntry;
 
 /*!
- * The `cluster:*` entries of a Store (SPEC B2, O2), named without the
+ * The `cluster:*` entries of a Store (B2, O2), named without the
  * prefix. The watch starts before the list, so that no change falls
  * between them; a change the watch reported while a list was outstanding
  * wins over the list, which may be older. Where the store cannot watch,

@@ -7,7 +7,7 @@
 namespace baton {
 
 /*!
- * Files and folders that Baton creates are its user's alone (SPEC R2):
+ * Files and folders that Baton creates are its user's alone (R2):
  * 0600 and 0700 whatever the umask, set when they are created, never
  * widened after. What already exists keeps its mode: a folder the user
  * named and made (a shared store folder, say), or a file the user chose
