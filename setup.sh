@@ -5,7 +5,8 @@
 set -eu
 
 # prometheus brings promtool and the server that tst_prometheus runs on
-# loopback against real `baton join --listen` processes.
+# loopback against real `baton join --listen` processes; man-db renders
+# baton(1) in baton_manual; systemd brings systemd-analyze for systemd_units.
 packages="
   ca-certificates
   build-essential cmake ninja-build pkg-config
@@ -23,6 +24,8 @@ packages="
   dpkg-dev file
   libsystemd-dev
   lintian
+  man-db
+  systemd
 "
 
 # clang and its runtimes (libFuzzer, ASan, UBSan) are for scripts/fuzz.sh and

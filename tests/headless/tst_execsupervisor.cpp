@@ -316,7 +316,7 @@ void TestExecSupervisor::stepDownReachesTheCommandsChildren()
     StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("exec"), {leaseMs, renewMs});
     QTemporaryDir folder;
     const QString childPidFile = folder.filePath(QStringLiteral("child.pid"));
-    ExecSupervisor exec(&a, {QStringLiteral("sleep 30 & echo $! > '%1'; wait").arg(childPidFile)});
+    ExecSupervisor exec(&a, withGuard(QStringLiteral("sleep 30 & echo $! > '%1'; wait").arg(childPidFile)));
     QString error;
     QVERIFY(a.validate(&error) && exec.attach(&error) && a.init(&error));
     QTRY_VERIFY(exec.isRunning());

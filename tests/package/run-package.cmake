@@ -66,7 +66,7 @@ expect(baton has
   "usr/lib/systemd/system/baton-job@\\.timer"
   "usr/share/doc/baton/operations\\.md"                # the units' Documentation=
   "usr/share/doc/baton/copyright"
-  "usr/share/man/man1/baton\\.1"                          # baton(1), from --help
+  "usr/share/man/man1/baton\\.1\\.gz"                      # baton(1), from --help
   "usr/share/bash-completion/completions/baton\n"       # the completions
   "usr/share/zsh/site-functions/_baton")
 expect(baton lacks "baton-dashboard\\.so" "usr/share/applications" "usr/include")

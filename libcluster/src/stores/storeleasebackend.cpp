@@ -105,7 +105,8 @@ void StoreLeaseBackend::create(const LeaseRecord &record, Callback done)
 {
     if (!m_store)
         return;
-    if (!m_absentSince) {
+    const auto *floor = dynamic_cast<const VersionFloor *>(m_store.data());
+    if (!m_absentSince && !floor) {
         // F7: the record went away unseen (a watch told of it), so the
         // version of its removal is unknown. Lost, as a race: the Elector
         // reads again, and the create after that read starts above it.
@@ -118,10 +119,11 @@ void StoreLeaseBackend::create(const LeaseRecord &record, Callback done)
     // transitions by one at most, so the version of its removal exceeds every
     // token the removed record handed out: the next term starts there.
     LeaseRecord created = record;
-    created.transitions = std::max(created.transitions, *m_absentSince);
+    if (m_absentSince)
+        created.transitions = std::max(created.transitions, *m_absentSince);
     // Stores whose versions only grow (etcd's revisions, the memory store's
-    // counter) know a floor above every version the key ever had.
-    if (const auto *floor = dynamic_cast<const VersionFloor *>(m_store.data())) {
+    // counter) know a floor above every version the key ever had, read or not.
+    if (floor) {
         const qint64 above = floor->versionFloor(m_key);
         if (above > 0)
             created.transitions = std::max(created.transitions, above + 1);
