@@ -1,5 +1,6 @@
 #include "leasescript.h"
 
+#include "clock.h"
 #include "leasecodec.h"
 #include "leaseobserver.h"
 
@@ -10,9 +11,10 @@
 
 namespace baton {
 
-LeaseScript::LeaseScript(Store *store, QObject *parent)
+LeaseScript::LeaseScript(Store *store, const Clock *clock, QObject *parent)
     : QObject(parent)
     , m_store(store)
+    , m_clock(clock)
 {
 }
 
@@ -23,7 +25,7 @@ void LeaseScript::write(const QString &lease, const QString &holder, qint64 leas
     LeaseRecord record;
     record.holder = holder;
     record.leaseDurationMs = leaseDurationMs;
-    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const QDateTime now = m_clock ? m_clock->wallNow().toUTC() : QDateTime::currentDateTimeUtc();
     if (!known || state.holder != holder) {
         if (known && !holder.isEmpty())
             ++state.transitions;

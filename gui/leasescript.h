@@ -8,6 +8,7 @@
 
 namespace baton {
 
+class Clock;
 class Store;
 
 /*!
@@ -21,7 +22,12 @@ class LeaseScript : public QObject
 {
     Q_OBJECT
 public:
-    explicit LeaseScript(Store *store, QObject *parent = nullptr);
+    /*!
+     * \a clock gives the wall time written into the records (acquireTime,
+     * renewTime), so that a scripted election on a ManualClock writes the
+     * times its observer shows; nullptr: the system clock.
+     */
+    explicit LeaseScript(Store *store, const Clock *clock = nullptr, QObject *parent = nullptr);
 
     using Done = std::function<void(bool ok)>;
     /*!
@@ -43,6 +49,7 @@ private:
         qint64 acquireMs = 0;
     };
     Store *m_store;
+    const Clock *m_clock;
     QHash<QString, State> m_states;
     int m_pending = 0;
 };

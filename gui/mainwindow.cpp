@@ -429,7 +429,7 @@ void MainWindow::notify(const QString &title, const QString &message)
     qCInfo(lcGui).noquote() << QStringLiteral("alert: %1").arg(message);
     if (m_tray && m_tray->isVisible() && QSystemTrayIcon::supportsMessages())
         m_tray->showMessage(title, message, QSystemTrayIcon::Warning, 10000);
-    statusBar()->showMessage(QString(message).replace(QLatin1Char('\n'), QLatin1String(" · ")), 15000);
+    statusBar()->showMessage(QString(message).replace(QLatin1Char('\n'), QStringLiteral(" · ")), 15000);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

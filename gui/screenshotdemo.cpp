@@ -44,7 +44,7 @@ ScreenshotDemo::ScreenshotDemo(const QString &directory, QObject *parent)
     m_startMono = 10'000'000;
     m_clock = std::make_unique<ManualClock>(m_startMono, wall.addMSecs(-runMs));
     m_store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
-    m_script = std::make_unique<LeaseScript>(m_store.get());
+    m_script = std::make_unique<LeaseScript>(m_store.get(), m_clock.get());
 }
 
 ScreenshotDemo::~ScreenshotDemo()
