@@ -44,11 +44,14 @@ run(${WORK_DIR}/consumer-pkgconfig ${WORK_DIR}/registry-pkgconfig)
 
 # The installed `baton` finds its status module relative to itself (one place
 # only, headless/modulepath.h): `join --listen` serves, and exits 0 at SIGTERM.
+# --foreground: one SIGTERM to baton only. Without it timeout signals the
+# child and then its whole process group, and a second SIGTERM that arrives
+# while baton is stopping cleanly ends it at once (exit 143), as documented.
 file(WRITE ${WORK_DIR}/listen.json "{\"services\": {
   \"Registry\": {\"type\": \"Webda/FileStore\", \"folder\": \"${WORK_DIR}/registry-listen\"},
   \"cluster\": {\"type\": \"StoreClusterService\", \"leaseName\": \"listen\",
                 \"leaseDuration\": 3000, \"renewInterval\": 1000}}}")
-execute_process(COMMAND timeout --preserve-status --signal=TERM 3 ${prefix}/bin/baton join --config ${WORK_DIR}/listen.json
+execute_process(COMMAND timeout --foreground --preserve-status --signal=TERM 3 ${prefix}/bin/baton join --config ${WORK_DIR}/listen.json
                         --listen 127.0.0.1:0
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("$ baton join --config listen.json --listen 127.0.0.1:0 (installed, SIGTERM after 3 s)\n${out}${err}")
