@@ -70,6 +70,7 @@ class TestExecGuard : public QObject
 private Q_SLOTS:
     void initTestCase();
     void cleanup();
+    void aFrozenBatonAloneNeverLetsTwoCommandsRun_data();
     void aFrozenBatonAloneNeverLetsTwoCommandsRun();
     void aKilledBatonLeavesNothingOfTheCommand_data();
     void aKilledBatonLeavesNothingOfTheCommand();
@@ -160,15 +161,31 @@ QMap<qint64, Copy> TestExecGuard::copies() const
     return result;
 }
 
+void TestExecGuard::aFrozenBatonAloneNeverLetsTwoCommandsRun_data()
+{
+    QTest::addColumn<QString>("prelude"); // shell code before the worker starts
+    QTest::addColumn<QString>("lastKind"); // the frozen copy's last line
+    QTest::newRow("a command that stops on SIGTERM ends within the grace") << QString() << QStringLiteral("stop");
+    // Only the SIGKILL at the end of the grace stops it: a kill that came
+    // late would show as its ticks running into the next copy's.
+    QTest::newRow("a command that ignores SIGTERM ends by SIGKILL before the next starts")
+            << QStringLiteral("trap '' TERM; ") << QStringLiteral("tick");
+}
+
 void TestExecGuard::aFrozenBatonAloneNeverLetsTwoCommandsRun()
 {
     // O3, F4: SIGSTOP of the leader's baton only, not of its command's
     // group (a debugger, Ctrl-Z, a stalled process). Baton cannot step down;
     // its guard stops the command at the F4 deadline by its own clock, so
     // the next leader's copy starts after the frozen one's last line.
-    const QString command = QStringLiteral("exec '%1' '%2'").arg(QStringLiteral(BATON_CHAOS_WORKER), m_log);
+    QFETCH(QString, prelude);
+    QFETCH(QString, lastKind);
+    const QString command =
+            prelude + QStringLiteral("exec '%1' '%2'").arg(QStringLiteral(BATON_CHAOS_WORKER), m_log);
+    // A lease of each row's own: the previous row's lease is held until it expires.
+    const QString lease = QStringLiteral("frozen-%1").arg(++m_rows);
     for (const QString &id : {QStringLiteral("g1"), QStringLiteral("g2")})
-        QVERIFY(start(id, QStringLiteral("frozen"), command));
+        QVERIFY(start(id, lease, command));
 
     QTRY_VERIFY_WITH_TIMEOUT(leader() && countEvents(*leader(), QStringLiteral("exec-started")) == 1, 20000);
     ParticipantProcess *frozen = leader();
@@ -188,7 +205,7 @@ void TestExecGuard::aFrozenBatonAloneNeverLetsTwoCommandsRun()
     QVERIFY2(old.lastNs < current.firstNs,
              qPrintable(QStringLiteral("the frozen leader's command ran %1 ms into the next leader's")
                                 .arg((old.lastNs - current.firstNs) / 1000000)));
-    QCOMPARE(old.lastKind, QStringLiteral("stop")); // ended by SIGTERM, within the grace
+    QCOMPARE(old.lastKind, lastKind); // "stop": ended by SIGTERM; "tick": by SIGKILL
     QVERIFY(!isAlive(frozenPid));
     qInfo("the frozen leader's command ended %lld ms before the next one started",
           (current.firstNs - old.lastNs) / 1000000);
