@@ -35,7 +35,10 @@ constexpr qint64 renewMs = 500;
 // Within three quarters of the safety margin of 750 ms.
 constexpr qint64 graceMs = 500;
 
-/*! Alive: it exists and has not ended (a zombie has; whoever its parent is, init included, reaps it in its own time). */
+/*!
+ * Alive: it exists and has not ended. A zombie has ended; whoever its
+ * parent is, init included, reaps it in its own time.
+ */
 bool isAlive(qint64 pid)
 {
     QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
