@@ -200,16 +200,16 @@ void TestExecGuardProtocol::killsNothingWhileRenewed()
     // the first deadline, the command still runs, and once the renewals stop
     // it goes by the last deadline sent.
     Guard guard;
-    const qint64 period = scaledMs(600);
+    const qint64 period = scaledMs(1200);
     qint64 deadline = bootMs() + period;
     const qint64 first = deadline;
     const qint64 command = guard.start(graceMs(), QByteArray::number(deadline), ignoresTerm);
     QVERIFY(command > 0);
     QTRY_VERIFY(ignoresSigterm(command));
-    // Renewed as baton renews: well before deadline - grace, each time a
-    // period from now (a third of the period before the guard would act).
+    // Renewed as baton renews: every fifth of the period, each time to a
+    // period from now, so that a renewal comes long before deadline - grace.
     while (bootMs() < first + 3 * period) {
-        const qint64 renewAt = deadline - graceMs() - period / 3;
+        const qint64 renewAt = deadline - period + period / 5;
         QTRY_VERIFY_WITH_TIMEOUT(bootMs() >= renewAt, int(period));
         QVERIFY2(guard.expiredAt == 0, "the guard acted on a deadline that had been renewed");
         deadline = bootMs() + period;
