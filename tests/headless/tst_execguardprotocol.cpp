@@ -50,16 +50,22 @@ bool isAlive(qint64 pid)
     return state != 0 && state != 'Z';
 }
 
-/*! Whether \a pid ignores SIGTERM now (SigIgn in /proc/PID/status): the shell ran its trap. */
-bool ignoresSigterm(qint64 pid)
+/*! Whether \a pid ignores \a signalNumber now (SigIgn in /proc/PID/status). */
+bool ignoresSignal(qint64 pid, int signalNumber)
 {
     QFile file(QStringLiteral("/proc/%1/status").arg(pid));
     if (!file.open(QIODevice::ReadOnly))
         return false;
     for (const QByteArray &line : file.readAll().split('\n'))
         if (line.startsWith("SigIgn:"))
-            return (line.mid(7).trimmed().toULongLong(nullptr, 16) >> (SIGTERM - 1)) & 1;
+            return (line.mid(7).trimmed().toULongLong(nullptr, 16) >> (signalNumber - 1)) & 1;
     return false;
+}
+
+/*! Whether the command's shell ran its `trap '' TERM`. */
+bool ignoresSigterm(qint64 pid)
+{
+    return ignoresSignal(pid, SIGTERM);
 }
 
 QByteArray commandName(qint64 pid)
@@ -322,6 +328,9 @@ void TestExecGuardProtocol::terminalStopSignalLeavesTheGuardKillingOnTime()
     const qint64 command = guard.start(graceMs(), QByteArray::number(deadline), ignoresTerm);
     QVERIFY(command > 0);
     QTRY_VERIFY(ignoresSigterm(command));
+    // The ignoring is the guard's own: the command gets the default back.
+    QVERIFY(ignoresSignal(guard.pid(), signalNumber));
+    QVERIFY(!ignoresSignal(command, signalNumber));
     QCOMPARE(::kill(pid_t(guard.pid()), signalNumber), 0);
     QTRY_VERIFY_WITH_TIMEOUT(!isAlive(command), int(deadline + reserveMs() - bootMs()));
 }
