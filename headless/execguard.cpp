@@ -222,7 +222,7 @@ private:
     std::string m_spared;
     /*! When the guard began killing everything: the give-up bound runs from here. */
     long long m_killingSince = noDeadline;
-    /*! Descendants whose kill was refused (EPERM), with the reason, for giveUp(). */
+    /*! Descendants whose kill was refused (EPERM), for giveUp() to say why they are left. */
     std::vector<pid_t> m_refused;
     pid_t m_command = 0;
     bool m_commandEnded = false;
@@ -442,11 +442,10 @@ void Guard::killAll()
 void Guard::signalDescendants(int signalNumber)
 {
     for (const Process &process : descendants()) {
-        if (!m_spared.empty() && process.name == m_spared) {
-            errno = EPERM; // the test hook: as if it were another user's
-        } else if (::kill(process.pid, signalNumber) == 0 || errno != EPERM) {
+        // The test hook: a spared process is refused as another user's would be.
+        const bool spared = !m_spared.empty() && process.name == m_spared;
+        if (!spared && (::kill(process.pid, signalNumber) == 0 || errno != EPERM))
             continue;
-        }
         if (std::find(m_refused.begin(), m_refused.end(), process.pid) == m_refused.end())
             m_refused.push_back(process.pid);
     }
