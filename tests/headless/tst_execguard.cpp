@@ -102,8 +102,8 @@ private:
     QString writeConfig(const QString &id, const QString &lease);
     ParticipantProcess *start(const QString &id, const QString &lease, const QString &command,
                               const QStringList &options = {});
-    /*! The pid a command wrote to \a path, once it did; 0 if it did not within the wait. */
-    qint64 waitForPidFile(const QString &path);
+    /*! The pid a command wrote to \a path, once it wrote one other than \a previous; else 0. */
+    qint64 waitForPidFile(const QString &path, qint64 previous = 0);
     ParticipantProcess *leader(const ParticipantProcess *except = nullptr) const;
     /*! The copies of the command in the log, by pid. */
     QMap<qint64, Copy> copies() const;
@@ -166,16 +166,19 @@ ParticipantProcess *TestExecGuard::start(const QString &id, const QString &lease
     return m_participants.back().get();
 }
 
-qint64 TestExecGuard::waitForPidFile(const QString &path)
+qint64 TestExecGuard::waitForPidFile(const QString &path, qint64 previous)
 {
-    if (!QTest::qWaitFor([&] { return QFile::exists(path); }, 10000))
+    qint64 pid = 0;
+    const bool written = QTest::qWaitFor(
+            [&] {
+                QFile file(path); // written by mv: whole or not there
+                pid = file.open(QIODevice::ReadOnly) ? file.readAll().trimmed().toLongLong() : 0;
+                return pid > 0 && pid != previous;
+            },
+            10000);
+    if (!written)
         return 0;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return 0;
-    const qint64 pid = file.readAll().trimmed().toLongLong();
-    if (pid > 0)
-        m_strays.append(pid);
+    m_strays.append(pid);
     return pid;
 }
 
@@ -306,9 +309,14 @@ void TestExecGuard::aKilledBatonLeavesNothingOfTheCommand()
 void TestExecGuard::aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes_data()
 {
     QTest::addColumn<QString>("launch"); // how the command starts the worker that must not survive
-    QTest::newRow("a grandchild in the command's group is gone before the lease is released") << QString();
+    QTest::addColumn<bool>("stepsDown"); // --on-exit step-down, else restart
+    QTest::newRow("a grandchild in the command's group is gone before the lease is released")
+            << QString() << true;
     QTest::newRow("a grandchild that called setsid() is gone before the lease is released")
-            << QStringLiteral("setsid ");
+            << QStringLiteral("setsid ") << true;
+    // W3: the same leader starts the command again, never beside the orphan.
+    QTest::newRow("a grandchild that called setsid() is gone before the command starts again")
+            << QStringLiteral("setsid ") << false;
 }
 
 void TestExecGuard::aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes()
@@ -316,10 +324,11 @@ void TestExecGuard::aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes()
     // O3, F5: SIGKILL of the exec guard itself (the OOM killer, kill -9).
     // The command's shell dies with it (PR_SET_PDEATHSIG); what it started
     // is reparented to baton, a child subreaper, which must kill it before
-    // it steps down (--on-exit step-down) and releases the lease. Judged by
-    // the processes: the orphan's last line comes before the first line of
-    // the next leader's copy, and the orphan is gone.
+    // it steps down (--on-exit step-down) and releases the lease, or starts
+    // the command again (W3). Judged by the processes: the orphan's last
+    // line comes before the first line of the next copy, and it is gone.
     QFETCH(QString, launch);
+    QFETCH(bool, stepsDown);
     const QString lease = QStringLiteral("guard-killed-%1").arg(++m_rows);
     const QString pidBase = m_folder.filePath(lease);
     // The worker's pid, in a file of each instance's own.
@@ -327,7 +336,8 @@ void TestExecGuard::aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes()
     const QString command = QStringLiteral("%1'%2' '%3' & echo $! > %4.tmp && mv %4.tmp %4; wait")
                                     .arg(launch, QStringLiteral(BATON_CHAOS_WORKER), m_log, pidFile);
     for (const QString &id : {QStringLiteral("k1"), QStringLiteral("k2")})
-        QVERIFY(start(id, lease, command, {QStringLiteral("--on-exit"), QStringLiteral("step-down")}));
+        QVERIFY(start(id, lease, command,
+                      {QStringLiteral("--on-exit"), stepsDown ? QStringLiteral("step-down") : QStringLiteral("restart")}));
 
     QTRY_VERIFY_WITH_TIMEOUT(leader() && countEvents(*leader(), QStringLiteral("exec-started")) == 1, 20000);
     ParticipantProcess *first = leader();
@@ -340,17 +350,22 @@ void TestExecGuard::aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes()
     QCOMPARE(parentOf(guard), first->pid());
 
     QCOMPARE(::kill(pid_t(guard), SIGKILL), 0);
-    QTRY_VERIFY_WITH_TIMEOUT(leader(first) && countEvents(*leader(first), QStringLiteral("exec-started")) == 1,
-                             20000);
-    ParticipantProcess *next = leader(first);
-    const qint64 nextWorker = waitForPidFile(pidBase + QLatin1Char('-') + next->label());
+    ParticipantProcess *next = first;
+    if (stepsDown) {
+        QTRY_VERIFY_WITH_TIMEOUT(leader(first) && countEvents(*leader(first), QStringLiteral("exec-started")) == 1,
+                                 20000);
+        next = leader(first);
+    } else {
+        QTRY_COMPARE_WITH_TIMEOUT(countEvents(*first, QStringLiteral("exec-started")), 2, 20000);
+    }
+    const qint64 nextWorker = waitForPidFile(pidBase + QLatin1Char('-') + next->label(), orphan);
     QVERIFY(nextWorker > 0);
     QTRY_VERIFY_WITH_TIMEOUT(copies().value(nextWorker).lines >= 5, 10000);
 
     const QMap<qint64, Copy> seen = copies();
     const Copy old = seen.value(orphan);
     const Copy current = seen.value(nextWorker);
-    QVERIFY2(!isAlive(orphan), "what the command started outlived its guard and its baton's step-down");
+    QVERIFY2(!isAlive(orphan), "what the command started outlived its guard");
     QVERIFY2(old.lastNs < current.firstNs,
              qPrintable(QStringLiteral("the orphan of the killed guard ran %1 ms into the next leader's command")
                                 .arg((old.lastNs - current.firstNs) / 1000000)));
