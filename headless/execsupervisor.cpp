@@ -423,6 +423,8 @@ void ExecSupervisor::onFinished(int guardExitCode, bool guardCrashed)
     }
     m_guardExitCode = guardExitCode;
     m_guardCrashed = guardCrashed;
+    // How long the command ran, not counting the sweep below.
+    m_ranMs = m_running.isValid() ? m_running.elapsed() : -1;
     m_graceTimer.stop();
     m_process->deleteLater();
     m_process = nullptr;
@@ -516,7 +518,7 @@ void ExecSupervisor::afterCommandGone()
         return;
     }
     // A command that ran well for a while starts again from the short delay.
-    if (m_running.isValid() && m_running.elapsed() > m_options.restartDelayMaxMs)
+    if (m_ranMs > m_options.restartDelayMaxMs)
         m_restartDelayMs = m_options.restartDelayMs;
     qCInfo(lcExec).noquote() << QStringLiteral("%1: restarting the command in %2 ms").arg(lease).arg(m_restartDelayMs);
     m_restartTimer.start(int(m_restartDelayMs));

@@ -154,6 +154,8 @@ private:
     QList<qint64> m_abandoned;
     qint64 m_restartDelayMs = 0;
     QElapsedTimer m_running;
+    /*! How long the command ran, from "pid" to the guard's exit; -1 when it never started. */
+    qint64 m_ranMs = -1;
     QTimer m_restartTimer;
     QTimer m_graceTimer;
     std::shared_ptr<QPromise<void>> m_exited;
