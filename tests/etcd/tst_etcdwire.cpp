@@ -8,7 +8,7 @@
 
 #include "artifacts.h"
 #include "etcdstore.h"
-#include "etcdwatch.h"
+#include "etcdwatchstream.h"
 #include "jsonstreamsplitter.h"
 #include "testcertificates.h"
 #include "testsecrets.h"
@@ -371,7 +371,8 @@ void TestEtcdWire::watchReadsEventsWithoutType()
     QVERIFY2(store, qPrintable(error));
     QObject owner;
     StoreWatch *watch = store->watch(QStringLiteral("cluster:"), &owner);
-    QSignalSpy created(qobject_cast<EtcdWatch *>(watch), &EtcdWatch::streamCreated);
+    auto *stream = store->findChild<EtcdWatchStream *>();
+    QSignalSpy created(stream, &EtcdWatchStream::streamCreated);
     QSignalSpy changed(watch, &StoreWatch::entryChanged);
     QSignalSpy removed(watch, &StoreWatch::entryRemoved);
     QTRY_VERIFY(responder.lastSocket);
@@ -390,7 +391,7 @@ void TestEtcdWire::watchReadsEventsWithoutType()
     QCOMPARE(entry.key, QStringLiteral("cluster:a"));
     QCOMPARE(entry.version, QStringLiteral("11"));
     QCOMPARE(removed.first().at(0).toString(), QStringLiteral("cluster:a"));
-    QCOMPARE(qobject_cast<EtcdWatch *>(watch)->nextRevision(), 13);
+    QCOMPARE(stream->nextRevision(), 13);
 
     // A hostile message breaks the stream (R1); the next one resumes at 13.
     const int before = int(responder.seen.size());
