@@ -75,7 +75,10 @@ bool EtcdStore::init(QString *errorString)
         delete client;
         return false;
     }
-    // The watches' stream goes with the old client: it spoke to the old endpoints.
+    // The watches' stream goes with the old client: it spoke to the old
+    // endpoints. What it knew still bounds the versions of a removed key (F7).
+    if (m_client)
+        client->noteRevision(m_client->knownRevision());
     delete m_client;
     m_client = client;
     m_prefix = settings.prefix.toUtf8();
