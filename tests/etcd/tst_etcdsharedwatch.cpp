@@ -5,7 +5,7 @@
 
 #include "etcdfixture.h"
 #include "etcdstore.h"
-#include "etcdwatch.h"
+#include "etcdwatchstream.h"
 
 #include <QJsonArray>
 #include <QSignalSpy>
@@ -114,7 +114,7 @@ void TestEtcdSharedWatch::wideningForANewKeyLosesNoWriteMadeAfterWatchReturned()
     QTRY_COMPARE_WITH_TIMEOUT(firstChanged.size(), 3, 10000);
     QCOMPARE(versionsOf(firstChanged), (QStringList { created, secondFirst, updated }));
     QCOMPARE(laterChanged.size(), 1);
-    QCOMPARE(store->findChildren<EtcdWatch *>().size(), 1);
+    QCOMPARE(store->findChildren<EtcdWatchStream *>().size(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestEtcdSharedWatch)

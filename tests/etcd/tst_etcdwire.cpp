@@ -8,7 +8,7 @@
 
 #include "artifacts.h"
 #include "etcdstore.h"
-#include "etcdwatch.h"
+#include "etcdwatchstream.h"
 #include "jsonstreamsplitter.h"
 #include "testcertificates.h"
 #include "testsecrets.h"
@@ -170,6 +170,8 @@ private Q_SLOTS:
     void replies();
     void silentEndpointTimesOut();
     void watchReadsEventsWithoutType();
+    void everyWatchOfAStoreSharesOneStreamThatWidens_data();
+    void everyWatchOfAStoreSharesOneStreamThatWidens();
     void reauthenticatesOnInvalidTokenAndLeaksNothing();
     void tlsToAPlainServerIsATlsError();
     void endlessReplyIsCutAtTheLimit();
@@ -371,7 +373,8 @@ void TestEtcdWire::watchReadsEventsWithoutType()
     QVERIFY2(store, qPrintable(error));
     QObject owner;
     StoreWatch *watch = store->watch(QStringLiteral("cluster:"), &owner);
-    QSignalSpy created(qobject_cast<EtcdWatch *>(watch), &EtcdWatch::streamCreated);
+    auto *stream = store->findChild<EtcdWatchStream *>();
+    QSignalSpy created(stream, &EtcdWatchStream::streamCreated);
     QSignalSpy changed(watch, &StoreWatch::entryChanged);
     QSignalSpy removed(watch, &StoreWatch::entryRemoved);
     QTRY_VERIFY(responder.lastSocket);
@@ -390,7 +393,7 @@ void TestEtcdWire::watchReadsEventsWithoutType()
     QCOMPARE(entry.key, QStringLiteral("cluster:a"));
     QCOMPARE(entry.version, QStringLiteral("11"));
     QCOMPARE(removed.first().at(0).toString(), QStringLiteral("cluster:a"));
-    QCOMPARE(qobject_cast<EtcdWatch *>(watch)->nextRevision(), 13);
+    QCOMPARE(stream->nextRevision(), 13);
 
     // A hostile message breaks the stream (R1); the next one resumes at 13.
     const int before = int(responder.seen.size());
@@ -400,6 +403,54 @@ void TestEtcdWire::watchReadsEventsWithoutType()
     QCOMPARE(resumed.value(QLatin1String("create_request")).toObject()
                      .value(QLatin1String("start_revision")).toString(),
              QStringLiteral("13"));
+}
+
+void TestEtcdWire::everyWatchOfAStoreSharesOneStreamThatWidens_data()
+{
+    QTest::addColumn<QString>("later");
+    QTest::addColumn<QByteArray>("rangeKey");
+    QTest::addColumn<QByteArray>("rangeEnd");
+    QTest::newRow("a watch of a whole kind joins the stream of one key's watch")
+            << QStringLiteral("cluster:") << QByteArray("cluster:") << QByteArray("cluster;");
+    QTest::newRow("a watch of every key widens the range to the whole key space")
+            << QString() << QByteArray(1, '\0') << QByteArray(1, '\0');
+}
+
+// B1, P3: whatever their prefixes, the watches of one store share one
+// stream (no key name chooses another path); a new watch widens its range,
+// and a range over every key starts at "\0", as etcd wants.
+void TestEtcdWire::everyWatchOfAStoreSharesOneStreamThatWidens()
+{
+    QFETCH(QString, later);
+    QFETCH(QByteArray, rangeKey);
+    QFETCH(QByteArray, rangeEnd);
+    Responder responder([](const SeenRequest &request) -> QByteArray {
+        if (request.path != "/v3/watch")
+            return httpReply(200, "{}");
+        return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+               R"({"result":{"header":{"revision":"10"},"created":true}})" "\n";
+    });
+    QString error;
+    auto store = storeFor(responder.url(), &error); // no prefix: the keys are etcd's own
+    QVERIFY2(store, qPrintable(error));
+    QObject owner;
+    QVERIFY(store->watch(QStringLiteral("cluster:a"), &owner));
+    auto *stream = store->findChild<EtcdWatchStream *>();
+    QVERIFY(stream);
+    QSignalSpy created(stream, &EtcdWatchStream::streamCreated);
+    QVERIFY(created.wait());
+
+    QVERIFY(store->watch(later, &owner));
+    QTRY_COMPARE(created.size(), 2);
+    QCOMPARE(store->findChildren<EtcdWatchStream *>().size(), 1);
+    const QJsonObject widened = QJsonDocument::fromJson(responder.seen.last().body)
+                                        .object()
+                                        .value(QLatin1String("create_request"))
+                                        .toObject();
+    QCOMPARE(QByteArray::fromBase64(widened.value(QLatin1String("key")).toString().toLatin1()),
+             rangeKey);
+    QCOMPARE(QByteArray::fromBase64(widened.value(QLatin1String("range_end")).toString().toLatin1()),
+             rangeEnd);
 }
 
 // B1 (auth), R2: a refused token is renewed once and the request retried;

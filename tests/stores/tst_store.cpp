@@ -13,7 +13,7 @@
 #include "artifacts.h"
 #include "etcdfixture.h"
 #include "etcdstore.h"
-#include "etcdwatch.h"
+#include "etcdwatchstream.h"
 #include "filestore.h"
 #include "tcpproxy.h"
 #include "testsecrets.h"
@@ -1541,7 +1541,7 @@ private Q_SLOTS:
             spies.push_back(std::make_unique<QSignalSpy>(watch, &StoreWatch::entryChanged));
         }
         // One stream for all of them, whatever HttpClient would do with more.
-        QCOMPARE(m_store->findChildren<EtcdWatch *>().size(), 1);
+        QCOMPARE(m_store->findChildren<EtcdWatchStream *>().size(), 1);
         for (int i = 0; i < count - 1; ++i) {
             CREATE_OK(entry, key(i), doc(i));
         }
@@ -1556,7 +1556,7 @@ private Q_SLOTS:
         CREATE_OK(lastEntry, key(count - 1), doc(count - 1));
         QTRY_COMPARE_WITH_TIMEOUT(lastChanged.size(), 1, 10000);
         QCOMPARE(lastChanged.first().at(0).value<StoreEntry>().version, lastEntry.version);
-        QCOMPARE(m_store->findChildren<EtcdWatch *>().size(), 1);
+        QCOMPARE(m_store->findChildren<EtcdWatchStream *>().size(), 1);
 
         // In the range but nobody's key, then one under the first prefix:
         // once that one is heard, the other was seen and handed to nobody.
@@ -1595,7 +1595,7 @@ private Q_SLOTS:
         COMPARE_STATUS(news, "Ok");
         QTRY_VERIFY_WITH_TIMEOUT(!changed.isEmpty(), 10000);
         QCOMPARE(changed.first().at(0).value<StoreEntry>().version, news->result.entry.version);
-        QCOMPARE(m_store->findChildren<EtcdWatch *>().size(), 1);
+        QCOMPARE(m_store->findChildren<EtcdWatchStream *>().size(), 1);
     }
 
     // P3, B2 on a real etcd: forty renewals issued at once all land, each
@@ -1649,9 +1649,9 @@ private Q_SLOTS:
                                       prefix));
         QVERIFY(watched);
         QObject owner;
-        auto *watch = qobject_cast<EtcdWatch *>(watched->watch(QStringLiteral("cluster:"), &owner));
+        StoreWatch *watch = watched->watch(QStringLiteral("cluster:"), &owner);
         QVERIFY(watch);
-        QSignalSpy created(watch, &EtcdWatch::streamCreated);
+        QSignalSpy created(watched->findChild<EtcdWatchStream *>(), &EtcdWatchStream::streamCreated);
         QSignalSpy changed(watch, &StoreWatch::entryChanged);
         QSignalSpy resynchronised(watch, &StoreWatch::resynchronise);
         QVERIFY(created.wait());
@@ -1683,9 +1683,9 @@ private Q_SLOTS:
                                       prefix));
         QVERIFY(watched);
         QObject owner;
-        auto *watch = qobject_cast<EtcdWatch *>(watched->watch(QStringLiteral("cluster:"), &owner));
+        StoreWatch *watch = watched->watch(QStringLiteral("cluster:"), &owner);
         QVERIFY(watch);
-        QSignalSpy created(watch, &EtcdWatch::streamCreated);
+        QSignalSpy created(watched->findChild<EtcdWatchStream *>(), &EtcdWatchStream::streamCreated);
         QSignalSpy changed(watch, &StoreWatch::entryChanged);
         QSignalSpy resynchronised(watch, &StoreWatch::resynchronise);
         QVERIFY(created.wait());
@@ -1821,9 +1821,9 @@ private Q_SLOTS:
         EtcdStore *store = open(parameters);
         QVERIFY(store);
         QObject owner;
-        auto *watch = qobject_cast<EtcdWatch *>(store->watch(QStringLiteral("cluster:"), &owner));
+        StoreWatch *watch = store->watch(QStringLiteral("cluster:"), &owner);
         QVERIFY(watch);
-        QSignalSpy created(watch, &EtcdWatch::streamCreated);
+        QSignalSpy created(store->findChild<EtcdWatchStream *>(), &EtcdWatchStream::streamCreated);
         QSignalSpy changed(watch, &StoreWatch::entryChanged);
         CREATE_OK(first, QStringLiteral("cluster:a"), doc(1));
         QCOMPARE(store->authentications(), 1);

@@ -12,6 +12,12 @@ QString encodeBytes(const QByteArray &bytes)
     return QString::fromLatin1(bytes.toBase64());
 }
 
+QByteArray prefixRangeStart(const QByteArray &prefix)
+{
+    // An empty key with range_end "\0" would be one key; "\0" to "\0" is all.
+    return prefix.isEmpty() ? QByteArray(1, '\0') : prefix;
+}
+
 QByteArray prefixRangeEnd(const QByteArray &prefix)
 {
     QByteArray end = prefix;

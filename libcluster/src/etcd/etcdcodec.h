@@ -13,6 +13,8 @@
 namespace baton::etcdcodec {
 
 QString encodeBytes(const QByteArray &bytes);
+/*! The key that starts a range over every key starting with \a prefix. */
+QByteArray prefixRangeStart(const QByteArray &prefix);
 /*! The range_end that makes a range cover every key starting with \a prefix. */
 QByteArray prefixRangeEnd(const QByteArray &prefix);
 /*!

@@ -1,283 +1,39 @@
 #include "etcdwatch.h"
 
-#include "etcdcodec.h"
-#include "etcdstore.h"
-#include "httpclient.h"
-#include "httpstream.h"
-#include "logging.h"
-
-#include <QJsonArray>
-
-#include <algorithm>
+#include "etcdwatchhub.h"
 
 namespace baton {
 
-namespace {
-
-constexpr int kFirstBackoffMs = 100;
-constexpr int kMaxBackoffMs = 2000;
-const QString kInvalidToken = QStringLiteral("invalid auth token");
-
-} // namespace
-
-EtcdWatch::EtcdWatch(EtcdStore *store, const QString &prefix, QObject *parent)
+EtcdWatch::EtcdWatch(EtcdWatchHub *hub, const QString &prefix, qint64 floor, QObject *parent)
     : StoreWatch(parent)
-    , m_store(store)
+    , m_hub(hub)
     , m_prefix(prefix)
+    , m_floor(floor)
 {
-    const QByteArray full = store->keyPrefix() + prefix.toUtf8();
-    m_rangeKey = full.isEmpty() ? QByteArray(1, '\0') : full;
-    m_rangeEnd = etcdcodec::prefixRangeEnd(full);
-    m_createdTimer.setSingleShot(true);
-    m_reopenTimer.setSingleShot(true);
-    connect(&m_createdTimer, &QTimer::timeout, this, [this] {
-        broken(QStringLiteral("etcd did not confirm the watch within %1 ms")
-                       .arg(m_createdTimer.interval()),
-               true);
-    });
-    connect(&m_reopenTimer, &QTimer::timeout, this, &EtcdWatch::open);
-    m_widenTimer.setSingleShot(true);
-    connect(&m_widenTimer, &QTimer::timeout, this, [this] {
-        if (!m_stream)
-            return; // not open yet, or broken: the next open() uses the new range
-        qCDebug(lcEtcd).noquote() << "watch of" << m_prefix << "widened; resuming from revision"
-                                  << m_nextRevision;
-        delete m_stream;
-        m_stream = nullptr;
-        m_createdTimer.stop();
-        open();
-    });
-    store->watchStarting(this);
-    // Opened from the event loop: the caller connects its signals first.
-    QMetaObject::invokeMethod(this, &EtcdWatch::open, Qt::QueuedConnection);
+    hub->add(this);
 }
 
 EtcdWatch::~EtcdWatch()
 {
-    if (m_store)
-        m_store->watchStarted(this);
-    delete m_stream;
+    if (m_hub)
+        m_hub->remove(this);
 }
 
-void EtcdWatch::include(const QString &prefix, qint64 floor)
+bool EtcdWatch::takeNews(qint64 revision, const QString &key)
 {
-    if (!m_store)
-        return;
-    const QByteArray full = m_store->keyPrefix() + prefix.toUtf8();
-    const QByteArray end = etcdcodec::prefixRangeEnd(full);
-    bool wider = false;
-    if (full < m_rangeKey) {
-        m_rangeKey = full;
-        wider = true;
+    if (revision == 0)
+        return true;
+    if (revision <= m_floor || revision < m_lastRevision)
+        return false;
+    if (revision == m_lastRevision) {
+        if (m_keysAtLastRevision.contains(key))
+            return false;
+        m_keysAtLastRevision.insert(key);
+        return true;
     }
-    // "\0" is the end of the key space: nothing is beyond it.
-    if (m_rangeEnd != QByteArray(1, '\0') && (end == QByteArray(1, '\0') || end > m_rangeEnd)) {
-        m_rangeEnd = end;
-        wider = true;
-    }
-    if (!wider && m_stream)
-        return; // the stream has covered those keys since before the floor
-    // Kept apart until the next stream opens: the old stream goes on moving
-    // m_nextRevision past writes to the new keys until then.
-    if (floor > 0)
-        m_replayFrom = m_replayFrom > 0 ? std::min(m_replayFrom, floor + 1) : floor + 1;
-    if (wider)
-        m_widenTimer.start(0);
-}
-
-void EtcdWatch::started()
-{
-    if (m_everStarted)
-        return;
-    m_everStarted = true;
-    if (m_store)
-        m_store->watchStarted(this);
-}
-
-void EtcdWatch::open()
-{
-    if (!m_store || m_stream)
-        return;
-    m_store->withToken([this, self = QPointer<EtcdWatch>(this)](const EtcdStore::Failure &failed) {
-        if (!self || !m_store || m_stream)
-            return;
-        if (failed) {
-            broken(failed->errorString, false);
-            return;
-        }
-        if (m_replayFrom > 0) {
-            m_nextRevision = m_nextRevision > 0 ? std::min(m_nextRevision, m_replayFrom)
-                                                : m_replayFrom;
-            m_replayFrom = 0;
-        }
-        QJsonObject create { { QStringLiteral("key"), etcdcodec::encodeBytes(m_rangeKey) },
-                             { QStringLiteral("range_end"), etcdcodec::encodeBytes(m_rangeEnd) } };
-        if (m_nextRevision > 0)
-            create.insert(QStringLiteral("start_revision"), QString::number(m_nextRevision));
-        m_stream = m_store->openStream(QStringLiteral("/v3/watch"),
-                                       QJsonObject { { QStringLiteral("create_request"), create } },
-                                       this, &m_streamEndpoint, &m_streamToken);
-        connect(m_stream, &HttpStream::message, this, &EtcdWatch::onMessage);
-        connect(m_stream, &HttpStream::finished, this, &EtcdWatch::onBroken);
-        m_createdTimer.start(m_store->timeoutMs());
-    });
-}
-
-void EtcdWatch::onMessage(const QJsonObject &message)
-{
-    if (!m_store)
-        return;
-    const QString where = m_store->describe();
-    if (message.contains(QLatin1String("error"))) {
-        const QJsonValue error = message.value(QLatin1String("error"));
-        const QString text = error.isObject()
-                ? error.toObject().value(QLatin1String("message")).toString()
-                : error.toString();
-        if (text.contains(kInvalidToken))
-            m_store->invalidateToken(m_streamToken);
-        broken(QStringLiteral("etcd ended the watch: %1").arg(text), true);
-        return;
-    }
-    const QJsonValue resultValue = message.value(QLatin1String("result"));
-    if (!resultValue.isObject()) {
-        // R1: reported, and the stream is opened again rather than trusted.
-        broken(QStringLiteral("a watch message has no \"result\" object"), false);
-        return;
-    }
-    const QJsonObject result = resultValue.toObject();
-    const QJsonObject header = result.value(QLatin1String("header")).toObject();
-    bool created = false;
-    bool canceled = false;
-    if (!etcdcodec::optionalBool(result.value(QLatin1String("created")), &created)
-        || !etcdcodec::optionalBool(result.value(QLatin1String("canceled")), &canceled)) {
-        broken(QStringLiteral("a watch message has a \"created\" or \"canceled\" that is not a "
-                              "boolean"),
-               false);
-        return;
-    }
-    if (canceled) {
-        qint64 compactRevision = 0;
-        if (etcdcodec::revision(result.value(QLatin1String("compact_revision")), &compactRevision, 0)
-            && compactRevision > 0) {
-            // The revisions we wanted are gone: say so, and go on from the
-            // oldest one etcd still has, so nothing after it is lost.
-            qCInfo(lcEtcd).noquote()
-                    << where << "watch of" << m_prefix << "resumes at compaction revision"
-                    << compactRevision << "instead of" << m_nextRevision << "(history compacted)";
-            m_nextRevision = compactRevision;
-            m_failures = 0;
-            delete m_stream;
-            m_stream = nullptr;
-            m_createdTimer.stop();
-            Q_EMIT resynchronise();
-            open();
-            return;
-        }
-        broken(QStringLiteral("etcd canceled the watch: %1")
-                       .arg(result.value(QLatin1String("cancel_reason")).toString()),
-               false);
-        return;
-    }
-    if (created) {
-        m_createdTimer.stop();
-        m_failures = 0;
-        if (m_nextRevision == 0) {
-            qint64 revision = 0;
-            if (!etcdcodec::revision(header.value(QLatin1String("revision")), &revision)) {
-                broken(QStringLiteral("the watch's first message has no header.revision"), false);
-                return;
-            }
-            m_nextRevision = revision + 1;
-        }
-        qCDebug(lcEtcd).noquote() << where << "watching" << m_prefix << "from revision"
-                                  << m_nextRevision;
-        started();
-        Q_EMIT streamCreated();
-    }
-    const QJsonValue eventsValue = result.value(QLatin1String("events"));
-    if (!eventsValue.isUndefined() && !eventsValue.isArray()) {
-        broken(QStringLiteral("a watch message has \"events\" that is not a list"), false);
-        return;
-    }
-    QPointer<EtcdWatch> self(this);
-    for (const QJsonValue &eventValue : eventsValue.toArray()) {
-        const QJsonObject event = eventValue.toObject();
-        const QJsonValue kv = event.value(QLatin1String("kv"));
-        qint64 modRevision = 0;
-        if (etcdcodec::revision(kv.toObject().value(QLatin1String("mod_revision")), &modRevision)) {
-            m_nextRevision = std::max(m_nextRevision, modRevision + 1);
-            // A deletion seen here first must still bound a re-created
-            // record's fencing tokens (EtcdStore::versionFloor).
-            m_store->noteRevision(modRevision);
-        }
-        m_eventRevision = modRevision;
-        // proto3 leaves the default type, PUT, out.
-        const QString type = event.value(QLatin1String("type")).toString(QStringLiteral("PUT"));
-        QString why;
-        if (type == QLatin1String("DELETE")) {
-            QString key;
-            if (etcdcodec::decodeKey(kv, m_store->keyPrefix(), &key, &why))
-                Q_EMIT entryRemoved(key);
-            else
-                qCWarning(lcEtcd).noquote() << where << "ignores a watch event:" << why;
-        } else {
-            StoreEntry entry;
-            if (etcdcodec::decodeKv(kv, m_store->keyPrefix(), &entry, &why))
-                Q_EMIT entryChanged(entry);
-            else
-                qCWarning(lcEtcd).noquote() << where << "ignores a watch event:" << why;
-        }
-        if (!self || !m_store)
-            return;
-    }
-}
-
-void EtcdWatch::onBroken(const HttpError &error)
-{
-    if (!m_store)
-        return;
-    const bool authRefused = error.kind == HttpError::Kind::HttpStatus
-            && error.serverMessage.contains(kInvalidToken);
-    if (authRefused)
-        m_store->invalidateToken(m_streamToken);
-    broken(m_store->explainFailure(error), error.isTransient());
-}
-
-void EtcdWatch::broken(const QString &why, bool endpointAtFault)
-{
-    m_createdTimer.stop();
-    if (m_stream) {
-        m_stream->deleteLater();
-        m_stream->disconnect(this);
-        m_stream->abort();
-        m_stream = nullptr;
-    }
-    if (!m_store)
-        return;
-    // A stream that etcd never confirmed, with credentials, may be an
-    // expired token: 3.4 answers such a watch with silence.
-    if (why.contains(QLatin1String("did not confirm")))
-        m_store->invalidateToken(m_streamToken);
-    if (endpointAtFault)
-        m_store->endpointFailed(m_streamEndpoint, why);
-    const QString message = QStringLiteral("%1: watch of \"%2\" broken (%3); resuming from "
-                                           "revision %4")
-                                    .arg(m_store->describe(), m_prefix, m_store->redact(why))
-                                    .arg(m_nextRevision);
-    if (m_failures == 0)
-        qCInfo(lcEtcd).noquote() << message;
-    else
-        qCDebug(lcEtcd).noquote() << message;
-    // Requests waiting for this watch to start wait no more.
-    started();
-    scheduleReopen();
-}
-
-void EtcdWatch::scheduleReopen()
-{
-    const int backoff = std::min(kMaxBackoffMs, kFirstBackoffMs << std::min(m_failures, 5));
-    ++m_failures;
-    m_reopenTimer.start(m_failures == 1 ? 0 : backoff);
+    m_lastRevision = revision;
+    m_keysAtLastRevision = { key };
+    return true;
 }
 
 } // namespace baton

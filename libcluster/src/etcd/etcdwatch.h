@@ -1,84 +1,51 @@
 #pragma once
 
-#include "httperror.h"
-
 #include <baton/store.h>
 
 #include <QPointer>
-#include <QTimer>
+#include <QSet>
+#include <QString>
 
 namespace baton {
 
-class EtcdStore;
-class HttpStream;
+class EtcdWatchHub;
 
 /*!
- * One `/v3/watch` stream over a key prefix (EtcdStore::watch()).
- *
- * It starts at the current revision (a watch reports changes, not the
- * past). A broken stream (connection lost, etcd restarted, server error) is
- * opened again on the next endpoint after a short back-off, from the
- * revision after the last one seen, so no change is lost. When that revision
- * has been compacted away, it emits resynchronise() and watches again from
- * the compaction revision, the oldest still known, so nothing after that is
- * lost either. A stream that is not confirmed (`created`) within the store's
- * timeout counts as broken; with credentials the token is then renewed, as
- * etcd 3.4 answers a watch with an expired token with silence.
+ * A watch of the keys under a prefix (EtcdStore::watch()), served by the
+ * store's one stream through an EtcdWatchHub.
  */
 class EtcdWatch : public StoreWatch
 {
     Q_OBJECT
 public:
-    EtcdWatch(EtcdStore *store, const QString &prefix, QObject *parent);
+    EtcdWatch(EtcdWatchHub *hub, const QString &prefix, qint64 floor, QObject *parent);
     ~EtcdWatch() override;
 
-    /*! The revision the next stream starts from (tests). */
-    qint64 nextRevision() const { return m_nextRevision; }
+    QString prefix() const { return m_prefix; }
+    /*!
+     * The newest revision the store knew when this watch was made. A stream
+     * widened for it replays its keys from where the stream was, which can
+     * be older: those events are history, not news, and are not handed on.
+     * Any write made after watch() returned has a higher revision.
+     */
+    qint64 floor() const { return m_floor; }
 
     /*!
-     * Widens the watched range to take in the keys under \a prefix, whose
-     * changes after revision \a floor are wanted. An open stream is
-     * replaced (once per turn of the event loop, however many prefixes
-     * came) by one over the wider range, from the revision after the
-     * lowest floor or from the next revision, whichever is older: the
-     * stream may have moved past a write to the new keys made after their
-     * floor, and nothing is lost for the keys already watched. What comes
-     * twice that way is for the receiver to drop (EtcdSharedWatch).
+     * Whether the change of \a key at \a revision is news to this watch,
+     * remembered when it is: newer than the floor, and not handed on
+     * already (a stream widened for another watch replays from that
+     * watch's floor). Revisions come in order; one revision may change
+     * several keys (a shared txn). Revision 0 (unknown) is always news:
+     * better a change heard twice than one missed.
      */
-    void include(const QString &prefix, qint64 floor = 0);
-
-    /*! While entryChanged or entryRemoved is emitted: that event's revision (0: unknown). */
-    qint64 eventRevision() const { return m_eventRevision; }
-
-Q_SIGNALS:
-    /*! A stream was confirmed by etcd (tests, and the store's ordering). */
-    void streamCreated();
+    bool takeNews(qint64 revision, const QString &key);
 
 private:
-    void open();
-    void onMessage(const QJsonObject &message);
-    void onBroken(const HttpError &error);
-    void broken(const QString &why, bool endpointAtFault);
-    void scheduleReopen();
-    void started();
-
-    QPointer<EtcdStore> m_store;
+    QPointer<EtcdWatchHub> m_hub;
     QString m_prefix;
-    QByteArray m_rangeKey;
-    QByteArray m_rangeEnd;
-    HttpStream *m_stream = nullptr;
-    int m_streamEndpoint = -1;
-    QByteArray m_streamToken;
-    QTimer m_createdTimer;
-    QTimer m_reopenTimer;
-    QTimer m_widenTimer;
-    qint64 m_nextRevision = 0;
-    /*! The oldest revision a widening wants the next stream to start from (0: none). */
-    qint64 m_replayFrom = 0;
-    qint64 m_eventRevision = 0;
-    int m_failures = 0;
-    bool m_everStarted = false;
-    bool m_reopening = false;
+    qint64 m_floor = 0;
+    qint64 m_lastRevision = 0;
+    QSet<QString> m_keysAtLastRevision;
 };
 
 } // namespace baton

@@ -1,46 +1,48 @@
 #include "etcdwatchhub.h"
 
-#include "etcdsharedwatch.h"
-#include "etcdstore.h"
 #include "etcdwatch.h"
+#include "etcdwatchstream.h"
 
 #include <utility>
 
 namespace baton {
 
-EtcdWatchHub::EtcdWatchHub(EtcdStore *store, const QString &first)
-    : QObject(store)
-    , m_watch(new EtcdWatch(store, first, this))
+EtcdWatchHub::EtcdWatchHub(EtcdClient *client, const QByteArray &keyPrefix, const QString &first,
+                           QObject *parent)
+    : QObject(parent)
+    , m_stream(new EtcdWatchStream(client, keyPrefix, first, this))
 {
-    connect(m_watch, &StoreWatch::entryChanged, this, [this](const StoreEntry &entry) {
-        for (const QPointer<EtcdSharedWatch> &watch : watchersOf(entry.key))
-            if (watch && watch->takeNews(m_watch->eventRevision(), entry.key))
+    connect(m_stream, &EtcdWatchStream::entryChanged, this,
+            [this](const StoreEntry &entry, qint64 revision) {
+        for (const QPointer<EtcdWatch> &watch : watchersOf(entry.key))
+            if (watch && watch->takeNews(revision, entry.key))
                 Q_EMIT watch->entryChanged(entry);
     });
-    connect(m_watch, &StoreWatch::entryRemoved, this, [this](const QString &key) {
-        for (const QPointer<EtcdSharedWatch> &watch : watchersOf(key))
-            if (watch && watch->takeNews(m_watch->eventRevision(), key))
+    connect(m_stream, &EtcdWatchStream::entryRemoved, this,
+            [this](const QString &key, qint64 revision) {
+        for (const QPointer<EtcdWatch> &watch : watchersOf(key))
+            if (watch && watch->takeNews(revision, key))
                 Q_EMIT watch->entryRemoved(key);
     });
-    connect(m_watch, &StoreWatch::resynchronise, this, [this] {
-        QList<QPointer<EtcdSharedWatch>> all;
-        for (const QList<EtcdSharedWatch *> &watches : std::as_const(m_byPrefix))
-            for (EtcdSharedWatch *watch : watches)
+    connect(m_stream, &EtcdWatchStream::resynchronise, this, [this] {
+        QList<QPointer<EtcdWatch>> all;
+        for (const QList<EtcdWatch *> &watches : std::as_const(m_byPrefix))
+            for (EtcdWatch *watch : watches)
                 all.append(watch);
-        for (const QPointer<EtcdSharedWatch> &watch : all)
+        for (const QPointer<EtcdWatch> &watch : all)
             if (watch)
                 Q_EMIT watch->resynchronise();
     });
 }
 
-void EtcdWatchHub::add(EtcdSharedWatch *watch)
+void EtcdWatchHub::add(EtcdWatch *watch)
 {
     m_byPrefix[watch->prefix()].append(watch);
     ++m_lengths[watch->prefix().size()];
-    m_watch->include(watch->prefix(), watch->floor());
+    m_stream->include(watch->prefix(), watch->floor());
 }
 
-void EtcdWatchHub::remove(EtcdSharedWatch *watch)
+void EtcdWatchHub::remove(EtcdWatch *watch)
 {
     const auto it = m_byPrefix.find(watch->prefix());
     if (it == m_byPrefix.end() || !it->removeOne(watch))
@@ -54,13 +56,13 @@ void EtcdWatchHub::remove(EtcdSharedWatch *watch)
         deleteLater();
 }
 
-QList<QPointer<EtcdSharedWatch>> EtcdWatchHub::watchersOf(const QString &key) const
+QList<QPointer<EtcdWatch>> EtcdWatchHub::watchersOf(const QString &key) const
 {
-    QList<QPointer<EtcdSharedWatch>> found;
+    QList<QPointer<EtcdWatch>> found;
     for (auto it = m_lengths.cbegin(); it != m_lengths.cend() && it.key() <= key.size(); ++it) {
         const auto watches = m_byPrefix.constFind(key.left(it.key()));
         if (watches != m_byPrefix.cend())
-            for (EtcdSharedWatch *watch : *watches)
+            for (EtcdWatch *watch : *watches)
                 found.append(watch);
     }
     return found;

@@ -35,6 +35,12 @@ public:
     /*! A stream opened, or why none could be (credentials, TLS). */
     using StreamCallback = std::function<void(HttpStream *stream, const QString &errorString)>;
 
+    /*!
+     * How long the server keeps a watch open (`?timeoutSeconds=`) before it
+     * ends the stream and the watcher resumes; client-go picks 5 to 10 minutes.
+     */
+    static constexpr int kWatchTimeoutSeconds = 300;
+
     KubeApiClient(const KubeClientConfig &config, int timeoutMs, QObject *parent = nullptr);
     ~KubeApiClient() override;
 

@@ -14,13 +14,6 @@
 
 namespace baton {
 
-namespace {
-
-// client-go picks 5 to 10 minutes; the server ends the stream, we resume.
-constexpr int watchTimeoutSeconds = 300;
-
-} // namespace
-
 KubernetesLeaseBackend::KubernetesLeaseBackend(const KubeClientConfig &config,
                                                const QString &leaseName, int timeoutMs,
                                                QObject *parent)
@@ -289,7 +282,7 @@ void KubernetesLeaseBackend::watchFrom(const QString &resourceVersion)
     query.addQueryItem(QStringLiteral("watch"), QStringLiteral("1"));
     query.addQueryItem(QStringLiteral("allowWatchBookmarks"), QStringLiteral("true"));
     query.addQueryItem(QStringLiteral("fieldSelector"), QStringLiteral("metadata.name=") + m_name);
-    query.addQueryItem(QStringLiteral("timeoutSeconds"), QString::number(watchTimeoutSeconds));
+    query.addQueryItem(QStringLiteral("timeoutSeconds"), QString::number(KubeApiClient::kWatchTimeoutSeconds));
     if (!resourceVersion.isEmpty())
         query.addQueryItem(QStringLiteral("resourceVersion"), resourceVersion);
     m_api->openStream(m_api->leasesUrl(m_config.namespaceName, query), this,

@@ -12,9 +12,6 @@ namespace baton {
 
 namespace {
 
-// As the election's watch: the server ends the stream after this, we resume.
-constexpr int watchTimeoutSeconds = 300;
-
 const QString observerHint = QStringLiteral(
         "a read-only observer needs get, list and watch on leases: "
         "resources/kubernetes/observer-clusterrole.yaml");
@@ -153,7 +150,7 @@ void KubernetesLeaseSource::watchFrom(const QString &resourceVersion)
     QUrlQuery query;
     query.addQueryItem(QStringLiteral("watch"), QStringLiteral("1"));
     query.addQueryItem(QStringLiteral("allowWatchBookmarks"), QStringLiteral("true"));
-    query.addQueryItem(QStringLiteral("timeoutSeconds"), QString::number(watchTimeoutSeconds));
+    query.addQueryItem(QStringLiteral("timeoutSeconds"), QString::number(KubeApiClient::kWatchTimeoutSeconds));
     if (!resourceVersion.isEmpty())
         query.addQueryItem(QStringLiteral("resourceVersion"), resourceVersion);
     const int generation = m_generation;

@@ -1,0 +1,106 @@
+#include "etcdtxn.h"
+
+#include "etcdcodec.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <algorithm>
+
+namespace baton::etcdtxn {
+
+QJsonObject absent(const QByteArray &key)
+{
+    return QJsonObject { { QStringLiteral("key"), etcdcodec::encodeBytes(key) },
+                         { QStringLiteral("target"), QStringLiteral("CREATE") },
+                         { QStringLiteral("create_revision"), QStringLiteral("0") } };
+}
+
+QJsonObject modifiedAt(const QByteArray &key, qint64 revision)
+{
+    return QJsonObject { { QStringLiteral("key"), etcdcodec::encodeBytes(key) },
+                         { QStringLiteral("target"), QStringLiteral("MOD") },
+                         { QStringLiteral("mod_revision"), QString::number(revision) } };
+}
+
+QJsonObject putOp(const QByteArray &key, const QJsonObject &document)
+{
+    const QByteArray value = QJsonDocument(document).toJson(QJsonDocument::Compact);
+    return QJsonObject { { QStringLiteral("request_put"),
+                           QJsonObject { { QStringLiteral("key"), etcdcodec::encodeBytes(key) },
+                                         { QStringLiteral("value"),
+                                           etcdcodec::encodeBytes(value) } } } };
+}
+
+QJsonObject rangeOp(const QByteArray &key)
+{
+    return QJsonObject { { QStringLiteral("request_range"),
+                           QJsonObject { { QStringLiteral("key"), etcdcodec::encodeBytes(key) } } } };
+}
+
+QJsonObject txn(const QJsonObject &compare, const QJsonObject &success, const QJsonObject &failure)
+{
+    return QJsonObject { { QStringLiteral("compare"), QJsonArray { compare } },
+                         { QStringLiteral("success"), QJsonArray { success } },
+                         { QStringLiteral("failure"), QJsonArray { failure } } };
+}
+
+bool outcome(const QJsonObject &answer, bool *succeeded, qint64 *revision, QString *why)
+{
+    if (!etcdcodec::optionalBool(answer.value(QLatin1String("succeeded")), succeeded)) {
+        *why = QStringLiteral("\"succeeded\" is not a boolean");
+        return false;
+    }
+    if (*succeeded
+        && (!etcdcodec::revision(answer.value(QLatin1String("header")).toObject().value(
+                                         QLatin1String("revision")),
+                                 revision)
+            || *revision <= 0)) {
+        *why = QStringLiteral("no header.revision");
+        return false;
+    }
+    return true;
+}
+
+QJsonObject response(const QJsonObject &answer, qsizetype index, const QString &kind)
+{
+    return answer.value(QLatin1String("responses")).toArray().at(index).toObject().value(kind)
+            .toObject();
+}
+
+bool foundEntry(const QJsonObject &rangeResponse, const QByteArray &keyPrefix,
+                std::optional<StoreEntry> *entry, QString *why)
+{
+    QJsonArray kvs;
+    if (!etcdcodec::kvsOf(rangeResponse, &kvs, why))
+        return false;
+    entry->reset();
+    if (kvs.isEmpty())
+        return true;
+    StoreEntry found;
+    if (!etcdcodec::decodeKv(kvs.first(), keyPrefix, &found, why))
+        return false;
+    *entry = found;
+    return true;
+}
+
+bool entries(const QJsonObject &rangeResponse, const QByteArray &keyPrefix,
+             QList<StoreEntry> *entries, QStringList *unreadable, QString *why)
+{
+    QJsonArray kvs;
+    if (!etcdcodec::kvsOf(rangeResponse, &kvs, why))
+        return false;
+    for (const QJsonValue &kv : std::as_const(kvs)) {
+        StoreEntry entry;
+        QString error;
+        if (etcdcodec::decodeKv(kv, keyPrefix, &entry, &error))
+            entries->append(entry);
+        else
+            unreadable->append(error);
+    }
+    std::sort(entries->begin(), entries->end(),
+              [](const StoreEntry &a, const StoreEntry &b) { return a.key < b.key; });
+    return true;
+}
+
+} // namespace baton::etcdtxn

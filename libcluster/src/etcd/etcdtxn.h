@@ -1,0 +1,43 @@
+#pragma once
+
+#include <baton/store.h>
+
+#include <QByteArray>
+#include <QJsonObject>
+
+#include <optional>
+
+// The shapes of the etcd transactions the store sends (a comparison, what to
+// do when it holds, what to read when it does not) and what their answers
+// say. Keys are full etcd keys (the store's prefix included).
+namespace baton::etcdtxn {
+
+/*! A comparison that holds when \a key does not exist. */
+QJsonObject absent(const QByteArray &key);
+/*! A comparison that holds when \a key was last written at \a revision. */
+QJsonObject modifiedAt(const QByteArray &key, qint64 revision);
+QJsonObject putOp(const QByteArray &key, const QJsonObject &document);
+QJsonObject rangeOp(const QByteArray &key);
+/*! One comparison, one operation when it holds, another when it does not. */
+QJsonObject txn(const QJsonObject &compare, const QJsonObject &success, const QJsonObject &failure);
+
+/*!
+ * Whether a txn applied and, when it did, the revision it made; false, with
+ * \a why, when the answer does not say.
+ */
+bool outcome(const QJsonObject &answer, bool *succeeded, qint64 *revision, QString *why);
+/*! The \a index-th response of a txn's answer, of \a kind (`response_range`). */
+QJsonObject response(const QJsonObject &answer, qsizetype index, const QString &kind);
+/*! The entry a range response found, none when the key is absent; false, with \a why, when unreadable. */
+bool foundEntry(const QJsonObject &rangeResponse, const QByteArray &keyPrefix,
+                std::optional<StoreEntry> *entry, QString *why);
+
+/*!
+ * The entries of a range response, by key; one that cannot be read is left
+ * out and its reason added to \a unreadable. False, with \a why, when the
+ * response has no list of entries.
+ */
+bool entries(const QJsonObject &rangeResponse, const QByteArray &keyPrefix,
+             QList<StoreEntry> *entries, QStringList *unreadable, QString *why);
+
+} // namespace baton::etcdtxn
