@@ -265,6 +265,8 @@ void TestLeaseModels::heldSinceIsTheHoldersAcquireTimeNotWhenTheObserverConnecte
 void TestLeaseModels::historyModelAndItsExportsParse()
 {
     // O2: from, to, when, why, gap; exported as CSV and JSON that parse back.
+    // O1: a clean handover is one row (released, from the old holder to the
+    // new, with the gap), shown as a release to nobody until taken up.
     Fixture f;
     QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-a")));
     QVERIFY(f.write(QStringLiteral("other"), QStringLiteral("node-z")));
@@ -273,34 +275,49 @@ void TestLeaseModels::historyModelAndItsExportsParse()
     QVERIFY(ready.wait(5000));
     FailoverHistoryModel model(&f.observer);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy updated(&model, &QAbstractItemModel::dataChanged);
     QVERIFY(f.write(QStringLiteral("cron"), QString())); // released
+    QTRY_COMPARE(model.rowCount(), 1);
+    QCOMPARE(model.index(0, FailoverHistoryModel::ToColumn).data().toString(), FailoverHistoryModel::tr("(none)"));
+    QCOMPARE(model.index(0, FailoverHistoryModel::GapColumn).data(FailoverHistoryModel::GapMsRole).toLongLong(), -1);
     f.clock.advance(1500);
     QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node,b"))); // a comma needs quoting
     QVERIFY(f.write(QStringLiteral("other"), QStringLiteral("node-y"))); // taken over
-    QTRY_COMPARE(model.rowCount(), 3);
+    QTRY_COMPARE(model.rowCount(), 2);
+    QCOMPARE(updated.size(), 1);
     QCOMPARE(model.index(0, FailoverHistoryModel::WhyColumn).data(FailoverHistoryModel::WhyKeyRole).toString(),
              QStringLiteral("released"));
-    QCOMPARE(model.index(1, FailoverHistoryModel::GapColumn).data(FailoverHistoryModel::GapMsRole).toLongLong(), 1500);
-    QCOMPARE(model.index(1, FailoverHistoryModel::ToColumn).data().toString(), QStringLiteral("node,b"));
+    QCOMPARE(model.index(0, FailoverHistoryModel::FromColumn).data().toString(), QStringLiteral("node-a"));
+    QCOMPARE(model.index(0, FailoverHistoryModel::ToColumn).data().toString(), QStringLiteral("node,b"));
+    QCOMPARE(model.index(0, FailoverHistoryModel::GapColumn).data(FailoverHistoryModel::GapMsRole).toLongLong(), 1500);
+    QCOMPARE(model.index(1, FailoverHistoryModel::WhyColumn).data(FailoverHistoryModel::WhyKeyRole).toString(),
+             QStringLiteral("taken-over"));
+
+    // A model made after the handover shows the same single row.
+    FailoverHistoryModel later(&f.observer);
+    later.setLease(QStringLiteral("cron"));
+    QCOMPARE(later.rowCount(), 1);
+    QCOMPARE(later.failoverAt(0).to, QStringLiteral("node,b"));
 
     model.setLease(QStringLiteral("cron"));
-    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.rowCount(), 1);
 
     // CSV: a header and one record a row, RFC 4180 quoting.
     const QList<QByteArray> lines = model.toCsv().split('\n');
     QCOMPARE(lines.at(0).trimmed(), QByteArray("lease,from,to,why,time,mono,gapMs,transitions"));
-    QCOMPARE(lines.size(), 4); // header, two rows, the empty piece after the last CRLF
-    QVERIFY(lines.at(2).startsWith("cron,,\"node,b\",first-acquire,"));
-    QVERIFY(lines.at(2).trimmed().endsWith(",1500,1"));
+    QCOMPARE(lines.size(), 3); // header, one row, the empty piece after the last CRLF
+    QVERIFY(lines.at(1).startsWith("cron,node-a,\"node,b\",released,"));
+    QVERIFY(lines.at(1).trimmed().endsWith(",1500,1"));
 
     // JSON: the history array with the same fields.
+    model.setLease({});
     QJsonParseError error;
     const QJsonDocument json = QJsonDocument::fromJson(model.toJson(), &error);
     QCOMPARE(error.error, QJsonParseError::NoError);
     const QJsonArray rows = json.object().value(QStringLiteral("history")).toArray();
     QCOMPARE(rows.size(), 2);
-    QCOMPARE(rows.at(1).toObject().value(QStringLiteral("to")).toString(), QStringLiteral("node,b"));
-    QCOMPARE(rows.at(1).toObject().value(QStringLiteral("gapMs")).toInt(), 1500);
+    QCOMPARE(rows.at(0).toObject().value(QStringLiteral("to")).toString(), QStringLiteral("node,b"));
+    QCOMPARE(rows.at(0).toObject().value(QStringLiteral("gapMs")).toInt(), 1500);
     QCOMPARE(rows.at(0).toObject().value(QStringLiteral("why")).toString(), QStringLiteral("released"));
 }
 
