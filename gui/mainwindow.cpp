@@ -15,6 +15,8 @@
 #include "participationpanel.h"
 #include "privatefiles.h"
 #include "renewtimingwidget.h"
+#include "fleettimelinemodel.h"
+#include "fleettimelinewidget.h"
 #include "timelinewidget.h"
 
 #include <QAction>
@@ -53,6 +55,8 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
     , m_detail(new LeaseDetailPanel(this))
     , m_participation(new ParticipationPanel(this))
     , m_timeline(new TimelineWidget(this))
+    , m_fleet(new FleetTimelineWidget(this))
+    , m_timelineTabs(new QTabWidget(this))
     , m_renewTimings(new RenewTimingWidget(this))
     , m_history(new QTableView(this))
     , m_tabs(new QTabWidget(this))
@@ -123,8 +127,18 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
     timelineLayout->setContentsMargins(0, 0, 0, 0);
     auto *timelineTitle = new QLabel(tr("<b>Holders over time</b> — wheel: zoom, drag: scroll, hover: exact times"), this);
     timelineLayout->addWidget(timelineTitle);
-    timelineLayout->addWidget(m_timeline, 1);
+    m_timelineTabs->setObjectName(QStringLiteral("timelineTabs"));
+    m_timelineTabs->setDocumentMode(true);
+    m_timelineTabs->addTab(m_timeline, tr("Selected lease"));
+    m_timelineTabs->addTab(m_fleet, tr("All leases"));
+    timelineLayout->addWidget(m_timelineTabs, 1);
     m_timeline->setObjectName(QStringLiteral("timeline"));
+    m_fleet->setObjectName(QStringLiteral("fleetTimeline"));
+    connect(m_fleet, &FleetTimelineWidget::leaseActivated, this, &MainWindow::selectLease);
+    // The fleet highlights the lanes of the holders the filter box names.
+    connect(m_filter, &QLineEdit::textChanged, m_fleet, [this](const QString &text) {
+        m_fleet->model()->setHolderFilter(LeaseFilterProxyModel::holderWordsIn(text));
+    });
     m_renewTimings->setObjectName(QStringLiteral("renewTimings"));
 
     auto *historyPage = new QWidget(this);
@@ -220,6 +234,7 @@ void MainWindow::bindSession()
         m_table->setModel(nullptr);
         m_history->setModel(nullptr);
         m_timeline->setActivity(nullptr);
+        m_fleet->setActivity(nullptr);
         m_renewTimings->setActivity(nullptr);
         m_participation->setParticipant(nullptr);
         m_detail->setSession(m_session);
@@ -237,6 +252,7 @@ void MainWindow::bindSession()
     m_session->filterModel()->setFilterText(m_filter->text());
     connect(m_filter, &QLineEdit::textChanged, m_session->filterModel(), &LeaseFilterProxyModel::setFilterText,
             Qt::UniqueConnection);
+    m_fleet->model()->setHolderFilter(LeaseFilterProxyModel::holderWordsIn(m_filter->text()));
     if (!m_headerRestored && m_settings) {
         m_headerRestored = m_table->horizontalHeader()->restoreState(m_settings->value(QStringLiteral("window/leaseTable")).toByteArray());
     }
@@ -264,6 +280,7 @@ void MainWindow::bindSession()
     m_history->setColumnWidth(FailoverHistoryModel::FromColumn, 130);
     m_history->setColumnWidth(FailoverHistoryModel::ToColumn, 130);
     m_timeline->setActivity(m_session->activity());
+    m_fleet->setActivity(m_session->activity());
     m_renewTimings->setActivity(m_session->activity());
     m_participation->setParticipant(m_session->participant());
     m_detail->setSession(m_session);
@@ -287,6 +304,7 @@ void MainWindow::onCurrentChanged()
     const QString lease = selectedLease();
     m_detail->setLease(lease);
     m_timeline->setLease(lease);
+    m_fleet->model()->setSelectedLease(lease);
     m_renewTimings->setLease(lease);
     qint64 leaseDurationMs = -1;
     qint64 renewIntervalMs = -1;
