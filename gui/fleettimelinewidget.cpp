@@ -147,7 +147,8 @@ void FleetTimelineWidget::paintEvent(QPaintEvent *)
     const QStringList leases = m_model->leases();
     const bool filtering = !m_model->holderFilter().isEmpty();
     const int first = m_scroll->value();
-    const int last = std::min<int>(int(leases.size()) - 1, first + area.height() / laneH);
+    // Whole lanes only: a half lane would run into the axis.
+    const int last = std::min<int>(int(leases.size()) - 1, first + std::max(1, area.height() / laneH) - 1);
     QColor highlight = palette().color(QPalette::Highlight);
     highlight.setAlphaF(0.18f);
     QColor gapBack = noLeaderColor();

@@ -107,6 +107,7 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
     m_table->horizontalHeader()->setSectionsMovable(true);
     m_table->setItemDelegate(new FreshnessDelegate(m_table));
     m_table->setTabKeyNavigation(false);
+    m_table->viewport()->installEventFilter(this);
 
     auto *side = new QWidget(this);
     auto *sideLayout = new QVBoxLayout(side);
@@ -267,10 +268,14 @@ void MainWindow::bindSession()
         m_table->resizeColumnToContents(LeaseTableModel::ChangesColumn);
         m_table->resizeColumnToContents(LeaseTableModel::TransitionsColumn);
         // Never narrower than the header, whatever the language.
-        for (int column = 0; column < LeaseTableModel::StateColumn; ++column)
+        m_preferredWidths.clear();
+        for (int column = 0; column < LeaseTableModel::StateColumn; ++column) {
             m_table->setColumnWidth(column, std::max(m_table->columnWidth(column),
                                                      m_table->horizontalHeader()->sectionSizeHint(column)));
+            m_preferredWidths.append(m_table->columnWidth(column));
+        }
     }
+    fitColumns();
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::onCurrentChanged);
 
     QItemSelectionModel *oldHistorySelection = m_history->selectionModel();
@@ -448,6 +453,46 @@ void MainWindow::notify(const QString &title, const QString &message)
     if (m_tray && m_tray->isVisible() && QSystemTrayIcon::supportsMessages())
         m_tray->showMessage(title, message, QSystemTrayIcon::Warning, 10000);
     statusBar()->showMessage(QString(message).replace(QLatin1Char('\n'), QStringLiteral(" · ")), 15000);
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize)
+        fitColumns();
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::fitColumns()
+{
+    // Whatever the language, the table fits its width: the State column
+    // whole and no sideways scrolling. Starting each time from the widths
+    // the columns want, Held since gives way first, then the holder, then
+    // the lease name (elided), never below their header; a wider table
+    // gives them back. Widths the operator
+    // set (restored from the settings) are left alone.
+    const QHeaderView *header = m_table->horizontalHeader();
+    if (!m_table->model() || m_preferredWidths.size() != LeaseTableModel::StateColumn)
+        return;
+    const int state = std::max(header->sectionSizeHint(LeaseTableModel::StateColumn),
+                               static_cast<QAbstractItemView *>(m_table)->sizeHintForColumn(LeaseTableModel::StateColumn));
+    int needed = state;
+    QList<int> widths = m_preferredWidths;
+    for (int column = 0; column < LeaseTableModel::StateColumn; ++column)
+        if (!header->isSectionHidden(column))
+            needed += widths.at(column);
+    int excess = needed - m_table->viewport()->width();
+    for (int column : {LeaseTableModel::HeldSinceColumn, LeaseTableModel::HolderColumn, LeaseTableModel::LeaseColumn}) {
+        const int cut = std::clamp(excess, 0, std::max(0, widths.at(column) - header->sectionSizeHint(column)));
+        widths[column] -= cut;
+        excess -= cut;
+    }
+    for (int column = 0; column < LeaseTableModel::StateColumn; ++column)
+        if (header->sectionSize(column) != widths.at(column))
+            m_table->setColumnWidth(column, widths.at(column));
+    // The last section stretches over what is left, but never below the
+    // width it was last given (100 px by default): give it what it needs.
+    if (header->sectionSize(LeaseTableModel::StateColumn) > state)
+        m_table->setColumnWidth(LeaseTableModel::StateColumn, state);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QList>
 #include <QMainWindow>
 #include <QPointer>
 
@@ -64,9 +65,12 @@ public:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void bindSession();
+    /*! Narrows the name columns when the table would scroll sideways or cut the State column off. */
+    void fitColumns();
     void onCurrentChanged();
     void saveLayout() const;
     void restoreLayout();
@@ -93,6 +97,8 @@ private:
     QLabel *m_leaseCount;
     QSystemTrayIcon *m_tray = nullptr;
     bool m_headerRestored = false;
+    /*! The widths the lease table's columns want (all but State), when not restored from the settings. */
+    QList<int> m_preferredWidths;
 };
 
 } // namespace baton
