@@ -7,7 +7,24 @@
 #include <QPainter>
 #include <QPalette>
 
+#include <algorithm>
+
 namespace baton::chart {
+
+int TimeScale::xAt(qint64 mono) const
+{
+    return plot.left() + int(double(mono - start) * plot.width() / double(std::max<qint64>(1, end - start)));
+}
+
+qint64 TimeScale::monoAt(int x) const
+{
+    return start + qint64(double(x - plot.left()) * double(end - start) / std::max(1, plot.width()));
+}
+
+double TimeScale::msPerPixel() const
+{
+    return double(end - start) / std::max(1, plot.width());
+}
 
 QColor holderColor(const QString &holder, const QPalette &palette)
 {
@@ -68,6 +85,16 @@ void drawTimeAxis(QPainter *painter, const QRect &area, const QPalette &palette,
                           Qt::AlignCenter, label);
     }
     painter->restore();
+}
+
+} // namespace baton::chart
+
+namespace baton::chart {
+
+void drawTimeAxis(QPainter *painter, const TimeScale &scale, int bottom, const QPalette &palette, const Clock &clock)
+{
+    drawTimeAxis(painter, QRect(scale.plot.left(), scale.plot.top(), scale.plot.width(), bottom - scale.plot.top()),
+                 palette, clock, scale.start, scale.end);
 }
 
 } // namespace baton::chart

@@ -2,18 +2,31 @@
 
 #include <QColor>
 #include <QList>
+#include <QRect>
 #include <QString>
 
 class QPainter;
 class QPalette;
-class QRect;
 
 namespace baton {
 
 class Clock;
 
-/*! Drawing helpers shared by the timeline and the renew-timing chart. */
+/*! Drawing helpers shared by the timelines and the renew-timing chart. */
 namespace chart {
+
+/*! Where the monotonic instants [start, end] fall across a plot's width. */
+struct TimeScale
+{
+    QRect plot;
+    qint64 start = 0;
+    qint64 end = 1;
+
+    int xAt(qint64 mono) const;
+    qint64 monoAt(int x) const;
+    /*! Milliseconds a pixel stands for. */
+    double msPerPixel() const;
+};
 
 /*! A colour for \a holder, stable across runs and readable on \a palette's base. */
 QColor holderColor(const QString &holder, const QPalette &palette);
@@ -27,6 +40,8 @@ QString wallLabel(const Clock &clock, qint64 mono, bool withMs = false);
  */
 void drawTimeAxis(QPainter *painter, const QRect &area, const QPalette &palette, const Clock &clock,
                   qint64 startMono, qint64 endMono);
+/*! The axis of \a scale, from the top of its plot down to \a bottom. */
+void drawTimeAxis(QPainter *painter, const TimeScale &scale, int bottom, const QPalette &palette, const Clock &clock);
 
 } // namespace chart
 } // namespace baton

@@ -1,5 +1,6 @@
 #include "connectiondialog.h"
 
+#include "connectionprobe.h"
 #include "connectionrepository.h"
 
 #include <QComboBox>
@@ -30,6 +31,8 @@ ConnectionDialog::ConnectionDialog(ConnectionRepository *repository, QWidget *pa
     , m_save(new QPushButton(tr("&Save"), this))
     , m_open(new QPushButton(tr("Save and &open"), this))
     , m_remove(new QPushButton(tr("&Remove"), this))
+    , m_test(new QPushButton(tr("&Test connection"), this))
+    , m_probe(new ConnectionProbe(this))
 {
     setWindowTitle(tr("Connections"));
     setObjectName(QStringLiteral("connectionDialog"));
@@ -39,6 +42,9 @@ ConnectionDialog::ConnectionDialog(ConnectionRepository *repository, QWidget *pa
     m_save->setObjectName(QStringLiteral("saveConnection"));
     m_open->setObjectName(QStringLiteral("openConnection"));
     m_remove->setObjectName(QStringLiteral("removeConnection"));
+    m_test->setObjectName(QStringLiteral("testConnection"));
+    m_test->setToolTip(tr("Read the leases once with these settings, without saving them"));
+    m_status->setObjectName(QStringLiteral("connectionStatus"));
     m_kindNote->setWordWrap(true);
     m_status->setWordWrap(true);
 
@@ -106,7 +112,10 @@ ConnectionDialog::ConnectionDialog(ConnectionRepository *repository, QWidget *pa
     secretNote->setPalette(quiet);
     right->addWidget(secretNote);
     right->addStretch();
-    right->addWidget(m_status);
+    auto *testRow = new QHBoxLayout;
+    testRow->addWidget(m_test);
+    testRow->addWidget(m_status, 1);
+    right->addLayout(testRow);
 
     auto *columns = new QHBoxLayout;
     columns->addLayout(left, 2);
@@ -128,6 +137,11 @@ ConnectionDialog::ConnectionDialog(ConnectionRepository *repository, QWidget *pa
     connect(m_remove, &QPushButton::clicked, this, &ConnectionDialog::removeSelected);
     connect(m_save, &QPushButton::clicked, this, [this] { save(false); });
     connect(m_open, &QPushButton::clicked, this, [this] { save(true); });
+    connect(m_test, &QPushButton::clicked, this, &ConnectionDialog::testConnection);
+    connect(m_probe, &ConnectionProbe::finished, this, [this](bool, const QString &summary) {
+        m_status->setText(summary);
+        onKindChanged();
+    });
 
     resize(760, 440);
     reload({});
@@ -220,6 +234,7 @@ void ConnectionDialog::onKindChanged()
         m_kindNote->show();
     }
     m_open->setEnabled(Connection::isAvailable(kind));
+    m_test->setEnabled(Connection::isAvailable(kind) && !m_probe->isRunning());
 }
 
 Connection ConnectionDialog::formConnection() const
@@ -288,6 +303,32 @@ void ConnectionDialog::removeSelected()
     } else {
         newConnection();
     }
+}
+
+void ConnectionDialog::testConnection()
+{
+    const Connection typed = formConnection();
+    if (const QString missing = typed.missingField(); !missing.isEmpty()) {
+        m_status->setText(tr("\"%1\" is required.").arg(missing));
+        return;
+    }
+    m_status->setText(tr("Testing…"));
+    m_test->setEnabled(false);
+    if (typed.id.isEmpty()) {
+        m_probe->probe(typed);
+        return;
+    }
+    // A secret field left empty means the stored one, as Save takes it.
+    QPointer<ConnectionDialog> self(this);
+    m_repository->loadSecrets(typed, [self, typed](const Connection &stored, const QString &) {
+        if (!self)
+            return;
+        Connection withSecrets = typed;
+        for (auto it = stored.secrets.cbegin(); it != stored.secrets.cend(); ++it)
+            if (!withSecrets.secrets.contains(it.key()))
+                withSecrets.secrets.insert(it.key(), it.value());
+        self->m_probe->probe(withSecrets);
+    });
 }
 
 } // namespace baton

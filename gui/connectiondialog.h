@@ -14,13 +14,15 @@ class QStackedWidget;
 
 namespace baton {
 
+class ConnectionProbe;
 class ConnectionRepository;
 
 /*!
  * Add, edit and remove connections (O4). Every kind shows its fields;
  * a kind this build cannot open (a Registry store type the ServiceFactory
  * lacks) is marked "coming" and can be saved but not opened. Secret fields are password fields whose value goes
- * to the keychain only; left empty, the stored secret is kept.
+ * to the keychain only; left empty, the stored secret is kept. Test
+ * connection reads what the form says once, without saving it.
  */
 class ConnectionDialog : public QDialog
 {
@@ -42,6 +44,7 @@ private:
     void save(bool thenOpen);
     void removeSelected();
     void newConnection();
+    void testConnection();
 
     ConnectionRepository *m_repository;
     QListWidget *m_list;
@@ -53,6 +56,8 @@ private:
     QPushButton *m_save;
     QPushButton *m_open;
     QPushButton *m_remove;
+    QPushButton *m_test;
+    ConnectionProbe *m_probe;
     /*! kind -> field key -> editor. */
     QHash<int, QHash<QString, QLineEdit *>> m_editors;
     QString m_editingId;

@@ -2,6 +2,7 @@
 
 #include "dashboardparticipant.h"
 #include "failoverhistorymodel.h"
+#include "filestore.h"
 #include "guilogging.h"
 #include "kubeconfig.h"
 #include "kubernetesleasesource.h"
@@ -64,6 +65,8 @@ bool DashboardSession::openStore(const Connection &connection, QString *errorStr
         *errorString = tr("%1 is not a store type this version knows.").arg(type);
         return false;
     }
+    if (auto *files = qobject_cast<FileStore *>(store); files && m_observeOnly)
+        files->setReadOnly(true);
     QString error;
     if (!store->init(&error)) {
         *errorString = error;
@@ -145,6 +148,8 @@ void DashboardSession::startObserving(const Clock *clock, LeaseSource *source)
                                                                  : QString());
     });
     connect(m_observer, &LeaseObserver::failover, this, &DashboardSession::onFailover);
+    connect(m_observer, &LeaseObserver::handedOver, this,
+            [this](int, const LeaseFailover &change) { onFailover(change); });
     connect(m_observer, &LeaseObserver::leaseExpired, this, &DashboardSession::onExpired);
     connect(m_observer, &LeaseObserver::storeError, this, &DashboardSession::storeError);
     connect(m_observer, &LeaseObserver::ready, this, [this] {

@@ -49,6 +49,11 @@ public:
      * the store refuses or the kubeconfig cannot be used.
      */
     bool open(const Connection &connection, QString *errorString);
+    /*!
+     * Opens connections to read them only (Test connection): a file
+     * Registry whose folder is missing is refused instead of created.
+     */
+    void setObserveOnly(bool observeOnly) { m_observeOnly = observeOnly; }
     /*! Observes a store the caller owns, on \a clock (the demo and the tests). */
     void attach(Store *store, const Clock *clock, const QString &title);
     void close();
@@ -97,6 +102,7 @@ private:
     DashboardParticipant *m_participant = nullptr;
     /*! The last holder seen per lease, so a take-up after a release names who left. */
     QHash<QString, QString> m_lastHolder;
+    bool m_observeOnly = false;
     QStringList m_pendingAlerts;
     QStringList m_pendingAlertLeases;
     QTimer m_alertTimer;

@@ -11,6 +11,8 @@ FailoverHistoryModel::FailoverHistoryModel(LeaseObserver *observer, QObject *par
     , m_observer(observer)
 {
     connect(observer, &LeaseObserver::failover, this, &FailoverHistoryModel::append);
+    connect(observer, &LeaseObserver::handedOver, this,
+            [this](int, const LeaseFailover &change) { completeHandover(change); });
     setLease({});
 }
 
@@ -34,6 +36,19 @@ void FailoverHistoryModel::append(const LeaseFailover &change)
     beginInsertRows({}, row, row);
     m_rows.append(change);
     endInsertRows();
+}
+
+void FailoverHistoryModel::completeHandover(const LeaseFailover &change)
+{
+    // The release is among the last rows: search from the newest.
+    for (qsizetype row = m_rows.size() - 1; row >= 0; --row) {
+        LeaseFailover &shown = m_rows[row];
+        if (shown.lease == change.lease && shown.mono == change.mono && shown.why == change.why) {
+            shown = change;
+            Q_EMIT dataChanged(index(int(row), 0), index(int(row), ColumnCount - 1));
+            return;
+        }
+    }
 }
 
 int FailoverHistoryModel::rowCount(const QModelIndex &parent) const

@@ -9,7 +9,9 @@ namespace baton {
 /*!
  * The failover history (O2, O4) an observer has seen, for one lease
  * (setLease()) or for all: from, to, when, why, and how long the lease was
- * without a leader. Newest last, as it happened.
+ * without a leader. Newest last, as it happened. A clean handover is one
+ * row: released, from the old holder to its successor, with the gap; it
+ * shows as a release to nobody until the successor is seen.
  */
 class FailoverHistoryModel : public QAbstractTableModel
 {
@@ -53,6 +55,7 @@ public:
 
 private:
     void append(const LeaseFailover &change);
+    void completeHandover(const LeaseFailover &change);
 
     LeaseObserver *m_observer;
     QString m_lease;

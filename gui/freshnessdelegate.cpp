@@ -17,6 +17,16 @@ QColor FreshnessDelegate::red()
     return QColor(0xd6, 0x3b, 0x3b);
 }
 
+QSize FreshnessDelegate::sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const
+{
+    if (index.column() != LeaseTableModel::StateColumn)
+        return QStyledItemDelegate::sizeHint(option, index);
+    QStyleOptionViewItem bold(option);
+    bold.font.setBold(true);
+    bold.fontMetrics = QFontMetrics(bold.font);
+    return QStyledItemDelegate::sizeHint(bold, index);
+}
+
 void FreshnessDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const
 {
     // A lease without a leader for longer than its duration: amber.

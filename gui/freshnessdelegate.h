@@ -21,6 +21,8 @@ public:
     static QColor red();
 
     void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+    /*! The State column measured in bold, as an alarming state is painted, so that it fits whole. */
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
 };
 
 } // namespace baton

@@ -4,6 +4,7 @@
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 namespace baton {
 
@@ -62,6 +63,8 @@ public:
     /*! The track of \a lease; an empty track when never seen. */
     LeaseTrack track(const QString &lease) const { return m_tracks.value(lease); }
     bool contains(const QString &lease) const { return m_tracks.contains(lease); }
+    /*! Every lease with a track, in no order. */
+    QStringList leases() const { return m_tracks.keys(); }
     const Clock &clock() const;
 
     /*!

@@ -15,16 +15,20 @@ void LeaseChartWidget::setActivity(LeaseActivity *activity)
         disconnect(m_activity, nullptr, this, nullptr);
     m_activity = activity;
     if (activity)
-        connect(activity, &LeaseActivity::trackChanged, this, [this](const QString &lease) {
-            if (lease == m_lease)
-                update();
-        });
+        connect(activity, &LeaseActivity::trackChanged, this, &LeaseChartWidget::onTrackChanged);
+    onActivityChanged();
     update();
 }
 
 LeaseActivity *LeaseChartWidget::activity() const
 {
     return m_activity;
+}
+
+void LeaseChartWidget::onTrackChanged(const QString &lease)
+{
+    if (lease == m_lease)
+        update();
 }
 
 void LeaseChartWidget::setLease(const QString &lease)

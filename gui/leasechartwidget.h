@@ -24,6 +24,12 @@ public:
     void setLease(const QString &lease);
     QString lease() const { return m_lease; }
 
+protected:
+    /*! \a lease's track changed: repaints when it is lease(). */
+    virtual void onTrackChanged(const QString &lease);
+    /*! activity() is another one now (or none). */
+    virtual void onActivityChanged() {}
+
 private:
     QPointer<LeaseActivity> m_activity;
     QString m_lease;

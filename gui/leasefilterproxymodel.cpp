@@ -12,23 +12,36 @@ LeaseFilterProxyModel::LeaseFilterProxyModel(QObject *parent)
     setDynamicSortFilter(true);
 }
 
-void LeaseFilterProxyModel::setFilterText(const QString &text)
+LeaseFilterProxyModel::Words LeaseFilterProxyModel::parse(const QString &text)
 {
-    m_text = text;
-    m_anyWords.clear();
-    m_nameWords.clear();
-    m_holderWords.clear();
+    Words parsed;
     const QStringList words = text.split(QLatin1Char(' '), Qt::SkipEmptyParts);
     for (const QString &word : words) {
         if (word.startsWith(QLatin1String("holder:"), Qt::CaseInsensitive))
-            m_holderWords.append(word.mid(7));
+            parsed.holders.append(word.mid(7));
         else if (word.startsWith(QLatin1String("lease:"), Qt::CaseInsensitive))
-            m_nameWords.append(word.mid(6));
+            parsed.names.append(word.mid(6));
         else
-            m_anyWords.append(word);
+            parsed.any.append(word);
     }
-    m_holderWords.removeAll(QString());
-    m_nameWords.removeAll(QString());
+    parsed.holders.removeAll(QString());
+    parsed.names.removeAll(QString());
+    return parsed;
+}
+
+QStringList LeaseFilterProxyModel::holderWordsIn(const QString &filterText)
+{
+    const Words parsed = parse(filterText);
+    return parsed.holders + parsed.any;
+}
+
+void LeaseFilterProxyModel::setFilterText(const QString &text)
+{
+    m_text = text;
+    const Words parsed = parse(text);
+    m_anyWords = parsed.any;
+    m_nameWords = parsed.names;
+    m_holderWords = parsed.holders;
     apply();
 }
 

@@ -22,11 +22,20 @@ public:
     QString filterText() const { return m_text; }
     void setNameFilter(const QString &text);
     void setHolderFilter(const QString &text);
+    /*! The words of \a filterText a holder is matched against: the `holder:` words and the plain ones. */
+    static QStringList holderWordsIn(const QString &filterText);
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
 
 private:
+    struct Words
+    {
+        QStringList any;
+        QStringList names;
+        QStringList holders;
+    };
+    static Words parse(const QString &text);
     void apply();
 
     QString m_text;

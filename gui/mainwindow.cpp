@@ -15,6 +15,8 @@
 #include "participationpanel.h"
 #include "privatefiles.h"
 #include "renewtimingwidget.h"
+#include "fleettimelinemodel.h"
+#include "fleettimelinewidget.h"
 #include "timelinewidget.h"
 
 #include <QAction>
@@ -53,6 +55,8 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
     , m_detail(new LeaseDetailPanel(this))
     , m_participation(new ParticipationPanel(this))
     , m_timeline(new TimelineWidget(this))
+    , m_fleet(new FleetTimelineWidget(this))
+    , m_timelineTabs(new QTabWidget(this))
     , m_renewTimings(new RenewTimingWidget(this))
     , m_history(new QTableView(this))
     , m_tabs(new QTabWidget(this))
@@ -103,6 +107,7 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
     m_table->horizontalHeader()->setSectionsMovable(true);
     m_table->setItemDelegate(new FreshnessDelegate(m_table));
     m_table->setTabKeyNavigation(false);
+    m_table->viewport()->installEventFilter(this);
 
     auto *side = new QWidget(this);
     auto *sideLayout = new QVBoxLayout(side);
@@ -123,8 +128,18 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
     timelineLayout->setContentsMargins(0, 0, 0, 0);
     auto *timelineTitle = new QLabel(tr("<b>Holders over time</b> — wheel: zoom, drag: scroll, hover: exact times"), this);
     timelineLayout->addWidget(timelineTitle);
-    timelineLayout->addWidget(m_timeline, 1);
+    m_timelineTabs->setObjectName(QStringLiteral("timelineTabs"));
+    m_timelineTabs->setDocumentMode(true);
+    m_timelineTabs->addTab(m_timeline, tr("Selected lease"));
+    m_timelineTabs->addTab(m_fleet, tr("All leases"));
+    timelineLayout->addWidget(m_timelineTabs, 1);
     m_timeline->setObjectName(QStringLiteral("timeline"));
+    m_fleet->setObjectName(QStringLiteral("fleetTimeline"));
+    connect(m_fleet, &FleetTimelineWidget::leaseActivated, this, &MainWindow::selectLease);
+    // The fleet highlights the lanes of the holders the filter box names.
+    connect(m_filter, &QLineEdit::textChanged, m_fleet, [this](const QString &text) {
+        m_fleet->model()->setHolderFilter(LeaseFilterProxyModel::holderWordsIn(text));
+    });
     m_renewTimings->setObjectName(QStringLiteral("renewTimings"));
 
     auto *historyPage = new QWidget(this);
@@ -220,6 +235,7 @@ void MainWindow::bindSession()
         m_table->setModel(nullptr);
         m_history->setModel(nullptr);
         m_timeline->setActivity(nullptr);
+        m_fleet->setActivity(nullptr);
         m_renewTimings->setActivity(nullptr);
         m_participation->setParticipant(nullptr);
         m_detail->setSession(m_session);
@@ -237,6 +253,7 @@ void MainWindow::bindSession()
     m_session->filterModel()->setFilterText(m_filter->text());
     connect(m_filter, &QLineEdit::textChanged, m_session->filterModel(), &LeaseFilterProxyModel::setFilterText,
             Qt::UniqueConnection);
+    m_fleet->model()->setHolderFilter(LeaseFilterProxyModel::holderWordsIn(m_filter->text()));
     if (!m_headerRestored && m_settings) {
         m_headerRestored = m_table->horizontalHeader()->restoreState(m_settings->value(QStringLiteral("window/leaseTable")).toByteArray());
     }
@@ -251,10 +268,14 @@ void MainWindow::bindSession()
         m_table->resizeColumnToContents(LeaseTableModel::ChangesColumn);
         m_table->resizeColumnToContents(LeaseTableModel::TransitionsColumn);
         // Never narrower than the header, whatever the language.
-        for (int column = 0; column < LeaseTableModel::StateColumn; ++column)
+        m_preferredWidths.clear();
+        for (int column = 0; column < LeaseTableModel::StateColumn; ++column) {
             m_table->setColumnWidth(column, std::max(m_table->columnWidth(column),
                                                      m_table->horizontalHeader()->sectionSizeHint(column)));
+            m_preferredWidths.append(m_table->columnWidth(column));
+        }
     }
+    fitColumns();
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::onCurrentChanged);
 
     QItemSelectionModel *oldHistorySelection = m_history->selectionModel();
@@ -264,6 +285,7 @@ void MainWindow::bindSession()
     m_history->setColumnWidth(FailoverHistoryModel::FromColumn, 130);
     m_history->setColumnWidth(FailoverHistoryModel::ToColumn, 130);
     m_timeline->setActivity(m_session->activity());
+    m_fleet->setActivity(m_session->activity());
     m_renewTimings->setActivity(m_session->activity());
     m_participation->setParticipant(m_session->participant());
     m_detail->setSession(m_session);
@@ -287,6 +309,7 @@ void MainWindow::onCurrentChanged()
     const QString lease = selectedLease();
     m_detail->setLease(lease);
     m_timeline->setLease(lease);
+    m_fleet->model()->setSelectedLease(lease);
     m_renewTimings->setLease(lease);
     qint64 leaseDurationMs = -1;
     qint64 renewIntervalMs = -1;
@@ -430,6 +453,46 @@ void MainWindow::notify(const QString &title, const QString &message)
     if (m_tray && m_tray->isVisible() && QSystemTrayIcon::supportsMessages())
         m_tray->showMessage(title, message, QSystemTrayIcon::Warning, 10000);
     statusBar()->showMessage(QString(message).replace(QLatin1Char('\n'), QStringLiteral(" · ")), 15000);
+}
+
+bool MainWindow::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize)
+        fitColumns();
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::fitColumns()
+{
+    // Whatever the language, the table fits its width: the State column
+    // whole and no sideways scrolling. Starting each time from the widths
+    // the columns want, Held since gives way first, then the holder, then
+    // the lease name (elided), never below their header; a wider table
+    // gives them back. Widths the operator
+    // set (restored from the settings) are left alone.
+    const QHeaderView *header = m_table->horizontalHeader();
+    if (!m_table->model() || m_preferredWidths.size() != LeaseTableModel::StateColumn)
+        return;
+    const int state = std::max(header->sectionSizeHint(LeaseTableModel::StateColumn),
+                               static_cast<QAbstractItemView *>(m_table)->sizeHintForColumn(LeaseTableModel::StateColumn));
+    int needed = state;
+    QList<int> widths = m_preferredWidths;
+    for (int column = 0; column < LeaseTableModel::StateColumn; ++column)
+        if (!header->isSectionHidden(column))
+            needed += widths.at(column);
+    int excess = needed - m_table->viewport()->width();
+    for (int column : {LeaseTableModel::HeldSinceColumn, LeaseTableModel::HolderColumn, LeaseTableModel::LeaseColumn}) {
+        const int cut = std::clamp(excess, 0, std::max(0, widths.at(column) - header->sectionSizeHint(column)));
+        widths[column] -= cut;
+        excess -= cut;
+    }
+    for (int column = 0; column < LeaseTableModel::StateColumn; ++column)
+        if (header->sectionSize(column) != widths.at(column))
+            m_table->setColumnWidth(column, widths.at(column));
+    // The last section stretches over what is left, but never below the
+    // width it was last given (100 px by default): give it what it needs.
+    if (header->sectionSize(LeaseTableModel::StateColumn) > state)
+        m_table->setColumnWidth(LeaseTableModel::StateColumn, state);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

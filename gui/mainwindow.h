@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QList>
 #include <QMainWindow>
 #include <QPointer>
 
@@ -18,13 +19,15 @@ class ConnectionRepository;
 class DashboardSession;
 class LeaseDetailPanel;
 class ParticipationPanel;
+class FleetTimelineWidget;
 class RenewTimingWidget;
 class TimelineWidget;
 
 /*!
  * The dashboard's window (O4): every lease in a dense table with a
  * filter box, and for the selected lease its details and timings, the
- * timeline of its holders, its renew timings and its failover history.
+ * timeline of its holders, its renew timings and its failover history;
+ * beside that timeline, the fleet's: every lease's holders at a glance.
  * Shows what DashboardSession holds; the logic lives there and in the
  * models.
  */
@@ -51,6 +54,9 @@ public:
 
     QTableView *leaseView() const { return m_table; }
     TimelineWidget *timeline() const { return m_timeline; }
+    FleetTimelineWidget *fleetTimeline() const { return m_fleet; }
+    /*! The tabs of the timelines: the selected lease's, and the fleet's. */
+    QTabWidget *timelineTabs() const { return m_timelineTabs; }
     QTabWidget *detailTabs() const { return m_tabs; }
     QLineEdit *filterEdit() const { return m_filter; }
 
@@ -59,9 +65,12 @@ public:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void bindSession();
+    /*! Narrows the name columns when the table would scroll sideways or cut the State column off. */
+    void fitColumns();
     void onCurrentChanged();
     void saveLayout() const;
     void restoreLayout();
@@ -77,6 +86,8 @@ private:
     LeaseDetailPanel *m_detail;
     ParticipationPanel *m_participation;
     TimelineWidget *m_timeline;
+    FleetTimelineWidget *m_fleet;
+    QTabWidget *m_timelineTabs;
     RenewTimingWidget *m_renewTimings;
     QTableView *m_history;
     QTabWidget *m_tabs;
@@ -86,6 +97,8 @@ private:
     QLabel *m_leaseCount;
     QSystemTrayIcon *m_tray = nullptr;
     bool m_headerRestored = false;
+    /*! The widths the lease table's columns want (all but State), when not restored from the settings. */
+    QList<int> m_preferredWidths;
 };
 
 } // namespace baton

@@ -61,15 +61,14 @@ void RenewTimingWidget::paintEvent(QPaintEvent *)
     for (const RenewalSample &s : track.renewals)
         maxInterval = std::max(maxInterval, s.intervalMs);
     const qint64 yMax = std::max<qint64>(1000, qint64(double(maxInterval) * 1.15));
-    const qint64 xStart = track.renewals.isEmpty() ? now - 60'000 : std::min(track.renewals.first().mono, now - 10'000);
-    const qint64 xEnd = now;
-    auto xAt = [&](qint64 mono) {
-        return plot.left() + int(double(mono - xStart) * plot.width() / double(std::max<qint64>(1, xEnd - xStart)));
-    };
+    chart::TimeScale scale;
+    scale.plot = plot;
+    scale.start = track.renewals.isEmpty() ? now - 60'000 : std::min(track.renewals.first().mono, now - 10'000);
+    scale.end = now;
+    const auto xAt = [&scale](qint64 mono) { return scale.xAt(mono); };
     auto yAt = [&](qint64 ms) { return plot.bottom() - int(double(ms) * plot.height() / double(yMax)); };
 
-    chart::drawTimeAxis(&painter, QRect(plot.left(), plot.top(), plot.width(), height() - plot.top() - 2), palette(),
-                        clock, xStart, xEnd);
+    chart::drawTimeAxis(&painter, scale, height() - 2, palette(), clock);
     // The y axis: a few round intervals.
     QColor grid = palette().color(QPalette::Text);
     grid.setAlphaF(0.10f);

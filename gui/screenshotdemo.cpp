@@ -4,6 +4,7 @@
 #include "connectiondialog.h"
 #include "connectionrepository.h"
 #include "dashboardsession.h"
+#include "fleettimelinewidget.h"
 #include "leaseobserver.h"
 #include "leasescript.h"
 #include "leasetablemodel.h"
@@ -13,6 +14,8 @@
 #include "timelinewidget.h"
 
 #include <QApplication>
+#include <QFileInfo>
+#include <QLineEdit>
 #include <QPixmap>
 #include <QRandomGenerator>
 #include <QSettings>
@@ -160,6 +163,7 @@ void ScreenshotDemo::waitUntilSeen(const Write &write)
 
 bool ScreenshotDemo::save(QWidget *widget, const QString &name)
 {
+    Q_EMIT sceneRendered(QFileInfo(name).completeBaseName(), widget);
     const QString path = m_directory.filePath(name);
     if (!widget->grab().save(path)) {
         std::fprintf(stderr, "baton --screenshot: cannot write %s\n", qPrintable(path));
@@ -192,7 +196,7 @@ void ScreenshotDemo::render()
     const QString etcdId = repository->save(etcd, {});
 
     m_window = std::make_unique<MainWindow>(m_session.get(), nullptr, nullptr);
-    m_window->resize(1480, 900);
+    m_window->resize(1280, 820);
     m_window->show();
     m_session->leaseModel()->flush();
     m_window->selectLease(QStringLiteral("billing-cron"));
@@ -205,6 +209,13 @@ void ScreenshotDemo::render()
         m_window->selectLease(QStringLiteral("billing-cron"));
         auto *bottom = m_window->findChild<QSplitter *>(QStringLiteral("bottomSplitter"));
         ok = ok && bottom && save(bottom, QStringLiteral("detail.png"));
+        // The fleet: node-a held three leases in these five minutes.
+        m_window->timelineTabs()->setCurrentWidget(m_window->fleetTimeline());
+        m_window->filterEdit()->setText(QStringLiteral("holder:node-a"));
+        m_session->leaseModel()->flush();
+        ok = ok && save(m_window.get(), QStringLiteral("fleet.png"));
+        m_window->filterEdit()->clear();
+        m_window->timelineTabs()->setCurrentWidget(m_window->timeline());
         ConnectionDialog dialog(repository, m_window.get());
         dialog.selectConnection(etcdId);
         dialog.show();

@@ -23,8 +23,11 @@ class SecretStore;
  * second, the same pictures every run): renewals with jitter, a crash
  * failover (expired), a clean handover, a take-over, a lease left without a
  * leader, one ageing and one expired. Then the dashboard is rendered into
- * DIR: dashboard.png, detail.png (timeline and renew timings) and
- * connections.png. finished() carries the exit code.
+ * DIR, at the 1280 pixels wide it must fit: dashboard.png, detail.png
+ * (timeline and renew timings), fleet.png (every lease's timeline, one
+ * holder highlighted) and connections.png. sceneRendered() shows each scene
+ * to whoever checks it (the tests read its strings); finished() carries the
+ * exit code.
  */
 class ScreenshotDemo : public QObject
 {
@@ -36,6 +39,8 @@ public:
     void start();
 
 Q_SIGNALS:
+    /*! \a widget is shown as scene \a name (the file's base name), about to be saved. */
+    void sceneRendered(const QString &name, QWidget *widget);
     void finished(int exitCode);
 
 private:

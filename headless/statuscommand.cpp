@@ -91,7 +91,7 @@ int StatusCommand::start()
     });
     connect(m_observer, &LeaseObserver::ready, this, &StatusCommand::onReady);
     if (m_options.watch) {
-        connect(m_observer, &LeaseObserver::failover, this, [this](const LeaseFailover &change) {
+        const auto printChange = [this](const LeaseFailover &change) {
             if (!selected(change.lease))
                 return;
             if (m_options.json) {
@@ -111,7 +111,12 @@ int StatusCommand::start()
             if (change.gapMs > 0)
                 line += QStringLiteral(", %1 ms without a leader").arg(change.gapMs);
             say(line + QLatin1Char(')'));
-        });
+        };
+        connect(m_observer, &LeaseObserver::failover, this, printChange);
+        // A handover prints twice: the release when seen, then the release
+        // with its successor and the time without a leader.
+        connect(m_observer, &LeaseObserver::handedOver, this,
+                [printChange](int, const LeaseFailover &change) { printChange(change); });
         connect(m_observer, &LeaseObserver::leaseExpired, this, [this](const QString &name) {
             const auto lease = m_observer->lease(name);
             if (!lease || !selected(name))

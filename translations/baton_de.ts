@@ -111,6 +111,10 @@
         <source>empty: 5000</source>
         <translation>leer: 5000</translation>
     </message>
+    <message>
+        <source>This host</source>
+        <translation>Dieser Rechner</translation>
+    </message>
 </context>
 <context>
     <name>TimingsExplanation</name>
@@ -273,6 +277,28 @@
         <source>Coming: %1 connections can be saved now and will open once this version has their store.</source>
         <translation>Demnächst: %1-Verbindungen lassen sich schon speichern und öffnen sich, sobald diese Version ihren Speicher hat.</translation>
     </message>
+    <message>
+        <source>&amp;Test connection</source>
+        <translation>Verbindung &amp;testen</translation>
+    </message>
+    <message>
+        <source>Read the leases once with these settings, without saving them</source>
+        <translation>Die Leases einmal mit diesen Einstellungen lesen, ohne sie zu speichern</translation>
+    </message>
+    <message>
+        <source>Testing…</source>
+        <translation>Wird getestet…</translation>
+    </message>
+</context>
+<context>
+    <name>baton::ConnectionProbe</name>
+    <message numerus="yes">
+        <source>Connected: %n lease(s) found.</source>
+        <translation>
+            <numerusform>Verbunden: %n Lease gefunden.</numerusform>
+            <numerusform>Verbunden: %n Leases gefunden.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>baton::DashboardParticipant</name>
@@ -387,6 +413,41 @@
     <message>
         <source>Without leader</source>
         <translation>Ohne Leader</translation>
+    </message>
+</context>
+<context>
+    <name>baton::FleetTimelineWidget</name>
+    <message>
+        <source>No lease yet.</source>
+        <translation>Noch keine Lease.</translation>
+    </message>
+    <message>
+        <source>Open a connection to see every lease over time.</source>
+        <translation>Öffnen Sie eine Verbindung, um alle Leases im Zeitverlauf zu sehen.</translation>
+    </message>
+    <message>
+        <source>paused: End or double-click to follow</source>
+        <translation>angehalten: Ende oder Doppelklick zum Folgen</translation>
+    </message>
+    <message>
+        <source>%1 → %2 (%3)</source>
+        <translation>%1 → %2 (%3)</translation>
+    </message>
+    <message>
+        <source>now</source>
+        <translation>jetzt</translation>
+    </message>
+    <message>
+        <source>%1: no leader
+%2</source>
+        <translation>%1: kein Leader
+%2</translation>
+    </message>
+    <message>
+        <source>%1: held by %2
+%3</source>
+        <translation>%1: gehalten von %2
+%3</translation>
     </message>
 </context>
 <context>
@@ -515,14 +576,6 @@
         <translation>Seit %1 keine Erneuerung gesehen, länger als die Lease (%2): der Inhaber gilt als verschwunden, jeder Teilnehmer darf die Lease übernehmen.</translation>
     </message>
     <message>
-        <source>Held by this observer&apos;s clock since %1
-Last change seen %2 ago (lease %3)
-Written by the holder: acquired %4, renewed %5</source>
-        <translation>Gehalten nach der Uhr dieses Beobachters seit %1
-Letzte Änderung vor %2 gesehen (Lease %3)
-Vom Inhaber geschrieben: übernommen %4, erneuert %5</translation>
-    </message>
-    <message>
         <source>Holder changes seen since the dashboard connected</source>
         <translation>Inhaberwechsel, die seit dem Verbinden des Dashboards gesehen wurden</translation>
     </message>
@@ -561,6 +614,12 @@ Vom Inhaber geschrieben: übernommen %4, erneuert %5</translation>
     <message>
         <source>Time since the record last changed, against the lease duration: amber past half the lease, red past the lease</source>
         <translation>Zeit seit der letzten Änderung des Eintrags, gemessen an der Lease-Dauer: gelb ab der halben Lease, rot nach Ablauf der Lease</translation>
+    </message>
+    <message>
+        <source>Written by the holder, by its clock: acquired %1, renewed %2
+Seen by this observer: held since %3, last change %4 ago (lease %5)</source>
+        <translation>Vom Inhaber nach seiner Uhr geschrieben: erworben %1, erneuert %2
+Von diesem Beobachter gesehen: gehalten seit %3, letzte Änderung vor %4 (Lease %5)</translation>
     </message>
 </context>
 <context>
@@ -679,6 +738,18 @@ Vom Inhaber geschrieben: übernommen %4, erneuert %5</translation>
     <message>
         <source>Cannot write %1: %2</source>
         <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>Selected lease</source>
+        <translation>Ausgewählte Lease</translation>
+    </message>
+    <message>
+        <source>All leases</source>
+        <translation>Alle Leases</translation>
+    </message>
+    <message>
+        <source>Cannot save the connection to this host: %1</source>
+        <translation>Die Verbindung zu diesem Rechner kann nicht gespeichert werden: %1</translation>
     </message>
 </context>
 <context>

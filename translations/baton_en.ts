@@ -4,6 +4,16 @@
 <!-- English needs a translation for its plural forms only (tr() with %n):
      every other string is the source text itself. -->
 <context>
+    <name>baton::ConnectionProbe</name>
+    <message numerus="yes">
+        <source>Connected: %n lease(s) found.</source>
+        <translation>
+            <numerusform>Connected: %n lease found.</numerusform>
+            <numerusform>Connected: %n leases found.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>baton::DashboardSession</name>
     <message numerus="yes">
         <source>… and %n more</source>

@@ -111,6 +111,10 @@
         <source>empty: 5000</source>
         <translation>vide : 5000</translation>
     </message>
+    <message>
+        <source>This host</source>
+        <translation>Cette machine</translation>
+    </message>
 </context>
 <context>
     <name>TimingsExplanation</name>
@@ -273,6 +277,28 @@
         <source>Coming: %1 connections can be saved now and will open once this version has their store.</source>
         <translation>À venir : les connexions %1 peuvent déjà être enregistrées et s’ouvriront dès que cette version aura leur magasin.</translation>
     </message>
+    <message>
+        <source>&amp;Test connection</source>
+        <translation>&amp;Tester la connexion</translation>
+    </message>
+    <message>
+        <source>Read the leases once with these settings, without saving them</source>
+        <translation>Lire les baux une fois avec ces réglages, sans les enregistrer</translation>
+    </message>
+    <message>
+        <source>Testing…</source>
+        <translation>Test en cours…</translation>
+    </message>
+</context>
+<context>
+    <name>baton::ConnectionProbe</name>
+    <message numerus="yes">
+        <source>Connected: %n lease(s) found.</source>
+        <translation>
+            <numerusform>Connecté : %n bail trouvé.</numerusform>
+            <numerusform>Connecté : %n baux trouvés.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>baton::DashboardParticipant</name>
@@ -387,6 +413,41 @@
     <message>
         <source>Without leader</source>
         <translation>Sans leader</translation>
+    </message>
+</context>
+<context>
+    <name>baton::FleetTimelineWidget</name>
+    <message>
+        <source>No lease yet.</source>
+        <translation>Aucun bail pour l’instant.</translation>
+    </message>
+    <message>
+        <source>Open a connection to see every lease over time.</source>
+        <translation>Ouvrez une connexion pour voir tous les baux dans le temps.</translation>
+    </message>
+    <message>
+        <source>paused: End or double-click to follow</source>
+        <translation>en pause : Fin ou double-clic pour suivre</translation>
+    </message>
+    <message>
+        <source>%1 → %2 (%3)</source>
+        <translation>%1 → %2 (%3)</translation>
+    </message>
+    <message>
+        <source>now</source>
+        <translation>maintenant</translation>
+    </message>
+    <message>
+        <source>%1: no leader
+%2</source>
+        <translation>%1 : sans leader
+%2</translation>
+    </message>
+    <message>
+        <source>%1: held by %2
+%3</source>
+        <translation>%1 : détenu par %2
+%3</translation>
     </message>
 </context>
 <context>
@@ -515,14 +576,6 @@
         <translation>Aucun renouvellement vu depuis %1, plus longtemps que le bail (%2) : le détenteur est présumé parti et tout participant peut prendre le bail.</translation>
     </message>
     <message>
-        <source>Held by this observer&apos;s clock since %1
-Last change seen %2 ago (lease %3)
-Written by the holder: acquired %4, renewed %5</source>
-        <translation>Détenu selon l’horloge de cet observateur depuis %1
-Dernier changement vu il y a %2 (bail %3)
-Écrit par le détenteur : acquis %4, renouvelé %5</translation>
-    </message>
-    <message>
         <source>Holder changes seen since the dashboard connected</source>
         <translation>Changements de détenteur vus depuis la connexion du tableau de bord</translation>
     </message>
@@ -544,11 +597,11 @@ Dernier changement vu il y a %2 (bail %3)
     </message>
     <message>
         <source>Last renewal</source>
-        <translation>Dernier renouvellement</translation>
+        <translation>Renouvellement</translation>
     </message>
     <message>
         <source>Changes seen</source>
-        <translation>Changements vus</translation>
+        <translation>Changements</translation>
     </message>
     <message>
         <source>Transitions</source>
@@ -561,6 +614,12 @@ Dernier changement vu il y a %2 (bail %3)
     <message>
         <source>Time since the record last changed, against the lease duration: amber past half the lease, red past the lease</source>
         <translation>Temps depuis le dernier changement de l’enregistrement, rapporté à la durée du bail : ambre après la moitié du bail, rouge au-delà du bail</translation>
+    </message>
+    <message>
+        <source>Written by the holder, by its clock: acquired %1, renewed %2
+Seen by this observer: held since %3, last change %4 ago (lease %5)</source>
+        <translation>Écrit par le détenteur, selon son horloge : acquis %1, renouvelé %2
+Vu par cet observateur : détenu depuis %3, dernier changement il y a %4 (bail %5)</translation>
     </message>
 </context>
 <context>
@@ -679,6 +738,18 @@ Dernier changement vu il y a %2 (bail %3)
     <message>
         <source>Cannot write %1: %2</source>
         <translation>Impossible d’écrire %1 : %2</translation>
+    </message>
+    <message>
+        <source>Selected lease</source>
+        <translation>Bail sélectionné</translation>
+    </message>
+    <message>
+        <source>All leases</source>
+        <translation>Tous les baux</translation>
+    </message>
+    <message>
+        <source>Cannot save the connection to this host: %1</source>
+        <translation>Impossible d’enregistrer la connexion à cette machine : %1</translation>
     </message>
 </context>
 <context>

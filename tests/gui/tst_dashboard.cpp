@@ -5,6 +5,8 @@
 // dashboard's own buttons changes the record in the store. Waits are for
 // conditions (QTRY_*) and signals, never for time.
 
+#include "connectiondialog.h"
+#include "connectionprobe.h"
 #include "connectionrepository.h"
 #include "dashboardparticipant.h"
 #include "dashboardsession.h"
@@ -22,10 +24,13 @@
 #include "testsupport.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSettings>
@@ -82,9 +87,12 @@ class TestDashboard : public QObject
 private Q_SLOTS:
     void initTestCase();
     void tableFollowsAFailoverOfRealParticipants();
+    void aCleanHandoverIsOneHistoryRow();
     void joinAndStepDownChangeTheLease();
     void joinPanelProposesTheSelectedLeasesTimings();
     void firstStartOpensThisHostsRegistry();
+    void testConnectionSaysWhatItFoundWithoutSaving_data();
+    void testConnectionSaysWhatItFoundWithoutSaving();
     void filterBoxFiltersTheTable();
     void historyExportWritesParsableFiles();
     void cleanup();
@@ -180,7 +188,7 @@ void TestDashboard::tableFollowsAFailoverOfRealParticipants()
                                                                : m_participants.at(0)->instanceId();
     QTRY_COMPARE_WITH_TIMEOUT(holderCell(*window.leaseView(), QStringLiteral("cron")), second, 10000);
 
-    // The history of the selected lease: the release, then the take-up.
+    // The history of the selected lease ends with the new holder.
     FailoverHistoryModel *history = session.historyModel();
     QTRY_VERIFY_WITH_TIMEOUT(history->rowCount() >= 1, 5000);
     const LeaseFailover last = history->failoverAt(history->rowCount() - 1);
@@ -188,6 +196,64 @@ void TestDashboard::tableFollowsAFailoverOfRealParticipants()
     // The operator hears of it (a desktop notification, or the status bar).
     QTRY_VERIFY_WITH_TIMEOUT(!alerts.isEmpty(), 5000);
     QVERIFY2(alerts.last().at(1).toString().contains(second), qPrintable(alerts.last().at(1).toString()));
+}
+
+void TestDashboard::aCleanHandoverIsOneHistoryRow()
+{
+    // O1, O2: a release, then its successor, is one change: one history
+    // row (from the old holder to the new, released, the time without a
+    // leader) and one alert that names it the same way, never a "first
+    // acquire" from nobody. The successor starts only once the release is
+    // seen, so that this observer sees both writes.
+    auto join = [this](const QString &id) {
+        const QString config = writeConfig(id);
+        m_participants.push_back(std::make_unique<ParticipantProcess>(
+                id, test::batonBinary(),
+                QStringList {QStringLiteral("join"), QStringLiteral("--config"), config, QStringLiteral("--events"),
+                             QStringLiteral("json")}));
+        test::keepOutput(m_participants.back().get());
+        m_participants.back()->start();
+        return m_participants.back().get();
+    };
+    ParticipantProcess *first = join(QStringLiteral("h1"));
+    QTRY_VERIFY_WITH_TIMEOUT(first->isLeading(), 20000);
+
+    Connection connection;
+    connection.name = QStringLiteral("test registry");
+    connection.kind = ConnectionKind::FileRegistry;
+    connection.parameters.insert(QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry")));
+    DashboardSession session;
+    session.setAlertInterval(0);
+    QString error;
+    QVERIFY2(session.open(connection, &error), qPrintable(error));
+    MainWindow window(&session, nullptr, nullptr);
+    QAbstractItemModelTester historyTester(session.historyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QTRY_COMPARE_WITH_TIMEOUT(holderCell(*window.leaseView(), QStringLiteral("cron")), first->instanceId(), 10000);
+
+    QSignalSpy alerts(&session, &DashboardSession::alert);
+    QSignalSpy stopped(first, &ParticipantProcess::finished);
+    first->sendSignal(SIGTERM); // F5: a clean stop releases
+    QVERIFY(stopped.wait(10000));
+    FailoverHistoryModel *history = session.historyModel();
+    QTRY_COMPARE_WITH_TIMEOUT(history->rowCount(), 1, 5000);
+    QCOMPARE(history->failoverAt(0).to, QString());
+
+    ParticipantProcess *second = join(QStringLiteral("h2"));
+    QTRY_COMPARE_WITH_TIMEOUT(holderCell(*window.leaseView(), QStringLiteral("cron")), second->instanceId(), 20000);
+    QCOMPARE(history->rowCount(), 1);
+    const LeaseFailover handover = history->failoverAt(0);
+    QCOMPARE(handover.from, first->instanceId());
+    QCOMPARE(handover.to, second->instanceId());
+    QCOMPARE(handover.why, QStringLiteral("released"));
+    QVERIFY(handover.gapMs > 0);
+    QCOMPARE(history->index(0, FailoverHistoryModel::WhyColumn).data().toString(),
+             FailoverHistoryModel::describeWhy(QStringLiteral("released")));
+
+    QTRY_VERIFY_WITH_TIMEOUT(!alerts.isEmpty(), 5000);
+    const QString said = alerts.last().at(1).toString();
+    QVERIFY2(said.contains(QStringLiteral("%1 → %2").arg(first->instanceId(), second->instanceId())), qPrintable(said));
+    QVERIFY2(said.contains(FailoverHistoryModel::describeWhy(QStringLiteral("released"))), qPrintable(said));
+    QVERIFY2(!said.contains(FailoverHistoryModel::describeWhy(QStringLiteral("first-acquire"))), qPrintable(said));
 }
 
 void TestDashboard::joinAndStepDownChangeTheLease()
@@ -297,6 +363,63 @@ void TestDashboard::firstStartOpensThisHostsRegistry()
     QCOMPARE(saved.first().parameters.value(QStringLiteral("folder")).toString(), folder);
     QCOMPARE(repository.lastConnectionId(), saved.first().id);
     qunsetenv("BATON_DATA_DIR");
+}
+
+void TestDashboard::testConnectionSaysWhatItFoundWithoutSaving_data()
+{
+    QTest::addColumn<int>("leases"); // -1: the folder does not exist
+    QTest::addColumn<bool>("ok");
+    QTest::newRow("a file Registry with three leases is reported with its count") << 3 << true;
+    QTest::newRow("a missing folder is reported as missing, and not created") << -1 << false;
+}
+
+void TestDashboard::testConnectionSaysWhatItFoundWithoutSaving()
+{
+    // O4: Test connection reads the store once and says what it found or
+    // why it failed; nothing is saved, and a missing folder is not created.
+    QFETCH(int, leases);
+    QFETCH(bool, ok);
+    QTemporaryDir data;
+    QVERIFY(data.isValid());
+    const QString folder = QDir(data.path()).filePath(QStringLiteral("registry"));
+    if (leases >= 0) {
+        FileStore store(QStringLiteral("Registry"), {{QStringLiteral("folder"), folder}}, nullptr);
+        QString error;
+        QVERIFY2(store.init(&error), qPrintable(error));
+        for (int i = 0; i < leases; ++i) {
+            LeaseRecord record;
+            record.holder = QStringLiteral("node-%1").arg(i);
+            record.leaseDurationMs = 60000;
+            bool created = false;
+            store.create(registryLeasePrefix + QStringLiteral("lease-%1").arg(i), leasecodec::encode(record),
+                         [&](const StoreResult &result) { created = result.ok(); });
+            QTRY_VERIFY(created);
+        }
+    }
+    QSettings settings(QDir(data.path()).filePath(QStringLiteral("dashboard.ini")), QSettings::IniFormat);
+    SecretStore secrets;
+    ConnectionRepository repository(&settings, &secrets);
+    ConnectionDialog dialog(&repository);
+    auto *kind = dialog.findChild<QComboBox *>(QStringLiteral("connectionKind"));
+    auto *folderField = dialog.findChild<QLineEdit *>(QStringLiteral("field_file_folder"));
+    auto *test = dialog.findChild<QPushButton *>(QStringLiteral("testConnection"));
+    auto *status = dialog.findChild<QLabel *>(QStringLiteral("connectionStatus"));
+    QVERIFY(kind && folderField && test && status);
+    kind->setCurrentIndex(kind->findData(int(ConnectionKind::FileRegistry)));
+    folderField->setText(folder);
+    QVERIFY(test->isEnabled());
+    test->click();
+    QVERIFY(!test->isEnabled()); // one test at a time
+    QTRY_VERIFY_WITH_TIMEOUT(test->isEnabled(), 5000);
+    if (ok) {
+        QCOMPARE(status->text(), ConnectionProbe::tr("Connected: %n lease(s) found.", nullptr, leases));
+    } else {
+        // The error names the folder and what is wrong with it (R1).
+        QVERIFY2(status->text().contains(folder), qPrintable(status->text()));
+        QVERIFY2(status->text().contains(QStringLiteral("does not exist")), qPrintable(status->text()));
+        QVERIFY(!QFileInfo::exists(folder));
+    }
+    QVERIFY(repository.connections().isEmpty());
 }
 
 void TestDashboard::filterBoxFiltersTheTable()

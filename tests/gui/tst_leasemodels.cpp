@@ -6,6 +6,8 @@
 
 #include "clock.h"
 #include "failoverhistorymodel.h"
+#include "fleettimelinemodel.h"
+#include "fleettimelinewidget.h"
 #include "leaseactivity.h"
 #include "leasecodec.h"
 #include "leasefilterproxymodel.h"
@@ -77,6 +79,10 @@ private Q_SLOTS:
     void heldSinceIsTheHoldersAcquireTimeNotWhenTheObserverConnected();
     void historyModelAndItsExportsParse();
     void activityRecordsSpansAndRenewals();
+    void fleetTimelineHasALanePerLeaseWithItsHoldersAndGaps();
+    void fleetTimelineHighlightsTheFilteredHoldersLanes_data();
+    void fleetTimelineHighlightsTheFilteredHoldersLanes();
+    void fleetTimelineSpansWhatIsKnownAndAClickSelects();
 };
 
 void TestLeaseModels::tableShowsEveryLeaseAndFollowsChanges()
@@ -265,6 +271,8 @@ void TestLeaseModels::heldSinceIsTheHoldersAcquireTimeNotWhenTheObserverConnecte
 void TestLeaseModels::historyModelAndItsExportsParse()
 {
     // O2: from, to, when, why, gap; exported as CSV and JSON that parse back.
+    // O1: a clean handover is one row (released, from the old holder to the
+    // new, with the gap), shown as a release to nobody until taken up.
     Fixture f;
     QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-a")));
     QVERIFY(f.write(QStringLiteral("other"), QStringLiteral("node-z")));
@@ -273,34 +281,49 @@ void TestLeaseModels::historyModelAndItsExportsParse()
     QVERIFY(ready.wait(5000));
     FailoverHistoryModel model(&f.observer);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy updated(&model, &QAbstractItemModel::dataChanged);
     QVERIFY(f.write(QStringLiteral("cron"), QString())); // released
+    QTRY_COMPARE(model.rowCount(), 1);
+    QCOMPARE(model.index(0, FailoverHistoryModel::ToColumn).data().toString(), FailoverHistoryModel::tr("(none)"));
+    QCOMPARE(model.index(0, FailoverHistoryModel::GapColumn).data(FailoverHistoryModel::GapMsRole).toLongLong(), -1);
     f.clock.advance(1500);
     QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node,b"))); // a comma needs quoting
     QVERIFY(f.write(QStringLiteral("other"), QStringLiteral("node-y"))); // taken over
-    QTRY_COMPARE(model.rowCount(), 3);
+    QTRY_COMPARE(model.rowCount(), 2);
+    QCOMPARE(updated.size(), 1);
     QCOMPARE(model.index(0, FailoverHistoryModel::WhyColumn).data(FailoverHistoryModel::WhyKeyRole).toString(),
              QStringLiteral("released"));
-    QCOMPARE(model.index(1, FailoverHistoryModel::GapColumn).data(FailoverHistoryModel::GapMsRole).toLongLong(), 1500);
-    QCOMPARE(model.index(1, FailoverHistoryModel::ToColumn).data().toString(), QStringLiteral("node,b"));
+    QCOMPARE(model.index(0, FailoverHistoryModel::FromColumn).data().toString(), QStringLiteral("node-a"));
+    QCOMPARE(model.index(0, FailoverHistoryModel::ToColumn).data().toString(), QStringLiteral("node,b"));
+    QCOMPARE(model.index(0, FailoverHistoryModel::GapColumn).data(FailoverHistoryModel::GapMsRole).toLongLong(), 1500);
+    QCOMPARE(model.index(1, FailoverHistoryModel::WhyColumn).data(FailoverHistoryModel::WhyKeyRole).toString(),
+             QStringLiteral("taken-over"));
+
+    // A model made after the handover shows the same single row.
+    FailoverHistoryModel later(&f.observer);
+    later.setLease(QStringLiteral("cron"));
+    QCOMPARE(later.rowCount(), 1);
+    QCOMPARE(later.failoverAt(0).to, QStringLiteral("node,b"));
 
     model.setLease(QStringLiteral("cron"));
-    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.rowCount(), 1);
 
     // CSV: a header and one record a row, RFC 4180 quoting.
     const QList<QByteArray> lines = model.toCsv().split('\n');
     QCOMPARE(lines.at(0).trimmed(), QByteArray("lease,from,to,why,time,mono,gapMs,transitions"));
-    QCOMPARE(lines.size(), 4); // header, two rows, the empty piece after the last CRLF
-    QVERIFY(lines.at(2).startsWith("cron,,\"node,b\",first-acquire,"));
-    QVERIFY(lines.at(2).trimmed().endsWith(",1500,1"));
+    QCOMPARE(lines.size(), 3); // header, one row, the empty piece after the last CRLF
+    QVERIFY(lines.at(1).startsWith("cron,node-a,\"node,b\",released,"));
+    QVERIFY(lines.at(1).trimmed().endsWith(",1500,1"));
 
     // JSON: the history array with the same fields.
+    model.setLease({});
     QJsonParseError error;
     const QJsonDocument json = QJsonDocument::fromJson(model.toJson(), &error);
     QCOMPARE(error.error, QJsonParseError::NoError);
     const QJsonArray rows = json.object().value(QStringLiteral("history")).toArray();
     QCOMPARE(rows.size(), 2);
-    QCOMPARE(rows.at(1).toObject().value(QStringLiteral("to")).toString(), QStringLiteral("node,b"));
-    QCOMPARE(rows.at(1).toObject().value(QStringLiteral("gapMs")).toInt(), 1500);
+    QCOMPARE(rows.at(0).toObject().value(QStringLiteral("to")).toString(), QStringLiteral("node,b"));
+    QCOMPARE(rows.at(0).toObject().value(QStringLiteral("gapMs")).toInt(), 1500);
     QCOMPARE(rows.at(0).toObject().value(QStringLiteral("why")).toString(), QStringLiteral("released"));
 }
 
@@ -330,6 +353,139 @@ void TestLeaseModels::activityRecordsSpansAndRenewals()
     QCOMPARE(track.renewals.size(), 4);
     QCOMPARE(track.renewals.at(3).intervalMs, 2000);
     QCOMPARE(LeaseActivity::estimatedRenewInterval(track), 2000);
+}
+
+void TestLeaseModels::fleetTimelineHasALanePerLeaseWithItsHoldersAndGaps()
+{
+    // O4: the fleet at a glance: one lane per lease, by name, each the
+    // holders' stretches and, hatched, the stretch without a leader.
+    Fixture f;
+    QVERIFY(f.write(QStringLiteral("other"), QStringLiteral("node-b")));
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-a")));
+    f.observer.start();
+    QSignalSpy ready(&f.observer, &LeaseObserver::ready);
+    QVERIFY(ready.wait(5000));
+    const qint64 t0 = f.clock.monotonicMs();
+    LeaseActivity activity(&f.observer);
+    FleetTimelineModel model;
+    QSignalSpy lanes(&model, &FleetTimelineModel::lanesChanged);
+    model.setActivity(&activity);
+    QCOMPARE(model.leases(), (QStringList {QStringLiteral("cron"), QStringLiteral("other")}));
+    QCOMPARE(model.knownSinceMono(), t0);
+
+    f.clock.advance(1000);
+    QVERIFY(f.write(QStringLiteral("cron"), QString())); // released
+    const qint64 released = f.clock.monotonicMs();
+    f.clock.advance(500);
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-c")));
+    const qint64 taken = f.clock.monotonicMs();
+    QTRY_COMPARE(model.segments(QStringLiteral("cron")).size(), 3);
+    const QList<FleetSegment> cron = model.segments(QStringLiteral("cron"));
+    QCOMPARE(cron.at(0).holder, QStringLiteral("node-a"));
+    QCOMPARE(cron.at(0).startMono, t0);
+    QCOMPARE(cron.at(0).endMono, released);
+    QVERIFY(!cron.at(0).noLeader);
+    QVERIFY(cron.at(1).noLeader);
+    QCOMPARE(cron.at(1).startMono, released);
+    QCOMPARE(cron.at(1).endMono, taken);
+    QCOMPARE(cron.at(2).holder, QStringLiteral("node-c"));
+    QCOMPARE(cron.at(2).endMono, -1); // still held
+    QCOMPARE(model.segments(QStringLiteral("other")).size(), 1);
+
+    // A lease that appears gets its lane in order; the first instant known stays.
+    lanes.clear();
+    QVERIFY(f.write(QStringLiteral("backup"), QStringLiteral("node-a")));
+    QTRY_COMPARE(model.laneCount(), 3);
+    QCOMPARE(lanes.size(), 1);
+    QCOMPARE(model.laneOf(QStringLiteral("backup")), 0);
+    QCOMPARE(model.laneOf(QStringLiteral("other")), 2);
+    QCOMPARE(model.knownSinceMono(), t0);
+}
+
+void TestLeaseModels::fleetTimelineHighlightsTheFilteredHoldersLanes_data()
+{
+    QTest::addColumn<QString>("filter");
+    QTest::addColumn<QStringList>("highlighted");
+    QTest::newRow("no filter highlights nothing") << QString() << QStringList();
+    QTest::newRow("a holder lights every lease it held, even one it lost")
+            << QStringLiteral("holder:NODE-A") << QStringList {QStringLiteral("backup"), QStringLiteral("cron")};
+    QTest::newRow("a plain word is matched against holders too")
+            << QStringLiteral("node-b") << QStringList {QStringLiteral("other")};
+    QTest::newRow("a lease: word highlights no holder") << QStringLiteral("lease:cron") << QStringList();
+}
+
+void TestLeaseModels::fleetTimelineHighlightsTheFilteredHoldersLanes()
+{
+    // O4: the holder filter highlights that holder's lanes: a node that
+    // held three leases lights up three lanes, not one at a time.
+    QFETCH(QString, filter);
+    QFETCH(QStringList, highlighted);
+    Fixture f;
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-a")));
+    QVERIFY(f.write(QStringLiteral("backup"), QStringLiteral("node-a")));
+    QVERIFY(f.write(QStringLiteral("other"), QStringLiteral("node-b")));
+    f.observer.start();
+    QSignalSpy ready(&f.observer, &LeaseObserver::ready);
+    QVERIFY(ready.wait(5000));
+    LeaseActivity activity(&f.observer);
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-c"))); // taken over from node-a
+    QTRY_COMPARE(activity.track(QStringLiteral("cron")).spans.size(), 2);
+    FleetTimelineModel model;
+    model.setActivity(&activity);
+    QSignalSpy changed(&model, &FleetTimelineModel::changed);
+    model.setHolderFilter(LeaseFilterProxyModel::holderWordsIn(filter));
+    QStringList lit;
+    for (const QString &lease : model.leases())
+        if (model.isHighlighted(lease))
+            lit.append(lease);
+    QCOMPARE(lit, highlighted);
+    // A repaint is asked for only when the words changed.
+    QCOMPARE(changed.isEmpty(), LeaseFilterProxyModel::holderWordsIn(filter).isEmpty());
+}
+
+void TestLeaseModels::fleetTimelineSpansWhatIsKnownAndAClickSelects()
+{
+    // O4: by default the span fits what this observer knows, from its first
+    // sighting to now (no minutes of nothing before it connected); a click
+    // on a lane selects that lease.
+    Fixture f;
+    QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-a")));
+    QVERIFY(f.write(QStringLiteral("other"), QStringLiteral("node-b")));
+    f.observer.start();
+    QSignalSpy ready(&f.observer, &LeaseObserver::ready);
+    QVERIFY(ready.wait(5000));
+    const qint64 t0 = f.clock.monotonicMs();
+    LeaseActivity activity(&f.observer);
+    FleetTimelineWidget widget;
+    widget.resize(640, 240);
+    widget.setActivity(&activity);
+    QVERIFY(widget.isFitted());
+    for (int i = 0; i < 5; ++i) { // 40 s of renewals, each within the lease
+        f.clock.advance(8000);
+        QVERIFY(f.write(QStringLiteral("cron"), QStringLiteral("node-a")));
+    }
+    const qint64 known = f.clock.monotonicMs() - t0;
+    const chart::TimeScale scale = widget.timeScale();
+    QCOMPARE(scale.end, f.clock.monotonicMs());
+    QVERIFY2(scale.start <= t0, qPrintable(QString::number(t0 - scale.start)));
+    QVERIFY2(t0 - scale.start <= known / 10, qPrintable(QString::number(t0 - scale.start)));
+
+    // Zooming makes the span the operator's; Home fits it again.
+    QTest::keyClick(&widget, Qt::Key_Minus);
+    QVERIFY(!widget.isFitted());
+    QTest::keyClick(&widget, Qt::Key_Home);
+    QVERIFY(widget.isFitted());
+
+    QSignalSpy activated(&widget, &FleetTimelineWidget::leaseActivated);
+    QPoint onOther;
+    for (int y = 0; y < widget.height() && onOther.isNull(); ++y)
+        if (widget.leaseAt(QPoint(widget.width() / 2, y)) == QLatin1String("other"))
+            onOther = QPoint(widget.width() / 2, y + 2);
+    QVERIFY(!onOther.isNull());
+    QTest::mouseClick(&widget, Qt::LeftButton, {}, onOther);
+    QCOMPARE(activated.size(), 1);
+    QCOMPARE(activated.at(0).at(0).toString(), QStringLiteral("other"));
+    QCOMPARE(widget.model()->selectedLease(), QStringLiteral("other"));
 }
 
 QTEST_MAIN(TestLeaseModels)

@@ -42,7 +42,7 @@ void TestTranslations::frenchRunShowsFrenchLabels()
     QCOMPARE(table->headerData(LeaseTableModel::LeaseColumn, Qt::Horizontal).toString(), QStringLiteral("Bail"));
     QCOMPARE(table->headerData(LeaseTableModel::HolderColumn, Qt::Horizontal).toString(), QStringLiteral("Détenteur"));
     QCOMPARE(table->headerData(LeaseTableModel::FreshnessColumn, Qt::Horizontal).toString(),
-             QStringLiteral("Dernier renouvellement"));
+             QStringLiteral("Renouvellement"));
     QCOMPARE(window.detailTabs()->tabText(0), QStringLiteral("Historique des bascules"));
     auto *join = window.findChild<QPushButton *>(QStringLiteral("joinButton"));
     QVERIFY(join);

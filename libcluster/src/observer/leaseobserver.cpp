@@ -142,7 +142,25 @@ void LeaseObserver::apply(const SourcedLease &lease)
     // A lease created while this observer runs is a first acquisition too;
     // one found by the first list is where the history starts.
     const bool appeared = !known && m_ready;
-    if ((known || appeared) && record.holder != previousHolder) {
+    const auto openRelease = m_openRelease.constFind(name);
+    if (known && previousHolder.isEmpty() && !record.holder.isEmpty() && openRelease != m_openRelease.cend()) {
+        // The successor of a release seen: the release's row gets it.
+        const qsizetype row = *openRelease;
+        m_openRelease.erase(openRelease);
+        LeaseFailover &change = m_history[row];
+        change.to = record.holder;
+        change.gapMs = now - change.mono;
+        change.transitions = record.transitions;
+        next.holderSinceMono = now;
+        ++next.changesSeen;
+        m_leases.insert(name, next);
+        schedule(next);
+        qCDebug(lcElection).noquote() << QStringLiteral("observer: %1: handed over from %2 to %3 (%4 ms without a leader)")
+                                                .arg(name, change.from, change.to)
+                                                .arg(change.gapMs);
+        Q_EMIT leaseChanged(name);
+        Q_EMIT handedOver(int(row), change);
+    } else if ((known || appeared) && record.holder != previousHolder) {
         LeaseFailover change;
         change.lease = name;
         change.from = previousHolder;
@@ -155,7 +173,7 @@ void LeaseObserver::apply(const SourcedLease &lease)
             change.why = QStringLiteral("released");
         } else if (previousHolder.isEmpty()) {
             change.why = QStringLiteral("first-acquire");
-            if (known) // without a leader since the release was seen
+            if (known) // without a leader at least since this observer saw it free
                 change.gapMs = now - previousChanged;
         } else if (previousExpired || now - previousChanged >= previousDuration / 2) {
             // A successor takes an unreleased lease only once it judged it
@@ -171,6 +189,9 @@ void LeaseObserver::apply(const SourcedLease &lease)
         ++next.changesSeen;
         m_leases.insert(name, next);
         schedule(next);
+        m_openRelease.remove(name);
+        if (change.why == QLatin1String("released"))
+            m_openRelease.insert(name, m_history.size());
         m_history.append(change);
         // Debug: whoever observes prints the change (status, the dashboard); at
         // info every change would show twice.
@@ -192,6 +213,7 @@ void LeaseObserver::apply(const SourcedLease &lease)
 void LeaseObserver::remove(const QString &name)
 {
     unschedule(name);
+    m_openRelease.remove(name);
     if (m_leases.remove(name) > 0)
         Q_EMIT leaseRemoved(name);
     armExpiry();

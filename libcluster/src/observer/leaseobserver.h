@@ -62,7 +62,8 @@ struct LeaseFailover
     /*!
      * Milliseconds without a leader before \a to took the lease: from the
      * release seen, or from the expiry of \a from as this observer judged it.
-     * 0 for a take-over, -1 when unknown (first-acquire) or not a take-up.
+     * 0 for a take-over, -1 when unknown (first-acquire) or not yet taken
+     * up (a release nobody has taken).
      */
     qint64 gapMs = -1;
     qint64 transitions = 0;
@@ -120,6 +121,13 @@ Q_SIGNALS:
     void leaseRemoved(const QString &name);
     /*! The holder changed; also appended to history(). */
     void failover(const baton::LeaseFailover &change);
+    /*!
+     * A lease released as this observer saw it was taken up: the release's
+     * row in history() (index \a row) now names its new holder and the time
+     * without a leader. A clean handover is one change, not a release and
+     * a first acquisition; failover() is not emitted for it.
+     */
+    void handedOver(int row, const baton::LeaseFailover &change);
     /*! The holder's lease ran out as this observer sees it. */
     void leaseExpired(const QString &name);
     /*! Listing failed; the observer keeps trying (R4). */
@@ -152,6 +160,8 @@ private:
     Deadlines m_deadlines;
     QHash<QString, Deadlines::iterator> m_deadlineOf;
     QList<LeaseFailover> m_history;
+    /*! The history row of each lease's release not yet taken up. */
+    QHash<QString, qsizetype> m_openRelease;
     bool m_listing = false;
     bool m_ready = false;
     bool m_running = false;

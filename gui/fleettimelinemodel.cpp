@@ -1,0 +1,126 @@
+#include "fleettimelinemodel.h"
+
+#include "leaseactivity.h"
+
+#include <algorithm>
+
+namespace baton {
+
+namespace {
+
+qint64 firstKnown(const LeaseTrack &track)
+{
+    return track.spans.isEmpty() ? track.firstSeenMono : std::min(track.firstSeenMono, track.spans.first().startMono);
+}
+
+} // namespace
+
+FleetTimelineModel::FleetTimelineModel(QObject *parent)
+    : QObject(parent)
+{
+}
+
+void FleetTimelineModel::setActivity(LeaseActivity *activity)
+{
+    if (m_activity)
+        disconnect(m_activity, nullptr, this, nullptr);
+    m_activity = activity;
+    if (activity)
+        connect(activity, &LeaseActivity::trackChanged, this, &FleetTimelineModel::onTrackChanged);
+    rebuild();
+}
+
+const Clock *FleetTimelineModel::clock() const
+{
+    return m_activity ? &m_activity->clock() : nullptr;
+}
+
+void FleetTimelineModel::rebuild()
+{
+    m_leases = m_activity ? m_activity->leases() : QStringList();
+    std::sort(m_leases.begin(), m_leases.end());
+    m_knownSince = -1;
+    for (const QString &lease : std::as_const(m_leases)) {
+        const qint64 since = firstKnown(m_activity->track(lease));
+        m_knownSince = m_knownSince < 0 ? since : std::min(m_knownSince, since);
+    }
+    Q_EMIT lanesChanged();
+    Q_EMIT changed();
+}
+
+void FleetTimelineModel::onTrackChanged(const QString &lease)
+{
+    const auto at = std::lower_bound(m_leases.begin(), m_leases.end(), lease);
+    const bool known = at != m_leases.end() && *at == lease;
+    if (!m_activity->contains(lease)) {
+        if (known) {
+            // The first instant known may have gone with it.
+            rebuild();
+        }
+        return;
+    }
+    // A renewal of a known lease costs no search of every lane: only a new
+    // one is inserted in order.
+    const qint64 since = firstKnown(m_activity->track(lease));
+    m_knownSince = m_knownSince < 0 ? since : std::min(m_knownSince, since);
+    if (!known) {
+        m_leases.insert(at, lease);
+        Q_EMIT lanesChanged();
+    }
+    Q_EMIT changed();
+}
+
+int FleetTimelineModel::laneOf(const QString &lease) const
+{
+    const auto at = std::lower_bound(m_leases.begin(), m_leases.end(), lease);
+    return at != m_leases.end() && *at == lease ? int(at - m_leases.begin()) : -1;
+}
+
+QList<FleetSegment> FleetTimelineModel::segments(const QString &lease) const
+{
+    QList<FleetSegment> out;
+    if (!m_activity)
+        return out;
+    const LeaseTrack track = m_activity->track(lease);
+    for (const HolderSpan &span : track.spans) {
+        if (span.holder.isEmpty()) {
+            out.append({QString(), span.startMono, span.endMono, true});
+            continue;
+        }
+        const bool ranOut = span.expiredMono >= 0 && (span.endMono < 0 || span.expiredMono < span.endMono);
+        out.append({span.holder, span.startMono, ranOut ? span.expiredMono : span.endMono, false});
+        if (ranOut)
+            out.append({QString(), span.expiredMono, span.endMono, true});
+    }
+    return out;
+}
+
+void FleetTimelineModel::setHolderFilter(const QStringList &words)
+{
+    if (words == m_holderWords)
+        return;
+    m_holderWords = words;
+    Q_EMIT changed();
+}
+
+bool FleetTimelineModel::isHighlighted(const QString &lease) const
+{
+    if (m_holderWords.isEmpty() || !m_activity)
+        return false;
+    const LeaseTrack track = m_activity->track(lease);
+    for (const HolderSpan &span : track.spans)
+        for (const QString &word : m_holderWords)
+            if (!span.holder.isEmpty() && span.holder.contains(word, Qt::CaseInsensitive))
+                return true;
+    return false;
+}
+
+void FleetTimelineModel::setSelectedLease(const QString &lease)
+{
+    if (lease == m_selected)
+        return;
+    m_selected = lease;
+    Q_EMIT changed();
+}
+
+} // namespace baton

@@ -1,0 +1,83 @@
+#pragma once
+
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+
+namespace baton {
+
+class Clock;
+class LeaseActivity;
+
+/*! A stretch of one lease's lane: a holder's, or one without a leader. */
+struct FleetSegment
+{
+    /*! Empty when nobody led (released, or run out unrenewed). */
+    QString holder;
+    qint64 startMono = 0;
+    /*! -1 while it lasts. */
+    qint64 endMono = -1;
+    /*! Released and not yet taken, or the holder's lease ran out unrenewed (F2). */
+    bool noLeader = false;
+};
+
+/*!
+ * Every lease as a lane of holders over time (O4): the data of the fleet
+ * timeline, as Grafana's state timeline draws it. A lane per lease, sorted
+ * by name; each lane the holders' stretches and the stretches without a
+ * leader, on the observer's monotonic clock, over what LeaseActivity keeps.
+ *
+ * The holder filter (the filter box's `holder:` words, or its plain words)
+ * highlights the lanes that holder held at some time: a node that died
+ * holding three leases lights up three lanes.
+ */
+class FleetTimelineModel : public QObject
+{
+    Q_OBJECT
+public:
+    explicit FleetTimelineModel(QObject *parent = nullptr);
+
+    void setActivity(LeaseActivity *activity);
+    LeaseActivity *activity() const { return m_activity; }
+    const Clock *clock() const;
+
+    /*! The leases, one lane each, by name. */
+    QStringList leases() const { return m_leases; }
+    int laneCount() const { return int(m_leases.size()); }
+    /*! The lane of \a lease, or -1. */
+    int laneOf(const QString &lease) const;
+    QList<FleetSegment> segments(const QString &lease) const;
+
+    /*! The first instant anything is known of, over every lane; -1 when nothing is. */
+    qint64 knownSinceMono() const { return m_knownSince; }
+
+    /*! Case-insensitive parts of holder names whose lanes are highlighted; empty: none. */
+    void setHolderFilter(const QStringList &words);
+    QStringList holderFilter() const { return m_holderWords; }
+    bool isHighlighted(const QString &lease) const;
+
+    void setSelectedLease(const QString &lease);
+    QString selectedLease() const { return m_selected; }
+
+Q_SIGNALS:
+    /*! Lanes came or went. */
+    void lanesChanged();
+    /*! Something drawn changed: a lane's holders, the filter, the selection. */
+    void changed();
+    /*! The operator chose \a lease here (a click on its lane). */
+    void leaseActivated(const QString &lease);
+
+private:
+    void onTrackChanged(const QString &lease);
+    void rebuild();
+
+    QPointer<LeaseActivity> m_activity;
+    QStringList m_leases;
+    qint64 m_knownSince = -1;
+    QStringList m_holderWords;
+    QString m_selected;
+};
+
+} // namespace baton
