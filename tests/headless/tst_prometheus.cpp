@@ -100,19 +100,9 @@ QString TestPrometheus::tool(const char *name)
 
 QString TestPrometheus::writeConfig(const QString &instanceId)
 {
-    const QJsonObject config {
-            {QStringLiteral("services"),
-             QJsonObject {{QStringLiteral("Registry"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
-                                        {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}}},
-                          {QStringLiteral("cluster"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
-                                        {QStringLiteral("leaseName"), lease},
-                                        {QStringLiteral("instanceId"), instanceId},
-                                        {QStringLiteral("leaseDuration"), leaseMs},
-                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
-    const QString path = m_folder.filePath(instanceId + QStringLiteral(".json"));
-    return test::writeJsonFile(path, config) ? path : QString();
+    const test::ParticipantConfig config {test::fileRegistry(m_folder.filePath(QStringLiteral("registry"))),
+                                          lease, instanceId, leaseMs, renewMs};
+    return config.writeTo(m_folder.filePath(instanceId + QStringLiteral(".json")));
 }
 
 ParticipantProcess *TestPrometheus::startParticipant(const QString &id, const QStringList &extra)
