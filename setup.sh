@@ -6,7 +6,8 @@ set -eu
 
 # prometheus brings promtool and the server that tst_prometheus runs on
 # loopback against real `baton join --listen` processes; man-db renders
-# baton(1) in baton_manual; systemd brings systemd-analyze for systemd_units.
+# baton(1) in baton_manual; systemd brings systemd-analyze for systemd_units;
+# stress-ng is the CPU hog of scripts/suite-under-load.sh.
 packages="
   ca-certificates
   build-essential cmake ninja-build pkg-config
@@ -26,6 +27,7 @@ packages="
   lintian
   man-db
   systemd
+  stress-ng
 "
 
 # clang and its runtimes (libFuzzer, ASan, UBSan) are for scripts/fuzz.sh and
