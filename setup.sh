@@ -8,6 +8,7 @@ set -eu
 # loopback against real `baton join --listen` processes; man-db renders
 # baton(1) in baton_manual; systemd brings systemd-analyze for systemd_units;
 # faketime and libfaketime run tst_clockdrift's participants at skewed clock rates.
+# stress-ng is the CPU hog of scripts/suite-under-load.sh.
 packages="
   ca-certificates
   build-essential cmake ninja-build pkg-config
@@ -28,6 +29,7 @@ packages="
   man-db
   systemd
   faketime libfaketime
+  stress-ng
 "
 
 # clang and its runtimes (libFuzzer, ASan, UBSan) are for scripts/fuzz.sh and

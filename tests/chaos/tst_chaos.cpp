@@ -29,7 +29,6 @@
 #include "participants.h"
 #include "testsupport.h"
 
-#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -373,9 +372,10 @@ Fault TestChaos::freeze()
     victim->sendSignal(SIGSTOP);
     // Once baton is stopped it starts no command: its children now are all
     // there is to freeze (the events may not have told of the newest yet).
-    QDeadlineTimer patience(5000);
-    while (!isStopped(victim->pid()) && !patience.hasExpired())
-        QTest::qWait(1);
+    // The kernel tells a stop in the process's state; the event loop turns
+    // while it is awaited.
+    if (!QTest::qWaitFor([victim] { return isStopped(victim->pid()); }, 5000))
+        qWarning("chaos: %s was not stopped 5 s after SIGSTOP", qPrintable(victim->label()));
     // Each process's group before its children are read: a stopped parent
     // starts no more of them.
     QList<pid_t> parents {pid_t(victim->pid())};

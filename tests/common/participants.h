@@ -26,6 +26,45 @@ inline bool writeJsonFile(const QString &path, const QJsonObject &object)
     return file.write(QJsonDocument(object).toJson()) >= 0;
 }
 
+/*! The Registry service of a FileStore in \a folder, which the processes of one host share. */
+inline QJsonObject fileRegistry(const QString &folder)
+{
+    return QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
+                        {QStringLiteral("folder"), folder}};
+}
+
+/*!
+ * The configuration of one `baton join` participant: the Registry service
+ * (fileRegistry(), or an etcd store) and a StoreClusterService "cluster"
+ * electing \a leaseName as \a instanceId with the given lease and renewal.
+ */
+struct ParticipantConfig
+{
+    QJsonObject registry;
+    QString leaseName;
+    QString instanceId;
+    qint64 leaseMs = 0;
+    qint64 renewMs = 0;
+
+    QJsonObject toJson() const
+    {
+        const QJsonObject cluster {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
+                                   {QStringLiteral("leaseName"), leaseName},
+                                   {QStringLiteral("instanceId"), instanceId},
+                                   {QStringLiteral("leaseDuration"), leaseMs},
+                                   {QStringLiteral("renewInterval"), renewMs}};
+        return QJsonObject {{QStringLiteral("services"),
+                             QJsonObject {{QStringLiteral("Registry"), registry},
+                                          {QStringLiteral("cluster"), cluster}}}};
+    }
+
+    /*! Writes it to \a path; returns \a path, or an empty string when the file cannot be written. */
+    QString writeTo(const QString &path) const
+    {
+        return writeJsonFile(path, toJson()) ? path : QString();
+    }
+};
+
 /*!
  * Keeps what \a participant wrote (its log, its events) for the secrets
  * scan (R2) when it finishes, including when it is killed by its

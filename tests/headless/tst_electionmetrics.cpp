@@ -40,6 +40,31 @@ QJsonObject record(const Clock &clock, const QString &lease, const QString &name
 
 using Labels = QMap<QString, QString>;
 
+/*! The labels of the series of lease \a lease, plus \a label = \a value when given. */
+Labels onLease(const QString &lease, const char *label = nullptr, const QString &value = {})
+{
+    Labels labels {{QStringLiteral("lease"), lease}};
+    if (label)
+        labels.insert(QString::fromLatin1(label), value);
+    return labels;
+}
+
+/*!
+ * O3: what a scrape of \a metrics would read now in the series \a name
+ * whose labels include \a labels, through the strict reader of the text
+ * format. NaN, which equals no expected value, when the series is absent or
+ * the reader refuses the exposition (then its reason is logged).
+ */
+double scraped(const ElectionMetrics &metrics, const char *name, const Labels &labels = {})
+{
+    const test::PrometheusScrape scrape = test::parsePrometheus(metrics.render());
+    if (!scrape.ok()) {
+        qWarning("the exposition does not parse: %s", qPrintable(scrape.error));
+        return qQNaN();
+    }
+    return scrape.value(QString::fromLatin1(name), labels);
+}
+
 } // namespace
 
 class TestElectionMetrics : public QObject
@@ -72,44 +97,30 @@ void TestElectionMetrics::theExpositionParsesAndCountsEveryRecord()
     clock.advance(250);
     const test::PrometheusScrape scrape = test::parsePrometheus(metrics.render());
     QVERIFY2(scrape.ok(), qPrintable(scrape.error));
-
-    const Labels cron {{QStringLiteral("lease"), QStringLiteral("cron")}};
-    const Labels other {{QStringLiteral("lease"), QStringLiteral("other")}};
     QCOMPARE(scrape.types.value(QStringLiteral("baton_is_leader")), QStringLiteral("gauge"));
     QCOMPARE(scrape.types.value(QStringLiteral("baton_attempt_latency_seconds")), QStringLiteral("histogram"));
-    QCOMPARE(scrape.value(QStringLiteral("baton_is_leader"), cron), 1.0); // from the events: no service here
+
+    const QString cron = QStringLiteral("cron");
+    const QString other = QStringLiteral("other");
+    QCOMPARE(scraped(metrics, "baton_is_leader", onLease(cron)), 1.0); // from the events: no service here
     // `identity`, never `instance`: Prometheus owns that label (O3).
-    QCOMPARE(scrape.value(QStringLiteral("baton_is_leader"),
-                          {{QStringLiteral("lease"), QStringLiteral("cron")}, {QStringLiteral("identity"), QStringLiteral("me")}}),
-             1.0);
-    QCOMPARE(scrape.value(QStringLiteral("baton_leader_info"),
-                          {{QStringLiteral("lease"), QStringLiteral("cron")}, {QStringLiteral("holder"), QStringLiteral("me")}}),
-             1.0);
-    QCOMPARE(scrape.value(QStringLiteral("baton_attempts_total"),
-                          {{QStringLiteral("lease"), QStringLiteral("cron")}, {QStringLiteral("outcome"), QStringLiteral("renewed")}}),
-             1.0);
+    QCOMPARE(scraped(metrics, "baton_is_leader", onLease(cron, "identity", QStringLiteral("me"))), 1.0);
+    QCOMPARE(scraped(metrics, "baton_leader_info", onLease(cron, "holder", QStringLiteral("me"))), 1.0);
+    QCOMPARE(scraped(metrics, "baton_attempts_total", onLease(cron, "outcome", QStringLiteral("renewed"))), 1.0);
     // Every outcome is there from the start, so rates work from the first scrape.
-    QCOMPARE(scrape.value(QStringLiteral("baton_attempts_total"),
-                          {{QStringLiteral("lease"), QStringLiteral("cron")}, {QStringLiteral("outcome"), QStringLiteral("conflict")}}),
-             0.0);
-    QCOMPARE(scrape.value(QStringLiteral("baton_attempt_latency_seconds_count"), cron), 2.0);
-    QCOMPARE(scrape.value(QStringLiteral("baton_attempt_latency_seconds_sum"), cron), 0.043);
-    QCOMPARE(scrape.value(QStringLiteral("baton_attempt_latency_seconds_bucket"),
-                          {{QStringLiteral("lease"), QStringLiteral("cron")}, {QStringLiteral("le"), QStringLiteral("0.005")}}),
-             1.0);
-    QCOMPARE(scrape.value(QStringLiteral("baton_attempt_latency_seconds_bucket"),
-                          {{QStringLiteral("lease"), QStringLiteral("other")}, {QStringLiteral("le"), QStringLiteral("10")}}),
-             1.0);
-    QCOMPARE(scrape.value(QStringLiteral("baton_attempt_latency_seconds_bucket"),
-                          {{QStringLiteral("lease"), QStringLiteral("other")}, {QStringLiteral("le"), QStringLiteral("+Inf")}}),
-             2.0);
-    QCOMPARE(scrape.value(QStringLiteral("baton_last_attempt_latency_seconds"), cron), 0.04);
+    QCOMPARE(scraped(metrics, "baton_attempts_total", onLease(cron, "outcome", QStringLiteral("conflict"))), 0.0);
+    QCOMPARE(scraped(metrics, "baton_attempt_latency_seconds_count", onLease(cron)), 2.0);
+    QCOMPARE(scraped(metrics, "baton_attempt_latency_seconds_sum", onLease(cron)), 0.043);
+    QCOMPARE(scraped(metrics, "baton_attempt_latency_seconds_bucket", onLease(cron, "le", QStringLiteral("0.005"))), 1.0);
+    QCOMPARE(scraped(metrics, "baton_attempt_latency_seconds_bucket", onLease(other, "le", QStringLiteral("10"))), 1.0);
+    QCOMPARE(scraped(metrics, "baton_attempt_latency_seconds_bucket", onLease(other, "le", QStringLiteral("+Inf"))), 2.0);
+    QCOMPARE(scraped(metrics, "baton_last_attempt_latency_seconds", onLease(cron)), 0.04);
     // A timestamp, as Prometheus's conventions ask, not a "time since":
     // the wall clock of the renewal's record (ManualClock starts 2026-01-01).
-    QCOMPARE(scrape.value(QStringLiteral("baton_last_renewal_timestamp_seconds"), cron),
+    QCOMPARE(scraped(metrics, "baton_last_renewal_timestamp_seconds", onLease(cron)),
              double(QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC).toSecsSinceEpoch()) + 0.1);
     // A follower never renewed: 0, the convention for "never".
-    QCOMPARE(scrape.value(QStringLiteral("baton_last_renewal_timestamp_seconds"), other), 0.0);
+    QCOMPARE(scraped(metrics, "baton_last_renewal_timestamp_seconds", onLease(other)), 0.0);
 }
 
 void TestElectionMetrics::labelValuesAreEscaped()
@@ -118,11 +129,7 @@ void TestElectionMetrics::labelValuesAreEscaped()
     ElectionMetrics metrics(&clock);
     const QString odd = QStringLiteral("a \"quoted\" \\ lease\nname");
     metrics.record(attempt(clock, odd, QStringLiteral("held"), 1));
-    const test::PrometheusScrape scrape = test::parsePrometheus(metrics.render());
-    QVERIFY2(scrape.ok(), qPrintable(scrape.error));
-    QCOMPARE(scrape.value(QStringLiteral("baton_attempts_total"),
-                          {{QStringLiteral("lease"), odd}, {QStringLiteral("outcome"), QStringLiteral("held")}}),
-             1.0);
+    QCOMPARE(scraped(metrics, "baton_attempts_total", onLease(odd, "outcome", QStringLiteral("held"))), 1.0);
 }
 
 void TestElectionMetrics::theParserRefusesWhatPrometheusWould_data()
@@ -168,10 +175,10 @@ void TestElectionMetrics::readinessGoesBadWhenTheStoreIsSilentLongerThanTheLease
     QVERIFY(!before.ready);
     QVERIFY2(before.reasons.join(QLatin1Char(' ')).contains(QStringLiteral("not answered yet")),
              qPrintable(before.reasons.join(QLatin1Char(' '))));
-    QCOMPARE(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_ready")), 0.0);
+    QCOMPARE(scraped(metrics, "baton_ready"), 0.0);
     metrics.record(attempt(clock, QStringLiteral("m"), QStringLiteral("held"), 1));
     QVERIFY(metrics.readiness().ready);
-    QCOMPARE(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_ready")), 1.0);
+    QCOMPARE(scraped(metrics, "baton_ready"), 1.0);
     clock.advance(100);
     metrics.record(attempt(clock, QStringLiteral("m"), QStringLiteral("error"), 50));
     clock.advance(500);
@@ -182,7 +189,7 @@ void TestElectionMetrics::readinessGoesBadWhenTheStoreIsSilentLongerThanTheLease
     QVERIFY(!bad.ready);
     QVERIFY2(bad.reasons.join(QLatin1Char(' ')).contains(QStringLiteral("longer than the lease")),
              qPrintable(bad.reasons.join(QLatin1Char(' '))));
-    QCOMPARE(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_ready")), 0.0);
+    QCOMPARE(scraped(metrics, "baton_ready"), 0.0);
     metrics.record(attempt(clock, QStringLiteral("m"), QStringLiteral("conflict"), 1));
     QVERIFY(metrics.readiness().ready);
 }
@@ -210,7 +217,7 @@ void TestElectionMetrics::leadershipEndsAtTheDeadlineOfALeaderThatStillThinksItL
     QCOMPARE(now.holder, QStringLiteral("me"));
     QCOMPARE(now.fencingToken, cluster.fencingToken());
     QCOMPARE(now.validForMs, 350); // (600 + 100) / 2 from the attempt's start: no time passed
-    QCOMPARE(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_is_leader")), 1.0);
+    QCOMPARE(scraped(metrics, "baton_is_leader"), 1.0);
     clock.advance(349);
     QCOMPARE(metrics.leadership(QStringLiteral("m")).validForMs, 1);
     clock.advance(1); // at the deadline with no event-loop turn in between
@@ -218,7 +225,7 @@ void TestElectionMetrics::leadershipEndsAtTheDeadlineOfALeaderThatStillThinksItL
     QVERIFY(!now.leading);
     QCOMPARE(now.validForMs, 0);
     QCOMPARE(now.fencingToken, -1);
-    QCOMPARE(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_is_leader")), 0.0);
+    QCOMPARE(scraped(metrics, "baton_is_leader"), 0.0);
     QSignalSpy stopped(&cluster, &Service::stopped);
     cluster.stop();
     QVERIFY(stopped.wait(5000));
@@ -243,15 +250,15 @@ void TestElectionMetrics::transitionsAreTheLeaseRecordsCount()
     QVERIFY(leading.wait(5000));
     QVERIFY(second.init(&error));
     QTRY_COMPARE_WITH_TIMEOUT(second.currentHolder(), QStringLiteral("first"), 5000);
-    QCOMPARE(test::parsePrometheus(metrics.render()).value(QStringLiteral("baton_leader_transitions_total")), 0.0);
-    QCOMPARE(test::parsePrometheus(followerMetrics.render()).value(QStringLiteral("baton_leader_transitions_total")), 0.0);
+    QCOMPARE(scraped(metrics, "baton_leader_transitions_total"), 0.0);
+    QCOMPARE(scraped(followerMetrics, "baton_leader_transitions_total"), 0.0);
     // A clean handover (F5): the record counts one more term, both say 1.
     QSignalSpy firstStopped(&first, &Service::stopped);
     first.stop();
     QVERIFY(firstStopped.wait(5000));
     QTRY_VERIFY_WITH_TIMEOUT(second.isLeader(), 5000);
-    QCOMPARE(test::parsePrometheus(followerMetrics.render()).value(QStringLiteral("baton_leader_transitions_total")), 1.0);
-    QCOMPARE(test::parsePrometheus(followerMetrics.render()).value(QStringLiteral("baton_leader_transitions_total")),
+    QCOMPARE(scraped(followerMetrics, "baton_leader_transitions_total"), 1.0);
+    QCOMPARE(scraped(followerMetrics, "baton_leader_transitions_total"),
              double(second.fencingToken()));
     QSignalSpy secondStopped(&second, &Service::stopped);
     second.stop();
@@ -271,17 +278,18 @@ void TestElectionMetrics::everySeriesIsThereBeforeTheFirstEvent()
     ElectionMetrics metrics(&clock);
     metrics.follow(&cluster);
     metrics.followExec(QStringLiteral("m"));
+    const Labels m = onLease(QStringLiteral("m"));
+    QCOMPARE(scraped(metrics, "baton_exec_running", m), 0.0);
+    QCOMPARE(scraped(metrics, "baton_exec_starts_total", m), 0.0);
+    QCOMPARE(scraped(metrics, "baton_is_leader", m), 0.0);
+    QCOMPARE(scraped(metrics, "baton_leader_transitions_total", m), 0.0);
+    QCOMPARE(scraped(metrics, "baton_last_renewal_timestamp_seconds", m), 0.0);
+    QCOMPARE(scraped(metrics, "baton_lease_duration_seconds", m), 0.6);
+    QCOMPARE(scraped(metrics, "baton_renew_interval_seconds", m), 0.1);
+    QCOMPARE(scraped(metrics, "baton_ready", m), 0.0);
+    // Every family has a sample of the lease; a latency not measured yet is NaN.
     const test::PrometheusScrape scrape = test::parsePrometheus(metrics.render());
     QVERIFY2(scrape.ok(), qPrintable(scrape.error));
-    const Labels m {{QStringLiteral("lease"), QStringLiteral("m")}};
-    QCOMPARE(scrape.value(QStringLiteral("baton_exec_running"), m), 0.0);
-    QCOMPARE(scrape.value(QStringLiteral("baton_exec_starts_total"), m), 0.0);
-    QCOMPARE(scrape.value(QStringLiteral("baton_is_leader"), m), 0.0);
-    QCOMPARE(scrape.value(QStringLiteral("baton_leader_transitions_total"), m), 0.0);
-    QCOMPARE(scrape.value(QStringLiteral("baton_last_renewal_timestamp_seconds"), m), 0.0);
-    QCOMPARE(scrape.value(QStringLiteral("baton_lease_duration_seconds"), m), 0.6);
-    QCOMPARE(scrape.value(QStringLiteral("baton_renew_interval_seconds"), m), 0.1);
-    QCOMPARE(scrape.value(QStringLiteral("baton_ready"), m), 0.0);
     QVERIFY(std::isnan(scrape.value(QStringLiteral("baton_last_attempt_latency_seconds"), m)));
     for (const QString &family : scrape.types.keys()) {
         const bool sampled = std::any_of(scrape.samples.cbegin(), scrape.samples.cend(), [&](const test::PrometheusSample &s) {

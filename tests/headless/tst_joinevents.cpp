@@ -50,20 +50,9 @@ void TestJoinEvents::initTestCase()
 
 QString TestJoinEvents::writeConfig(const QString &instanceId)
 {
-    const QJsonObject config {
-            {QStringLiteral("services"),
-             QJsonObject {{QStringLiteral("Registry"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
-                                        {QStringLiteral("folder"),
-                                         m_folder.filePath(QStringLiteral("registry"))}}},
-                          {QStringLiteral("cluster"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
-                                        {QStringLiteral("leaseName"), QStringLiteral("events")},
-                                        {QStringLiteral("instanceId"), instanceId},
-                                        {QStringLiteral("leaseDuration"), leaseMs},
-                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
-    const QString path = m_folder.filePath(instanceId + QStringLiteral(".json"));
-    return writeJsonFile(path, config) ? path : QString();
+    const ParticipantConfig config {fileRegistry(m_folder.filePath(QStringLiteral("registry"))),
+                                    QStringLiteral("events"), instanceId, leaseMs, renewMs};
+    return config.writeTo(m_folder.filePath(instanceId + QStringLiteral(".json")));
 }
 
 // O5, F5: the reader of a leader's event stream closes its end.

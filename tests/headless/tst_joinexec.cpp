@@ -88,28 +88,14 @@ void TestJoinExec::initTestCase()
         // The fixture's etcd is shared: a lease name of this run's own.
         m_leaseSuffix = QLatin1Char('-') + QUuid::createUuid().toString(QUuid::Id128).left(8);
     } else {
-        m_registry = QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
-                                  {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}};
+        m_registry = fileRegistry(m_folder.filePath(QStringLiteral("registry")));
     }
 }
 
 QString TestJoinExec::writeConfig(const QString &name, const QString &instanceId, const QString &lease)
 {
-    const QJsonObject config {
-            {QStringLiteral("services"),
-             QJsonObject {{QStringLiteral("Registry"), m_registry},
-                          {QStringLiteral("cluster"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
-                                        {QStringLiteral("leaseName"), lease + m_leaseSuffix},
-                                        {QStringLiteral("instanceId"), instanceId},
-                                        {QStringLiteral("leaseDuration"), leaseMs},
-                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
-    const QString path = m_folder.filePath(name);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    file.write(QJsonDocument(config).toJson());
-    return path;
+    const ParticipantConfig config {m_registry, lease + m_leaseSuffix, instanceId, leaseMs, renewMs};
+    return config.writeTo(m_folder.filePath(name));
 }
 
 ParticipantProcess *TestJoinExec::start(const QString &id, const QString &lease, const QStringList &extra)

@@ -145,19 +145,9 @@ void TestJoinSystemd::cleanup()
 
 QString TestJoinSystemd::writeConfig(const QString &id, const QString &lease)
 {
-    const QJsonObject config {
-            {QStringLiteral("services"),
-             QJsonObject {{QStringLiteral("Registry"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
-                                        {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}}},
-                          {QStringLiteral("cluster"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
-                                        {QStringLiteral("leaseName"), lease},
-                                        {QStringLiteral("instanceId"), id},
-                                        {QStringLiteral("leaseDuration"), leaseMs},
-                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
-    const QString path = m_folder.filePath(id + QStringLiteral(".json"));
-    return writeJsonFile(path, config) ? path : QString();
+    const ParticipantConfig config {fileRegistry(m_folder.filePath(QStringLiteral("registry"))),
+                                    lease, id, leaseMs, renewMs};
+    return config.writeTo(m_folder.filePath(id + QStringLiteral(".json")));
 }
 
 ParticipantProcess *TestJoinSystemd::start(const QString &id, const QString &lease, const QStringList &extra)

@@ -22,7 +22,6 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStandardPaths>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
@@ -63,12 +62,15 @@ private:
     /*! The result vector of an instant query to the server on \a port. */
     QJsonArray query(quint16 port, const QString &promql);
     static quint16 portOf(const ParticipantProcess &p);
+    /*! The port the Prometheus server said it listens on; 0 until it has. */
+    quint16 announcedServerPort() const;
     static QString tool(const char *name);
 
     QTemporaryDir m_folder;
     QNetworkAccessManager m_network;
     std::vector<std::unique_ptr<ParticipantProcess>> m_participants;
     std::unique_ptr<QProcess> m_server;
+    QByteArray m_serverLog;
 };
 
 void TestPrometheus::initTestCase()
@@ -83,7 +85,7 @@ void TestPrometheus::cleanup()
         for (const auto &p : m_participants)
             qWarning("--- %s ---\n%s", qPrintable(p->label()), p->standardError().constData());
         if (m_server)
-            qWarning("--- prometheus ---\n%s", m_server->readAllStandardError().constData());
+            qWarning("--- prometheus ---\n%s", (m_serverLog + m_server->readAllStandardError()).constData());
     }
     m_participants.clear();
     if (m_server) {
@@ -100,19 +102,9 @@ QString TestPrometheus::tool(const char *name)
 
 QString TestPrometheus::writeConfig(const QString &instanceId)
 {
-    const QJsonObject config {
-            {QStringLiteral("services"),
-             QJsonObject {{QStringLiteral("Registry"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
-                                        {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}}},
-                          {QStringLiteral("cluster"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
-                                        {QStringLiteral("leaseName"), lease},
-                                        {QStringLiteral("instanceId"), instanceId},
-                                        {QStringLiteral("leaseDuration"), leaseMs},
-                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
-    const QString path = m_folder.filePath(instanceId + QStringLiteral(".json"));
-    return test::writeJsonFile(path, config) ? path : QString();
+    const test::ParticipantConfig config {test::fileRegistry(m_folder.filePath(QStringLiteral("registry"))),
+                                          lease, instanceId, leaseMs, renewMs};
+    return config.writeTo(m_folder.filePath(instanceId + QStringLiteral(".json")));
 }
 
 ParticipantProcess *TestPrometheus::startParticipant(const QString &id, const QStringList &extra)
@@ -153,6 +145,15 @@ quint16 TestPrometheus::portOf(const ParticipantProcess &p)
 {
     static const QRegularExpression re(QStringLiteral("serving /metrics[^\\n]* on http://127\\.0\\.0\\.1:(\\d+)"));
     const QRegularExpressionMatch m = re.match(QString::fromUtf8(p.standardError()));
+    return m.hasMatch() ? quint16(m.captured(1).toUInt()) : 0;
+}
+
+quint16 TestPrometheus::announcedServerPort() const
+{
+    // Its web listener's line once bound, with the port the kernel chose:
+    // msg="Listening on" address=127.0.0.1:PORT
+    static const QRegularExpression re(QStringLiteral("msg=\"Listening on\" address=127\\.0\\.0\\.1:(\\d+)"));
+    const QRegularExpressionMatch m = re.match(QString::fromUtf8(m_serverLog));
     return m.hasMatch() ? quint16(m.captured(1).toUInt()) : 0;
 }
 
@@ -224,13 +225,6 @@ void TestPrometheus::prometheusSeesANewLeaderAfterTheLeaderIsKilled()
         targets.append(QStringLiteral("'127.0.0.1:%1'").arg(portOf(*p)));
     }
 
-    // A free loopback port for the server, found by binding to port 0.
-    quint16 serverPort = 0;
-    {
-        QTcpServer probe;
-        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
-        serverPort = probe.serverPort();
-    }
     const QString configPath = m_folder.filePath(QStringLiteral("prometheus.yml"));
     QFile config(configPath);
     QVERIFY(config.open(QIODevice::WriteOnly));
@@ -241,11 +235,19 @@ void TestPrometheus::prometheusSeesANewLeaderAfterTheLeaderIsKilled()
                          .toUtf8());
     config.close();
     m_server = std::make_unique<QProcess>();
+    m_serverLog.clear();
+    connect(m_server.get(), &QProcess::readyReadStandardError, this,
+            [this] { m_serverLog += m_server->readAllStandardError(); });
     m_server->start(prometheus, {QStringLiteral("--config.file=") + configPath,
                                  QStringLiteral("--storage.tsdb.path=") + m_folder.filePath(QStringLiteral("tsdb")),
-                                 QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(serverPort),
-                                 QStringLiteral("--log.level=warn")});
+                                 // Port 0: the server binds a free port itself and
+                                 // says which, so that no other process can take it
+                                 // between a probe and the server's bind.
+                                 QStringLiteral("--web.listen-address=127.0.0.1:0"),
+                                 QStringLiteral("--log.level=info")});
     QVERIFY2(m_server->waitForStarted(10000), qPrintable(m_server->errorString()));
+    QTRY_VERIFY2_WITH_TIMEOUT(announcedServerPort() != 0, m_serverLog.constData(), 30000);
+    const quint16 serverPort = announcedServerPort();
     const QUrl ready(QStringLiteral("http://127.0.0.1:%1/-/ready").arg(serverPort));
     QTRY_COMPARE_WITH_TIMEOUT(get(ready).status, 200, 30000);
 

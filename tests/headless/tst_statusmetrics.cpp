@@ -85,19 +85,9 @@ void TestStatusMetrics::initTestCase()
 
 QString TestStatusMetrics::writeConfig(const QString &instanceId)
 {
-    const QJsonObject config {
-            {QStringLiteral("services"),
-             QJsonObject {{QStringLiteral("Registry"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
-                                        {QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry"))}}},
-                          {QStringLiteral("cluster"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
-                                        {QStringLiteral("leaseName"), QStringLiteral("watched")},
-                                        {QStringLiteral("instanceId"), instanceId},
-                                        {QStringLiteral("leaseDuration"), leaseMs},
-                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
-    const QString path = m_folder.filePath(instanceId + QStringLiteral(".json"));
-    return test::writeJsonFile(path, config) ? path : QString();
+    const test::ParticipantConfig config {test::fileRegistry(m_folder.filePath(QStringLiteral("registry"))),
+                                          QStringLiteral("watched"), instanceId, leaseMs, renewMs};
+    return config.writeTo(m_folder.filePath(instanceId + QStringLiteral(".json")));
 }
 
 HttpAnswer TestStatusMetrics::get(quint16 port, const QString &path)

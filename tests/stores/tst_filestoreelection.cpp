@@ -60,24 +60,9 @@ void TestFileStoreElection::initTestCase()
 
 QString TestFileStoreElection::writeConfig(const QString &name, const QString &instanceId)
 {
-    const QJsonObject config {
-            {QStringLiteral("services"),
-             QJsonObject {{QStringLiteral("Registry"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
-                                        {QStringLiteral("folder"),
-                                         m_folder.filePath(QStringLiteral("registry"))}}},
-                          {QStringLiteral("cluster"),
-                           QJsonObject {{QStringLiteral("type"), QStringLiteral("StoreClusterService")},
-                                        {QStringLiteral("leaseName"), QStringLiteral("e2e")},
-                                        {QStringLiteral("instanceId"), instanceId},
-                                        {QStringLiteral("leaseDuration"), leaseMs},
-                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
-    const QString path = m_folder.filePath(name);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return {};
-    file.write(QJsonDocument(config).toJson());
-    return path;
+    const ParticipantConfig config {fileRegistry(m_folder.filePath(QStringLiteral("registry"))),
+                                    QStringLiteral("e2e"), instanceId, leaseMs, renewMs};
+    return config.writeTo(m_folder.filePath(name));
 }
 
 int TestFileStoreElection::leaders() const
