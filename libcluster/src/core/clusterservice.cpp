@@ -15,7 +15,6 @@
 #include <QThread>
 
 #include <algorithm>
-#include <climits>
 #include <mutex>
 
 namespace baton {
@@ -83,11 +82,7 @@ ClusterServicePrivate::ClusterServicePrivate(ClusterService *qq)
     , clock(&Clock::system())
     , registrations(new Registrations(QString(), this))
 {
-    wakeTimer.setSingleShot(true);
-    wakeTimer.setTimerType(Qt::PreciseTimer);
-    stopDeadlineTimer.setSingleShot(true);
-    stopDeadlineTimer.setTimerType(Qt::PreciseTimer);
-    connect(&wakeTimer, &QTimer::timeout, this, [this] {
+    connect(&wakeTimer, &BootTimer::timeout, this, [this] {
         if (elector)
             execute(elector->onTimer());
     });
@@ -281,7 +276,7 @@ void ClusterServicePrivate::armTimer()
         wakeTimer.stop();
         return;
     }
-    wakeTimer.start(int(qBound<qint64>(0, *next - clock->monotonicMs(), qint64(INT_MAX))));
+    wakeTimer.start(*next - clock->monotonicMs());
 }
 
 void ClusterServicePrivate::beginStop()
@@ -319,7 +314,7 @@ void ClusterServicePrivate::beginStop()
     }
     // Never after the deadline: past it, others may already hold the lease,
     // and work still running would be running twice.
-    connect(&stopDeadlineTimer, &QTimer::timeout, this, [this] {
+    connect(&stopDeadlineTimer, &BootTimer::timeout, this, [this] {
         if (stopFinished)
             return;
         qCWarning(lcElection).noquote()
@@ -328,7 +323,7 @@ void ClusterServicePrivate::beginStop()
                            .arg(leaseName);
         finishStop();
     });
-    stopDeadlineTimer.start(int(qBound<qint64>(0, deadline - clock->monotonicMs(), qint64(INT_MAX))));
+    stopDeadlineTimer.start(deadline - clock->monotonicMs());
     releaseWhenIdle();
 }
 

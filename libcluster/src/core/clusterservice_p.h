@@ -1,11 +1,11 @@
 #pragma once
 
+#include "boottimer.h"
 #include "elector.h"
 
 #include <baton/clusterservice.h>
 
 #include <QJsonObject>
-#include <QTimer>
 
 #include <memory>
 
@@ -63,8 +63,10 @@ public:
     Registrations *registrations;
     std::unique_ptr<Elector> elector;
     std::unique_ptr<LeaseBackend> backend;
-    QTimer wakeTimer;
-    QTimer stopDeadlineTimer;
+    // Deadlines on the decisions' clock: a QTimer would fire late by the
+    // time the host was suspended (F4).
+    BootTimer wakeTimer;
+    BootTimer stopDeadlineTimer;
 };
 
 } // namespace baton
