@@ -14,6 +14,7 @@
 
 #include <QJsonObject>
 #include <QPromise>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -93,6 +94,8 @@ private Q_SLOTS:
     void cleanStopWaitsForAsyncDeregistrationThenHandsOver();
     void stopOfAFollowerWaitsForTheDeregistrationOfItsLastTerm();
     void stopPastTheDeadlineBeforeAnyTimerWaitsForTheDeregistration();
+    void stopOfAFollowerEndsAtTheLeaseExpiryOfItsLastTermWhenItsCallbackNeverFinishes();
+    void stopOfAFollowerLongAfterItsLastTermDoesNotWaitForAHungCallback();
     void leadershipChangedEndsOnFalseWhenFnStopsTheService();
     void stoppedWhileItsFirstReadIsOnItsWayNeverTakesTheLease();
     void resumedHostStepsDownAtItsFirstEventWithItsDeadline();
@@ -388,6 +391,97 @@ void TestClusterService::stopPastTheDeadlineBeforeAnyTimerWaitsForTheDeregistrat
     const QList<QJsonObject> released = eventsNamed(events, QStringLiteral("released"));
     QCOMPARE(released.size(), 1);
     QCOMPARE(released.first().value(QStringLiteral("released")).toBool(), false);
+}
+
+namespace {
+
+/*!
+ * Makes \a a, already leading, a follower that stepped down because \a b
+ * took the lease over (F3): b's clock moves past a's lease, a's does not,
+ * so a's last term ends by the takeover and not by its deadline.
+ */
+bool takeOver(ClusterService &a, ClusterService &b, ManualClock &clockB)
+{
+    QSignalSpy bEvents(&b, &ClusterService::electionEvent);
+    if (!start(b))
+        return false;
+    if (!QTest::qWaitFor([&] { return !eventsNamed(bEvents, QStringLiteral("attempt")).isEmpty(); }))
+        return false; // b has seen a's lease
+    clockB.advance(b.timings().leaseDuration);
+    return QTest::qWaitFor([&] { return b.isLeader() && !a.isLeader(); });
+}
+
+} // namespace
+
+void TestClusterService::stopOfAFollowerEndsAtTheLeaseExpiryOfItsLastTermWhenItsCallbackNeverFinishes()
+{
+    // F5, W2: a stop always ends. A follower whose deregistered callback of
+    // its last term never completes its future still ends its stop: once
+    // the lease of that term has expired for the others (its F4 deadline
+    // plus the safety margin, the room an --exec grace has), nothing is
+    // left that waiting could protect. It ends without a release.
+    auto store = makeStore();
+    ManualClock clockA;
+    ManualClock clockB;
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), {}, &clockA);
+    StoreCluster b(store.get(), QStringLiteral("b"), QStringLiteral("leader"), {}, &clockB);
+    QPromise<void> neverFinished;
+    bool deregStarted = false;
+    a.whenLeader([] {}, [&] {
+        deregStarted = true;
+        neverFinished.start();
+        return neverFinished.future();
+    });
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    QVERIFY(takeOver(a, b, clockB));
+    QTRY_VERIFY(deregStarted);
+
+    QSignalSpy events(&a, &ClusterService::electionEvent);
+    QSignalSpy stopped(&a, &Service::stopped);
+    QTest::ignoreMessage(QtWarningMsg,
+                         QRegularExpression(QStringLiteral("deregistered callbacks still running")));
+    a.stop();
+    QCoreApplication::processEvents();
+    QCOMPARE(stopped.count(), 0); // the callback had its time: the lease has not expired
+    // By a's clock nothing moves: the bound is counted by the driver's own
+    // timer, at most one lease of real time from now.
+    QVERIFY(stopped.wait(10000));
+    QVERIFY(eventsNamed(events, QStringLiteral("released")).isEmpty());
+    stopAndWait(b);
+}
+
+void TestClusterService::stopOfAFollowerLongAfterItsLastTermDoesNotWaitForAHungCallback()
+{
+    // F5, W2: the lease of the follower's last term expired long ago for
+    // everyone; a callback of that term still hanging does not keep stop()
+    // (nor the process) open. W6: the service may then go while the
+    // callback's future is still pending; its end finds nothing to touch.
+    auto store = makeStore();
+    ManualClock clockA;
+    ManualClock clockB;
+    QPromise<void> neverFinished;
+    auto a = std::make_unique<StoreCluster>(store.get(), QStringLiteral("a"), QStringLiteral("leader"),
+                                            StoreCluster::Timings {}, &clockA);
+    StoreCluster b(store.get(), QStringLiteral("b"), QStringLiteral("leader"), {}, &clockB);
+    a->whenLeader([] {}, [&] {
+        neverFinished.start();
+        return neverFinished.future();
+    });
+    QVERIFY(start(*a));
+    QTRY_VERIFY(a->isLeader());
+    QVERIFY(takeOver(*a, b, clockB));
+    clockA.advance(10 * a->timings().leaseDuration);
+
+    QSignalSpy stopped(a.get(), &Service::stopped);
+    QTest::ignoreMessage(QtWarningMsg,
+                         QRegularExpression(QStringLiteral("deregistered callbacks still running")));
+    a->stop();
+    QVERIFY(stopped.count() == 1 || stopped.wait(10000));
+    a.reset();
+    neverFinished.finish();
+    QCoreApplication::processEvents();
+    stopAndWait(b);
 }
 
 void TestClusterService::leadershipChangedEndsOnFalseWhenFnStopsTheService()

@@ -308,22 +308,32 @@ void ClusterServicePrivate::beginStop()
     // stop ends when they do.
     connect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle,
             Qt::UniqueConnection);
-    if (!wasLeading) {
-        releaseWhenIdle();
-        return;
-    }
-    // Never after the deadline: past it, others may already hold the lease,
-    // and work still running would be running twice.
-    connect(&stopDeadlineTimer, &BootTimer::timeout, this, [this] {
+    // But a stop always ends, whatever a callback's future does. A leader
+    // waits never past its F4 deadline: past it, others may already hold
+    // the lease, and work still running would be running twice. A follower
+    // has nothing to release past that deadline either, but the callbacks
+    // of its last term may still be in the grace the application gave
+    // them (an --exec command being stopped, its grace capped below the
+    // safety margin): it waits until that term's lease has expired for the
+    // others, the deadline plus the safety margin. After that nothing is
+    // left that the wait could protect, and a hung callback only kept the
+    // process from exiting.
+    const qint64 waitUntil = wasLeading
+            ? deadline
+            : deadline + q->timings().safetyMargin;
+    connect(&stopDeadlineTimer, &BootTimer::timeout, this, [this, wasLeading] {
         if (stopFinished)
             return;
         qCWarning(lcElection).noquote()
-                << QStringLiteral("%1: deregistered callbacks still running at the step-down "
-                                  "deadline; the lease is left to expire")
+                << (wasLeading ? QStringLiteral("%1: deregistered callbacks still running at the "
+                                                "step-down deadline; the lease is left to expire")
+                               : QStringLiteral("%1: deregistered callbacks still running when the "
+                                                "lease of the last term expired; the stop ends "
+                                                "without them"))
                            .arg(leaseName);
         finishStop();
     });
-    stopDeadlineTimer.start(deadline - clock->monotonicMs());
+    stopDeadlineTimer.start(waitUntil - clock->monotonicMs());
     releaseWhenIdle();
 }
 
