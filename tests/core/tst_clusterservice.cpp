@@ -96,6 +96,9 @@ private Q_SLOTS:
     void stopPastTheDeadlineBeforeAnyTimerWaitsForTheDeregistration();
     void stopOfAFollowerEndsAtTheLeaseExpiryOfItsLastTermWhenItsCallbackNeverFinishes();
     void stopOfAFollowerLongAfterItsLastTermDoesNotWaitForAHungCallback();
+    void leadershipChangedHandlerThatStopsTheServiceSeesTheTruthInOrder();
+    void leadershipChangedHandlerThatRegistersAgainRunsTheNewFnOnce();
+    void fnThatStopsTheServiceIsDeregisteredBeforeTheRelease();
     void leadershipChangedEndsOnFalseWhenFnStopsTheService();
     void stoppedWhileItsFirstReadIsOnItsWayNeverTakesTheLease();
     void resumedHostStepsDownAtItsFirstEventWithItsDeadline();
@@ -482,6 +485,93 @@ void TestClusterService::stopOfAFollowerLongAfterItsLastTermDoesNotWaitForAHungC
     neverFinished.finish();
     QCoreApplication::processEvents();
     stopAndWait(b);
+}
+
+void TestClusterService::leadershipChangedHandlerThatStopsTheServiceSeesTheTruthInOrder()
+{
+    // O1, F5: a slot of leadershipChanged(true) calls stop(). Every
+    // receiver, connected before or after that slot, sees true then false,
+    // never false then true; the last value is the elector's state.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QSignalSpy before(&a, &ClusterService::leadershipChanged);
+    connect(&a, &ClusterService::leadershipChanged, &a, [&a](bool leading) {
+        if (leading)
+            a.stop();
+    });
+    QSignalSpy after(&a, &ClusterService::leadershipChanged);
+    QSignalSpy events(&a, &ClusterService::electionEvent);
+    QSignalSpy stopped(&a, &Service::stopped);
+    QVERIFY(start(a));
+    QVERIFY(stopped.count() == 1 || stopped.wait());
+    QVERIFY(!a.isLeader());
+    QCOMPARE(values(before), (QList<bool> {true, false}));
+    QCOMPARE(values(after), (QList<bool> {true, false}));
+    // The events tell the same story, and nothing follows the release.
+    QStringList names;
+    for (const QList<QVariant> &arguments : events)
+        names << arguments.first().toJsonObject().value(QStringLiteral("event")).toString();
+    QCOMPARE(names.count(QStringLiteral("started-leading")), 1);
+    QCOMPARE(names.count(QStringLiteral("stopped-leading")), 1);
+    QVERIFY(names.indexOf(QStringLiteral("started-leading")) < names.indexOf(QStringLiteral("stopped-leading")));
+    // The attempt that made it leader is told before the stop it led to.
+    QVERIFY2(names.indexOf(QStringLiteral("attempt")) < names.indexOf(QStringLiteral("stopped-leading")),
+             qPrintable(names.join(QLatin1Char(' '))));
+    QCOMPARE(names.last(), QStringLiteral("released"));
+    QVERIFY(!readLease(store.get(), QStringLiteral("leader"))->record.holder.contains(QStringLiteral("a")));
+}
+
+void TestClusterService::leadershipChangedHandlerThatRegistersAgainRunsTheNewFnOnce()
+{
+    // W1, W2: a slot of leadershipChanged(true) registers with whenLeader():
+    // the new fn runs once for this term, its deregisteredFn once at the
+    // stop, and the signals still end on the elector's state.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    int fnRuns = 0;
+    int deregRuns = 0;
+    connect(&a, &ClusterService::leadershipChanged, &a, [&](bool leading) {
+        if (leading)
+            a.whenLeader([&] { ++fnRuns; }, [&] { ++deregRuns; });
+    });
+    QSignalSpy leadership(&a, &ClusterService::leadershipChanged);
+    QVERIFY(start(a));
+    QTRY_COMPARE(fnRuns, 1);
+    QVERIFY(a.isLeader());
+    stopAndWait(a);
+    QCOMPARE(fnRuns, 1);
+    QCOMPARE(deregRuns, 1);
+    QCOMPARE(values(leadership), (QList<bool> {true, false}));
+}
+
+void TestClusterService::fnThatStopsTheServiceIsDeregisteredBeforeTheRelease()
+{
+    // F5, W3: fn calls stop() before it returns; the stop's step-down
+    // reaches the registrations after fn, and the release waits for the
+    // deregistered callback's future, as for any other stop.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QPromise<void> deregistration;
+    bool deregStarted = false;
+    a.whenLeader([&] { a.stop(); }, [&] {
+        deregStarted = true;
+        deregistration.start();
+        return deregistration.future();
+    });
+    QSignalSpy events(&a, &ClusterService::electionEvent);
+    QSignalSpy stopped(&a, &Service::stopped);
+    QVERIFY(start(a));
+    QTRY_VERIFY(deregStarted);
+    // Another's read is answered after anything a's release sent before it.
+    const std::optional<LeaseState> during = readLease(store.get(), QStringLiteral("leader"));
+    QVERIFY(during && during->exists);
+    QCOMPARE(during->record.holder, QStringLiteral("a"));
+    QVERIFY(eventsNamed(events, QStringLiteral("released")).isEmpty());
+    deregistration.finish();
+    QVERIFY(stopped.count() == 1 || stopped.wait());
+    const QList<QJsonObject> released = eventsNamed(events, QStringLiteral("released"));
+    QCOMPARE(released.size(), 1);
+    QVERIFY(released.first().value(QStringLiteral("released")).toBool());
 }
 
 void TestClusterService::leadershipChangedEndsOnFalseWhenFnStopsTheService()

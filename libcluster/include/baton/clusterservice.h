@@ -175,7 +175,8 @@ Q_SIGNALS:
      * Emitted when this instance starts or stops leading, with the state at
      * the moment of emission, before the registrations' callbacks run: a
      * slot or an `fn` that calls stop() is followed by `false`, never by a
-     * stale `true`.
+     * stale `true`. Such a slot does not make the signal nest: the `false`
+     * follows once every receiver has had the `true`.
      */
     void leadershipChanged(bool leading);
     /*! The holder seen changed; \a why is first-acquire, released, expired or taken-over. */

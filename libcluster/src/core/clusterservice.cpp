@@ -169,71 +169,92 @@ bool ClusterServicePrivate::isLeaderNow() const
 
 void ClusterServicePrivate::execute(ElectorActions actions)
 {
-    for (const ElectorAction &a : actions) {
-        if (std::holds_alternative<action::Read>(a) || std::holds_alternative<action::Create>(a)
-            || std::holds_alternative<action::Update>(a)) {
-            sendRequest(a);
-        } else if (const auto *became = std::get_if<action::BecameLeader>(&a)) {
-            qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 is now the leader, token %3")
-                                                    .arg(leaseName, params.identity)
-                                                    .arg(became->token);
-            emitEvent(QStringLiteral("started-leading"),
-                      {{QStringLiteral("token"), double(became->token)},
-                       {QStringLiteral("validUntilMono"), double(became->validUntilMono)}});
-            announceLeadership(elector->isLeader());
-            // A slot of leadershipChanged may have stopped the service already.
-            if (elector->isLeader())
-                registrations->setLeading(true);
-        } else if (const auto *stoppedLeading = std::get_if<action::StoppedLeading>(&a)) {
-            const QString reason = wireName(stoppedLeading->reason);
-            const QString message = QStringLiteral("%1: %2 stopped leading: %3")
-                                            .arg(leaseName, params.identity, reason);
-            if (stoppedLeading->reason == StopReason::Stopping)
-                qCInfo(lcElection).noquote() << message;
-            else
-                qCWarning(lcElection).noquote() << message;
-            emitEvent(QStringLiteral("stopped-leading"),
-                      {{QStringLiteral("reason"), reason},
-                       {QStringLiteral("validUntilMono"), double(stoppedLeading->validUntilMono)}});
-            announceLeadership(false);
-            registrations->setLeading(false);
-        } else if (const auto *changed = std::get_if<action::LeaderChanged>(&a)) {
-            holder = changed->to;
-            const QString why = wireName(changed->why);
-            auto who = [](const QString &id) { return id.isEmpty() ? QStringLiteral("(none)") : id; };
-            qCInfo(lcElection).noquote() << QStringLiteral("%1: leader %2 -> %3 (%4)")
-                                                    .arg(leaseName, who(changed->from),
-                                                         who(changed->to), why);
-            emitEvent(QStringLiteral("leader-changed"), {{QStringLiteral("from"), changed->from},
-                                                         {QStringLiteral("to"), changed->to},
-                                                         {QStringLiteral("why"), why}});
-            Q_EMIT q->leaderChanged(changed->from, changed->to, why);
-        } else if (const auto *attempt = std::get_if<action::AttemptFinished>(&a)) {
-            QJsonObject fields {{QStringLiteral("outcome"), wireName(attempt->outcome)},
-                                {QStringLiteral("latencyMs"), double(attempt->latencyMs)}};
-            if (!attempt->errorString.isEmpty()) {
-                fields.insert(QStringLiteral("error"), attempt->errorString);
-                qCWarning(lcElection).noquote()
-                        << QStringLiteral("%1: attempt failed: %2").arg(leaseName, attempt->errorString);
-            } else {
-                qCDebug(lcElection).noquote() << QStringLiteral("%1: attempt %2 in %3 ms")
-                                                         .arg(leaseName, wireName(attempt->outcome))
-                                                         .arg(attempt->latencyMs);
-            }
-            emitEvent(QStringLiteral("attempt"), fields);
-        } else if (const auto *released = std::get_if<action::ReleaseFinished>(&a)) {
-            if (released->released)
-                qCInfo(lcElection).noquote()
-                        << QStringLiteral("%1: %2 released the lease").arg(leaseName, params.identity);
-            else
-                qCInfo(lcElection).noquote() << QStringLiteral("%1: lease not released: %2")
-                                                        .arg(leaseName, released->detail);
-            emitEvent(QStringLiteral("released"), {{QStringLiteral("released"), released->released}});
-            finishStop();
-        }
+    // A slot or a callback reached from one action may re-enter the
+    // service (stop() from a slot of leadershipChanged): the actions that
+    // causes come after the rest of this list, so that the events and
+    // signals are told in the order things happened ("attempt: acquired"
+    // before the "stopped-leading" of the stop it led to).
+    for (ElectorAction &a : actions)
+        pendingActions.push_back(std::move(a));
+    if (executing)
+        return;
+    executing = true;
+    while (!pendingActions.empty()) {
+        const ElectorAction a = std::move(pendingActions.front());
+        pendingActions.pop_front();
+        perform(a);
     }
+    executing = false;
     announceHolder();
     armTimer();
+}
+
+void ClusterServicePrivate::perform(const ElectorAction &a)
+{
+    if (std::holds_alternative<action::Read>(a) || std::holds_alternative<action::Create>(a)
+        || std::holds_alternative<action::Update>(a)) {
+        sendRequest(a);
+    } else if (const auto *became = std::get_if<action::BecameLeader>(&a)) {
+        qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 is now the leader, token %3")
+                                                .arg(leaseName, params.identity)
+                                                .arg(became->token);
+        emitEvent(QStringLiteral("started-leading"),
+                  {{QStringLiteral("token"), double(became->token)},
+                   {QStringLiteral("validUntilMono"), double(became->validUntilMono)}});
+        announceLeadership(elector->isLeader());
+        // A slot of leadershipChanged may have stopped the service already.
+        if (elector->isLeader())
+            registrations->setLeading(true);
+    } else if (const auto *stoppedLeading = std::get_if<action::StoppedLeading>(&a)) {
+        const QString reason = wireName(stoppedLeading->reason);
+        const QString message = QStringLiteral("%1: %2 stopped leading: %3")
+                                        .arg(leaseName, params.identity, reason);
+        if (stoppedLeading->reason == StopReason::Stopping)
+            qCInfo(lcElection).noquote() << message;
+        else
+            qCWarning(lcElection).noquote() << message;
+        emitEvent(QStringLiteral("stopped-leading"),
+                  {{QStringLiteral("reason"), reason},
+                   {QStringLiteral("validUntilMono"), double(stoppedLeading->validUntilMono)}});
+        announceLeadership(false);
+        registrations->setLeading(false);
+        // A stop asked for while this step-down was on its way waited
+        // for the registrations to hear of it (F5): they have now.
+        releaseWhenIdle();
+    } else if (const auto *changed = std::get_if<action::LeaderChanged>(&a)) {
+        holder = changed->to;
+        const QString why = wireName(changed->why);
+        auto who = [](const QString &id) { return id.isEmpty() ? QStringLiteral("(none)") : id; };
+        qCInfo(lcElection).noquote() << QStringLiteral("%1: leader %2 -> %3 (%4)")
+                                                .arg(leaseName, who(changed->from),
+                                                     who(changed->to), why);
+        emitEvent(QStringLiteral("leader-changed"), {{QStringLiteral("from"), changed->from},
+                                                     {QStringLiteral("to"), changed->to},
+                                                     {QStringLiteral("why"), why}});
+        Q_EMIT q->leaderChanged(changed->from, changed->to, why);
+    } else if (const auto *attempt = std::get_if<action::AttemptFinished>(&a)) {
+        QJsonObject fields {{QStringLiteral("outcome"), wireName(attempt->outcome)},
+                            {QStringLiteral("latencyMs"), double(attempt->latencyMs)}};
+        if (!attempt->errorString.isEmpty()) {
+            fields.insert(QStringLiteral("error"), attempt->errorString);
+            qCWarning(lcElection).noquote()
+                    << QStringLiteral("%1: attempt failed: %2").arg(leaseName, attempt->errorString);
+        } else {
+            qCDebug(lcElection).noquote() << QStringLiteral("%1: attempt %2 in %3 ms")
+                                                     .arg(leaseName, wireName(attempt->outcome))
+                                                     .arg(attempt->latencyMs);
+        }
+        emitEvent(QStringLiteral("attempt"), fields);
+    } else if (const auto *released = std::get_if<action::ReleaseFinished>(&a)) {
+        if (released->released)
+            qCInfo(lcElection).noquote()
+                    << QStringLiteral("%1: %2 released the lease").arg(leaseName, params.identity);
+        else
+            qCInfo(lcElection).noquote() << QStringLiteral("%1: lease not released: %2")
+                                                    .arg(leaseName, released->detail);
+        emitEvent(QStringLiteral("released"), {{QStringLiteral("released"), released->released}});
+        finishStop();
+    }
 }
 
 void ClusterServicePrivate::announceHolder()
@@ -333,14 +354,22 @@ void ClusterServicePrivate::beginStop()
                            .arg(leaseName);
         finishStop();
     });
-    stopDeadlineTimer.start(waitUntil - clock->monotonicMs());
+    if (!releaseAsked) // the release is bounded by the Elector's own timeouts
+        stopDeadlineTimer.start(waitUntil - clock->monotonicMs());
     releaseWhenIdle();
 }
 
 void ClusterServicePrivate::releaseWhenIdle()
 {
-    if (stopFinished || !registrations->isIdle() || !elector)
+    if (!stopping || releaseAsked || stopFinished || !elector)
         return;
+    // F5: idle is not enough while the registrations still believe this
+    // instance leads: the step-down has not reached them yet (stop() from
+    // inside fn or a slot), and their deregistered callbacks must run, and
+    // end, before the release.
+    if (registrations->isLeading() || !registrations->isIdle())
+        return;
+    releaseAsked = true;
     disconnect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle);
     stopDeadlineTimer.stop();
     execute(elector->release());

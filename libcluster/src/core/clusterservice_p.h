@@ -7,6 +7,7 @@
 
 #include <QJsonObject>
 
+#include <deque>
 #include <memory>
 
 namespace baton {
@@ -37,6 +38,7 @@ public:
     void beginStop();
 
     void execute(ElectorActions actions);
+    void perform(const ElectorAction &action);
     void announceHolder();
     void sendRequest(const ElectorAction &request);
     void armTimer();
@@ -55,6 +57,10 @@ public:
     bool started = false;
     bool stopping = false;
     bool stopFinished = false;
+    bool releaseAsked = false;
+    /*! Inside execute(): actions of a re-entrant call wait in pendingActions. */
+    bool executing = false;
+    std::deque<ElectorAction> pendingActions;
     bool announcedLeading = false;
     QString holder;
     /*! The holder last told through holderChanged(). */
