@@ -22,21 +22,29 @@ BootTimer::BootTimer(QObject *parent)
 
 BootTimer::BootTimer(Kind kind, QObject *parent)
     : QObject(parent)
+    , m_kind(kind)
 {
+}
+
+void BootTimer::prepare()
+{
+    if (m_notifier || m_fallback)
+        return;
+    // Made at the first start(), not before: a process with a thousand
+    // elections arms the stop timers of only those that stop.
 #ifdef BATON_HAVE_TIMERFD
-    if (kind == Kind::BootClock)
+    if (m_kind == Kind::BootClock)
         m_fd = timerfd_create(CLOCK_BOOTTIME, TFD_NONBLOCK | TFD_CLOEXEC);
     if (m_fd >= 0) {
         m_notifier = new QSocketNotifier(qintptr(m_fd), QSocketNotifier::Read, this);
         connect(m_notifier, &QSocketNotifier::activated, this, &BootTimer::onReadable);
         return;
     }
-#else
-    Q_UNUSED(kind);
 #endif
-    // No timerfd: the interval is counted on CLOCK_MONOTONIC, which misses a
-    // suspend; the decisions themselves still read CLOCK_BOOTTIME and
-    // catch up at the next event.
+    // No timerfd (another system, or none left to this process): the
+    // interval is counted on CLOCK_MONOTONIC, which misses a suspend; the
+    // decisions themselves still read CLOCK_BOOTTIME and catch up at the
+    // next event.
     m_fallback = new QTimer(this);
     m_fallback->setSingleShot(true);
     m_fallback->setTimerType(Qt::PreciseTimer);
@@ -55,6 +63,7 @@ BootTimer::~BootTimer()
 
 void BootTimer::start(qint64 ms)
 {
+    prepare();
     m_active = true;
     if (m_fallback) {
         m_fallback->start(int(qBound<qint64>(0, ms, qint64(INT_MAX))));
@@ -77,6 +86,8 @@ void BootTimer::start(qint64 ms)
 void BootTimer::stop()
 {
     m_active = false;
+    if (!m_notifier && !m_fallback)
+        return; // never started
     if (m_fallback) {
         m_fallback->stop();
         return;

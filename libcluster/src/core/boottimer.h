@@ -40,15 +40,18 @@ public:
     /*! Cancels a pending timeout(); harmless when not active. */
     void stop();
     bool isActive() const { return m_active; }
+    /*! After the first start(): whether the interval runs on CLOCK_BOOTTIME. */
     bool usesBootClock() const { return m_fd >= 0; }
 
 Q_SIGNALS:
     void timeout();
 
 private:
+    void prepare();
     void onReadable();
     void fire();
 
+    Kind m_kind;
     int m_fd = -1;
     QSocketNotifier *m_notifier = nullptr;
     QTimer *m_fallback = nullptr;
