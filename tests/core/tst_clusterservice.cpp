@@ -14,6 +14,7 @@
 
 #include <QJsonObject>
 #include <QPromise>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -93,6 +94,11 @@ private Q_SLOTS:
     void cleanStopWaitsForAsyncDeregistrationThenHandsOver();
     void stopOfAFollowerWaitsForTheDeregistrationOfItsLastTerm();
     void stopPastTheDeadlineBeforeAnyTimerWaitsForTheDeregistration();
+    void stopOfAFollowerEndsAtTheLeaseExpiryOfItsLastTermWhenItsCallbackNeverFinishes();
+    void stopOfAFollowerLongAfterItsLastTermDoesNotWaitForAHungCallback();
+    void leadershipChangedHandlerThatStopsTheServiceSeesTheTruthInOrder();
+    void leadershipChangedHandlerThatRegistersAgainRunsTheNewFnOnce();
+    void fnThatStopsTheServiceIsDeregisteredBeforeTheRelease();
     void leadershipChangedEndsOnFalseWhenFnStopsTheService();
     void stoppedWhileItsFirstReadIsOnItsWayNeverTakesTheLease();
     void resumedHostStepsDownAtItsFirstEventWithItsDeadline();
@@ -388,6 +394,184 @@ void TestClusterService::stopPastTheDeadlineBeforeAnyTimerWaitsForTheDeregistrat
     const QList<QJsonObject> released = eventsNamed(events, QStringLiteral("released"));
     QCOMPARE(released.size(), 1);
     QCOMPARE(released.first().value(QStringLiteral("released")).toBool(), false);
+}
+
+namespace {
+
+/*!
+ * Makes \a a, already leading, a follower that stepped down because \a b
+ * took the lease over (F3): b's clock moves past a's lease, a's does not,
+ * so a's last term ends by the takeover and not by its deadline.
+ */
+bool takeOver(ClusterService &a, ClusterService &b, ManualClock &clockB)
+{
+    QSignalSpy bEvents(&b, &ClusterService::electionEvent);
+    if (!start(b))
+        return false;
+    if (!QTest::qWaitFor([&] { return !eventsNamed(bEvents, QStringLiteral("attempt")).isEmpty(); }))
+        return false; // b has seen a's lease
+    clockB.advance(b.timings().leaseDuration);
+    return QTest::qWaitFor([&] { return b.isLeader() && !a.isLeader(); });
+}
+
+} // namespace
+
+void TestClusterService::stopOfAFollowerEndsAtTheLeaseExpiryOfItsLastTermWhenItsCallbackNeverFinishes()
+{
+    // F5, W2: a stop always ends. A follower whose deregistered callback of
+    // its last term never completes its future still ends its stop: once
+    // the lease of that term has expired for the others (its F4 deadline
+    // plus the safety margin, the room an --exec grace has), nothing is
+    // left that waiting could protect. It ends without a release.
+    auto store = makeStore();
+    ManualClock clockA;
+    ManualClock clockB;
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), {}, &clockA);
+    StoreCluster b(store.get(), QStringLiteral("b"), QStringLiteral("leader"), {}, &clockB);
+    QPromise<void> neverFinished;
+    bool deregStarted = false;
+    a.whenLeader([] {}, [&] {
+        deregStarted = true;
+        neverFinished.start();
+        return neverFinished.future();
+    });
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    QVERIFY(takeOver(a, b, clockB));
+    QTRY_VERIFY(deregStarted);
+
+    QSignalSpy events(&a, &ClusterService::electionEvent);
+    QSignalSpy stopped(&a, &Service::stopped);
+    QTest::ignoreMessage(QtWarningMsg,
+                         QRegularExpression(QStringLiteral("deregistered callbacks still running")));
+    a.stop();
+    QCoreApplication::processEvents();
+    QCOMPARE(stopped.count(), 0); // the callback had its time: the lease has not expired
+    // By a's clock nothing moves: the bound is counted by the driver's own
+    // timer, at most one lease of real time from now.
+    QVERIFY(stopped.wait(10000));
+    QVERIFY(eventsNamed(events, QStringLiteral("released")).isEmpty());
+    stopAndWait(b);
+}
+
+void TestClusterService::stopOfAFollowerLongAfterItsLastTermDoesNotWaitForAHungCallback()
+{
+    // F5, W2: the lease of the follower's last term expired long ago for
+    // everyone; a callback of that term still hanging does not keep stop()
+    // (nor the process) open. W6: the service may then go while the
+    // callback's future is still pending; its end finds nothing to touch.
+    auto store = makeStore();
+    ManualClock clockA;
+    ManualClock clockB;
+    QPromise<void> neverFinished;
+    auto a = std::make_unique<StoreCluster>(store.get(), QStringLiteral("a"), QStringLiteral("leader"),
+                                            StoreCluster::Timings {}, &clockA);
+    StoreCluster b(store.get(), QStringLiteral("b"), QStringLiteral("leader"), {}, &clockB);
+    a->whenLeader([] {}, [&] {
+        neverFinished.start();
+        return neverFinished.future();
+    });
+    QVERIFY(start(*a));
+    QTRY_VERIFY(a->isLeader());
+    QVERIFY(takeOver(*a, b, clockB));
+    clockA.advance(10 * a->timings().leaseDuration);
+
+    QSignalSpy stopped(a.get(), &Service::stopped);
+    QTest::ignoreMessage(QtWarningMsg,
+                         QRegularExpression(QStringLiteral("deregistered callbacks still running")));
+    a->stop();
+    QVERIFY(stopped.count() == 1 || stopped.wait(10000));
+    a.reset();
+    neverFinished.finish();
+    QCoreApplication::processEvents();
+    stopAndWait(b);
+}
+
+void TestClusterService::leadershipChangedHandlerThatStopsTheServiceSeesTheTruthInOrder()
+{
+    // O1, F5: a slot of leadershipChanged(true) calls stop(). Every
+    // receiver, connected before or after that slot, sees true then false,
+    // never false then true; the last value is the elector's state.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QSignalSpy before(&a, &ClusterService::leadershipChanged);
+    connect(&a, &ClusterService::leadershipChanged, &a, [&a](bool leading) {
+        if (leading)
+            a.stop();
+    });
+    QSignalSpy after(&a, &ClusterService::leadershipChanged);
+    QSignalSpy events(&a, &ClusterService::electionEvent);
+    QSignalSpy stopped(&a, &Service::stopped);
+    QVERIFY(start(a));
+    QVERIFY(stopped.count() == 1 || stopped.wait());
+    QVERIFY(!a.isLeader());
+    QCOMPARE(values(before), (QList<bool> {true, false}));
+    QCOMPARE(values(after), (QList<bool> {true, false}));
+    // The events tell the same story, and nothing follows the release.
+    QStringList names;
+    for (const QList<QVariant> &arguments : events)
+        names << arguments.first().toJsonObject().value(QStringLiteral("event")).toString();
+    QCOMPARE(names.count(QStringLiteral("started-leading")), 1);
+    QCOMPARE(names.count(QStringLiteral("stopped-leading")), 1);
+    QVERIFY(names.indexOf(QStringLiteral("started-leading")) < names.indexOf(QStringLiteral("stopped-leading")));
+    // The attempt that made it leader is told before the stop it led to.
+    QVERIFY2(names.indexOf(QStringLiteral("attempt")) < names.indexOf(QStringLiteral("stopped-leading")),
+             qPrintable(names.join(QLatin1Char(' '))));
+    QCOMPARE(names.last(), QStringLiteral("released"));
+    QVERIFY(!readLease(store.get(), QStringLiteral("leader"))->record.holder.contains(QStringLiteral("a")));
+}
+
+void TestClusterService::leadershipChangedHandlerThatRegistersAgainRunsTheNewFnOnce()
+{
+    // W1, W2: a slot of leadershipChanged(true) registers with whenLeader():
+    // the new fn runs once for this term, its deregisteredFn once at the
+    // stop, and the signals still end on the elector's state.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    int fnRuns = 0;
+    int deregRuns = 0;
+    connect(&a, &ClusterService::leadershipChanged, &a, [&](bool leading) {
+        if (leading)
+            a.whenLeader([&] { ++fnRuns; }, [&] { ++deregRuns; });
+    });
+    QSignalSpy leadership(&a, &ClusterService::leadershipChanged);
+    QVERIFY(start(a));
+    QTRY_COMPARE(fnRuns, 1);
+    QVERIFY(a.isLeader());
+    stopAndWait(a);
+    QCOMPARE(fnRuns, 1);
+    QCOMPARE(deregRuns, 1);
+    QCOMPARE(values(leadership), (QList<bool> {true, false}));
+}
+
+void TestClusterService::fnThatStopsTheServiceIsDeregisteredBeforeTheRelease()
+{
+    // F5, W3: fn calls stop() before it returns; the stop's step-down
+    // reaches the registrations after fn, and the release waits for the
+    // deregistered callback's future, as for any other stop.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QPromise<void> deregistration;
+    bool deregStarted = false;
+    a.whenLeader([&] { a.stop(); }, [&] {
+        deregStarted = true;
+        deregistration.start();
+        return deregistration.future();
+    });
+    QSignalSpy events(&a, &ClusterService::electionEvent);
+    QSignalSpy stopped(&a, &Service::stopped);
+    QVERIFY(start(a));
+    QTRY_VERIFY(deregStarted);
+    // Another's read is answered after anything a's release sent before it.
+    const std::optional<LeaseState> during = readLease(store.get(), QStringLiteral("leader"));
+    QVERIFY(during && during->exists);
+    QCOMPARE(during->record.holder, QStringLiteral("a"));
+    QVERIFY(eventsNamed(events, QStringLiteral("released")).isEmpty());
+    deregistration.finish();
+    QVERIFY(stopped.count() == 1 || stopped.wait());
+    const QList<QJsonObject> released = eventsNamed(events, QStringLiteral("released"));
+    QCOMPARE(released.size(), 1);
+    QVERIFY(released.first().value(QStringLiteral("released")).toBool());
 }
 
 void TestClusterService::leadershipChangedEndsOnFalseWhenFnStopsTheService()

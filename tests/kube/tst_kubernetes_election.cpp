@@ -13,7 +13,9 @@
 #include "testsecrets.h"
 #include "testsupport.h"
 
+#include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
@@ -24,6 +26,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <cstdio>
 
 using namespace baton;
 using namespace baton::test;
@@ -41,6 +44,39 @@ const QString watchToken = test::testSecret(QStringLiteral("kube-token-watch"));
 const QString pollToken = test::testSecret(QStringLiteral("kube-token-poll"));
 const QString noUpdateToken = test::testSecret(QStringLiteral("kube-token-noupdate"));
 const QString adminToken = test::testSecret(QStringLiteral("kube-token-admin"));
+// A `tokenFile` before and after its rotation: the second of the same
+// length as the first, the third longer.
+const QString rotatedToken1 = test::testSecret(QStringLiteral("kube-token-rotated-1"));
+const QString rotatedToken2 = test::testSecret(QStringLiteral("kube-token-rotated-2"));
+const QString rotatedTokenLong = test::testSecret(QStringLiteral("kube-token-rotated-long"));
+
+/*! The user the test server knows a rotated token as. */
+QString rotatedUser(const QString &token)
+{
+    return QStringLiteral("system:serviceaccount:e2e:") + token.section(QLatin1Char('-'), -2);
+}
+
+/*!
+ * Replaces \a path as the kubelet and systemd do, by a rename, so that a
+ * reader never sees half a token; with \a keepTime the new file carries the
+ * old one's modification time, as `cp -p` or `rsync -t` would leave it.
+ */
+bool replaceTokenFile(const QString &path, const QString &token, bool keepTime)
+{
+    const QDateTime oldTime = QFileInfo(path).lastModified();
+    const QString next = path + QStringLiteral(".next");
+    QFile file(next);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)
+        || !file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner)
+        || file.write(token.toUtf8()) != token.toUtf8().size())
+        return false;
+    if (!file.flush())
+        return false;
+    if (keepTime && !file.setFileTime(oldTime, QFileDevice::FileModificationTime))
+        return false;
+    file.close();
+    return std::rename(QFile::encodeName(next).constData(), QFile::encodeName(path).constData()) == 0;
+}
 
 QList<QJsonObject> eventsNamed(const ParticipantProcess &p, const QString &name)
 {
@@ -66,6 +102,8 @@ private Q_SLOTS:
     void malformedLeaseIsAnErrorNeverALeader();
     void malformedKubeconfigIsAClearError_data();
     void malformedKubeconfigIsAClearError();
+    void tokenFileRewrittenWhileLeadingIsUsedFromTheNextRequest_data();
+    void tokenFileRewrittenWhileLeadingIsUsedFromTheNextRequest();
     void cleanup();
     void noTokenInAnyLog();
 
@@ -523,6 +561,66 @@ void TestKubernetesElection::malformedKubeconfigIsAClearError()
         QVERIFY2(error.contains(part), qPrintable(QStringLiteral("\"%1\" not in: %2").arg(part, error)));
 }
 
+void TestKubernetesElection::tokenFileRewrittenWhileLeadingIsUsedFromTheNextRequest_data()
+{
+    QTest::addColumn<QString>("newToken");
+    QTest::addColumn<bool>("keepTime");
+    QTest::newRow("a longer token with a new modification time") << rotatedTokenLong << false;
+    QTest::newRow("a token of the same length with the old modification time") << rotatedToken2 << true;
+}
+
+void TestKubernetesElection::tokenFileRewrittenWhileLeadingIsUsedFromTheNextRequest()
+{
+    // B5, R2: `tokenFile` (a mounted Secret, a systemd credential) rotates
+    // while the election runs. The request after the rotation carries the
+    // new token: the old one, revoked as soon as the server has seen the
+    // new one, never costs the leader its lease. Neither token is ever
+    // logged (noTokenInAnyLog).
+    QFETCH(QString, newToken);
+    QFETCH(bool, keepTime);
+    const QStringList verbs {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
+                             QStringLiteral("list"), QStringLiteral("watch")};
+    m_server.addToken(rotatedToken1, rotatedUser(rotatedToken1), verbs);
+    m_server.addToken(newToken, rotatedUser(newToken), verbs);
+    m_server.resetCounters();
+
+    const QString tokenPath = m_folder.filePath(QStringLiteral("rotating-token-%1").arg(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('-')));
+    QFile::remove(tokenPath);
+    QVERIFY(replaceTokenFile(tokenPath, rotatedToken1, false));
+    // The kubeconfig's own token may not update: only the token file leads.
+    const QString lease = QStringLiteral("rotating-%1").arg(keepTime ? QStringLiteral("kept") : QStringLiteral("new"));
+    const QJsonObject config {
+            {QStringLiteral("services"),
+             QJsonObject {{QStringLiteral("cluster"),
+                           QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/KubernetesClusterService")},
+                                        {QStringLiteral("config"), writeKubeconfig(noUpdateToken)},
+                                        {QStringLiteral("tokenFile"), tokenPath},
+                                        {QStringLiteral("leaseName"), lease},
+                                        {QStringLiteral("instanceId"), QStringLiteral("rotating")},
+                                        {QStringLiteral("leaseDuration"), leaseMs},
+                                        {QStringLiteral("renewInterval"), renewMs}}}}}};
+    const QString configPath = m_folder.filePath(lease + QStringLiteral(".json"));
+    QVERIFY(test::writeJsonFile(configPath, config));
+    m_participants.push_back(test::startParticipant(QStringLiteral("rotating"), configPath));
+    ParticipantProcess *p = m_participants.back().get();
+    QTRY_VERIFY_WITH_TIMEOUT(p->isLeading(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(m_server.count(rotatedUser(rotatedToken1), QStringLiteral("update")) >= 1,
+                             int(10 * renewMs));
+
+    QVERIFY(replaceTokenFile(tokenPath, newToken, keepTime));
+    // The next renewal, within a renewInterval and its answer.
+    QTRY_VERIFY_WITH_TIMEOUT(m_server.count(rotatedUser(newToken), QStringLiteral("update")) >= 1,
+                             int(4 * renewMs));
+    m_server.removeToken(rotatedToken1);
+    const int updatesBefore = m_server.count(rotatedUser(newToken), QStringLiteral("update"));
+    QTRY_VERIFY_WITH_TIMEOUT(m_server.count(rotatedUser(newToken), QStringLiteral("update")) >= updatesBefore + 2,
+                             int(6 * renewMs));
+    QVERIFY(p->isLeading());
+    QVERIFY(eventsNamed(*p, QStringLiteral("stopped-leading")).isEmpty());
+    QCOMPARE(eventsNamed(*p, QStringLiteral("started-leading")).size(), 1);
+    m_server.removeToken(newToken);
+}
+
 void TestKubernetesElection::cleanup()
 {
     for (const auto &p : m_participants) {
@@ -546,7 +644,8 @@ void TestKubernetesElection::noTokenInAnyLog()
     // R2: every log line and event of every process of this test, searched
     // for every token the server accepts.
     QVERIFY(m_allOutput.size() > 1000);
-    for (const QString &token : {watchToken, pollToken, noUpdateToken, adminToken})
+    for (const QString &token : {watchToken, pollToken, noUpdateToken, adminToken, rotatedToken1,
+                                 rotatedToken2, rotatedTokenLong})
         QVERIFY2(!m_allOutput.contains(token.toUtf8()), qPrintable(token));
 }
 

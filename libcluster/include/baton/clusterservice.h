@@ -159,6 +159,15 @@ public:
     bool validate(QString *errorString);
 
     bool init(QString *errorString) override;
+    /*!
+     * Stops cleanly (F5): runs the deregistered callbacks when leading,
+     * waits for them, releases the lease, then emits stopped(). The wait is
+     * bounded, so a stop always ends: a leader waits never past its F4
+     * deadline; a follower whose callbacks of its last term still run waits
+     * until that term's lease has expired for the others (the deadline plus
+     * the safety margin of timings()). A callback still running then is
+     * logged and left running; the lease is left to expire.
+     */
     void stop() override;
 
 Q_SIGNALS:
@@ -166,7 +175,8 @@ Q_SIGNALS:
      * Emitted when this instance starts or stops leading, with the state at
      * the moment of emission, before the registrations' callbacks run: a
      * slot or an `fn` that calls stop() is followed by `false`, never by a
-     * stale `true`.
+     * stale `true`. Such a slot does not make the signal nest: the `false`
+     * follows once every receiver has had the `true`.
      */
     void leadershipChanged(bool leading);
     /*! The holder seen changed; \a why is first-acquire, released, expired or taken-over. */

@@ -15,7 +15,6 @@
 #include <QThread>
 
 #include <algorithm>
-#include <climits>
 #include <mutex>
 
 namespace baton {
@@ -83,11 +82,7 @@ ClusterServicePrivate::ClusterServicePrivate(ClusterService *qq)
     , clock(&Clock::system())
     , registrations(new Registrations(QString(), this))
 {
-    wakeTimer.setSingleShot(true);
-    wakeTimer.setTimerType(Qt::PreciseTimer);
-    stopDeadlineTimer.setSingleShot(true);
-    stopDeadlineTimer.setTimerType(Qt::PreciseTimer);
-    connect(&wakeTimer, &QTimer::timeout, this, [this] {
+    connect(&wakeTimer, &BootTimer::timeout, this, [this] {
         if (elector)
             execute(elector->onTimer());
     });
@@ -174,71 +169,92 @@ bool ClusterServicePrivate::isLeaderNow() const
 
 void ClusterServicePrivate::execute(ElectorActions actions)
 {
-    for (const ElectorAction &a : actions) {
-        if (std::holds_alternative<action::Read>(a) || std::holds_alternative<action::Create>(a)
-            || std::holds_alternative<action::Update>(a)) {
-            sendRequest(a);
-        } else if (const auto *became = std::get_if<action::BecameLeader>(&a)) {
-            qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 is now the leader, token %3")
-                                                    .arg(leaseName, params.identity)
-                                                    .arg(became->token);
-            emitEvent(QStringLiteral("started-leading"),
-                      {{QStringLiteral("token"), double(became->token)},
-                       {QStringLiteral("validUntilMono"), double(became->validUntilMono)}});
-            announceLeadership(elector->isLeader());
-            // A slot of leadershipChanged may have stopped the service already.
-            if (elector->isLeader())
-                registrations->setLeading(true);
-        } else if (const auto *stoppedLeading = std::get_if<action::StoppedLeading>(&a)) {
-            const QString reason = wireName(stoppedLeading->reason);
-            const QString message = QStringLiteral("%1: %2 stopped leading: %3")
-                                            .arg(leaseName, params.identity, reason);
-            if (stoppedLeading->reason == StopReason::Stopping)
-                qCInfo(lcElection).noquote() << message;
-            else
-                qCWarning(lcElection).noquote() << message;
-            emitEvent(QStringLiteral("stopped-leading"),
-                      {{QStringLiteral("reason"), reason},
-                       {QStringLiteral("validUntilMono"), double(stoppedLeading->validUntilMono)}});
-            announceLeadership(false);
-            registrations->setLeading(false);
-        } else if (const auto *changed = std::get_if<action::LeaderChanged>(&a)) {
-            holder = changed->to;
-            const QString why = wireName(changed->why);
-            auto who = [](const QString &id) { return id.isEmpty() ? QStringLiteral("(none)") : id; };
-            qCInfo(lcElection).noquote() << QStringLiteral("%1: leader %2 -> %3 (%4)")
-                                                    .arg(leaseName, who(changed->from),
-                                                         who(changed->to), why);
-            emitEvent(QStringLiteral("leader-changed"), {{QStringLiteral("from"), changed->from},
-                                                         {QStringLiteral("to"), changed->to},
-                                                         {QStringLiteral("why"), why}});
-            Q_EMIT q->leaderChanged(changed->from, changed->to, why);
-        } else if (const auto *attempt = std::get_if<action::AttemptFinished>(&a)) {
-            QJsonObject fields {{QStringLiteral("outcome"), wireName(attempt->outcome)},
-                                {QStringLiteral("latencyMs"), double(attempt->latencyMs)}};
-            if (!attempt->errorString.isEmpty()) {
-                fields.insert(QStringLiteral("error"), attempt->errorString);
-                qCWarning(lcElection).noquote()
-                        << QStringLiteral("%1: attempt failed: %2").arg(leaseName, attempt->errorString);
-            } else {
-                qCDebug(lcElection).noquote() << QStringLiteral("%1: attempt %2 in %3 ms")
-                                                         .arg(leaseName, wireName(attempt->outcome))
-                                                         .arg(attempt->latencyMs);
-            }
-            emitEvent(QStringLiteral("attempt"), fields);
-        } else if (const auto *released = std::get_if<action::ReleaseFinished>(&a)) {
-            if (released->released)
-                qCInfo(lcElection).noquote()
-                        << QStringLiteral("%1: %2 released the lease").arg(leaseName, params.identity);
-            else
-                qCInfo(lcElection).noquote() << QStringLiteral("%1: lease not released: %2")
-                                                        .arg(leaseName, released->detail);
-            emitEvent(QStringLiteral("released"), {{QStringLiteral("released"), released->released}});
-            finishStop();
-        }
+    // A slot or a callback reached from one action may re-enter the
+    // service (stop() from a slot of leadershipChanged): the actions that
+    // causes come after the rest of this list, so that the events and
+    // signals are told in the order things happened ("attempt: acquired"
+    // before the "stopped-leading" of the stop it led to).
+    for (ElectorAction &a : actions)
+        pendingActions.push_back(std::move(a));
+    if (executing)
+        return;
+    executing = true;
+    while (!pendingActions.empty()) {
+        const ElectorAction a = std::move(pendingActions.front());
+        pendingActions.pop_front();
+        perform(a);
     }
+    executing = false;
     announceHolder();
     armTimer();
+}
+
+void ClusterServicePrivate::perform(const ElectorAction &a)
+{
+    if (std::holds_alternative<action::Read>(a) || std::holds_alternative<action::Create>(a)
+        || std::holds_alternative<action::Update>(a)) {
+        sendRequest(a);
+    } else if (const auto *became = std::get_if<action::BecameLeader>(&a)) {
+        qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 is now the leader, token %3")
+                                                .arg(leaseName, params.identity)
+                                                .arg(became->token);
+        emitEvent(QStringLiteral("started-leading"),
+                  {{QStringLiteral("token"), double(became->token)},
+                   {QStringLiteral("validUntilMono"), double(became->validUntilMono)}});
+        announceLeadership(elector->isLeader());
+        // A slot of leadershipChanged may have stopped the service already.
+        if (elector->isLeader())
+            registrations->setLeading(true);
+    } else if (const auto *stoppedLeading = std::get_if<action::StoppedLeading>(&a)) {
+        const QString reason = wireName(stoppedLeading->reason);
+        const QString message = QStringLiteral("%1: %2 stopped leading: %3")
+                                        .arg(leaseName, params.identity, reason);
+        if (stoppedLeading->reason == StopReason::Stopping)
+            qCInfo(lcElection).noquote() << message;
+        else
+            qCWarning(lcElection).noquote() << message;
+        emitEvent(QStringLiteral("stopped-leading"),
+                  {{QStringLiteral("reason"), reason},
+                   {QStringLiteral("validUntilMono"), double(stoppedLeading->validUntilMono)}});
+        announceLeadership(false);
+        registrations->setLeading(false);
+        // A stop asked for while this step-down was on its way waited
+        // for the registrations to hear of it (F5): they have now.
+        releaseWhenIdle();
+    } else if (const auto *changed = std::get_if<action::LeaderChanged>(&a)) {
+        holder = changed->to;
+        const QString why = wireName(changed->why);
+        auto who = [](const QString &id) { return id.isEmpty() ? QStringLiteral("(none)") : id; };
+        qCInfo(lcElection).noquote() << QStringLiteral("%1: leader %2 -> %3 (%4)")
+                                                .arg(leaseName, who(changed->from),
+                                                     who(changed->to), why);
+        emitEvent(QStringLiteral("leader-changed"), {{QStringLiteral("from"), changed->from},
+                                                     {QStringLiteral("to"), changed->to},
+                                                     {QStringLiteral("why"), why}});
+        Q_EMIT q->leaderChanged(changed->from, changed->to, why);
+    } else if (const auto *attempt = std::get_if<action::AttemptFinished>(&a)) {
+        QJsonObject fields {{QStringLiteral("outcome"), wireName(attempt->outcome)},
+                            {QStringLiteral("latencyMs"), double(attempt->latencyMs)}};
+        if (!attempt->errorString.isEmpty()) {
+            fields.insert(QStringLiteral("error"), attempt->errorString);
+            qCWarning(lcElection).noquote()
+                    << QStringLiteral("%1: attempt failed: %2").arg(leaseName, attempt->errorString);
+        } else {
+            qCDebug(lcElection).noquote() << QStringLiteral("%1: attempt %2 in %3 ms")
+                                                     .arg(leaseName, wireName(attempt->outcome))
+                                                     .arg(attempt->latencyMs);
+        }
+        emitEvent(QStringLiteral("attempt"), fields);
+    } else if (const auto *released = std::get_if<action::ReleaseFinished>(&a)) {
+        if (released->released)
+            qCInfo(lcElection).noquote()
+                    << QStringLiteral("%1: %2 released the lease").arg(leaseName, params.identity);
+        else
+            qCInfo(lcElection).noquote() << QStringLiteral("%1: lease not released: %2")
+                                                    .arg(leaseName, released->detail);
+        emitEvent(QStringLiteral("released"), {{QStringLiteral("released"), released->released}});
+        finishStop();
+    }
 }
 
 void ClusterServicePrivate::announceHolder()
@@ -281,7 +297,7 @@ void ClusterServicePrivate::armTimer()
         wakeTimer.stop();
         return;
     }
-    wakeTimer.start(int(qBound<qint64>(0, *next - clock->monotonicMs(), qint64(INT_MAX))));
+    wakeTimer.start(*next - clock->monotonicMs());
 }
 
 void ClusterServicePrivate::beginStop()
@@ -313,29 +329,47 @@ void ClusterServicePrivate::beginStop()
     // stop ends when they do.
     connect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle,
             Qt::UniqueConnection);
-    if (!wasLeading) {
-        releaseWhenIdle();
-        return;
-    }
-    // Never after the deadline: past it, others may already hold the lease,
-    // and work still running would be running twice.
-    connect(&stopDeadlineTimer, &QTimer::timeout, this, [this] {
+    // But a stop always ends, whatever a callback's future does. A leader
+    // waits never past its F4 deadline: past it, others may already hold
+    // the lease, and work still running would be running twice. A follower
+    // has nothing to release past that deadline either, but the callbacks
+    // of its last term may still be in the grace the application gave
+    // them (an --exec command being stopped, its grace capped below the
+    // safety margin): it waits until that term's lease has expired for the
+    // others, the deadline plus the safety margin. After that nothing is
+    // left that the wait could protect, and a hung callback only kept the
+    // process from exiting.
+    const qint64 waitUntil = wasLeading
+            ? deadline
+            : deadline + q->timings().safetyMargin;
+    connect(&stopDeadlineTimer, &BootTimer::timeout, this, [this, wasLeading] {
         if (stopFinished)
             return;
         qCWarning(lcElection).noquote()
-                << QStringLiteral("%1: deregistered callbacks still running at the step-down "
-                                  "deadline; the lease is left to expire")
+                << (wasLeading ? QStringLiteral("%1: deregistered callbacks still running at the "
+                                                "step-down deadline; the lease is left to expire")
+                               : QStringLiteral("%1: deregistered callbacks still running when the "
+                                                "lease of the last term expired; the stop ends "
+                                                "without them"))
                            .arg(leaseName);
         finishStop();
     });
-    stopDeadlineTimer.start(int(qBound<qint64>(0, deadline - clock->monotonicMs(), qint64(INT_MAX))));
+    if (!releaseAsked) // the release is bounded by the Elector's own timeouts
+        stopDeadlineTimer.start(waitUntil - clock->monotonicMs());
     releaseWhenIdle();
 }
 
 void ClusterServicePrivate::releaseWhenIdle()
 {
-    if (stopFinished || !registrations->isIdle() || !elector)
+    if (!stopping || releaseAsked || stopFinished || !elector)
         return;
+    // F5: idle is not enough while the registrations still believe this
+    // instance leads: the step-down has not reached them yet (stop() from
+    // inside fn or a slot), and their deregistered callbacks must run, and
+    // end, before the release.
+    if (registrations->isLeading() || !registrations->isIdle())
+        return;
+    releaseAsked = true;
     disconnect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle);
     stopDeadlineTimer.stop();
     execute(elector->release());

@@ -1,12 +1,13 @@
 #pragma once
 
+#include "boottimer.h"
 #include "elector.h"
 
 #include <baton/clusterservice.h>
 
 #include <QJsonObject>
-#include <QTimer>
 
+#include <deque>
 #include <memory>
 
 namespace baton {
@@ -37,6 +38,7 @@ public:
     void beginStop();
 
     void execute(ElectorActions actions);
+    void perform(const ElectorAction &action);
     void announceHolder();
     void sendRequest(const ElectorAction &request);
     void armTimer();
@@ -55,6 +57,10 @@ public:
     bool started = false;
     bool stopping = false;
     bool stopFinished = false;
+    bool releaseAsked = false;
+    /*! Inside execute(): actions of a re-entrant call wait in pendingActions. */
+    bool executing = false;
+    std::deque<ElectorAction> pendingActions;
     bool announcedLeading = false;
     QString holder;
     /*! The holder last told through holderChanged(). */
@@ -63,8 +69,10 @@ public:
     Registrations *registrations;
     std::unique_ptr<Elector> elector;
     std::unique_ptr<LeaseBackend> backend;
-    QTimer wakeTimer;
-    QTimer stopDeadlineTimer;
+    // Deadlines on the decisions' clock: a QTimer would fire late by the
+    // time the host was suspended (F4).
+    BootTimer wakeTimer;
+    BootTimer stopDeadlineTimer;
 };
 
 } // namespace baton

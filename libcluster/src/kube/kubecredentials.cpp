@@ -4,7 +4,6 @@
 #include "logging.h"
 
 #include <QFile>
-#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QPointer>
@@ -31,10 +30,11 @@ KubeCredentials::~KubeCredentials()
 
 bool KubeCredentials::readTokenFile(QString *errorString)
 {
-    const QFileInfo info(m_config.tokenFile);
-    // Bound service account tokens rotate: read again whenever the file changed.
-    if (!m_fileToken.isEmpty() && info.lastModified() == m_fileModified && info.size() == m_fileSize)
-        return true;
+    // Bound service account tokens and mounted Secrets rotate: the file is
+    // read at every request. Its time and size cannot tell a rotation: a
+    // new token often has the old one's length, and a copy that keeps
+    // times (cp -p, rsync -t) keeps the old modification time too. A file
+    // of a few hundred bytes per renewal costs less than a lost lease.
     QFile file(m_config.tokenFile);
     if (!file.open(QIODevice::ReadOnly)) {
         *errorString = QStringLiteral("token file %1 cannot be read: %2")
@@ -50,8 +50,6 @@ bool KubeCredentials::readTokenFile(QString *errorString)
         qCInfo(lcKube).noquote() << QStringLiteral("token file %1 changed: using the new token")
                                             .arg(m_config.tokenFile);
     m_fileToken = token;
-    m_fileModified = info.lastModified();
-    m_fileSize = info.size();
     return true;
 }
 

@@ -66,8 +66,6 @@ private:
     KubeClientConfig m_config;
     const Clock *m_clock;
     QString m_fileToken;
-    QDateTime m_fileModified;
-    qint64 m_fileSize = -1;
 
     QProcess *m_plugin = nullptr;
     QList<Callback> m_waiting;

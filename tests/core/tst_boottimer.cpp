@@ -1,0 +1,190 @@
+// BootTimer: the single-shot timer the election driver arms for its
+// deadlines (F4, F5). It counts CLOCK_BOOTTIME, the clock of every
+// decision, so that a deadline armed before a suspend fires when it is
+// due on that clock, not late by the time the host slept. A real suspend
+// cannot be made in a test (it needs the whole host, and a time namespace
+// only shifts the clock, it does not make time pass for it): these tests
+// prove the timer itself, on both of its implementations, and that it
+// counts on the boot clock where timerfd exists.
+
+#include "boottimer.h"
+#include "clock.h"
+
+#include <QSignalSpy>
+#include <QTest>
+#include <QTimer>
+
+using namespace baton;
+
+namespace {
+
+constexpr qint64 intervalMs = 50;
+// Long enough that no test here ever sees it run out.
+constexpr qint64 neverMs = 3'600'000;
+
+/*! Runs the event loop until a plain QTimer of \a ms has fired. */
+void runEventsFor(int ms)
+{
+    QTimer reference;
+    reference.setSingleShot(true);
+    QSignalSpy done(&reference, &QTimer::timeout);
+    reference.start(ms);
+    QVERIFY(done.wait(ms + 10000));
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(baton::BootTimer::Kind)
+
+class TestBootTimer : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void onLinuxItCountsTheBootClock();
+    void firesOnceWhenItsIntervalHasPassed_data();
+    void firesOnceWhenItsIntervalHasPassed();
+    void zeroFiresAtTheNextTurn_data();
+    void zeroFiresAtTheNextTurn();
+    void reArmingKeepsOnlyTheLastInterval_data();
+    void reArmingKeepsOnlyTheLastInterval();
+    void anExpiryNotYetDeliveredIsForgottenWhenReArmed_data();
+    void anExpiryNotYetDeliveredIsForgottenWhenReArmed();
+    void stopCancels_data();
+    void stopCancels();
+
+private:
+    static void kinds();
+};
+
+void TestBootTimer::kinds()
+{
+    QTest::addColumn<BootTimer::Kind>("kind");
+    QTest::newRow("on the boot clock") << BootTimer::Kind::BootClock;
+    QTest::newRow("on the fallback QTimer") << BootTimer::Kind::FallbackQTimer;
+}
+
+void TestBootTimer::onLinuxItCountsTheBootClock()
+{
+    // F4: where timerfd exists the driver's deadlines are counted on
+    // CLOCK_BOOTTIME, not by QTimer's CLOCK_MONOTONIC.
+#ifdef Q_OS_LINUX
+    BootTimer timer;
+    timer.start(neverMs);
+    QVERIFY(timer.usesBootClock());
+#else
+    QSKIP("CLOCK_BOOTTIME timers are Linux only; the fallback is tested below");
+#endif
+    BootTimer fallback(BootTimer::Kind::FallbackQTimer);
+    fallback.start(neverMs);
+    QVERIFY(!fallback.usesBootClock());
+}
+
+void TestBootTimer::firesOnceWhenItsIntervalHasPassed_data()
+{
+    kinds();
+}
+
+void TestBootTimer::firesOnceWhenItsIntervalHasPassed()
+{
+    // F4: a deadline timer never fires before its interval has passed on
+    // the decisions' clock, and fires once.
+    QFETCH(BootTimer::Kind, kind);
+    BootTimer timer(kind);
+    QSignalSpy fired(&timer, &BootTimer::timeout);
+    const qint64 armedAt = Clock::system().monotonicMs();
+    timer.start(intervalMs);
+    QVERIFY(timer.isActive());
+    QVERIFY(fired.wait(10000));
+    QVERIFY(Clock::system().monotonicMs() - armedAt >= intervalMs);
+    QVERIFY(!timer.isActive());
+    runEventsFor(2 * int(intervalMs));
+    QCOMPARE(fired.count(), 1);
+}
+
+void TestBootTimer::zeroFiresAtTheNextTurn_data()
+{
+    kinds();
+}
+
+void TestBootTimer::zeroFiresAtTheNextTurn()
+{
+    // F4: a deadline already passed when the timer is armed (a zero or
+    // negative interval) is acted on at once, never inside start().
+    QFETCH(BootTimer::Kind, kind);
+    BootTimer timer(kind);
+    QSignalSpy fired(&timer, &BootTimer::timeout);
+    timer.start(-5);
+    QCOMPARE(fired.count(), 0);
+    QVERIFY(fired.wait(10000));
+    QCOMPARE(fired.count(), 1);
+}
+
+void TestBootTimer::reArmingKeepsOnlyTheLastInterval_data()
+{
+    kinds();
+}
+
+void TestBootTimer::reArmingKeepsOnlyTheLastInterval()
+{
+    // F4: the wake timer is re-armed at every act of the election; only the
+    // last interval counts, shorter or longer than the one it replaces.
+    QFETCH(BootTimer::Kind, kind);
+    BootTimer timer(kind);
+    QSignalSpy fired(&timer, &BootTimer::timeout);
+    timer.start(neverMs);
+    timer.start(intervalMs);
+    QVERIFY(fired.wait(10000));
+    QCOMPARE(fired.count(), 1);
+
+    timer.start(intervalMs);
+    timer.start(neverMs);
+    runEventsFor(4 * int(intervalMs));
+    QCOMPARE(fired.count(), 1);
+    QVERIFY(timer.isActive());
+}
+
+void TestBootTimer::anExpiryNotYetDeliveredIsForgottenWhenReArmed_data()
+{
+    kinds();
+}
+
+void TestBootTimer::anExpiryNotYetDeliveredIsForgottenWhenReArmed()
+{
+    // F4: the interval ran out but the event loop has not delivered it yet
+    // when the driver arms the timer again (a reply came first): the old
+    // expiry must not fire the new arming early.
+    QFETCH(BootTimer::Kind, kind);
+    BootTimer timer(kind);
+    QSignalSpy fired(&timer, &BootTimer::timeout);
+    timer.start(0);
+    timer.start(neverMs);
+    runEventsFor(4 * int(intervalMs));
+    QCOMPARE(fired.count(), 0);
+}
+
+void TestBootTimer::stopCancels_data()
+{
+    kinds();
+}
+
+void TestBootTimer::stopCancels()
+{
+    // F5: a stop that ends its wait early cancels the deadline timer.
+    QFETCH(BootTimer::Kind, kind);
+    BootTimer timer(kind);
+    QSignalSpy fired(&timer, &BootTimer::timeout);
+    timer.start(intervalMs);
+    timer.stop();
+    QVERIFY(!timer.isActive());
+    timer.stop(); // harmless twice
+    runEventsFor(4 * int(intervalMs));
+    QCOMPARE(fired.count(), 0);
+
+    timer.start(0);
+    timer.stop();
+    runEventsFor(int(intervalMs));
+    QCOMPARE(fired.count(), 0);
+}
+
+QTEST_GUILESS_MAIN(TestBootTimer)
+#include "tst_boottimer.moc"
