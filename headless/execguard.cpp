@@ -19,10 +19,26 @@
 //   pid N              the command runs as N, in a process group of its own
 //   expired            the deadline came before baton said stop
 //   exit N | signal N  how the command's own process ended
+//   stuck N            a descendant the guard gave up on (below); it exits 3
+//
+// stderr: what went wrong, for baton's log (a malformed control line is
+// ignored with one line here; the deadline in force stays, so the command
+// never runs longer for it).
 //
 // The guard is a child subreaper, so whatever the command starts stays its
 // descendant even after leaving the group or calling setsid(). At the end it
-// kills the group, then every descendant left, and exits only when none is.
+// kills the group, then every descendant left, and exits when none is; a
+// descendant that survives SIGKILL for giveUpMs (a process of another user,
+// EPERM, or one stuck in the kernel, state D) is named on stderr and on
+// stdout ("stuck N") and left, rather than waiting forever.
+//
+// Terminal stop signals (SIGTSTP, SIGTTIN, SIGTTOU) are ignored: a Ctrl-Z
+// or a background read must not freeze the one process that enforces the
+// deadline. The command gets them back at their defaults.
+//
+// The command's oom_score_adj is raised above the guard's, so that the OOM
+// killer picks the command, not the guard that would otherwise leave it
+// without a deadline.
 
 #include <algorithm>
 #include <cerrno>
@@ -49,6 +65,14 @@ constexpr long long noDeadline = -1;
 // While descendants outlive SIGKILL for a moment (exiting, or not yet
 // reparented to the guard), it looks again this often.
 constexpr long long rescanMs = 20;
+// How long the guard keeps killing a descendant that does not die before it
+// names it and gives up on it: long enough for an exit that needs the disk,
+// short enough that baton's stop does not hang on a process nobody can end.
+constexpr long long defaultGiveUpMs = 5000;
+// How much more likely to be picked by the OOM killer the command is than
+// the guard, in oom_score_adj units (thousandths of the host's memory).
+constexpr int oomScoreRaise = 500;
+constexpr int oomScoreMax = 1000;
 
 long long bootMs()
 {
@@ -77,6 +101,32 @@ bool parseMs(const char *text, long long *value)
     return true;
 }
 
+/*!
+ * A test hook (tst_execguardprotocol): environment variables that shorten
+ * the give-up bound and make the guard spare the processes of one name, as
+ * if they were not its to kill, since a test cannot make an unkillable
+ * process. Unset in production: the defaults above.
+ */
+long long giveUpMsFromEnvironment()
+{
+    long long value = 0;
+    const char *text = std::getenv("BATON_EXEC_GUARD_GIVE_UP_MS");
+    if (text && parseMs(text, &value) && value != noDeadline)
+        return value;
+    return defaultGiveUpMs;
+}
+
+int readOomScoreAdj()
+{
+    int value = 0;
+    if (FILE *file = std::fopen("/proc/self/oom_score_adj", "re")) {
+        if (std::fscanf(file, "%d", &value) != 1)
+            value = 0;
+        std::fclose(file);
+    }
+    return value;
+}
+
 void report(const std::string &line)
 {
     const std::string text = line + '\n';
@@ -85,10 +135,18 @@ void report(const std::string &line)
     }
 }
 
-/*! Every process below this one, read from /proc (ppid is the 4th field of stat). */
-std::vector<pid_t> descendants()
+struct Process
 {
-    std::vector<std::pair<pid_t, pid_t>> parents; // pid, ppid
+    pid_t pid = 0;
+    pid_t ppid = 0;
+    char state = 0;
+    std::string name;
+};
+
+/*! Every process below this one, read from /proc (ppid is the 4th field of stat). */
+std::vector<Process> descendants()
+{
+    std::vector<Process> parents;
     if (DIR *proc = ::opendir("/proc")) {
         while (const dirent *entry = ::readdir(proc)) {
             char *end = nullptr;
@@ -106,19 +164,21 @@ std::vector<pid_t> descendants()
                 continue;
             buffer[size] = '\0';
             // The name in parentheses may hold spaces and ')': skip to the last one.
+            const char *name = std::strchr(buffer, '(');
             const char *afterName = std::strrchr(buffer, ')');
             char state = 0;
             int ppid = 0;
-            if (afterName && std::sscanf(afterName + 1, " %c %d", &state, &ppid) == 2)
-                parents.emplace_back(pid_t(pid), pid_t(ppid));
+            if (name && afterName && afterName > name
+                && std::sscanf(afterName + 1, " %c %d", &state, &ppid) == 2)
+                parents.push_back({pid_t(pid), pid_t(ppid), state, std::string(name + 1, afterName)});
         }
         ::closedir(proc);
     }
-    std::vector<pid_t> found {::getpid()};
+    std::vector<Process> found {{::getpid(), 0, 'R', {}}};
     for (size_t i = 0; i < found.size(); ++i)
-        for (const auto &[pid, ppid] : parents)
-            if (ppid == found[i])
-                found.push_back(pid);
+        for (const Process &process : parents)
+            if (process.ppid == found[i].pid)
+                found.push_back(process);
     found.erase(found.begin()); // not the guard itself
     return found;
 }
@@ -136,7 +196,10 @@ public:
     Guard(long long graceMs, long long deadline)
         : m_graceMs(graceMs)
         , m_deadline(deadline)
+        , m_giveUpMs(giveUpMsFromEnvironment())
     {
+        if (const char *spared = std::getenv("BATON_EXEC_GUARD_TEST_SPARE"))
+            m_spared = spared;
     }
 
     bool start(char **argv);
@@ -150,9 +213,17 @@ private:
     void killAll();
     void armTimer();
     void signalGroup(int signalNumber) const;
+    void signalDescendants(int signalNumber);
+    void giveUp();
 
     long long m_graceMs;
     long long m_deadline;
+    long long m_giveUpMs;
+    std::string m_spared;
+    /*! When the guard began killing everything: the give-up bound runs from here. */
+    long long m_killingSince = noDeadline;
+    /*! Descendants whose kill was refused (EPERM), for giveUp() to say why they are left. */
+    std::vector<pid_t> m_refused;
     pid_t m_command = 0;
     bool m_commandEnded = false;
     bool m_stopping = false;
@@ -178,6 +249,12 @@ bool Guard::start(char **argv)
         sigaddset(&handled, s);
     ::sigprocmask(SIG_BLOCK, &handled, nullptr);
     std::signal(SIGPIPE, SIG_IGN);
+    // A terminal's stop (Ctrl-Z, a read or write from the background) would
+    // freeze the guard and with it the deadline. SIGSTOP cannot be ignored:
+    // docs/operations.md says what is left then.
+    for (int s : {SIGTSTP, SIGTTIN, SIGTTOU})
+        std::signal(s, SIG_IGN);
+    const int commandOomScoreAdj = std::min(readOomScoreAdj() + oomScoreRaise, oomScoreMax);
     m_signalFd = ::signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK);
     // CLOCK_BOOTTIME and absolute: the timer fires at the deadline even
     // across a suspend, where a relative sleep would be late by the suspend.
@@ -205,7 +282,17 @@ bool Guard::start(char **argv)
         ::prctl(PR_SET_PDEATHSIG, SIGKILL); // a guard killed outright takes its child along
         if (::getppid() != guard)
             ::_exit(127);
-        std::signal(SIGPIPE, SIG_DFL);
+        // Raising is allowed without privilege; the OOM killer then ends the
+        // command (and what it starts, which inherits this) before the guard.
+        const int adj = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+        if (adj >= 0) {
+            const std::string text = std::to_string(commandOomScoreAdj) + '\n';
+            [[maybe_unused]] const ssize_t written = ::write(adj, text.data(), text.size());
+            ::close(adj);
+        }
+        // An ignored signal stays ignored across exec: the command gets the defaults.
+        for (int s : {SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU})
+            std::signal(s, SIG_DFL);
         ::sigprocmask(SIG_UNBLOCK, &handled, nullptr);
         ::execvp(argv[0], argv);
         std::fprintf(stderr, "baton-exec-guard: cannot run %s: %s\n", argv[0], std::strerror(errno));
@@ -227,6 +314,8 @@ int Guard::run()
         }
         if (m_stopping && !m_killing && now >= m_killAt)
             m_killing = true;
+        if (m_killing && m_killingSince == noDeadline)
+            m_killingSince = now;
         if (m_killing)
             killAll();
         reap();
@@ -239,6 +328,10 @@ int Guard::run()
         }
         if (m_killing && !hasChildren())
             return 0;
+        if (m_killing && now - m_killingSince >= m_giveUpMs) {
+            giveUp();
+            return 3;
+        }
         armTimer();
 
         pollfd fds[3] = {{m_signalFd, POLLIN, 0}, {m_timerFd, POLLIN, 0}, {STDIN_FILENO, POLLIN, 0}};
@@ -333,17 +426,47 @@ void Guard::terminate()
     const long long graceEnd = bootMs() + m_graceMs;
     m_killAt = m_deadline == noDeadline ? graceEnd : std::min(graceEnd, m_deadline);
     signalGroup(SIGTERM);
-    for (pid_t pid : descendants())
-        ::kill(pid, SIGTERM);
+    signalDescendants(SIGTERM);
     // A stopped group would hold the TERM until the grace ends.
     signalGroup(SIGCONT);
 }
 
 void Guard::killAll()
 {
+    if (m_killingSince == noDeadline)
+        m_killingSince = bootMs();
     signalGroup(SIGKILL);
-    for (pid_t pid : descendants())
-        ::kill(pid, SIGKILL);
+    signalDescendants(SIGKILL);
+}
+
+void Guard::signalDescendants(int signalNumber)
+{
+    for (const Process &process : descendants()) {
+        // The test hook: a spared process is refused as another user's would be.
+        const bool spared = !m_spared.empty() && process.name == m_spared;
+        if (!spared && (::kill(process.pid, signalNumber) == 0 || errno != EPERM))
+            continue;
+        if (std::find(m_refused.begin(), m_refused.end(), process.pid) == m_refused.end())
+            m_refused.push_back(process.pid);
+    }
+}
+
+void Guard::giveUp()
+{
+    // Waiting on would hold baton's step-down, and its stop, forever: name
+    // what is left instead, for the operator, and let baton go on.
+    reap();
+    for (const Process &process : descendants()) {
+        if (process.state == 'Z')
+            continue; // ended; its parent, not the guard, has yet to reap it
+        const bool refused = std::find(m_refused.begin(), m_refused.end(), process.pid) != m_refused.end();
+        const char *why = refused ? "the kill was refused (EPERM: another user's process)"
+                : process.state == 'D' ? "it is stuck in the kernel (state D)"
+                                       : "it outlived SIGKILL";
+        std::fprintf(stderr, "baton-exec-guard: gave up on pid %d (%s) after %lld ms: %s; it is left running\n",
+                     int(process.pid), process.name.c_str(), m_giveUpMs, why);
+        report("stuck " + std::to_string(process.pid));
+    }
 }
 
 void Guard::signalGroup(int signalNumber) const

@@ -12,7 +12,14 @@
 #include <QPromise>
 
 #include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <vector>
+
+#include <dirent.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace baton {
@@ -27,6 +34,79 @@ qint64 bootTimeMs()
     return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
+// While what a dead guard left behind outlives SIGKILL for a moment
+// (exiting, or not yet reparented here), the sweep looks again this often;
+// past the bound it names what is left and goes on, as the guard does.
+constexpr int sweepRescanMs = 20;
+constexpr qint64 sweepGiveUpMs = 5000;
+
+struct ProcessEntry
+{
+    pid_t pid = 0;
+    pid_t parent = 0;
+    pid_t group = 0;
+    char state = 0;
+};
+
+std::vector<ProcessEntry> readProcesses()
+{
+    std::vector<ProcessEntry> processes;
+    DIR *proc = ::opendir("/proc");
+    if (!proc)
+        return processes;
+    while (const dirent *entry = ::readdir(proc)) {
+        char *end = nullptr;
+        const long pid = std::strtol(entry->d_name, &end, 10);
+        if (pid <= 0 || *end != '\0')
+            continue;
+        char path[64];
+        std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+        FILE *file = std::fopen(path, "re");
+        if (!file)
+            continue;
+        char buffer[512];
+        const size_t size = std::fread(buffer, 1, sizeof buffer - 1, file);
+        std::fclose(file);
+        buffer[size] = '\0';
+        // The name in parentheses may hold spaces and ')': skip to the last one.
+        const char *afterName = std::strrchr(buffer, ')');
+        ProcessEntry process;
+        process.pid = pid_t(pid);
+        int parent = 0;
+        int group = 0;
+        if (afterName && std::sscanf(afterName + 1, " %c %d %d", &process.state, &parent, &group) == 3) {
+            process.parent = parent;
+            process.group = group;
+            processes.push_back(process);
+        }
+    }
+    ::closedir(proc);
+    return processes;
+}
+
+/*!
+ * What a dead guard left behind: children of this process outside its own
+ * process group, except \a keep, and everything below them. The guard and
+ * the command each got a group of their own, so whatever the command
+ * started is in neither this process's group nor its session; a helper the
+ * library starts (a credential plugin) stays in this process's group.
+ */
+std::vector<ProcessEntry> strays(const QList<qint64> &keep)
+{
+    const std::vector<ProcessEntry> processes = readProcesses();
+    const pid_t self = ::getpid();
+    const pid_t ownGroup = ::getpgrp();
+    std::vector<ProcessEntry> found;
+    for (const ProcessEntry &process : processes)
+        if (process.parent == self && process.group != ownGroup && !keep.contains(qint64(process.pid)))
+            found.push_back(process);
+    for (size_t i = 0; i < found.size(); ++i)
+        for (const ProcessEntry &process : processes)
+            if (process.parent == found[i].pid && !keep.contains(qint64(process.pid)))
+                found.push_back(process);
+    return found;
+}
+
 } // namespace
 
 ExecSupervisor::ExecSupervisor(ClusterService *cluster, Options options, QObject *parent)
@@ -38,9 +118,11 @@ ExecSupervisor::ExecSupervisor(ClusterService *cluster, Options options, QObject
     m_restartTimer.setSingleShot(true);
     m_restartTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_restartTimer, &QTimer::timeout, this, [this] {
-        if (m_leading && !m_process && m_cluster && m_cluster->isLeader())
+        if (m_leading && !m_process && !m_sweeping && m_cluster && m_cluster->isLeader())
             startCommand();
     });
+    m_sweepTimer.setSingleShot(true);
+    connect(&m_sweepTimer, &QTimer::timeout, this, &ExecSupervisor::sweepStrays);
     m_graceTimer.setSingleShot(true);
     m_graceTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_graceTimer, &QTimer::timeout, this, [this] {
@@ -122,6 +204,13 @@ bool ExecSupervisor::attach(QString *errorString)
     m_graceMs = effectiveGrace(m_options.graceMs, m_cluster->timings(), errorString);
     if (m_graceMs < 0)
         return false;
+    // Should the guard be killed outright, the command's descendants are
+    // reparented to the nearest subreaper above them: this process, not
+    // init, so that sweepStrays() can still end them.
+    if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+        qCWarning(lcExec).noquote() << QStringLiteral("cannot become a child subreaper (%1): should the exec "
+                                                      "guard be killed, what the command started escapes")
+                                               .arg(QString::fromLocal8Bit(std::strerror(errno)));
     // Each successful renewal moves the F4 deadline on; the guard follows.
     connect(m_cluster, &ClusterService::electionEvent, this, [this] {
         if (m_process && !m_terminating)
@@ -151,7 +240,7 @@ qint64 ExecSupervisor::pid() const
 
 bool ExecSupervisor::isRunning() const
 {
-    return m_process != nullptr;
+    return m_process != nullptr || m_sweeping;
 }
 
 void ExecSupervisor::onLeading()
@@ -165,13 +254,14 @@ QFuture<void> ExecSupervisor::onNotLeading()
 {
     m_leading = false;
     m_restartTimer.stop();
-    if (!m_process)
+    if (!m_process && !m_sweeping)
         return QtFuture::makeReadyFuture();
     if (!m_exited) {
         m_exited = std::make_shared<QPromise<void>>();
         m_exited->start();
     }
-    if (!m_terminating) {
+    // While sweeping, the guard is gone: the future ends with the sweep.
+    if (m_process && !m_terminating) {
         m_terminating = true;
         qCInfo(lcExec).noquote() << QStringLiteral("%1: no longer leading: SIGTERM to pid %2, SIGKILL in %3 ms")
                                             .arg(m_cluster ? m_cluster->leaseName() : QString())
@@ -193,7 +283,7 @@ void ExecSupervisor::startCommand()
 {
     // W3 already keeps a new leadership waiting for the previous command's
     // exit; this is the last line of that promise.
-    if (m_process) {
+    if (m_process || m_sweeping) {
         qCCritical(lcExec) << "refusing to start a second copy of the command";
         return;
     }
@@ -305,6 +395,10 @@ void ExecSupervisor::onGuardOutput()
                                       "process stepped down: it stops pid %2")
                                .arg(m_cluster ? m_cluster->leaseName() : QString())
                                .arg(m_pid);
+        } else if (word == "stuck" && number > 0) {
+            // The guard named it on stderr (our log) and exits: the sweep
+            // must not wait on it again.
+            m_abandoned.append(number);
         } else if (word == "exit" || word == "signal") {
             m_commandEnded = true;
             m_commandExitCode = word == "exit" ? number : 0;
@@ -316,19 +410,67 @@ void ExecSupervisor::onGuardOutput()
 void ExecSupervisor::onFinished(int guardExitCode, bool guardCrashed)
 {
     onGuardOutput();
-    const qint64 pid = m_pid;
-    const bool byUs = m_terminating || m_expired;
     // The guard exits when nothing of the command is left. Should it have
-    // died first, the group at least goes now.
-    if (pid > 0 && !m_commandEnded)
+    // died first, the group at least goes now, and sweepStrays() ends the rest.
+    if (m_pid > 0 && !m_commandEnded) {
+        qCWarning(lcExec).noquote() << QStringLiteral("%1: the exec guard ended before pid %2 (%3 %4): "
+                                                      "killing what the command left behind")
+                                               .arg(m_cluster ? m_cluster->leaseName() : QString())
+                                               .arg(m_pid)
+                                               .arg(guardCrashed ? QStringLiteral("signal") : QStringLiteral("exit code"))
+                                               .arg(guardExitCode);
         killGroup(SIGKILL);
-    const bool crashed = m_commandEnded ? m_commandSignal != 0 : guardCrashed;
-    const int exitCode = m_commandEnded ? (crashed ? m_commandSignal : m_commandExitCode) : guardExitCode;
-    if (crashed && exitCode == SIGKILL && byUs)
-        m_killed = true;
+    }
+    m_guardExitCode = guardExitCode;
+    m_guardCrashed = guardCrashed;
+    // How long the command ran, not counting the sweep below.
+    m_ranMs = m_running.isValid() ? m_running.elapsed() : -1;
     m_graceTimer.stop();
     m_process->deleteLater();
     m_process = nullptr;
+    m_sweeping = true;
+    m_sweepStarted.start();
+    sweepStrays();
+}
+
+void ExecSupervisor::sweepStrays()
+{
+    // Nothing is left when the guard did its job; after a guard killed
+    // outright, its descendants are here, and the lease must not go, nor a
+    // new copy start, while one of them runs (F5, W3).
+    const std::vector<ProcessEntry> left = strays(m_abandoned);
+    if (!left.empty() && m_sweepStarted.elapsed() < sweepGiveUpMs) {
+        for (const ProcessEntry &process : left) {
+            ::kill(process.pid, SIGKILL);
+            // Ours since the guard died: reap it, or it stays a zombie.
+            if (process.parent == ::getpid())
+                ::waitpid(process.pid, nullptr, WNOHANG | __WALL);
+        }
+        m_sweepTimer.start(sweepRescanMs);
+        return;
+    }
+    for (const ProcessEntry &process : left) {
+        if (process.state == 'Z')
+            continue;
+        qCCritical(lcExec).noquote() << QStringLiteral("gave up on pid %1 (state %2), left by the command, "
+                                                       "after %3 ms of SIGKILL; it is left running")
+                                                .arg(process.pid)
+                                                .arg(QLatin1Char(process.state))
+                                                .arg(sweepGiveUpMs);
+        m_abandoned.append(process.pid);
+    }
+    m_sweeping = false;
+    afterCommandGone();
+}
+
+void ExecSupervisor::afterCommandGone()
+{
+    const qint64 pid = m_pid;
+    const bool byUs = m_terminating || m_expired;
+    const bool crashed = m_commandEnded ? m_commandSignal != 0 : m_guardCrashed;
+    const int exitCode = m_commandEnded ? (crashed ? m_commandSignal : m_commandExitCode) : m_guardExitCode;
+    if (crashed && exitCode == SIGKILL && byUs)
+        m_killed = true;
     m_pid = 0;
     m_terminating = false;
     const bool expired = m_expired;
@@ -376,7 +518,7 @@ void ExecSupervisor::onFinished(int guardExitCode, bool guardCrashed)
         return;
     }
     // A command that ran well for a while starts again from the short delay.
-    if (m_running.isValid() && m_running.elapsed() > m_options.restartDelayMaxMs)
+    if (m_ranMs > m_options.restartDelayMaxMs)
         m_restartDelayMs = m_options.restartDelayMs;
     qCInfo(lcExec).noquote() << QStringLiteral("%1: restarting the command in %2 ms").arg(lease).arg(m_restartDelayMs);
     m_restartTimer.start(int(m_restartDelayMs));

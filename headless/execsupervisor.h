@@ -50,6 +50,11 @@ struct ElectionTimings;
  * leader that stops at its F4 deadline then kills the command before any
  * other instance may take the lease. attach() refuses a larger one.
  *
+ * This process is a child subreaper too (attach()): should the guard die
+ * outright (the OOM killer, `kill -9`), what the command started lands here,
+ * not on init, and is killed, group or setsid() alike, before the lease may
+ * be released or the command started again (sweepStrays()).
+ *
  * A command that exits by itself while leading is restarted with an
  * exponential back-off (OnExit::Restart) or makes the process step down
  * (OnExit::StepDown: stepDownRequested(), the caller stops cleanly).
@@ -115,6 +120,8 @@ private:
     void startCommand();
     void onGuardOutput();
     void onFinished(int exitCode, bool crashed);
+    void sweepStrays();
+    void afterCommandGone();
     QByteArray deadlineText() const;
     void sendDeadline();
     void tellGuard(const QByteArray &line);
@@ -136,8 +143,19 @@ private:
     bool m_expired = false;
     bool m_terminating = false;
     bool m_killed = false;
+    /*! How the guard itself ended, kept for afterCommandGone(). */
+    int m_guardExitCode = 0;
+    bool m_guardCrashed = false;
+    /*! The guard has ended and what it left behind is being killed. */
+    bool m_sweeping = false;
+    QElapsedTimer m_sweepStarted;
+    QTimer m_sweepTimer;
+    /*! Pids the guard gave up on ("stuck N"): named once, not killed forever. */
+    QList<qint64> m_abandoned;
     qint64 m_restartDelayMs = 0;
     QElapsedTimer m_running;
+    /*! How long the command ran, from "pid" to the guard's exit; -1 when it never started. */
+    qint64 m_ranMs = -1;
     QTimer m_restartTimer;
     QTimer m_graceTimer;
     std::shared_ptr<QPromise<void>> m_exited;

@@ -7,7 +7,10 @@
 // Each line is one write(2) on an O_APPEND descriptor: the file's order is
 // the order of the writes. SIGTERM writes "stop" and exits from the handler
 // itself: a copy that was frozen and is resumed with SIGTERM pending (what
-// baton's supervisor does after a freeze) runs no further tick.
+// baton's supervisor does after a freeze) runs no further tick. A SIGTERM
+// ignored on entry (`trap '' TERM; exec chaos_worker LOG`) stays ignored, as
+// a shell's own commands keep it: such a copy ends only by SIGKILL, so its
+// last line is a tick and a late kill shows in the log.
 
 #include <cerrno>
 #include <csignal>
@@ -89,10 +92,14 @@ int main(int argc, char **argv)
     snprintf(identity, sizeof identity, "%s %d", instance ? instance : "-", int(getpid()));
     snprintf(token, sizeof token, "%s", fencingToken ? fencingToken : "-");
 
-    struct sigaction action {};
-    action.sa_handler = onTerm;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGTERM, &action, nullptr);
+    struct sigaction inherited {};
+    sigaction(SIGTERM, nullptr, &inherited);
+    if (inherited.sa_handler != SIG_IGN) {
+        struct sigaction action {};
+        action.sa_handler = onTerm;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGTERM, &action, nullptr);
+    }
 
     writeLine("start");
     const timespec tick {0, 20 * 1000 * 1000};

@@ -35,9 +35,18 @@ constexpr qint64 renewMs = 500;
 // Within three quarters of the safety margin of 750 ms.
 constexpr qint64 graceMs = 500;
 
+/*!
+ * Alive: it exists and has not ended. A zombie has ended; whoever its
+ * parent is, init included, reaps it in its own time.
+ */
 bool isAlive(qint64 pid)
 {
-    return pid > 0 && ::kill(pid_t(pid), 0) == 0;
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (pid <= 0 || !stat.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray text = stat.readAll();
+    const qsizetype end = text.lastIndexOf(')');
+    return end > 0 && end + 2 < text.size() && text.at(end + 2) != 'Z';
 }
 
 int countEvents(const ParticipantProcess &p, const QString &name)
@@ -46,6 +55,17 @@ int countEvents(const ParticipantProcess &p, const QString &name)
     return int(std::count_if(events.begin(), events.end(), [&](const QJsonObject &e) {
         return e.value(QStringLiteral("event")).toString() == name;
     }));
+}
+
+/*! The parent of \a pid (the 4th field of /proc/PID/stat), or 0. */
+qint64 parentOf(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return 0;
+    const QByteArray text = stat.readAll();
+    const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
+    return fields.size() > 1 ? fields.at(1).toLongLong() : 0;
 }
 
 qint64 commandPid(const ParticipantProcess &p)
@@ -70,14 +90,20 @@ class TestExecGuard : public QObject
 private Q_SLOTS:
     void initTestCase();
     void cleanup();
+    void aFrozenBatonAloneNeverLetsTwoCommandsRun_data();
     void aFrozenBatonAloneNeverLetsTwoCommandsRun();
+    void aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes_data();
+    void aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes();
     void aKilledBatonLeavesNothingOfTheCommand_data();
     void aKilledBatonLeavesNothingOfTheCommand();
     void explainPrintsTheGraceInEffectAndTheLongestAllowed();
 
 private:
     QString writeConfig(const QString &id, const QString &lease);
-    ParticipantProcess *start(const QString &id, const QString &lease, const QString &command);
+    ParticipantProcess *start(const QString &id, const QString &lease, const QString &command,
+                              const QStringList &options = {});
+    /*! The pid a command wrote to \a path, once it wrote one other than \a previous; else 0. */
+    qint64 waitForPidFile(const QString &path, qint64 previous = 0);
     ParticipantProcess *leader(const ParticipantProcess *except = nullptr) const;
     /*! The copies of the command in the log, by pid. */
     QMap<qint64, Copy> copies() const;
@@ -86,6 +112,8 @@ private:
     QString m_log;
     int m_rows = 0;
     std::vector<std::unique_ptr<ParticipantProcess>> m_participants;
+    /*! Processes a failing test could leave behind; cleanup() ends them. */
+    QList<qint64> m_strays;
 };
 
 void TestExecGuard::initTestCase()
@@ -102,6 +130,10 @@ void TestExecGuard::cleanup()
         p->sendSignal(SIGKILL);
     }
     m_participants.clear();
+    for (qint64 pid : std::as_const(m_strays))
+        if (isAlive(pid))
+            ::kill(pid_t(pid), SIGKILL);
+    m_strays.clear();
 }
 
 QString TestExecGuard::writeConfig(const QString &id, const QString &lease)
@@ -111,14 +143,33 @@ QString TestExecGuard::writeConfig(const QString &id, const QString &lease)
     return config.writeTo(m_folder.filePath(id + QStringLiteral(".json")));
 }
 
-ParticipantProcess *TestExecGuard::start(const QString &id, const QString &lease, const QString &command)
+ParticipantProcess *TestExecGuard::start(const QString &id, const QString &lease, const QString &command,
+                                         const QStringList &options)
 {
     const QString path = writeConfig(id, lease);
     if (path.isEmpty())
         return nullptr;
     m_participants.push_back(startParticipant(
-            id, path, {QStringLiteral("--exec"), command, QStringLiteral("--grace"), QString::number(graceMs)}));
+            id, path,
+            QStringList {QStringLiteral("--exec"), command, QStringLiteral("--grace"), QString::number(graceMs)}
+                    + options));
     return m_participants.back().get();
+}
+
+qint64 TestExecGuard::waitForPidFile(const QString &path, qint64 previous)
+{
+    qint64 pid = 0;
+    const bool written = QTest::qWaitFor(
+            [&] {
+                QFile file(path); // written by mv: whole or not there
+                pid = file.open(QIODevice::ReadOnly) ? file.readAll().trimmed().toLongLong() : 0;
+                return pid > 0 && pid != previous;
+            },
+            10000);
+    if (!written)
+        return 0;
+    m_strays.append(pid);
+    return pid;
 }
 
 ParticipantProcess *TestExecGuard::leader(const ParticipantProcess *except) const
@@ -150,15 +201,31 @@ QMap<qint64, Copy> TestExecGuard::copies() const
     return result;
 }
 
+void TestExecGuard::aFrozenBatonAloneNeverLetsTwoCommandsRun_data()
+{
+    QTest::addColumn<QString>("prelude"); // shell code before the worker starts
+    QTest::addColumn<QString>("lastKind"); // the frozen copy's last line
+    QTest::newRow("a command that stops on SIGTERM ends within the grace") << QString() << QStringLiteral("stop");
+    // Only the SIGKILL at the end of the grace stops it: a kill that came
+    // late would show as its ticks running into the next copy's.
+    QTest::newRow("a command that ignores SIGTERM ends by SIGKILL before the next starts")
+            << QStringLiteral("trap '' TERM; ") << QStringLiteral("tick");
+}
+
 void TestExecGuard::aFrozenBatonAloneNeverLetsTwoCommandsRun()
 {
     // O3, F4: SIGSTOP of the leader's baton only, not of its command's
     // group (a debugger, Ctrl-Z, a stalled process). Baton cannot step down;
     // its guard stops the command at the F4 deadline by its own clock, so
     // the next leader's copy starts after the frozen one's last line.
-    const QString command = QStringLiteral("exec '%1' '%2'").arg(QStringLiteral(BATON_CHAOS_WORKER), m_log);
+    QFETCH(QString, prelude);
+    QFETCH(QString, lastKind);
+    const QString command =
+            prelude + QStringLiteral("exec '%1' '%2'").arg(QStringLiteral(BATON_CHAOS_WORKER), m_log);
+    // A lease of each row's own: the previous row's lease is held until it expires.
+    const QString lease = QStringLiteral("frozen-%1").arg(++m_rows);
     for (const QString &id : {QStringLiteral("g1"), QStringLiteral("g2")})
-        QVERIFY(start(id, QStringLiteral("frozen"), command));
+        QVERIFY(start(id, lease, command));
 
     QTRY_VERIFY_WITH_TIMEOUT(leader() && countEvents(*leader(), QStringLiteral("exec-started")) == 1, 20000);
     ParticipantProcess *frozen = leader();
@@ -178,7 +245,7 @@ void TestExecGuard::aFrozenBatonAloneNeverLetsTwoCommandsRun()
     QVERIFY2(old.lastNs < current.firstNs,
              qPrintable(QStringLiteral("the frozen leader's command ran %1 ms into the next leader's")
                                 .arg((old.lastNs - current.firstNs) / 1000000)));
-    QCOMPARE(old.lastKind, QStringLiteral("stop")); // ended by SIGTERM, within the grace
+    QCOMPARE(old.lastKind, lastKind); // "stop": ended by SIGTERM; "tick": by SIGKILL
     QVERIFY(!isAlive(frozenPid));
     qInfo("the frozen leader's command ended %lld ms before the next one started",
           (current.firstNs - old.lastNs) / 1000000);
@@ -227,6 +294,72 @@ void TestExecGuard::aKilledBatonLeavesNothingOfTheCommand()
     p->sendSignal(SIGKILL);
     QVERIFY(died.wait(10000));
     QTRY_VERIFY_WITH_TIMEOUT(!isAlive(shell) && !isAlive(grandchild), graceMs);
+}
+
+void TestExecGuard::aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes_data()
+{
+    QTest::addColumn<QString>("launch"); // how the command starts the worker that must not survive
+    QTest::addColumn<bool>("stepsDown"); // --on-exit step-down, else restart
+    QTest::newRow("a grandchild in the command's group is gone before the lease is released")
+            << QString() << true;
+    QTest::newRow("a grandchild that called setsid() is gone before the lease is released")
+            << QStringLiteral("setsid ") << true;
+    // W3: the same leader starts the command again, never beside the orphan.
+    QTest::newRow("a grandchild that called setsid() is gone before the command starts again")
+            << QStringLiteral("setsid ") << false;
+}
+
+void TestExecGuard::aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes()
+{
+    // O3, F5: SIGKILL of the exec guard itself (the OOM killer, kill -9).
+    // The command's shell dies with it (PR_SET_PDEATHSIG); what it started
+    // is reparented to baton, a child subreaper, which must kill it before
+    // it steps down (--on-exit step-down) and releases the lease, or starts
+    // the command again (W3). Judged by the processes: the orphan's last
+    // line comes before the first line of the next copy, and it is gone.
+    QFETCH(QString, launch);
+    QFETCH(bool, stepsDown);
+    const QString lease = QStringLiteral("guard-killed-%1").arg(++m_rows);
+    const QString pidBase = m_folder.filePath(lease);
+    // The worker's pid, in a file of each instance's own.
+    const QString pidFile = QStringLiteral("'%1'-\"$BATON_INSTANCE\"").arg(pidBase);
+    const QString command = QStringLiteral("%1'%2' '%3' & echo $! > %4.tmp && mv %4.tmp %4; wait")
+                                    .arg(launch, QStringLiteral(BATON_CHAOS_WORKER), m_log, pidFile);
+    for (const QString &id : {QStringLiteral("k1"), QStringLiteral("k2")})
+        QVERIFY(start(id, lease, command,
+                      {QStringLiteral("--on-exit"), stepsDown ? QStringLiteral("step-down") : QStringLiteral("restart")}));
+
+    QTRY_VERIFY_WITH_TIMEOUT(leader() && countEvents(*leader(), QStringLiteral("exec-started")) == 1, 20000);
+    ParticipantProcess *first = leader();
+    const qint64 orphan = waitForPidFile(pidBase + QLatin1Char('-') + first->label());
+    QVERIFY(orphan > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(copies().value(orphan).lines >= 5, 10000);
+    const qint64 shell = commandPid(*first);
+    const qint64 guard = parentOf(shell);
+    QVERIFY(guard > 0 && guard != first->pid());
+    QCOMPARE(parentOf(guard), first->pid());
+
+    QCOMPARE(::kill(pid_t(guard), SIGKILL), 0);
+    ParticipantProcess *next = first;
+    if (stepsDown) {
+        QTRY_VERIFY_WITH_TIMEOUT(leader(first) && countEvents(*leader(first), QStringLiteral("exec-started")) == 1,
+                                 20000);
+        next = leader(first);
+    } else {
+        QTRY_COMPARE_WITH_TIMEOUT(countEvents(*first, QStringLiteral("exec-started")), 2, 20000);
+    }
+    const qint64 nextWorker = waitForPidFile(pidBase + QLatin1Char('-') + next->label(), orphan);
+    QVERIFY(nextWorker > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(copies().value(nextWorker).lines >= 5, 10000);
+
+    const QMap<qint64, Copy> seen = copies();
+    const Copy old = seen.value(orphan);
+    const Copy current = seen.value(nextWorker);
+    QVERIFY2(!isAlive(orphan), "what the command started outlived its guard");
+    QVERIFY2(old.lastNs < current.firstNs,
+             qPrintable(QStringLiteral("the orphan of the killed guard ran %1 ms into the next leader's command")
+                                .arg((old.lastNs - current.firstNs) / 1000000)));
+    QCOMPARE(old.lastKind, QStringLiteral("tick")); // SIGKILL, by baton's sweep
 }
 
 void TestExecGuard::explainPrintsTheGraceInEffectAndTheLongestAllowed()
