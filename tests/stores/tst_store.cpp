@@ -29,6 +29,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonArray>
+#include <QLockFile>
 #include <QLoggingCategory>
 #include <QUuid>
 #include <QPointer>
@@ -39,10 +40,13 @@
 #include <QTest>
 
 #include <cstdio>
+#include <ctime>
 #include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
+
+#include <sys/time.h>
 
 using namespace baton;
 using Status = StoreResult::Status;
@@ -1120,6 +1124,82 @@ private Q_SLOTS:
         const QString earlierFile = folder() + QStringLiteral("/cluster:leader.json");
         QVERIFY2(mixed->result.errorString.contains(earlierFile),
                  qPrintable(mixed->result.errorString));
+    }
+
+    // B1: a write of the earlier layout, as it was made: QLockFile on the
+    // folder's `.lock` (stale after 10 s), then `<key>.json`. False when
+    // the lock could not be taken, as that layout then refused the write.
+    bool earlierLayoutWrite(const QString &key, const QByteArray &envelope)
+    {
+        QLockFile lock(folder() + QLatin1Char('/') + kLockFileName);
+        lock.setStaleLockTime(10000);
+        if (!lock.tryLock(0))
+            return false;
+        QFile file(folder() + QLatin1Char('/') + key + QStringLiteral(".json"));
+        return file.open(QIODevice::WriteOnly) && file.write(envelope) == envelope.size();
+    }
+
+    // B1: once this layout has written to a folder, a process of the earlier
+    // one can never write there again: its `<key>.json` would be a record
+    // nobody reads, while its writer believed it leads. `.lock` becomes a
+    // folder, which QLockFile can neither create nor remove as stale.
+    void earlierLayoutWritersAreLockedOutByTheFirstWrite()
+    {
+        QVERIFY(QDir().mkpath(folder()));
+        const QByteArray earlier
+                = R"({"key": "cluster:leader", "version": "7", "document": {"n": 1}})";
+        QVERIFY(earlierLayoutWrite(QStringLiteral("cluster:leader"), earlier));
+        QVERIFY(openStore());
+        const CallPtr updated
+                = updateCall(QStringLiteral("cluster:leader"), doc(2), QStringLiteral("7"));
+        WAIT_DONE(updated);
+        COMPARE_STATUS(updated, "Ok");
+
+        const QByteArray late
+                = R"({"key": "cluster:leader", "version": "8", "document": {"n": 9}})";
+        QVERIFY2(!earlierLayoutWrite(QStringLiteral("cluster:leader"), late),
+                 "an earlier writer took the lock after the first write of this layout");
+        const QString lockPath = folder() + QLatin1Char('/') + kLockFileName;
+        QVERIFY(QFileInfo(lockPath).isDir());
+        QCOMPARE(QFileInfo(lockPath).permissions(),
+                 QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadUser
+                         | QFile::WriteUser | QFile::ExeUser);
+        // Not even once the folder is older than the earlier stale time.
+        const QByteArray encoded = QFile::encodeName(lockPath);
+        const struct timeval anHourAgo[2] = { { ::time(nullptr) - 3600, 0 },
+                                              { ::time(nullptr) - 3600, 0 } };
+        QCOMPARE(::utimes(encoded.constData(), anHourAgo), 0);
+        QVERIFY(!earlierLayoutWrite(QStringLiteral("cluster:leader"), late));
+        QVERIFY(QFileInfo(lockPath).isDir());
+        QVERIFY(!QFile::exists(folder() + QStringLiteral("/cluster:leader.json")));
+
+        const CallPtr got = getCall(QStringLiteral("cluster:leader"));
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "Ok");
+        QCOMPARE(got->result.entry.document, doc(2));
+    }
+
+    // B1: an earlier process between its read and its write holds `.lock`;
+    // the first write of this layout waits for it (Unavailable, naming the
+    // lock and its holder), so that write is never lost behind ours.
+    void firstWriteWaitsForAnEarlierWriterHoldingTheLock()
+    {
+        QVERIFY(QDir().mkpath(folder()));
+        QLockFile held(folder() + QLatin1Char('/') + kLockFileName);
+        QVERIFY(held.tryLock(0));
+        QVERIFY(openStore());
+        const CallPtr refused = createCall(QStringLiteral("cluster:leader"), doc(1));
+        WAIT_DONE(refused);
+        COMPARE_STATUS(refused, "Unavailable");
+        QVERIFY2(refused->result.errorString.contains(folder() + QLatin1Char('/') + kLockFileName)
+                         && refused->result.errorString.contains(
+                                 QString::number(QCoreApplication::applicationPid())),
+                 qPrintable(refused->result.errorString));
+        QCOMPARE(QDir(folder()).entryList({ QStringLiteral("cluster:leader*") }), QStringList());
+
+        held.unlock();
+        CREATE_OK(created, QStringLiteral("cluster:leader"), doc(1));
+        QVERIFY(QFileInfo(folder() + QLatin1Char('/') + kLockFileName).isDir());
     }
 
     // B1: a temporary file left by a writer that died before linking it is

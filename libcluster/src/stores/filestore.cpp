@@ -12,6 +12,7 @@
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QJsonDocument>
+#include <QLockFile>
 #include <QPointer>
 #include <QTimer>
 #include <QUrl>
@@ -23,6 +24,7 @@
 #include <limits>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace baton {
@@ -37,6 +39,13 @@ const QString kSuffix = QStringLiteral(".json");
 const QString kTemporaryPrefix = QStringLiteral(".tmp-");
 // The earlier layout's version counter, read to carry its versions on.
 const QString kLegacySequenceFileName = QStringLiteral(".sequence");
+// The earlier layout's writers locked this name with QLockFile, which
+// declared a lock stale after this long.
+const QString kEarlierLockName = QStringLiteral(".lock");
+constexpr int kEarlierStaleLockTimeMs = 10000;
+// An earlier writer locking `.lock` again in the instant between our release
+// and our mkdir is unlikely twice; a third time, the write says so.
+constexpr int kEarlierLockTries = 3;
 // Longest file name most Linux file systems accept.
 constexpr qsizetype kMaxFileNameBytes = 255;
 // A registry document is a few hundred bytes; anything near this is not one.
@@ -229,6 +238,78 @@ std::optional<StoreResult> FileStore::refuseKey(const QString &key) const
                            .arg(describe(), key.left(64) + QStringLiteral("..."), m_folder));
     }
     return std::nullopt;
+}
+
+std::optional<StoreResult> FileStore::refuseEarlierWriters() const
+{
+    // The earlier layout's writers take `.lock` with QLockFile, which creates
+    // it as a file. Once it is a folder, none of them can take it, or remove
+    // it as stale, ever again: none can write a `<key>.json` that readers of
+    // this layout would not read while its writer believed it leads.
+    const QString path = pathOf(kEarlierLockName);
+    const QByteArray encoded = QFile::encodeName(path);
+    bool earlierLockSeen = false;
+    for (int tries = 0; tries < kEarlierLockTries; ++tries) {
+        if (::mkdir(encoded.constData(), 0700) == 0) {
+            QString error;
+            if (!syncFolder(&error))
+                return failure(Status::Unavailable, error);
+            if (earlierLockSeen) {
+                qCInfo(lcStore).noquote() << describe() << "replaced the lock file" << path
+                                          << "of an earlier Baton by a folder: its processes can "
+                                             "no longer write here";
+            }
+            return std::nullopt;
+        }
+        const int mkdirError = errno;
+        struct stat info;
+        if (mkdirError != EEXIST || ::lstat(encoded.constData(), &info) != 0) {
+            if (mkdirError == EEXIST && errno == ENOENT)
+                continue; // released between the two calls
+            return failure(Status::Unavailable,
+                           QStringLiteral("%1: cannot create folder %2: %3")
+                                   .arg(describe(), path, systemError(mkdirError)));
+        }
+        if (S_ISDIR(info.st_mode))
+            return std::nullopt;
+        earlierLockSeen = true;
+        // The lock file of an earlier process: taken, its holder is between
+        // reading a record and writing it, and that write must land before
+        // ours reads. Judged as the earlier layout judged it, stale included.
+        QLockFile earlier(path);
+        earlier.setStaleLockTime(kEarlierStaleLockTimeMs);
+        if (!earlier.tryLock(0)) {
+            qint64 pid = 0;
+            QString host;
+            QString application;
+            const QString holder = earlier.getLockInfo(&pid, &host, &application)
+                    ? QStringLiteral("%1 (pid %2 on %3)")
+                              .arg(application, QString::number(pid), host)
+                    : QStringLiteral("an unknown process");
+            return failure(Status::Unavailable,
+                           QStringLiteral("%1: lock file %2 of an earlier Baton is held by %3; "
+                                          "no write until it is free, and then it becomes a "
+                                          "folder that locks out earlier processes")
+                                   .arg(describe(), path, holder));
+        }
+        // Free, so no earlier writer is half-way. One that takes it between
+        // this release and the mkdir makes the mkdir fail, and we wait for it.
+        earlier.unlock();
+    }
+    return failure(Status::Unavailable,
+                   QStringLiteral("%1: lock file %2 was taken again by an earlier Baton %3 times "
+                                  "in a row")
+                           .arg(describe(), path)
+                           .arg(kEarlierLockTries));
+}
+
+std::optional<StoreResult> FileStore::refuseWrite(const QString &key) const
+{
+    if (auto refused = refuseKey(key))
+        return refused;
+    // Before the write reads what it writes over: an earlier writer's last
+    // record must be in the folder by then.
+    return refuseEarlierWriters();
 }
 
 QHash<QString, FileStore::KeyFiles> FileStore::listFiles(const QString &prefix,
@@ -539,7 +620,7 @@ void FileStore::get(const QString &key, Callback done)
 
 void FileStore::create(const QString &key, const QJsonObject &document, Callback done)
 {
-    if (auto refused = refuseKey(key)) {
+    if (auto refused = refuseWrite(key)) {
         deliver(std::move(done), *refused);
         return;
     }
@@ -560,7 +641,7 @@ void FileStore::create(const QString &key, const QJsonObject &document, Callback
 void FileStore::update(const QString &key, const QJsonObject &document, const QString &version,
                        Callback done)
 {
-    if (auto refused = refuseKey(key)) {
+    if (auto refused = refuseWrite(key)) {
         deliver(std::move(done), *refused);
         return;
     }
@@ -581,7 +662,7 @@ void FileStore::update(const QString &key, const QJsonObject &document, const QS
 
 void FileStore::remove(const QString &key, const QString &version, Callback done)
 {
-    if (auto refused = refuseKey(key)) {
+    if (auto refused = refuseWrite(key)) {
         deliver(std::move(done), *refused);
         return;
     }

@@ -37,9 +37,12 @@ namespace baton {
  *   A file that is not such an envelope is reported as BadReply naming it.
  * - `.tmp-XXXXXX` while a version is written, before it is linked; one left
  *   by a writer that died is removed after a minute by the next writer.
- * - from the earlier layout (written under a `.lock` file): `<key>.json`
- *   is read as the key's record until a version file supersedes it, and the
- *   counter in `.sequence` is where a key with no file starts counting.
+ * - `.lock/`, a folder made before the first write: the earlier layout
+ *   locked a `.lock` file with QLockFile, which can neither create this
+ *   name nor remove it as stale, so no process of it writes here again.
+ * - from the earlier layout: `<key>.json` is read as the key's record
+ *   until a version file supersedes it, and the counter in `.sequence` is
+ *   where a key with no file starts counting.
  */
 class FileStore : public Store
 {
@@ -123,6 +126,13 @@ private:
     std::optional<StoreResult> refuseUnusable() const;
     /*! Checks that \a key fits in a file name; an Unavailable result otherwise. */
     std::optional<StoreResult> refuseKey(const QString &key) const;
+    /*! refuseKey(), then refuseEarlierWriters(): what every write checks first. */
+    std::optional<StoreResult> refuseWrite(const QString &key) const;
+    /*!
+     * Makes `.lock` a folder, once no process of the earlier layout holds it
+     * as its lock file; Unavailable, naming the holder, while one does.
+     */
+    std::optional<StoreResult> refuseEarlierWriters() const;
     /*! The version files in the folder, by key, of the keys under \a prefix. */
     QHash<QString, KeyFiles> listFiles(const QString &prefix, QString *errorString) const;
     /*! The record of \a key, from \a files when given, else from the folder. */
