@@ -609,6 +609,21 @@ void FileStore::collect(const QString &key, quint64 version) const
     }
 }
 
+qint64 FileStore::versionFloor(const QString &key) const
+{
+    // Collection always keeps a key's highest version, a removal's included,
+    // so it is at least every version the key ever had; a key with no file
+    // starts counting above the earlier layout's counter. An error reads as
+    // 0, and the create that follows then refuses a key that has any file.
+    quint64 floor = readHead(key).version;
+    if (floor == 0) {
+        StoreResult refusal;
+        floor = legacySequence(&refusal).value_or(0);
+    }
+    m_floorsGiven.insert(key, floor);
+    return qint64(std::min<quint64>(floor, std::numeric_limits<qint64>::max()));
+}
+
 void FileStore::get(const QString &key, Callback done)
 {
     if (auto refused = refuseKey(key)) {
@@ -626,12 +641,24 @@ void FileStore::create(const QString &key, const QJsonObject &document, Callback
     }
     const Head head = readHead(key);
     step(WriteStep::ReadCurrent);
+    std::optional<quint64> floor;
+    if (const auto given = m_floorsGiven.constFind(key); given != m_floorsGiven.cend()) {
+        floor = *given;
+        m_floorsGiven.erase(given);
+    }
     StoreResult result;
     if (head.result.ok()) {
         result = conflict(head.result.entry,
                           QStringLiteral("%1: key \"%2\" already exists").arg(describe(), key));
     } else if (head.result.status != Status::NotFound) {
         result = head.result;
+    } else if (floor && head.version > *floor) {
+        // F7: another process created and removed the key since the floor
+        // was read; a token derived from that floor may be one it handed out.
+        result = conflictWith(key, QStringLiteral("was written after its version floor %1 was "
+                                                  "read (it is at version %2)")
+                                           .arg(*floor)
+                                           .arg(head.version));
     } else {
         result = writeNext(key, head, document);
     }

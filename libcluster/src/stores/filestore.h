@@ -1,5 +1,7 @@
 #pragma once
 
+#include "versionfloor.h"
+
 #include <baton/store.h>
 
 #include <QHash>
@@ -44,7 +46,7 @@ namespace baton {
  *   until a version file supersedes it, and the counter in `.sequence` is
  *   where a key with no file starts counting.
  */
-class FileStore : public Store
+class FileStore : public Store, public VersionFloor
 {
     Q_OBJECT
 public:
@@ -70,6 +72,13 @@ public:
     void list(const QString &prefix, Callback done) override;
     /*! Follows the folder with QFileSystemWatcher. */
     StoreWatch *watch(const QString &prefix, QObject *parent) override;
+    /*!
+     * The key's highest version in the folder, a removal's included (F7).
+     * Other processes may write the key before the caller's create: the
+     * next create() of \a key through this store is then a Conflict, so
+     * that what the caller derived from the floor still holds when it wins.
+     */
+    qint64 versionFloor(const QString &key) const override;
 
     /*! The points of a conditional write where a test may freeze the writer. */
     enum class WriteStep {
@@ -166,6 +175,8 @@ private:
     /*! Unreadable-file messages already logged, so a watch warns once per problem. */
     QSet<QString> m_warnedUnreadable;
     std::function<void(WriteStep)> m_writeStepHook;
+    /*! key -> the floor versionFloor() last gave for it, until the key's next create(). */
+    mutable QHash<QString, quint64> m_floorsGiven;
 };
 
 } // namespace baton
