@@ -1,31 +1,20 @@
 #include "filestore.h"
 
+#include "earlierlayout.h"
 #include "logging.h"
 #include "privatefiles.h"
 #include "storesupport.h"
 
 #include <baton/application.h>
 
-#include <QDateTime>
-#include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QJsonDocument>
-#include <QLockFile>
 #include <QPointer>
 #include <QTimer>
-#include <QUrl>
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
-#include <cstring>
 #include <limits>
-
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace baton {
 
@@ -35,62 +24,8 @@ using Status = StoreResult::Status;
 namespace {
 
 const QString kTypeName = QStringLiteral("Webda/FileStore");
-const QString kSuffix = QStringLiteral(".json");
-const QString kTemporaryPrefix = QStringLiteral(".tmp-");
-// The earlier layout's version counter, read to carry its versions on.
-const QString kLegacySequenceFileName = QStringLiteral(".sequence");
-// The earlier layout's writers locked this name with QLockFile, which
-// declared a lock stale after this long.
-const QString kEarlierLockName = QStringLiteral(".lock");
-constexpr int kEarlierStaleLockTimeMs = 10000;
-// An earlier writer locking `.lock` again in the instant between our release
-// and our mkdir is unlikely twice; a third time, the write says so.
-constexpr int kEarlierLockTries = 3;
 // Longest file name most Linux file systems accept.
 constexpr qsizetype kMaxFileNameBytes = 255;
-// A registry document is a few hundred bytes; anything near this is not one.
-constexpr qint64 kMaxFileSize = 16 * 1024 * 1024;
-// A reader whose file is collected under it lists again; each time, a newer
-// version exists, so only a flood of writes can exhaust this.
-constexpr int kMaxReadTries = 100;
-// A temporary file is linked milliseconds after it is made. One this old was
-// left by a writer that died; removing a live writer's only fails its link,
-// so this age is tidiness, not safety, and the wall clock is good enough.
-constexpr qint64 kAbandonedTemporaryAgeMs = 60000;
-
-/*! Splits `<key>.<version>.json` (or the earlier `<key>.json`, version 0). */
-bool parseFileName(const QString &fileName, QString *key, quint64 *version)
-{
-    if (!fileName.endsWith(kSuffix))
-        return false;
-    const QString stem = fileName.chopped(kSuffix.size());
-    // An encoded key has no '.': the first one, if any, starts the version.
-    const qsizetype dot = stem.indexOf(QLatin1Char('.'));
-    QString encoded = stem;
-    quint64 number = 0;
-    if (dot >= 0) {
-        const QString digits = stem.mid(dot + 1);
-        bool ok = !digits.isEmpty() && !digits.startsWith(QLatin1Char('0'));
-        for (const QChar c : digits)
-            ok = ok && c >= QLatin1Char('0') && c <= QLatin1Char('9');
-        number = ok ? digits.toULongLong(&ok) : 0;
-        if (!ok)
-            return false;
-        encoded = stem.left(dot);
-    }
-    const QString decoded = QUrl::fromPercentEncoding(encoded.toLatin1());
-    // Files not written by a FileStore (`a b.json`, `x.07.json`) are not keys.
-    if (QString::fromLatin1(QUrl::toPercentEncoding(decoded, ":", ".")) != encoded)
-        return false;
-    *key = decoded;
-    *version = number;
-    return true;
-}
-
-QString systemError(int error)
-{
-    return QString::fromLocal8Bit(std::strerror(error));
-}
 
 } // namespace
 
@@ -165,13 +100,13 @@ bool FileStore::init(QString *errorString)
         return refuse(errorString, service, QStringLiteral("folder"), QJsonValue(path),
                       QStringLiteral("it must be a writable folder"));
     }
-    m_folder = path;
+    m_files.emplace(path, describe());
     return true;
 }
 
 QString FileStore::folder() const
 {
-    return m_folder;
+    return m_files ? m_files->path() : QString();
 }
 
 void FileStore::setWriteStepHook(std::function<void(WriteStep)> hook)
@@ -187,23 +122,14 @@ void FileStore::step(WriteStep at)
 
 QString FileStore::fileNameForKey(const QString &key, quint64 version)
 {
-    // '.' is encoded so that no key can name `.`, `..`, or the store's own
-    // dot files, and so that the first '.' starts the version; ':' is kept
-    // so that `cluster:leader.7.json` reads as its key.
-    return QString::fromLatin1(QUrl::toPercentEncoding(key, ":", ".")) + QLatin1Char('.')
-            + QString::number(version) + kSuffix;
+    return VersionFolder::fileName(key, version);
 }
 
 QString FileStore::keyForFileName(const QString &fileName)
 {
     QString key;
     quint64 version = 0;
-    return parseFileName(fileName, &key, &version) ? key : QString();
-}
-
-QString FileStore::pathOf(const QString &fileName) const
-{
-    return m_folder + QLatin1Char('/') + fileName;
+    return VersionFolder::parseFileName(fileName, &key, &version) ? key : QString();
 }
 
 void FileStore::deliver(Callback done, StoreResult result)
@@ -213,15 +139,15 @@ void FileStore::deliver(Callback done, StoreResult result)
 
 std::optional<StoreResult> FileStore::refuseUnusable() const
 {
-    if (m_folder.isEmpty()) {
+    if (!m_files) {
         return failure(
             Status::Unavailable,
             QStringLiteral("%1 is not initialised (init() not called or refused)").arg(describe()));
     }
     // A folder removed under us must not read as an empty store.
-    if (!QFileInfo(m_folder).isDir()) {
+    if (!QFileInfo(folder()).isDir()) {
         return failure(Status::Unavailable,
-                       QStringLiteral("%1: folder %2 no longer exists").arg(describe(), m_folder));
+                       QStringLiteral("%1: folder %2 no longer exists").arg(describe(), folder()));
     }
     return std::nullopt;
 }
@@ -235,72 +161,9 @@ std::optional<StoreResult> FileStore::refuseKey(const QString &key) const
     if (longest.toUtf8().size() > kMaxFileNameBytes) {
         return failure(Status::Unavailable,
                        QStringLiteral("%1: key \"%2\" is too long for a file name in %3")
-                           .arg(describe(), key.left(64) + QStringLiteral("..."), m_folder));
+                           .arg(describe(), key.left(64) + QStringLiteral("..."), folder()));
     }
     return std::nullopt;
-}
-
-std::optional<StoreResult> FileStore::refuseEarlierWriters() const
-{
-    // The earlier layout's writers take `.lock` with QLockFile, which creates
-    // it as a file. Once it is a folder, none of them can take it, or remove
-    // it as stale, ever again: none can write a `<key>.json` that readers of
-    // this layout would not read while its writer believed it leads.
-    const QString path = pathOf(kEarlierLockName);
-    const QByteArray encoded = QFile::encodeName(path);
-    bool earlierLockSeen = false;
-    for (int tries = 0; tries < kEarlierLockTries; ++tries) {
-        if (::mkdir(encoded.constData(), 0700) == 0) {
-            QString error;
-            if (!syncFolder(&error))
-                return failure(Status::Unavailable, error);
-            if (earlierLockSeen) {
-                qCInfo(lcStore).noquote() << describe() << "replaced the lock file" << path
-                                          << "of an earlier Baton by a folder: its processes can "
-                                             "no longer write here";
-            }
-            return std::nullopt;
-        }
-        const int mkdirError = errno;
-        struct stat info;
-        if (mkdirError != EEXIST || ::lstat(encoded.constData(), &info) != 0) {
-            if (mkdirError == EEXIST && errno == ENOENT)
-                continue; // released between the two calls
-            return failure(Status::Unavailable,
-                           QStringLiteral("%1: cannot create folder %2: %3")
-                                   .arg(describe(), path, systemError(mkdirError)));
-        }
-        if (S_ISDIR(info.st_mode))
-            return std::nullopt;
-        earlierLockSeen = true;
-        // The lock file of an earlier process: taken, its holder is between
-        // reading a record and writing it, and that write must land before
-        // ours reads. Judged as the earlier layout judged it, stale included.
-        QLockFile earlier(path);
-        earlier.setStaleLockTime(kEarlierStaleLockTimeMs);
-        if (!earlier.tryLock(0)) {
-            qint64 pid = 0;
-            QString host;
-            QString application;
-            const QString holder = earlier.getLockInfo(&pid, &host, &application)
-                    ? QStringLiteral("%1 (pid %2 on %3)")
-                              .arg(application, QString::number(pid), host)
-                    : QStringLiteral("an unknown process");
-            return failure(Status::Unavailable,
-                           QStringLiteral("%1: lock file %2 of an earlier Baton is held by %3; "
-                                          "no write until it is free, and then it becomes a "
-                                          "folder that locks out earlier processes")
-                                   .arg(describe(), path, holder));
-        }
-        // Free, so no earlier writer is half-way. One that takes it between
-        // this release and the mkdir makes the mkdir fail, and we wait for it.
-        earlier.unlock();
-    }
-    return failure(Status::Unavailable,
-                   QStringLiteral("%1: lock file %2 was taken again by an earlier Baton %3 times "
-                                  "in a row")
-                           .arg(describe(), path)
-                           .arg(kEarlierLockTries));
 }
 
 std::optional<StoreResult> FileStore::refuseWrite(const QString &key) const
@@ -309,214 +172,12 @@ std::optional<StoreResult> FileStore::refuseWrite(const QString &key) const
         return refused;
     // Before the write reads what it writes over: an earlier writer's last
     // record must be in the folder by then.
-    return refuseEarlierWriters();
-}
-
-QHash<QString, FileStore::KeyFiles> FileStore::listFiles(const QString &prefix,
-                                                         QString *errorString) const
-{
-    QHash<QString, KeyFiles> found;
-    QDir dir(m_folder);
-    if (!dir.exists()) {
-        *errorString = QStringLiteral("%1: folder %2 no longer exists").arg(describe(), m_folder);
-        return found;
-    }
-    // Hidden files are listed for the empty key (`.1.json`); the store's
-    // temporary files and the earlier layout's dot files do not end in `.json`.
-    const QStringList fileNames
-            = dir.entryList({ QStringLiteral("*") + kSuffix }, QDir::Files | QDir::Hidden);
-    for (const QString &fileName : fileNames) {
-        QString key;
-        quint64 version = 0;
-        if (parseFileName(fileName, &key, &version) && key.startsWith(prefix))
-            found[key].versions.insert(version, fileName);
-    }
-    return found;
-}
-
-FileStore::Head FileStore::readHead(const QString &key, const KeyFiles *files) const
-{
-    KeyFiles listed;
-    if (files)
-        listed = *files;
-    for (int tries = 0; tries < kMaxReadTries; ++tries) {
-        if (tries > 0 || !files) {
-            QString error;
-            QHash<QString, KeyFiles> all = listFiles(key, &error);
-            if (!error.isEmpty())
-                return { failure(Status::Unavailable, error), 0 };
-            listed = all.value(key);
-        }
-        if (listed.versions.isEmpty()) {
-            return { failure(Status::NotFound,
-                             QStringLiteral("%1: no key \"%2\" (no file of it in %3)")
-                                     .arg(describe(), key, m_folder)),
-                     0 };
-        }
-        const quint64 highest = listed.versions.lastKey();
-        Head head = readVersionFile(key, highest, listed.versions.last());
-        // Collected between listing and reading: a newer version exists.
-        if (head.result.status == Status::NotFound && head.version == 0)
-            continue;
-        // The earlier layout's file alone is the record; beside version
-        // files it is a leftover, unless an older process still writes it.
-        if (highest != 0 && listed.versions.contains(0)) {
-            const Head legacy = readVersionFile(key, 0, listed.versions.value(0));
-            if (legacy.version > highest) {
-                return { failure(Status::BadReply,
-                                 QStringLiteral("%1: file %2 has version %3, newer than %4: a "
-                                                "process of an earlier Baton still writes to "
-                                                "this folder; stop it")
-                                         .arg(describe(), pathOf(listed.versions.value(0)))
-                                         .arg(legacy.version)
-                                         .arg(highest)),
-                         highest };
-            }
-        }
-        return head;
-    }
-    return { failure(Status::Unavailable,
-                     QStringLiteral("%1: key \"%2\" changed under every one of %3 reads")
-                             .arg(describe(), key)
-                             .arg(kMaxReadTries)),
-             0 };
-}
-
-FileStore::Head FileStore::readVersionFile(const QString &key, quint64 version,
-                                           const QString &fileName) const
-{
-    const QString path = pathOf(fileName);
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (!file.exists())
-            return {
-                failure(Status::NotFound, QStringLiteral("%1: %2 is gone").arg(describe(), path)), 0
-            };
-        return { failure(Status::Unavailable,
-                         QStringLiteral("%1: cannot read %2: %3")
-                                 .arg(describe(), path, file.errorString())),
-                 version };
-    }
-    auto bad = [&](const QString &why) {
-        return Head { failure(Status::BadReply,
-                              QStringLiteral("%1: file %2 %3").arg(describe(), path, why)),
-                      version };
-    };
-    if (file.size() > kMaxFileSize)
-        return bad(QStringLiteral("is larger than %1 bytes").arg(kMaxFileSize));
-    QJsonParseError parseError;
-    const QJsonDocument json = QJsonDocument::fromJson(file.read(kMaxFileSize + 1), &parseError);
-    if (parseError.error != QJsonParseError::NoError) {
-        return bad(QStringLiteral("is not valid JSON (%1 at offset %2)")
-                       .arg(parseError.errorString())
-                       .arg(parseError.offset));
-    }
-    const QJsonObject envelope = json.object();
-    const QString versionText = envelope.value(QLatin1String("version")).toString();
-    bool numeric = false;
-    const quint64 stored = versionText.toULongLong(&numeric);
-    const bool removed = envelope.value(QLatin1String("removed")).toBool();
-    if (!json.isObject() || !numeric || stored == 0
-        || (!removed && !envelope.value(QLatin1String("document")).isObject())) {
-        return bad(
-                QStringLiteral("lacks the envelope {\"version\": \"<n>\", \"document\": {...}}"));
-    }
-    if (version != 0 && stored != version)
-        return bad(QStringLiteral("holds version %1, not the %2 of its name")
-                           .arg(stored)
-                           .arg(version));
-    const QJsonValue storedKey = envelope.value(QLatin1String("key"));
-    if (!storedKey.isUndefined() && storedKey.toString() != key)
-        return bad(QStringLiteral("holds key \"%1\", not \"%2\"").arg(storedKey.toString(), key));
-    if (removed) {
-        // The removal's version goes with the answer: F7's token carries on
-        // above it when the key is created again.
-        StoreResult gone = failure(Status::NotFound,
-                                   QStringLiteral("%1: no key \"%2\" (removed at version %3)")
-                                           .arg(describe(), key, versionText));
-        gone.entry.key = key;
-        gone.entry.version = versionText;
-        return { gone, stored };
-    }
-    return { success(StoreEntry { key, envelope.value(QLatin1String("document")).toObject(),
-                                  versionText }),
-             stored };
-}
-
-std::optional<quint64> FileStore::legacySequence(StoreResult *refusal) const
-{
-    const QString path = pathOf(kLegacySequenceFileName);
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (!file.exists())
-            return 0;
-        *refusal = failure(
-            Status::Unavailable,
-            QStringLiteral("%1: cannot read %2: %3").arg(describe(), path, file.errorString()));
-        return std::nullopt;
-    }
-    bool ok = false;
-    const quint64 sequence = file.read(64).trimmed().toULongLong(&ok);
-    if (!ok) {
-        *refusal = failure(
-            Status::BadReply,
-            QStringLiteral("%1: file %2 does not hold a decimal counter").arg(describe(), path));
-        return std::nullopt;
-    }
-    return sequence;
-}
-
-bool FileStore::writeTemporary(const QByteArray &data, QString *path, QString *errorString) const
-{
-    // mkstemp() makes the file 0600 whatever the umask (R2).
-    QByteArray name = QFile::encodeName(pathOf(kTemporaryPrefix + QStringLiteral("XXXXXX")));
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) {
-        *errorString = QStringLiteral("%1: cannot create a file in %2: %3")
-                               .arg(describe(), m_folder, systemError(errno));
-        return false;
-    }
-    *path = QFile::decodeName(name);
-    qsizetype written = 0;
-    while (written < data.size()) {
-        const ssize_t n = ::write(fd, data.constData() + written, size_t(data.size() - written));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        written += n;
-    }
-    // Synced before it gets its name: a power cut never leaves a version
-    // whose name exists and whose content does not.
-    const bool ok = written == data.size() && ::fsync(fd) == 0;
-    const int error = errno;
-    ::close(fd);
-    if (!ok) {
-        *errorString = QStringLiteral("%1: cannot write %2: %3")
-                               .arg(describe(), *path, systemError(error));
-        ::unlink(name.constData());
-    }
-    return ok;
-}
-
-bool FileStore::syncFolder(QString *errorString) const
-{
-    const QByteArray folder = QFile::encodeName(m_folder);
-    const int fd = ::open(folder.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    const bool ok = fd >= 0 && ::fsync(fd) == 0;
-    const int error = errno;
-    if (fd >= 0)
-        ::close(fd);
-    if (!ok) {
-        *errorString = QStringLiteral("%1: cannot sync folder %2: %3")
-                               .arg(describe(), m_folder, systemError(error));
-    }
-    return ok;
+    return earlierlayout::lockOutWriters(*m_files);
 }
 
 StoreResult FileStore::conflictWith(const QString &key, const QString &why) const
 {
-    const Head now = readHead(key);
+    const Head now = m_files->readHead(key);
     const QString message = QStringLiteral("%1: key \"%2\" %3").arg(describe(), key, why);
     if (now.result.ok())
         return conflict(now.result.entry, message);
@@ -530,7 +191,7 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
     quint64 next = head.version + 1;
     if (head.version == 0) {
         StoreResult refusal;
-        const std::optional<quint64> sequence = legacySequence(&refusal);
+        const std::optional<quint64> sequence = earlierlayout::sequence(*m_files, &refusal);
         if (!sequence)
             return refusal;
         next = *sequence + 1;
@@ -545,68 +206,43 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
     QString temporary;
     QString error;
     const QByteArray data = QJsonDocument(envelope).toJson(QJsonDocument::Indented);
-    if (!writeTemporary(data, &temporary, &error))
+    if (!m_files->writeTemporary(data, &temporary, &error))
         return failure(Status::Unavailable, error);
     step(WriteStep::WroteTemporary);
 
-    // link() never replaces a name: of all the writers of this version,
-    // exactly one creates it, whoever else is frozen where.
-    const QString target = pathOf(fileNameForKey(key, next));
-    const int linked = ::link(QFile::encodeName(temporary).constData(),
-                              QFile::encodeName(target).constData());
-    const int linkError = errno;
-    ::unlink(QFile::encodeName(temporary).constData());
-    if (linked != 0) {
-        if (linkError == EEXIST)
-            return conflictWith(key, QStringLiteral("was written first by another writer "
-                                                    "(version %1)")
-                                             .arg(next));
-        return failure(Status::Unavailable,
-                       QStringLiteral("%1: cannot create %2: %3")
-                               .arg(describe(), target, systemError(linkError)));
+    switch (m_files->linkVersion(temporary, key, next, &error)) {
+    case VersionFolder::Link::Created:
+        break;
+    case VersionFolder::Link::Taken:
+        return conflictWith(key,
+                            QStringLiteral("was written first by another writer (version %1)")
+                                    .arg(next));
+    case VersionFolder::Link::Failed:
+        return failure(Status::Unavailable, error);
     }
     step(WriteStep::LinkedVersion);
     // Until the folder is synced, a power cut could lose the new name, and
     // with it an acquisition that others already saw.
-    if (!syncFolder(&error))
+    if (!m_files->sync(&error))
         return failure(Status::Unavailable, error);
 
     // A writer frozen between reading and linking may have created a version
     // that was won and collected long ago: once a version is collected a
     // newer one always exists, so finding none proves the version is ours.
-    QString listError;
-    const KeyFiles files = listFiles(key, &listError).value(key);
-    if (!listError.isEmpty())
-        return failure(Status::Unavailable, listError);
-    if (!files.versions.isEmpty() && files.versions.lastKey() > next) {
-        return conflictWith(key,
-                            QStringLiteral("has moved past version %1 (to %2)")
-                                    .arg(next)
-                                    .arg(files.versions.lastKey()));
+    quint64 newest = 0;
+    if (!m_files->newestVersion(key, &newest, &error))
+        return failure(Status::Unavailable, error);
+    if (newest > next) {
+        return conflictWith(
+                key, QStringLiteral("has moved past version %1 (to %2)").arg(next).arg(newest));
     }
     step(WriteStep::Verified);
-    collect(key, next);
+    m_files->collect(key, next);
     qCDebug(lcStore).noquote() << describe() << (document ? "wrote" : "removed") << key
                                << "version" << next;
     if (!document)
         return head.result;
     return success(StoreEntry { key, *document, QString::number(next) });
-}
-
-void FileStore::collect(const QString &key, quint64 version) const
-{
-    QString error;
-    const KeyFiles files = listFiles(key, &error).value(key);
-    for (auto it = files.versions.cbegin(); it != files.versions.cend() && it.key() < version; ++it)
-        QFile::remove(pathOf(it.value()));
-
-    const QDateTime abandoned = QDateTime::currentDateTime().addMSecs(-kAbandonedTemporaryAgeMs);
-    const QFileInfoList temporaries = QDir(m_folder).entryInfoList(
-            { kTemporaryPrefix + QStringLiteral("*") }, QDir::Files | QDir::Hidden);
-    for (const QFileInfo &temporary : temporaries) {
-        if (temporary.lastModified() < abandoned)
-            QFile::remove(temporary.absoluteFilePath());
-    }
 }
 
 qint64 FileStore::versionFloor(const QString &key) const
@@ -615,10 +251,10 @@ qint64 FileStore::versionFloor(const QString &key) const
     // so it is at least every version the key ever had; a key with no file
     // starts counting above the earlier layout's counter. An error reads as
     // 0, and the create that follows then refuses a key that has any file.
-    quint64 floor = readHead(key).version;
-    if (floor == 0) {
+    quint64 floor = m_files ? m_files->readHead(key).version : 0;
+    if (floor == 0 && m_files) {
         StoreResult refusal;
-        floor = legacySequence(&refusal).value_or(0);
+        floor = earlierlayout::sequence(*m_files, &refusal).value_or(0);
     }
     m_floorsGiven.insert(key, floor);
     return qint64(std::min<quint64>(floor, std::numeric_limits<qint64>::max()));
@@ -630,7 +266,7 @@ void FileStore::get(const QString &key, Callback done)
         deliver(std::move(done), *refused);
         return;
     }
-    deliver(std::move(done), readHead(key).result);
+    deliver(std::move(done), m_files->readHead(key).result);
 }
 
 void FileStore::create(const QString &key, const QJsonObject &document, Callback done)
@@ -639,7 +275,7 @@ void FileStore::create(const QString &key, const QJsonObject &document, Callback
         deliver(std::move(done), *refused);
         return;
     }
-    const Head head = readHead(key);
+    const Head head = m_files->readHead(key);
     step(WriteStep::ReadCurrent);
     std::optional<quint64> floor;
     if (const auto given = m_floorsGiven.constFind(key); given != m_floorsGiven.cend()) {
@@ -672,7 +308,7 @@ void FileStore::update(const QString &key, const QJsonObject &document, const QS
         deliver(std::move(done), *refused);
         return;
     }
-    const Head head = readHead(key);
+    const Head head = m_files->readHead(key);
     step(WriteStep::ReadCurrent);
     StoreResult result;
     if (!head.result.ok()) {
@@ -693,7 +329,7 @@ void FileStore::remove(const QString &key, const QString &version, Callback done
         deliver(std::move(done), *refused);
         return;
     }
-    Head head = readHead(key);
+    Head head = m_files->readHead(key);
     step(WriteStep::ReadCurrent);
     // An unconditional remove also clears a corrupt file: it is the way out
     // of a BadReply. A conditional one cannot compare, so it changes nothing.
@@ -727,13 +363,13 @@ FileStore::Scan FileStore::scan(const QString &prefix) const
 {
     Scan found;
     QString error;
-    const QHash<QString, KeyFiles> files = listFiles(prefix, &error);
+    const QHash<QString, VersionFolder::KeyFiles> files = m_files->listFiles(prefix, &error);
     if (!error.isEmpty()) {
         found.errors.append(error);
         return found;
     }
     for (auto it = files.cbegin(); it != files.cend(); ++it) {
-        const Head head = readHead(it.key(), &it.value());
+        const Head head = m_files->readHead(it.key(), &it.value());
         if (head.result.ok()) {
             found.entries.insert(it.key(), head.result.entry);
         } else if (head.result.status != Status::NotFound) { // NotFound: removed
@@ -767,14 +403,14 @@ void FileStore::list(const QString &prefix, Callback done)
 
 StoreWatch *FileStore::watch(const QString &prefix, QObject *parent)
 {
-    if (m_folder.isEmpty())
+    if (!m_files)
         return nullptr;
     if (!m_watcher) {
         m_watcher = new QFileSystemWatcher(this);
         connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &FileStore::scheduleRescan);
     }
-    if (!m_watcher->directories().contains(m_folder) && !m_watcher->addPath(m_folder)) {
-        qCWarning(lcStore).noquote() << describe() << "cannot watch" << m_folder;
+    if (!m_watcher->directories().contains(folder()) && !m_watcher->addPath(folder())) {
+        qCWarning(lcStore).noquote() << describe() << "cannot watch" << folder();
         return nullptr;
     }
 

@@ -1,11 +1,11 @@
 #pragma once
 
 #include "versionfloor.h"
+#include "versionfolder.h"
 
 #include <baton/store.h>
 
 #include <QHash>
-#include <QMap>
 #include <QSet>
 
 #include <functional>
@@ -113,52 +113,22 @@ private:
         QSet<QString> unreadable;
         QStringList errors;
     };
-    /*! The files of one key in the folder. */
-    struct KeyFiles
-    {
-        /*! version -> file name; version 0 is the earlier layout's `<key>.json`. */
-        QMap<quint64, QString> versions;
-    };
-    /*! A key's record as its highest version file says. */
-    struct Head
-    {
-        /*! Ok with the record; NotFound when there is none or it was removed; an error. */
-        StoreResult result;
-        /*! The highest version, a removal's included; 0 when the key has no file. */
-        quint64 version = 0;
-    };
+    using Head = VersionFolder::Head;
 
     QString describe() const;
-    QString pathOf(const QString &fileName) const;
     void deliver(Callback done, StoreResult result);
     /*! Unavailable when init() has not succeeded or the folder has gone. */
     std::optional<StoreResult> refuseUnusable() const;
     /*! Checks that \a key fits in a file name; an Unavailable result otherwise. */
     std::optional<StoreResult> refuseKey(const QString &key) const;
-    /*! refuseKey(), then refuseEarlierWriters(): what every write checks first. */
+    /*! refuseKey(), then earlierlayout::lockOutWriters(): what every write checks first. */
     std::optional<StoreResult> refuseWrite(const QString &key) const;
-    /*!
-     * Makes `.lock` a folder, once no process of the earlier layout holds it
-     * as its lock file; Unavailable, naming the holder, while one does.
-     */
-    std::optional<StoreResult> refuseEarlierWriters() const;
-    /*! The version files in the folder, by key, of the keys under \a prefix. */
-    QHash<QString, KeyFiles> listFiles(const QString &prefix, QString *errorString) const;
-    /*! The record of \a key, from \a files when given, else from the folder. */
-    Head readHead(const QString &key, const KeyFiles *files = nullptr) const;
-    Head readVersionFile(const QString &key, quint64 version, const QString &fileName) const;
     /*!
      * Writes \a document (a removal when nullopt) as the version after \a head
      * and returns it, or Conflict when another writer won that version.
      */
     StoreResult writeNext(const QString &key, const Head &head,
                           const std::optional<QJsonObject> &document);
-    /*! Where a key with no file starts counting: the earlier layout's counter. */
-    std::optional<quint64> legacySequence(StoreResult *refusal) const;
-    bool writeTemporary(const QByteArray &data, QString *path, QString *errorString) const;
-    bool syncFolder(QString *errorString) const;
-    /*! Removes the versions of \a key below \a version, and abandoned temporary files. */
-    void collect(const QString &key, quint64 version) const;
     StoreResult conflictWith(const QString &key, const QString &why) const;
     /*! Delivers a write's \a result, and tells the watches of this process at once. */
     void finishWrite(Callback done, const StoreResult &result);
@@ -167,7 +137,8 @@ private:
     void scheduleRescan();
     void rescan();
 
-    QString m_folder;
+    /*! The folder's files, once init() has accepted the folder. */
+    std::optional<VersionFolder> m_files;
     bool m_readOnly = false;
     QFileSystemWatcher *m_watcher = nullptr;
     bool m_rescanPending = false;
