@@ -1255,6 +1255,36 @@ private Q_SLOTS:
         QVERIFY(QFile::exists(current));
     }
 
+    // B1: a write whose version another process builds on at once (a
+    // follower taking a lease the moment it sees it released) is still won:
+    // the check after the link must not take that newer version for proof
+    // that ours came too late. Frozen there, our version is updated by
+    // another store before the check runs.
+    void aWriteBuiltUponBeforeItsCheckIsStillWon()
+    {
+        QVERIFY(openStore());
+        QString error;
+        const std::unique_ptr<FileStore> other = newFileStore(folder(), &error);
+        QVERIFY2(other, qPrintable(error));
+        CREATE_OK(created, QStringLiteral("cluster:leader"), doc(1));
+
+        CallPtr builtOn;
+        m_owned->setWriteStepHook([&](FileStore::WriteStep at) {
+            if (at != FileStore::WriteStep::LinkedVersion || builtOn)
+                return;
+            builtOn = issue([&](auto done) { other->update(created.key, doc(3), QStringLiteral("2"), done); },
+                            &m_issued);
+        });
+        const CallPtr released = updateCall(created.key, doc(2), created.version);
+        WAIT_DONE(released);
+        m_owned->setWriteStepHook({});
+        QVERIFY(builtOn);
+        WAIT_DONE(builtOn);
+        COMPARE_STATUS(builtOn, "Ok");
+        COMPARE_STATUS(released, "Ok");
+        QCOMPARE(released->result.entry.version, QStringLiteral("2"));
+    }
+
     void separateStoresRace_data()
     {
         QTest::addColumn<int>("writers");

@@ -12,6 +12,7 @@
 #include <QJsonDocument>
 #include <QPointer>
 #include <QTimer>
+#include <QUuid>
 
 #include <algorithm>
 #include <limits>
@@ -196,8 +197,14 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
             return refusal;
         next = *sequence + 1;
     }
+    // Names this write, and the one it writes over, so that the check after
+    // the link can tell a version built on ours from one that came first.
+    const QString writer = QUuid::createUuid().toString(QUuid::WithoutBraces);
     QJsonObject envelope { { QStringLiteral("key"), key },
-                           { QStringLiteral("version"), QString::number(next) } };
+                           { QStringLiteral("version"), QString::number(next) },
+                           { QStringLiteral("writer"), writer } };
+    if (!head.writer.isEmpty())
+        envelope.insert(QStringLiteral("over"), head.writer);
     if (document)
         envelope.insert(QStringLiteral("document"), *document);
     else
@@ -229,10 +236,13 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
     // A writer frozen between reading and linking may have created a version
     // that was won and collected long ago: once a version is collected a
     // newer one always exists, so finding none proves the version is ours.
+    // A newer one written over ours proves it too (a follower that took the
+    // lease the moment we released it); any other newer one may have come
+    // first, and the write is taken as lost.
     quint64 newest = 0;
     if (!m_files->newestVersion(key, &newest, &error))
         return failure(Status::Unavailable, error);
-    if (newest > next) {
+    if (newest > next && m_files->writtenOver(key, next + 1) != writer) {
         return conflictWith(
                 key, QStringLiteral("has moved past version %1 (to %2)").arg(next).arg(newest));
     }

@@ -35,7 +35,9 @@ namespace baton {
  *   (fileNameForKey(); `:` stays readable, `.` never does, so
  *   `cluster:leader.7.json` is version 7 of `cluster:leader`), holding the
  *   envelope `{"key": "cluster:leader", "version": "7", "document": {...}}`,
- *   or `{"key": ..., "version": "8", "removed": true}` for a removal.
+ *   or `{"key": ..., "version": "8", "removed": true}` for a removal; with
+ *   `writer` (a UUID of the write) and `over` (the `writer` of the version
+ *   it replaced), which the check after a write's link reads.
  *   A file that is not such an envelope is reported as BadReply naming it.
  * - `.tmp-XXXXXX` while a version is written, before it is linked; one left
  *   by a writer that died is removed after a minute by the next writer.

@@ -213,11 +213,20 @@ VersionFolder::Head VersionFolder::readVersionFile(const QString &key, quint64 v
                                            .arg(describe(), key, versionText));
         gone.entry.key = key;
         gone.entry.version = versionText;
-        return { gone, stored };
+        return { gone, stored, envelope.value(QLatin1String("writer")).toString() };
     }
     return { success(StoreEntry { key, envelope.value(QLatin1String("document")).toObject(),
                                   versionText }),
-             stored };
+             stored, envelope.value(QLatin1String("writer")).toString() };
+}
+
+QString VersionFolder::writtenOver(const QString &key, quint64 version) const
+{
+    QFile file(filePath(fileName(key, version)));
+    if (!file.open(QIODevice::ReadOnly) || file.size() > kMaxFileSize)
+        return QString();
+    const QJsonObject envelope = QJsonDocument::fromJson(file.readAll()).object();
+    return envelope.value(QLatin1String("over")).toString();
 }
 
 bool VersionFolder::newestVersion(const QString &key, quint64 *version, QString *errorString) const

@@ -30,6 +30,8 @@ public:
         StoreResult result;
         /*! The highest version, a removal's included; 0 when the key has no file. */
         quint64 version = 0;
+        /*! The `writer` of that version's envelope: which write made it (may be empty). */
+        QString writer {};
     };
     /*! What linking a written version to its name came to. */
     enum class Link {
@@ -64,6 +66,12 @@ public:
      * \a errorString, when the folder cannot be listed.
      */
     bool newestVersion(const QString &key, quint64 *version, QString *errorString) const;
+
+    /*!
+     * The `over` of the envelope of \a version of \a key: the `writer` of
+     * the version it was written over. Empty when that file is gone.
+     */
+    QString writtenOver(const QString &key, quint64 version) const;
 
     /*! Writes \a data, synced, to a new owner-only temporary file; its path in \a path. */
     bool writeTemporary(const QByteArray &data, QString *path, QString *errorString) const;
