@@ -1,17 +1,20 @@
 // F7: the fencing token (leaseTransitions when an instance became leader)
 // never goes back, even when someone deletes the lease record, on the
-// stores whose versions only grow: the memory store and a real etcd. The
+// stores whose versions only grow: the memory store, the file store and a
+// real etcd. The
 // lease is driven through StoreLeaseBackend, the way the Elector writes it:
 // a create with transitions 0 when it found no record.
 
 #include "etcdfixture.h"
 #include "etcdstore.h"
+#include "filestore.h"
 #include "memorystore.h"
 #include "registrykey.h"
 #include "storeleasebackend.h"
 
 #include <QDateTime>
 #include <QJsonArray>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
 
@@ -66,6 +69,7 @@ class TestFencingToken : public QObject
 private Q_SLOTS:
     void memoryStoreKeepsTheTokenRisingAfterADeletedRecord();
     void etcdKeepsTheTokenRisingAfterADeletedRecord();
+    void fileStoreKeepsTheTokenRisingWhenAnotherProcessCreatesAndRemovesBetweenOurReadAndOurCreate();
 
 private:
     /*! Three terms on \a first, the record deleted, then a new term on \a second; its token. */
@@ -146,6 +150,68 @@ void TestFencingToken::etcdKeepsTheTokenRisingAfterADeletedRecord()
         return;
     QVERIFY2(newToken > lastToken,
              qPrintable(QStringLiteral("token %1 after %2").arg(newToken).arg(lastToken)));
+}
+
+// F7 on the file store, with another process between our read and our
+// create: both find the record removed; the other creates it (the token
+// its read allowed), takes it over once more and removes it again, all
+// before our create. Our term must start above every token it held, not at
+// the removal our read saw. Two stores on one folder stand for the two
+// processes; each drives its own backend the way an Elector does.
+void TestFencingToken::
+        fileStoreKeepsTheTokenRisingWhenAnotherProcessCreatesAndRemovesBetweenOurReadAndOurCreate()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QJsonObject parameters { { QStringLiteral("folder"), dir.path() } };
+    FileStore ours(QStringLiteral("Registry"), parameters, nullptr);
+    FileStore theirs(QStringLiteral("Registry"), parameters, nullptr);
+    QString error;
+    QVERIFY2(ours.init(&error) && theirs.init(&error), qPrintable(error));
+
+    StoreLeaseBackend we(&ours, kLease);
+    StoreLeaseBackend they(&theirs, kLease);
+    const auto removeTheRecord = [&theirs] {
+        bool removed = false;
+        theirs.remove(registryLeaseKey(kLease), QString(),
+                      [&removed](const StoreResult &result) { removed = result.ok(); });
+        return QTest::qWaitFor([&removed] { return removed; }, 10000);
+    };
+    // A lease with a past: a term, then the record removed.
+    auto firstRead = await([&](auto done) { they.read(done); });
+    QVERIFY(firstRead);
+    auto first = await([&](auto done) { they.create(termOf(QStringLiteral("a"), 0), done); });
+    QVERIFY(first);
+    QCOMPARE(int(first->outcome), int(LeaseReply::Outcome::Ok));
+    QVERIFY(removeTheRecord());
+
+    auto ourRead = await([&](auto done) { we.read(done); });
+    QVERIFY(ourRead);
+    QVERIFY(!ourRead->state.exists);
+
+    // Between our read and our create: they read, create, take over again
+    // and remove.
+    auto theirRead = await([&](auto done) { they.read(done); });
+    QVERIFY(theirRead);
+    QVERIFY(!theirRead->state.exists);
+    auto created = await([&](auto done) { they.create(termOf(QStringLiteral("e"), 0), done); });
+    QVERIFY(created);
+    QCOMPARE(int(created->outcome), int(LeaseReply::Outcome::Ok));
+    const LeaseRecord takeover = termOf(QStringLiteral("f"), created->state.record.transitions + 1);
+    auto taken = await(
+            [&](auto done) { they.update(takeover, created->state.version, done); });
+    QVERIFY(taken);
+    QCOMPARE(int(taken->outcome), int(LeaseReply::Outcome::Ok));
+    const qint64 theirLastToken = taken->state.record.transitions;
+    QVERIFY(removeTheRecord());
+
+    auto ourCreate = await([&](auto done) { we.create(termOf(QStringLiteral("g"), 0), done); });
+    QVERIFY(ourCreate);
+    QCOMPARE(int(ourCreate->outcome), int(LeaseReply::Outcome::Ok));
+    QVERIFY2(ourCreate->state.record.transitions > theirLastToken,
+             qPrintable(QStringLiteral("token %1 after %2")
+                                .arg(ourCreate->state.record.transitions)
+                                .arg(theirLastToken)));
 }
 
 QTEST_GUILESS_MAIN(TestFencingToken)

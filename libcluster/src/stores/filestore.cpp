@@ -1,29 +1,21 @@
 #include "filestore.h"
 
+#include "earlierlayout.h"
 #include "logging.h"
 #include "privatefiles.h"
 #include "storesupport.h"
 
 #include <baton/application.h>
 
-#include <QDateTime>
-#include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QJsonDocument>
 #include <QPointer>
 #include <QTimer>
-#include <QUrl>
+#include <QUuid>
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
-#include <cstring>
 #include <limits>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 namespace baton {
 
@@ -33,55 +25,8 @@ using Status = StoreResult::Status;
 namespace {
 
 const QString kTypeName = QStringLiteral("Webda/FileStore");
-const QString kSuffix = QStringLiteral(".json");
-const QString kTemporaryPrefix = QStringLiteral(".tmp-");
-// The earlier layout's version counter, read to carry its versions on.
-const QString kLegacySequenceFileName = QStringLiteral(".sequence");
 // Longest file name most Linux file systems accept.
 constexpr qsizetype kMaxFileNameBytes = 255;
-// A registry document is a few hundred bytes; anything near this is not one.
-constexpr qint64 kMaxFileSize = 16 * 1024 * 1024;
-// A reader whose file is collected under it lists again; each time, a newer
-// version exists, so only a flood of writes can exhaust this.
-constexpr int kMaxReadTries = 100;
-// A temporary file is linked milliseconds after it is made. One this old was
-// left by a writer that died; removing a live writer's only fails its link,
-// so this age is tidiness, not safety, and the wall clock is good enough.
-constexpr qint64 kAbandonedTemporaryAgeMs = 60000;
-
-/*! Splits `<key>.<version>.json` (or the earlier `<key>.json`, version 0). */
-bool parseFileName(const QString &fileName, QString *key, quint64 *version)
-{
-    if (!fileName.endsWith(kSuffix))
-        return false;
-    const QString stem = fileName.chopped(kSuffix.size());
-    // An encoded key has no '.': the first one, if any, starts the version.
-    const qsizetype dot = stem.indexOf(QLatin1Char('.'));
-    QString encoded = stem;
-    quint64 number = 0;
-    if (dot >= 0) {
-        const QString digits = stem.mid(dot + 1);
-        bool ok = !digits.isEmpty() && !digits.startsWith(QLatin1Char('0'));
-        for (const QChar c : digits)
-            ok = ok && c >= QLatin1Char('0') && c <= QLatin1Char('9');
-        number = ok ? digits.toULongLong(&ok) : 0;
-        if (!ok)
-            return false;
-        encoded = stem.left(dot);
-    }
-    const QString decoded = QUrl::fromPercentEncoding(encoded.toLatin1());
-    // Files not written by a FileStore (`a b.json`, `x.07.json`) are not keys.
-    if (QString::fromLatin1(QUrl::toPercentEncoding(decoded, ":", ".")) != encoded)
-        return false;
-    *key = decoded;
-    *version = number;
-    return true;
-}
-
-QString systemError(int error)
-{
-    return QString::fromLocal8Bit(std::strerror(error));
-}
 
 } // namespace
 
@@ -156,13 +101,13 @@ bool FileStore::init(QString *errorString)
         return refuse(errorString, service, QStringLiteral("folder"), QJsonValue(path),
                       QStringLiteral("it must be a writable folder"));
     }
-    m_folder = path;
+    m_files.emplace(path, describe());
     return true;
 }
 
 QString FileStore::folder() const
 {
-    return m_folder;
+    return m_files ? m_files->path() : QString();
 }
 
 void FileStore::setWriteStepHook(std::function<void(WriteStep)> hook)
@@ -178,23 +123,14 @@ void FileStore::step(WriteStep at)
 
 QString FileStore::fileNameForKey(const QString &key, quint64 version)
 {
-    // '.' is encoded so that no key can name `.`, `..`, or the store's own
-    // dot files, and so that the first '.' starts the version; ':' is kept
-    // so that `cluster:leader.7.json` reads as its key.
-    return QString::fromLatin1(QUrl::toPercentEncoding(key, ":", ".")) + QLatin1Char('.')
-            + QString::number(version) + kSuffix;
+    return VersionFolder::fileName(key, version);
 }
 
 QString FileStore::keyForFileName(const QString &fileName)
 {
     QString key;
     quint64 version = 0;
-    return parseFileName(fileName, &key, &version) ? key : QString();
-}
-
-QString FileStore::pathOf(const QString &fileName) const
-{
-    return m_folder + QLatin1Char('/') + fileName;
+    return VersionFolder::parseFileName(fileName, &key, &version) ? key : QString();
 }
 
 void FileStore::deliver(Callback done, StoreResult result)
@@ -204,15 +140,15 @@ void FileStore::deliver(Callback done, StoreResult result)
 
 std::optional<StoreResult> FileStore::refuseUnusable() const
 {
-    if (m_folder.isEmpty()) {
+    if (!m_files) {
         return failure(
             Status::Unavailable,
             QStringLiteral("%1 is not initialised (init() not called or refused)").arg(describe()));
     }
     // A folder removed under us must not read as an empty store.
-    if (!QFileInfo(m_folder).isDir()) {
+    if (!QFileInfo(folder()).isDir()) {
         return failure(Status::Unavailable,
-                       QStringLiteral("%1: folder %2 no longer exists").arg(describe(), m_folder));
+                       QStringLiteral("%1: folder %2 no longer exists").arg(describe(), folder()));
     }
     return std::nullopt;
 }
@@ -226,216 +162,23 @@ std::optional<StoreResult> FileStore::refuseKey(const QString &key) const
     if (longest.toUtf8().size() > kMaxFileNameBytes) {
         return failure(Status::Unavailable,
                        QStringLiteral("%1: key \"%2\" is too long for a file name in %3")
-                           .arg(describe(), key.left(64) + QStringLiteral("..."), m_folder));
+                           .arg(describe(), key.left(64) + QStringLiteral("..."), folder()));
     }
     return std::nullopt;
 }
 
-QHash<QString, FileStore::KeyFiles> FileStore::listFiles(const QString &prefix,
-                                                         QString *errorString) const
+std::optional<StoreResult> FileStore::refuseWrite(const QString &key) const
 {
-    QHash<QString, KeyFiles> found;
-    QDir dir(m_folder);
-    if (!dir.exists()) {
-        *errorString = QStringLiteral("%1: folder %2 no longer exists").arg(describe(), m_folder);
-        return found;
-    }
-    // Hidden files are listed for the empty key (`.1.json`); the store's
-    // temporary files and the earlier layout's dot files do not end in `.json`.
-    const QStringList fileNames
-            = dir.entryList({ QStringLiteral("*") + kSuffix }, QDir::Files | QDir::Hidden);
-    for (const QString &fileName : fileNames) {
-        QString key;
-        quint64 version = 0;
-        if (parseFileName(fileName, &key, &version) && key.startsWith(prefix))
-            found[key].versions.insert(version, fileName);
-    }
-    return found;
-}
-
-FileStore::Head FileStore::readHead(const QString &key, const KeyFiles *files) const
-{
-    KeyFiles listed;
-    if (files)
-        listed = *files;
-    for (int tries = 0; tries < kMaxReadTries; ++tries) {
-        if (tries > 0 || !files) {
-            QString error;
-            QHash<QString, KeyFiles> all = listFiles(key, &error);
-            if (!error.isEmpty())
-                return { failure(Status::Unavailable, error), 0 };
-            listed = all.value(key);
-        }
-        if (listed.versions.isEmpty()) {
-            return { failure(Status::NotFound,
-                             QStringLiteral("%1: no key \"%2\" (no file of it in %3)")
-                                     .arg(describe(), key, m_folder)),
-                     0 };
-        }
-        const quint64 highest = listed.versions.lastKey();
-        Head head = readVersionFile(key, highest, listed.versions.last());
-        // Collected between listing and reading: a newer version exists.
-        if (head.result.status == Status::NotFound && head.version == 0)
-            continue;
-        // The earlier layout's file alone is the record; beside version
-        // files it is a leftover, unless an older process still writes it.
-        if (highest != 0 && listed.versions.contains(0)) {
-            const Head legacy = readVersionFile(key, 0, listed.versions.value(0));
-            if (legacy.version > highest) {
-                return { failure(Status::BadReply,
-                                 QStringLiteral("%1: file %2 has version %3, newer than %4: a "
-                                                "process of an earlier Baton still writes to "
-                                                "this folder; stop it")
-                                         .arg(describe(), pathOf(listed.versions.value(0)))
-                                         .arg(legacy.version)
-                                         .arg(highest)),
-                         highest };
-            }
-        }
-        return head;
-    }
-    return { failure(Status::Unavailable,
-                     QStringLiteral("%1: key \"%2\" changed under every one of %3 reads")
-                             .arg(describe(), key)
-                             .arg(kMaxReadTries)),
-             0 };
-}
-
-FileStore::Head FileStore::readVersionFile(const QString &key, quint64 version,
-                                           const QString &fileName) const
-{
-    const QString path = pathOf(fileName);
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (!file.exists())
-            return {
-                failure(Status::NotFound, QStringLiteral("%1: %2 is gone").arg(describe(), path)), 0
-            };
-        return { failure(Status::Unavailable,
-                         QStringLiteral("%1: cannot read %2: %3")
-                                 .arg(describe(), path, file.errorString())),
-                 version };
-    }
-    auto bad = [&](const QString &why) {
-        return Head { failure(Status::BadReply,
-                              QStringLiteral("%1: file %2 %3").arg(describe(), path, why)),
-                      version };
-    };
-    if (file.size() > kMaxFileSize)
-        return bad(QStringLiteral("is larger than %1 bytes").arg(kMaxFileSize));
-    QJsonParseError parseError;
-    const QJsonDocument json = QJsonDocument::fromJson(file.read(kMaxFileSize + 1), &parseError);
-    if (parseError.error != QJsonParseError::NoError) {
-        return bad(QStringLiteral("is not valid JSON (%1 at offset %2)")
-                       .arg(parseError.errorString())
-                       .arg(parseError.offset));
-    }
-    const QJsonObject envelope = json.object();
-    const QString versionText = envelope.value(QLatin1String("version")).toString();
-    bool numeric = false;
-    const quint64 stored = versionText.toULongLong(&numeric);
-    const bool removed = envelope.value(QLatin1String("removed")).toBool();
-    if (!json.isObject() || !numeric || stored == 0
-        || (!removed && !envelope.value(QLatin1String("document")).isObject())) {
-        return bad(
-                QStringLiteral("lacks the envelope {\"version\": \"<n>\", \"document\": {...}}"));
-    }
-    if (version != 0 && stored != version)
-        return bad(QStringLiteral("holds version %1, not the %2 of its name")
-                           .arg(stored)
-                           .arg(version));
-    const QJsonValue storedKey = envelope.value(QLatin1String("key"));
-    if (!storedKey.isUndefined() && storedKey.toString() != key)
-        return bad(QStringLiteral("holds key \"%1\", not \"%2\"").arg(storedKey.toString(), key));
-    if (removed) {
-        // The removal's version goes with the answer: F7's token carries on
-        // above it when the key is created again.
-        StoreResult gone = failure(Status::NotFound,
-                                   QStringLiteral("%1: no key \"%2\" (removed at version %3)")
-                                           .arg(describe(), key, versionText));
-        gone.entry.key = key;
-        gone.entry.version = versionText;
-        return { gone, stored };
-    }
-    return { success(StoreEntry { key, envelope.value(QLatin1String("document")).toObject(),
-                                  versionText }),
-             stored };
-}
-
-std::optional<quint64> FileStore::legacySequence(StoreResult *refusal) const
-{
-    const QString path = pathOf(kLegacySequenceFileName);
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (!file.exists())
-            return 0;
-        *refusal = failure(
-            Status::Unavailable,
-            QStringLiteral("%1: cannot read %2: %3").arg(describe(), path, file.errorString()));
-        return std::nullopt;
-    }
-    bool ok = false;
-    const quint64 sequence = file.read(64).trimmed().toULongLong(&ok);
-    if (!ok) {
-        *refusal = failure(
-            Status::BadReply,
-            QStringLiteral("%1: file %2 does not hold a decimal counter").arg(describe(), path));
-        return std::nullopt;
-    }
-    return sequence;
-}
-
-bool FileStore::writeTemporary(const QByteArray &data, QString *path, QString *errorString) const
-{
-    // mkstemp() makes the file 0600 whatever the umask (R2).
-    QByteArray name = QFile::encodeName(pathOf(kTemporaryPrefix + QStringLiteral("XXXXXX")));
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) {
-        *errorString = QStringLiteral("%1: cannot create a file in %2: %3")
-                               .arg(describe(), m_folder, systemError(errno));
-        return false;
-    }
-    *path = QFile::decodeName(name);
-    qsizetype written = 0;
-    while (written < data.size()) {
-        const ssize_t n = ::write(fd, data.constData() + written, size_t(data.size() - written));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        written += n;
-    }
-    // Synced before it gets its name: a power cut never leaves a version
-    // whose name exists and whose content does not.
-    const bool ok = written == data.size() && ::fsync(fd) == 0;
-    const int error = errno;
-    ::close(fd);
-    if (!ok) {
-        *errorString = QStringLiteral("%1: cannot write %2: %3")
-                               .arg(describe(), *path, systemError(error));
-        ::unlink(name.constData());
-    }
-    return ok;
-}
-
-bool FileStore::syncFolder(QString *errorString) const
-{
-    const QByteArray folder = QFile::encodeName(m_folder);
-    const int fd = ::open(folder.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    const bool ok = fd >= 0 && ::fsync(fd) == 0;
-    const int error = errno;
-    if (fd >= 0)
-        ::close(fd);
-    if (!ok) {
-        *errorString = QStringLiteral("%1: cannot sync folder %2: %3")
-                               .arg(describe(), m_folder, systemError(error));
-    }
-    return ok;
+    if (auto refused = refuseKey(key))
+        return refused;
+    // Before the write reads what it writes over: an earlier writer's last
+    // record must be in the folder by then.
+    return earlierlayout::lockOutWriters(*m_files);
 }
 
 StoreResult FileStore::conflictWith(const QString &key, const QString &why) const
 {
-    const Head now = readHead(key);
+    const Head now = m_files->readHead(key);
     const QString message = QStringLiteral("%1: key \"%2\" %3").arg(describe(), key, why);
     if (now.result.ok())
         return conflict(now.result.entry, message);
@@ -449,13 +192,19 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
     quint64 next = head.version + 1;
     if (head.version == 0) {
         StoreResult refusal;
-        const std::optional<quint64> sequence = legacySequence(&refusal);
+        const std::optional<quint64> sequence = earlierlayout::sequence(*m_files, &refusal);
         if (!sequence)
             return refusal;
         next = *sequence + 1;
     }
+    // Names this write, and the one it writes over, so that the check after
+    // the link can tell a version built on ours from one that came first.
+    const QString writer = QUuid::createUuid().toString(QUuid::WithoutBraces);
     QJsonObject envelope { { QStringLiteral("key"), key },
-                           { QStringLiteral("version"), QString::number(next) } };
+                           { QStringLiteral("version"), QString::number(next) },
+                           { QStringLiteral("writer"), writer } };
+    if (!head.writer.isEmpty())
+        envelope.insert(QStringLiteral("over"), head.writer);
     if (document)
         envelope.insert(QStringLiteral("document"), *document);
     else
@@ -464,47 +213,41 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
     QString temporary;
     QString error;
     const QByteArray data = QJsonDocument(envelope).toJson(QJsonDocument::Indented);
-    if (!writeTemporary(data, &temporary, &error))
+    if (!m_files->writeTemporary(data, &temporary, &error))
         return failure(Status::Unavailable, error);
     step(WriteStep::WroteTemporary);
 
-    // link() never replaces a name: of all the writers of this version,
-    // exactly one creates it, whoever else is frozen where.
-    const QString target = pathOf(fileNameForKey(key, next));
-    const int linked = ::link(QFile::encodeName(temporary).constData(),
-                              QFile::encodeName(target).constData());
-    const int linkError = errno;
-    ::unlink(QFile::encodeName(temporary).constData());
-    if (linked != 0) {
-        if (linkError == EEXIST)
-            return conflictWith(key, QStringLiteral("was written first by another writer "
-                                                    "(version %1)")
-                                             .arg(next));
-        return failure(Status::Unavailable,
-                       QStringLiteral("%1: cannot create %2: %3")
-                               .arg(describe(), target, systemError(linkError)));
+    switch (m_files->linkVersion(temporary, key, next, &error)) {
+    case VersionFolder::Link::Created:
+        break;
+    case VersionFolder::Link::Taken:
+        return conflictWith(key,
+                            QStringLiteral("was written first by another writer (version %1)")
+                                    .arg(next));
+    case VersionFolder::Link::Failed:
+        return failure(Status::Unavailable, error);
     }
     step(WriteStep::LinkedVersion);
     // Until the folder is synced, a power cut could lose the new name, and
     // with it an acquisition that others already saw.
-    if (!syncFolder(&error))
+    if (!m_files->sync(&error))
         return failure(Status::Unavailable, error);
 
     // A writer frozen between reading and linking may have created a version
     // that was won and collected long ago: once a version is collected a
     // newer one always exists, so finding none proves the version is ours.
-    QString listError;
-    const KeyFiles files = listFiles(key, &listError).value(key);
-    if (!listError.isEmpty())
-        return failure(Status::Unavailable, listError);
-    if (!files.versions.isEmpty() && files.versions.lastKey() > next) {
-        return conflictWith(key,
-                            QStringLiteral("has moved past version %1 (to %2)")
-                                    .arg(next)
-                                    .arg(files.versions.lastKey()));
+    // A newer one written over ours proves it too (a follower that took the
+    // lease the moment we released it); any other newer one may have come
+    // first, and the write is taken as lost.
+    quint64 newest = 0;
+    if (!m_files->newestVersion(key, &newest, &error))
+        return failure(Status::Unavailable, error);
+    if (newest > next && m_files->writtenOver(key, next + 1) != writer) {
+        return conflictWith(
+                key, QStringLiteral("has moved past version %1 (to %2)").arg(next).arg(newest));
     }
     step(WriteStep::Verified);
-    collect(key, next);
+    m_files->collect(key, next);
     qCDebug(lcStore).noquote() << describe() << (document ? "wrote" : "removed") << key
                                << "version" << next;
     if (!document)
@@ -512,20 +255,19 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
     return success(StoreEntry { key, *document, QString::number(next) });
 }
 
-void FileStore::collect(const QString &key, quint64 version) const
+qint64 FileStore::versionFloor(const QString &key) const
 {
-    QString error;
-    const KeyFiles files = listFiles(key, &error).value(key);
-    for (auto it = files.versions.cbegin(); it != files.versions.cend() && it.key() < version; ++it)
-        QFile::remove(pathOf(it.value()));
-
-    const QDateTime abandoned = QDateTime::currentDateTime().addMSecs(-kAbandonedTemporaryAgeMs);
-    const QFileInfoList temporaries = QDir(m_folder).entryInfoList(
-            { kTemporaryPrefix + QStringLiteral("*") }, QDir::Files | QDir::Hidden);
-    for (const QFileInfo &temporary : temporaries) {
-        if (temporary.lastModified() < abandoned)
-            QFile::remove(temporary.absoluteFilePath());
+    // Collection always keeps a key's highest version, a removal's included,
+    // so it is at least every version the key ever had; a key with no file
+    // starts counting above the earlier layout's counter. An error reads as
+    // 0, and the create that follows then refuses a key that has any file.
+    quint64 floor = m_files ? m_files->readHead(key).version : 0;
+    if (floor == 0 && m_files) {
+        StoreResult refusal;
+        floor = earlierlayout::sequence(*m_files, &refusal).value_or(0);
     }
+    m_floorsGiven.insert(key, floor);
+    return qint64(std::min<quint64>(floor, std::numeric_limits<qint64>::max()));
 }
 
 void FileStore::get(const QString &key, Callback done)
@@ -534,23 +276,35 @@ void FileStore::get(const QString &key, Callback done)
         deliver(std::move(done), *refused);
         return;
     }
-    deliver(std::move(done), readHead(key).result);
+    deliver(std::move(done), m_files->readHead(key).result);
 }
 
 void FileStore::create(const QString &key, const QJsonObject &document, Callback done)
 {
-    if (auto refused = refuseKey(key)) {
+    if (auto refused = refuseWrite(key)) {
         deliver(std::move(done), *refused);
         return;
     }
-    const Head head = readHead(key);
+    const Head head = m_files->readHead(key);
     step(WriteStep::ReadCurrent);
+    std::optional<quint64> floor;
+    if (const auto given = m_floorsGiven.constFind(key); given != m_floorsGiven.cend()) {
+        floor = *given;
+        m_floorsGiven.erase(given);
+    }
     StoreResult result;
     if (head.result.ok()) {
         result = conflict(head.result.entry,
                           QStringLiteral("%1: key \"%2\" already exists").arg(describe(), key));
     } else if (head.result.status != Status::NotFound) {
         result = head.result;
+    } else if (floor && head.version > *floor) {
+        // F7: another process created and removed the key since the floor
+        // was read; a token derived from that floor may be one it handed out.
+        result = conflictWith(key, QStringLiteral("was written after its version floor %1 was "
+                                                  "read (it is at version %2)")
+                                           .arg(*floor)
+                                           .arg(head.version));
     } else {
         result = writeNext(key, head, document);
     }
@@ -560,11 +314,11 @@ void FileStore::create(const QString &key, const QJsonObject &document, Callback
 void FileStore::update(const QString &key, const QJsonObject &document, const QString &version,
                        Callback done)
 {
-    if (auto refused = refuseKey(key)) {
+    if (auto refused = refuseWrite(key)) {
         deliver(std::move(done), *refused);
         return;
     }
-    const Head head = readHead(key);
+    const Head head = m_files->readHead(key);
     step(WriteStep::ReadCurrent);
     StoreResult result;
     if (!head.result.ok()) {
@@ -581,11 +335,11 @@ void FileStore::update(const QString &key, const QJsonObject &document, const QS
 
 void FileStore::remove(const QString &key, const QString &version, Callback done)
 {
-    if (auto refused = refuseKey(key)) {
+    if (auto refused = refuseWrite(key)) {
         deliver(std::move(done), *refused);
         return;
     }
-    Head head = readHead(key);
+    Head head = m_files->readHead(key);
     step(WriteStep::ReadCurrent);
     // An unconditional remove also clears a corrupt file: it is the way out
     // of a BadReply. A conditional one cannot compare, so it changes nothing.
@@ -619,13 +373,13 @@ FileStore::Scan FileStore::scan(const QString &prefix) const
 {
     Scan found;
     QString error;
-    const QHash<QString, KeyFiles> files = listFiles(prefix, &error);
+    const QHash<QString, VersionFolder::KeyFiles> files = m_files->listFiles(prefix, &error);
     if (!error.isEmpty()) {
         found.errors.append(error);
         return found;
     }
     for (auto it = files.cbegin(); it != files.cend(); ++it) {
-        const Head head = readHead(it.key(), &it.value());
+        const Head head = m_files->readHead(it.key(), &it.value());
         if (head.result.ok()) {
             found.entries.insert(it.key(), head.result.entry);
         } else if (head.result.status != Status::NotFound) { // NotFound: removed
@@ -659,14 +413,14 @@ void FileStore::list(const QString &prefix, Callback done)
 
 StoreWatch *FileStore::watch(const QString &prefix, QObject *parent)
 {
-    if (m_folder.isEmpty())
+    if (!m_files)
         return nullptr;
     if (!m_watcher) {
         m_watcher = new QFileSystemWatcher(this);
         connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &FileStore::scheduleRescan);
     }
-    if (!m_watcher->directories().contains(m_folder) && !m_watcher->addPath(m_folder)) {
-        qCWarning(lcStore).noquote() << describe() << "cannot watch" << m_folder;
+    if (!m_watcher->directories().contains(folder()) && !m_watcher->addPath(folder())) {
+        qCWarning(lcStore).noquote() << describe() << "cannot watch" << folder();
         return nullptr;
     }
 

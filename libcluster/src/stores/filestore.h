@@ -1,9 +1,11 @@
 #pragma once
 
+#include "versionfloor.h"
+#include "versionfolder.h"
+
 #include <baton/store.h>
 
 #include <QHash>
-#include <QMap>
 #include <QSet>
 
 #include <functional>
@@ -33,15 +35,20 @@ namespace baton {
  *   (fileNameForKey(); `:` stays readable, `.` never does, so
  *   `cluster:leader.7.json` is version 7 of `cluster:leader`), holding the
  *   envelope `{"key": "cluster:leader", "version": "7", "document": {...}}`,
- *   or `{"key": ..., "version": "8", "removed": true}` for a removal.
+ *   or `{"key": ..., "version": "8", "removed": true}` for a removal; with
+ *   `writer` (a UUID of the write) and `over` (the `writer` of the version
+ *   it replaced), which the check after a write's link reads.
  *   A file that is not such an envelope is reported as BadReply naming it.
  * - `.tmp-XXXXXX` while a version is written, before it is linked; one left
  *   by a writer that died is removed after a minute by the next writer.
- * - from the earlier layout (written under a `.lock` file): `<key>.json`
- *   is read as the key's record until a version file supersedes it, and the
- *   counter in `.sequence` is where a key with no file starts counting.
+ * - `.lock/`, a folder made before the first write: the earlier layout
+ *   locked a `.lock` file with QLockFile, which can neither create this
+ *   name nor remove it as stale, so no process of it writes here again.
+ * - from the earlier layout: `<key>.json` is read as the key's record
+ *   until a version file supersedes it, and the counter in `.sequence` is
+ *   where a key with no file starts counting.
  */
-class FileStore : public Store
+class FileStore : public Store, public VersionFloor
 {
     Q_OBJECT
 public:
@@ -67,6 +74,13 @@ public:
     void list(const QString &prefix, Callback done) override;
     /*! Follows the folder with QFileSystemWatcher. */
     StoreWatch *watch(const QString &prefix, QObject *parent) override;
+    /*!
+     * The key's highest version in the folder, a removal's included (F7).
+     * Other processes may write the key before the caller's create: the
+     * next create() of \a key through this store is then a Conflict, so
+     * that what the caller derived from the floor still holds when it wins.
+     */
+    qint64 versionFloor(const QString &key) const override;
 
     /*! The points of a conditional write where a test may freeze the writer. */
     enum class WriteStep {
@@ -101,45 +115,22 @@ private:
         QSet<QString> unreadable;
         QStringList errors;
     };
-    /*! The files of one key in the folder. */
-    struct KeyFiles
-    {
-        /*! version -> file name; version 0 is the earlier layout's `<key>.json`. */
-        QMap<quint64, QString> versions;
-    };
-    /*! A key's record as its highest version file says. */
-    struct Head
-    {
-        /*! Ok with the record; NotFound when there is none or it was removed; an error. */
-        StoreResult result;
-        /*! The highest version, a removal's included; 0 when the key has no file. */
-        quint64 version = 0;
-    };
+    using Head = VersionFolder::Head;
 
     QString describe() const;
-    QString pathOf(const QString &fileName) const;
     void deliver(Callback done, StoreResult result);
     /*! Unavailable when init() has not succeeded or the folder has gone. */
     std::optional<StoreResult> refuseUnusable() const;
     /*! Checks that \a key fits in a file name; an Unavailable result otherwise. */
     std::optional<StoreResult> refuseKey(const QString &key) const;
-    /*! The version files in the folder, by key, of the keys under \a prefix. */
-    QHash<QString, KeyFiles> listFiles(const QString &prefix, QString *errorString) const;
-    /*! The record of \a key, from \a files when given, else from the folder. */
-    Head readHead(const QString &key, const KeyFiles *files = nullptr) const;
-    Head readVersionFile(const QString &key, quint64 version, const QString &fileName) const;
+    /*! refuseKey(), then earlierlayout::lockOutWriters(): what every write checks first. */
+    std::optional<StoreResult> refuseWrite(const QString &key) const;
     /*!
      * Writes \a document (a removal when nullopt) as the version after \a head
      * and returns it, or Conflict when another writer won that version.
      */
     StoreResult writeNext(const QString &key, const Head &head,
                           const std::optional<QJsonObject> &document);
-    /*! Where a key with no file starts counting: the earlier layout's counter. */
-    std::optional<quint64> legacySequence(StoreResult *refusal) const;
-    bool writeTemporary(const QByteArray &data, QString *path, QString *errorString) const;
-    bool syncFolder(QString *errorString) const;
-    /*! Removes the versions of \a key below \a version, and abandoned temporary files. */
-    void collect(const QString &key, quint64 version) const;
     StoreResult conflictWith(const QString &key, const QString &why) const;
     /*! Delivers a write's \a result, and tells the watches of this process at once. */
     void finishWrite(Callback done, const StoreResult &result);
@@ -148,7 +139,8 @@ private:
     void scheduleRescan();
     void rescan();
 
-    QString m_folder;
+    /*! The folder's files, once init() has accepted the folder. */
+    std::optional<VersionFolder> m_files;
     bool m_readOnly = false;
     QFileSystemWatcher *m_watcher = nullptr;
     bool m_rescanPending = false;
@@ -156,6 +148,8 @@ private:
     /*! Unreadable-file messages already logged, so a watch warns once per problem. */
     QSet<QString> m_warnedUnreadable;
     std::function<void(WriteStep)> m_writeStepHook;
+    /*! key -> the floor versionFloor() last gave for it, until the key's next create(). */
+    mutable QHash<QString, quint64> m_floorsGiven;
 };
 
 } // namespace baton

@@ -122,7 +122,8 @@ void StoreLeaseBackend::create(const LeaseRecord &record, Callback done)
     if (m_absentSince)
         created.transitions = std::max(created.transitions, *m_absentSince);
     // Stores whose versions only grow (etcd's revisions, the memory store's
-    // counter) know a floor above every version the key ever had, read or not.
+    // counter, the file store's version files) know a floor above every
+    // version the key ever had, read or not.
     if (floor) {
         const qint64 above = floor->versionFloor(m_key);
         if (above > 0)

@@ -1,0 +1,328 @@
+#include "versionfolder.h"
+
+#include "storesupport.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QUrl>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace baton {
+
+using namespace storesupport;
+using Status = StoreResult::Status;
+
+namespace {
+
+const QString kSuffix = QStringLiteral(".json");
+const QString kTemporaryPrefix = QStringLiteral(".tmp-");
+// A registry document is a few hundred bytes; anything near this is not one.
+constexpr qint64 kMaxFileSize = 16 * 1024 * 1024;
+// A reader whose file is collected under it lists again; each time, a newer
+// version exists, so only a flood of writes can exhaust this.
+constexpr int kMaxReadTries = 100;
+// A temporary file is linked milliseconds after it is made. One this old was
+// left by a writer that died; removing a live writer's only fails its link,
+// so this age is tidiness, not safety, and the wall clock is good enough.
+constexpr qint64 kAbandonedTemporaryAgeMs = 60000;
+
+} // namespace
+
+VersionFolder::VersionFolder(const QString &path, const QString &description)
+    : m_path(path)
+    , m_description(description)
+{ }
+
+QString VersionFolder::filePath(const QString &fileName) const
+{
+    return m_path + QLatin1Char('/') + fileName;
+}
+
+QString VersionFolder::fileName(const QString &key, quint64 version)
+{
+    // '.' is encoded so that no key can name `.`, `..`, or the store's own
+    // dot files, and so that the first '.' starts the version; ':' is kept
+    // so that `cluster:leader.7.json` reads as its key.
+    return QString::fromLatin1(QUrl::toPercentEncoding(key, ":", ".")) + QLatin1Char('.')
+            + QString::number(version) + kSuffix;
+}
+
+bool VersionFolder::parseFileName(const QString &fileName, QString *key, quint64 *version)
+{
+    if (!fileName.endsWith(kSuffix))
+        return false;
+    const QString stem = fileName.chopped(kSuffix.size());
+    // An encoded key has no '.': the first one, if any, starts the version.
+    const qsizetype dot = stem.indexOf(QLatin1Char('.'));
+    QString encoded = stem;
+    quint64 number = 0;
+    if (dot >= 0) {
+        const QString digits = stem.mid(dot + 1);
+        bool ok = !digits.isEmpty() && !digits.startsWith(QLatin1Char('0'));
+        for (const QChar c : digits)
+            ok = ok && c >= QLatin1Char('0') && c <= QLatin1Char('9');
+        number = ok ? digits.toULongLong(&ok) : 0;
+        if (!ok)
+            return false;
+        encoded = stem.left(dot);
+    }
+    const QString decoded = QUrl::fromPercentEncoding(encoded.toLatin1());
+    // Files not written by a FileStore (`a b.json`, `x.07.json`) are not keys.
+    if (QString::fromLatin1(QUrl::toPercentEncoding(decoded, ":", ".")) != encoded)
+        return false;
+    *key = decoded;
+    *version = number;
+    return true;
+}
+
+QString VersionFolder::systemError(int error)
+{
+    return QString::fromLocal8Bit(std::strerror(error));
+}
+
+QHash<QString, VersionFolder::KeyFiles> VersionFolder::listFiles(const QString &prefix,
+                                                         QString *errorString) const
+{
+    QHash<QString, KeyFiles> found;
+    QDir dir(m_path);
+    if (!dir.exists()) {
+        *errorString = QStringLiteral("%1: folder %2 no longer exists").arg(describe(), m_path);
+        return found;
+    }
+    // Hidden files are listed for the empty key (`.1.json`); the store's
+    // temporary files and the earlier layout's dot files do not end in `.json`.
+    const QStringList fileNames
+            = dir.entryList({ QStringLiteral("*") + kSuffix }, QDir::Files | QDir::Hidden);
+    for (const QString &fileName : fileNames) {
+        QString key;
+        quint64 version = 0;
+        if (parseFileName(fileName, &key, &version) && key.startsWith(prefix))
+            found[key].versions.insert(version, fileName);
+    }
+    return found;
+}
+
+VersionFolder::Head VersionFolder::readHead(const QString &key, const KeyFiles *files) const
+{
+    KeyFiles listed;
+    if (files)
+        listed = *files;
+    for (int tries = 0; tries < kMaxReadTries; ++tries) {
+        if (tries > 0 || !files) {
+            QString error;
+            QHash<QString, KeyFiles> all = listFiles(key, &error);
+            if (!error.isEmpty())
+                return { failure(Status::Unavailable, error), 0 };
+            listed = all.value(key);
+        }
+        if (listed.versions.isEmpty()) {
+            return { failure(Status::NotFound,
+                             QStringLiteral("%1: no key \"%2\" (no file of it in %3)")
+                                     .arg(describe(), key, m_path)),
+                     0 };
+        }
+        const quint64 highest = listed.versions.lastKey();
+        Head head = readVersionFile(key, highest, listed.versions.last());
+        // Collected between listing and reading: a newer version exists.
+        if (head.result.status == Status::NotFound && head.version == 0)
+            continue;
+        // The earlier layout's file alone is the record; beside version
+        // files it is a leftover, unless an older process still writes it.
+        if (highest != 0 && listed.versions.contains(0)) {
+            const Head legacy = readVersionFile(key, 0, listed.versions.value(0));
+            if (legacy.version > highest) {
+                return { failure(Status::BadReply,
+                                 QStringLiteral("%1: file %2 has version %3, newer than %4: a "
+                                                "process of an earlier Baton still writes to "
+                                                "this folder; stop it")
+                                         .arg(describe(), filePath(listed.versions.value(0)))
+                                         .arg(legacy.version)
+                                         .arg(highest)),
+                         highest };
+            }
+        }
+        return head;
+    }
+    return { failure(Status::Unavailable,
+                     QStringLiteral("%1: key \"%2\" changed under every one of %3 reads")
+                             .arg(describe(), key)
+                             .arg(kMaxReadTries)),
+             0 };
+}
+
+VersionFolder::Head VersionFolder::readVersionFile(const QString &key, quint64 version,
+                                           const QString &fileName) const
+{
+    const QString path = filePath(fileName);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (!file.exists())
+            return {
+                failure(Status::NotFound, QStringLiteral("%1: %2 is gone").arg(describe(), path)), 0
+            };
+        return { failure(Status::Unavailable,
+                         QStringLiteral("%1: cannot read %2: %3")
+                                 .arg(describe(), path, file.errorString())),
+                 version };
+    }
+    auto bad = [&](const QString &why) {
+        return Head { failure(Status::BadReply,
+                              QStringLiteral("%1: file %2 %3").arg(describe(), path, why)),
+                      version };
+    };
+    if (file.size() > kMaxFileSize)
+        return bad(QStringLiteral("is larger than %1 bytes").arg(kMaxFileSize));
+    QJsonParseError parseError;
+    const QJsonDocument json = QJsonDocument::fromJson(file.read(kMaxFileSize + 1), &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        return bad(QStringLiteral("is not valid JSON (%1 at offset %2)")
+                       .arg(parseError.errorString())
+                       .arg(parseError.offset));
+    }
+    const QJsonObject envelope = json.object();
+    const QString versionText = envelope.value(QLatin1String("version")).toString();
+    bool numeric = false;
+    const quint64 stored = versionText.toULongLong(&numeric);
+    const bool removed = envelope.value(QLatin1String("removed")).toBool();
+    if (!json.isObject() || !numeric || stored == 0
+        || (!removed && !envelope.value(QLatin1String("document")).isObject())) {
+        return bad(
+                QStringLiteral("lacks the envelope {\"version\": \"<n>\", \"document\": {...}}"));
+    }
+    if (version != 0 && stored != version)
+        return bad(QStringLiteral("holds version %1, not the %2 of its name")
+                           .arg(stored)
+                           .arg(version));
+    const QJsonValue storedKey = envelope.value(QLatin1String("key"));
+    if (!storedKey.isUndefined() && storedKey.toString() != key)
+        return bad(QStringLiteral("holds key \"%1\", not \"%2\"").arg(storedKey.toString(), key));
+    if (removed) {
+        // The removal's version goes with the answer: F7's token carries on
+        // above it when the key is created again.
+        StoreResult gone = failure(Status::NotFound,
+                                   QStringLiteral("%1: no key \"%2\" (removed at version %3)")
+                                           .arg(describe(), key, versionText));
+        gone.entry.key = key;
+        gone.entry.version = versionText;
+        return { gone, stored, envelope.value(QLatin1String("writer")).toString() };
+    }
+    return { success(StoreEntry { key, envelope.value(QLatin1String("document")).toObject(),
+                                  versionText }),
+             stored, envelope.value(QLatin1String("writer")).toString() };
+}
+
+QString VersionFolder::writtenOver(const QString &key, quint64 version) const
+{
+    QFile file(filePath(fileName(key, version)));
+    if (!file.open(QIODevice::ReadOnly) || file.size() > kMaxFileSize)
+        return QString();
+    const QJsonObject envelope = QJsonDocument::fromJson(file.readAll()).object();
+    return envelope.value(QLatin1String("over")).toString();
+}
+
+bool VersionFolder::newestVersion(const QString &key, quint64 *version, QString *errorString) const
+{
+    QString error;
+    const KeyFiles files = listFiles(key, &error).value(key);
+    if (!error.isEmpty()) {
+        *errorString = error;
+        return false;
+    }
+    *version = files.versions.isEmpty() ? 0 : files.versions.lastKey();
+    return true;
+}
+
+bool VersionFolder::writeTemporary(const QByteArray &data, QString *path,
+                                   QString *errorString) const
+{
+    // mkstemp() makes the file 0600 whatever the umask (R2).
+    QByteArray name = QFile::encodeName(filePath(kTemporaryPrefix + QStringLiteral("XXXXXX")));
+    const int fd = ::mkstemp(name.data());
+    if (fd < 0) {
+        *errorString = QStringLiteral("%1: cannot create a file in %2: %3")
+                               .arg(describe(), m_path, systemError(errno));
+        return false;
+    }
+    *path = QFile::decodeName(name);
+    qsizetype written = 0;
+    while (written < data.size()) {
+        const ssize_t n = ::write(fd, data.constData() + written, size_t(data.size() - written));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        written += n;
+    }
+    // Synced before it gets its name: a power cut never leaves a version
+    // whose name exists and whose content does not.
+    const bool ok = written == data.size() && ::fsync(fd) == 0;
+    const int error = errno;
+    ::close(fd);
+    if (!ok) {
+        *errorString = QStringLiteral("%1: cannot write %2: %3")
+                               .arg(describe(), *path, systemError(error));
+        ::unlink(name.constData());
+    }
+    return ok;
+}
+
+VersionFolder::Link VersionFolder::linkVersion(const QString &temporary, const QString &key,
+                                               quint64 version, QString *errorString) const
+{
+    // link() never replaces a name: of all the writers of this version,
+    // exactly one creates it, whoever else is frozen where.
+    const QString target = filePath(fileName(key, version));
+    const int linked = ::link(QFile::encodeName(temporary).constData(),
+                              QFile::encodeName(target).constData());
+    const int linkError = errno;
+    ::unlink(QFile::encodeName(temporary).constData());
+    if (linked == 0)
+        return Link::Created;
+    if (linkError == EEXIST)
+        return Link::Taken;
+    *errorString = QStringLiteral("%1: cannot create %2: %3")
+                           .arg(describe(), target, systemError(linkError));
+    return Link::Failed;
+}
+
+bool VersionFolder::sync(QString *errorString) const
+{
+    const QByteArray folder = QFile::encodeName(m_path);
+    const int fd = ::open(folder.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const bool ok = fd >= 0 && ::fsync(fd) == 0;
+    const int error = errno;
+    if (fd >= 0)
+        ::close(fd);
+    if (!ok) {
+        *errorString = QStringLiteral("%1: cannot sync folder %2: %3")
+                               .arg(describe(), m_path, systemError(error));
+    }
+    return ok;
+}
+
+void VersionFolder::collect(const QString &key, quint64 version) const
+{
+    QString error;
+    const KeyFiles files = listFiles(key, &error).value(key);
+    for (auto it = files.versions.cbegin(); it != files.versions.cend() && it.key() < version; ++it)
+        QFile::remove(filePath(it.value()));
+
+    const QDateTime abandoned = QDateTime::currentDateTime().addMSecs(-kAbandonedTemporaryAgeMs);
+    const QFileInfoList temporaries = QDir(m_path).entryInfoList(
+            { kTemporaryPrefix + QStringLiteral("*") }, QDir::Files | QDir::Hidden);
+    for (const QFileInfo &temporary : temporaries) {
+        if (temporary.lastModified() < abandoned)
+            QFile::remove(temporary.absoluteFilePath());
+    }
+}
+
+} // namespace baton

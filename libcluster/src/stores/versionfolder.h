@@ -1,0 +1,96 @@
+#pragma once
+
+#include <baton/store.h>
+
+#include <QHash>
+#include <QMap>
+#include <QString>
+
+namespace baton {
+
+/*!
+ * The files of a FileStore folder (B1): one file per version of a key,
+ * `<key>.<version>.json`, each created by exactly one writer. It names,
+ * lists, reads, writes and collects those files; what a get, a create or a
+ * removal means is FileStore's. Messages start with the store's description.
+ */
+class VersionFolder
+{
+public:
+    /*! The files of one key in the folder. */
+    struct KeyFiles
+    {
+        /*! version -> file name; version 0 is the earlier layout's `<key>.json`. */
+        QMap<quint64, QString> versions;
+    };
+    /*! A key's record as its highest version file says. */
+    struct Head
+    {
+        /*! Ok with the record; NotFound when there is none or it was removed; an error. */
+        StoreResult result;
+        /*! The highest version, a removal's included; 0 when the key has no file. */
+        quint64 version = 0;
+        /*! The `writer` of that version's envelope: which write made it (may be empty). */
+        QString writer {};
+    };
+    /*! What linking a written version to its name came to. */
+    enum class Link {
+        /*! The name is ours: no other writer created it first. */
+        Created,
+        /*! Another writer created that version first. */
+        Taken,
+        /*! The file system refused; the message says why. */
+        Failed,
+    };
+
+    VersionFolder(const QString &path, const QString &description);
+
+    QString path() const { return m_path; }
+    QString filePath(const QString &fileName) const;
+    /*! How messages name the store: `Webda/FileStore "Registry"`. */
+    QString describe() const { return m_description; }
+
+    /*! The file name of \a version of \a key: reversible, and safe for any key. */
+    static QString fileName(const QString &key, quint64 version);
+    /*! Splits `<key>.<version>.json` (or the earlier `<key>.json`, version 0). */
+    static bool parseFileName(const QString &fileName, QString *key, quint64 *version);
+    /*! The text of errno value \a error. */
+    static QString systemError(int error);
+
+    /*! The version files in the folder, by key, of the keys under \a prefix. */
+    QHash<QString, KeyFiles> listFiles(const QString &prefix, QString *errorString) const;
+    /*! The record of \a key, from \a files when given, else from the folder. */
+    Head readHead(const QString &key, const KeyFiles *files = nullptr) const;
+    /*!
+     * The highest version of \a key in the folder (0: none); false, with
+     * \a errorString, when the folder cannot be listed.
+     */
+    bool newestVersion(const QString &key, quint64 *version, QString *errorString) const;
+
+    /*!
+     * The `over` of the envelope of \a version of \a key: the `writer` of
+     * the version it was written over. Empty when that file is gone.
+     */
+    QString writtenOver(const QString &key, quint64 version) const;
+
+    /*! Writes \a data, synced, to a new owner-only temporary file; its path in \a path. */
+    bool writeTemporary(const QByteArray &data, QString *path, QString *errorString) const;
+    /*!
+     * Gives \a temporary the name of \a version of \a key unless that name
+     * exists, and removes \a temporary either way.
+     */
+    Link linkVersion(const QString &temporary, const QString &key, quint64 version,
+                     QString *errorString) const;
+    /*! Syncs the folder itself, so that the names in it survive a power cut. */
+    bool sync(QString *errorString) const;
+    /*! Removes the versions of \a key below \a version, and abandoned temporary files. */
+    void collect(const QString &key, quint64 version) const;
+
+private:
+    Head readVersionFile(const QString &key, quint64 version, const QString &fileName) const;
+
+    QString m_path;
+    QString m_description;
+};
+
+} // namespace baton
