@@ -7,7 +7,7 @@
 #include "kubernetesleasesource.h"
 #include "leaseactivity.h"
 #include "leasefilterproxymodel.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "leasetablemodel.h"
 
 #include <baton/servicefactory.h>

@@ -6,7 +6,7 @@
 #include "dashboardsession.h"
 #include "failoverhistorymodel.h"
 #include "leaseactivity.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "leasetablemodel.h"
 #include "timingsexplanation.h"
 

@@ -2,7 +2,7 @@
 
 #include "clock.h"
 #include "leasecodec.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 
 #include <baton/store.h>
 

@@ -10,7 +10,7 @@
 #include "leaseactivity.h"
 #include "leasedetailpanel.h"
 #include "leasefilterproxymodel.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "leasetablemodel.h"
 #include "participationpanel.h"
 #include "privatefiles.h"

@@ -4,7 +4,7 @@
 #include "connectiondialog.h"
 #include "connectionrepository.h"
 #include "dashboardsession.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "leasescript.h"
 #include "leasetablemodel.h"
 #include "mainwindow.h"

@@ -7,7 +7,7 @@
 #include "filestore.h"
 #include "kubeconfig.h"
 #include "kubernetesleasesource.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "logging.h"
 #include "privatefiles.h"
 #include "signalwatcher.h"

@@ -11,7 +11,7 @@
 #include "failoverhistorymodel.h"
 #include "leasecodec.h"
 #include "leasefilterproxymodel.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "leasetablemodel.h"
 #include "mainwindow.h"
 #include "filestore.h"

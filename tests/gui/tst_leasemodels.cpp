@@ -9,7 +9,7 @@
 #include "leaseactivity.h"
 #include "leasecodec.h"
 #include "leasefilterproxymodel.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "leasescript.h"
 #include "leasetablemodel.h"
 #include "memorystore.h"

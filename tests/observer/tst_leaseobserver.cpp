@@ -5,7 +5,7 @@
 
 #include "clock.h"
 #include "leasecodec.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "memorystore.h"
 #include "storecluster.h"
 

@@ -1,4 +1,4 @@
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 
 #include "clock.h"
 #include "leasesource.h"
