@@ -1,7 +1,7 @@
 #include "leasedetailpanel.h"
 
 #include "chartsupport.h"
-#include "clock.h"
+#include <baton/clock.h>
 #include "dashboardparticipant.h"
 #include "dashboardsession.h"
 #include "failoverhistorymodel.h"

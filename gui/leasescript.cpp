@@ -1,6 +1,6 @@
 #include "leasescript.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "leasecodec.h"
 #include <baton/leaseobserver.h>
 

@@ -1,6 +1,6 @@
 #include "screenshotdemo.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "connectiondialog.h"
 #include "connectionrepository.h"
 #include "dashboardsession.h"

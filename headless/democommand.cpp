@@ -1,6 +1,6 @@
 #include "democommand.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "participantprocess.h"
 #include "privatefiles.h"
 #include "signalwatcher.h"

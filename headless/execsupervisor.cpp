@@ -1,6 +1,6 @@
 #include "execsupervisor.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "eventdispatcher.h"
 #include "eventrecord.h"
 #include "headlesslogging.h"

@@ -2,7 +2,7 @@
 
 #include "storeurl.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "eventrecord.h"
 #include "filestore.h"
 #include "kubeconfig.h"

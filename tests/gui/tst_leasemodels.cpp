@@ -4,7 +4,7 @@
 // under QAbstractItemModelTester. Leases are written straight into a
 // MemoryStore; the observer runs on a ManualClock, so ages are exact.
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "failoverhistorymodel.h"
 #include "leaseactivity.h"
 #include "leasecodec.h"

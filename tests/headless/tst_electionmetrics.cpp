@@ -5,7 +5,7 @@
 // deadline; the transitions are the lease record's (F7), as `baton status`
 // shows them.
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "electionmetrics.h"
 #include "eventrecord.h"
 #include "memorystore.h"

@@ -11,7 +11,7 @@ cmake_minimum_required(VERSION 3.22)
 # (filestore.h: `baton status` opens a file Registry read-only, which the
 # public Store interface cannot ask for yet.)
 set(private_headers_still_used_by_executables
-  clock.h eventrecord.h filestore.h kubeconfig.h kubernetesleasesource.h leasecodec.h
+  eventrecord.h filestore.h kubeconfig.h kubernetesleasesource.h leasecodec.h
   logging.h memorystore.h privatefiles.h storeleasebackend.h)
 
 set(failures "")

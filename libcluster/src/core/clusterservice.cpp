@@ -1,6 +1,6 @@
 #include "clusterservice_p.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "eventrecord.h"
 #include "leasebackend.h"
 #include "logging.h"

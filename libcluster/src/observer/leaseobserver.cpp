@@ -1,6 +1,6 @@
 #include <baton/leaseobserver.h>
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "leasesource.h"
 #include "storeleasesource.h"
 #include "logging.h"
