@@ -2,6 +2,7 @@
 
 #include <baton/clock.h>
 #include "leasecodec.h"
+#include "registrykey.h"
 #include <baton/leaseobserver.h>
 
 #include <baton/store.h>

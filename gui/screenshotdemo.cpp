@@ -9,6 +9,7 @@
 #include "leasetablemodel.h"
 #include "mainwindow.h"
 #include "memorystore.h"
+#include "registrykey.h"
 #include "secretstore.h"
 #include "timelinewidget.h"
 

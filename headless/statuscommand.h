@@ -5,13 +5,10 @@
 #include <QString>
 #include <QStringList>
 
-#include <memory>
-
 class QJsonObject;
 
 namespace baton {
 
-class Application;
 class LeaseObserver;
 class SignalWatcher;
 struct LeaseFailover;
@@ -36,7 +33,7 @@ public:
     {
         /*! A Registry's configuration; or, when empty, the Kubernetes options below. */
         QString configPath;
-        /*! A Registry named by URL instead (`--store`): see storeurl.h. */
+        /*! A Registry named by URL instead (`--store`): see LeaseSourceOptions::Kind::StoreUrl. */
         QString storeUrl;
         /*! Kubernetes: a kubeconfig context (empty: the current one) and file (empty: KUBECONFIG, ~/.kube/config). */
         QString kubeContext;
@@ -92,9 +89,8 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
-    bool isKubernetes() const { return m_options.configPath.isEmpty() && m_options.storeUrl.isEmpty(); }
-    int createStoreObserver();
-    int createKubernetesObserver();
+    /*! Opens the source the options name; an exit code when that failed, else -1. */
+    int createObserver();
     void onReady();
     void printSnapshot();
     void finish(int exitCode);
@@ -112,7 +108,6 @@ private:
     QJsonObject record(const QString &lease, const QString &event) const;
 
     Options m_options;
-    std::unique_ptr<Application> m_application;
     LeaseObserver *m_observer = nullptr;
     SignalWatcher *m_signals = nullptr;
     QString m_observerId;

@@ -12,6 +12,7 @@
 #include "leasecodec.h"
 #include "leasefilterproxymodel.h"
 #include <baton/leaseobserver.h>
+#include "registrykey.h"
 #include "leasetablemodel.h"
 #include "mainwindow.h"
 #include "filestore.h"

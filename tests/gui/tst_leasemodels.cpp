@@ -10,6 +10,7 @@
 #include "leasecodec.h"
 #include "leasefilterproxymodel.h"
 #include <baton/leaseobserver.h>
+#include "registrykey.h"
 #include "leasescript.h"
 #include "leasetablemodel.h"
 #include "memorystore.h"

@@ -1,35 +1,36 @@
 #pragma once
 
-#include "leaserecord.h"
-#include "registrykey.h"
+#include <baton/baton_export.h>
+#include <baton/leaserecord.h>
 
 #include <QDateTime>
-#include <QHash>
+#include <QJsonObject>
 #include <QList>
 #include <QObject>
-#include <QPointer>
-#include <QSet>
 #include <QString>
-#include <QTimer>
 
-#include <map>
+#include <memory>
 #include <optional>
 
 namespace baton {
 
 class Clock;
+class LeaseObserverPrivate;
 class LeaseSource;
 class Store;
-struct SourcedLease;
 
 /*! One lease as an observer sees it (O2). */
 struct ObservedLease
 {
+    /*! The lease name, or `namespace/name` on Kubernetes. */
     QString name;
     /*! False when the entry could not be read as a lease (then see error). */
     bool valid = false;
+    /*! When not valid: the field and what is wrong with it. */
     QString error;
+    /*! What the lease says (empty when not valid). */
     LeaseRecord record;
+    /*! The store's opaque version of the record: a new version is a change. */
     QString version;
     /*! When this observer first saw the current version: the F2 clock. */
     qint64 changedMono = 0;
@@ -47,8 +48,11 @@ struct ObservedLease
 /*! One holder change seen by an observer. */
 struct LeaseFailover
 {
+    /*! The lease whose holder changed. */
     QString lease;
+    /*! The previous holder; empty when there was none. */
     QString from;
+    /*! The new holder; empty for a release. */
     QString to;
     /*!
      * first-acquire, released, expired, taken-over: as in the event stream
@@ -57,7 +61,9 @@ struct LeaseFailover
      * expiry on its own clock, which may run a little ahead of ours).
      */
     QString why;
+    /*! When this observer saw it, UTC wall clock (display only). */
     QDateTime when;
+    /*! When this observer saw it, on its monotonic clock. */
     qint64 mono = 0;
     /*!
      * Milliseconds without a leader before \a to took the lease: from the
@@ -65,51 +71,166 @@ struct LeaseFailover
      * 0 for a take-over, -1 when unknown (first-acquire) or not a take-up.
      */
     qint64 gapMs = -1;
+    /*! The record's transitions after the change (F7). */
     qint64 transitions = 0;
 };
 
 /*!
- * Lists and watches every lease of a store (the `cluster:*` entries, 
+ * Where a LeaseObserver reads leases, for LeaseObserver::open(): a
+ * configuration file's Registry, a store named by URL, a store described
+ * by its service configuration (a form), or the Lease objects of a
+ * Kubernetes namespace. Only the fields of the chosen kind are read.
+ */
+struct LeaseSourceOptions
+{
+    /*! Which of the four sources. */
+    enum class Kind {
+        /*! The Registry of the configuration file configPath (the host's default Registry when it names none). */
+        Configuration,
+        /*!
+         * The store at storeUrl: `file:///folder`, or etcd endpoints
+         * `http://host:2379` (`https://`, `etcd://`, `etcds://`),
+         * comma-separated. Credentials never come from a URL (R2): use
+         * user and passwordFile.
+         */
+        StoreUrl,
+        /*! The store storeService describes: `type` and its parameters (B1), secrets included. */
+        StoreService,
+        /*! Lease objects through a kubeconfig (B4, B5: get, list and watch only). */
+        Kubernetes,
+    };
+    /*! The source to open. */
+    Kind kind = Kind::Configuration;
+
+    /*! Configuration: the configuration file. */
+    QString configPath;
+
+    /*! StoreUrl: the store's URL. */
+    QString storeUrl;
+    /*! StoreUrl on etcd: the CA bundle that verifies the servers (`tls.ca`). */
+    QString caFile;
+    /*! StoreUrl on etcd: the client certificate (`tls.cert`). */
+    QString certFile;
+    /*! StoreUrl on etcd: the client certificate's key (`tls.key`). */
+    QString keyFile;
+    /*! StoreUrl on etcd: the user name (`username`). */
+    QString user;
+    /*! StoreUrl on etcd: a file holding the password (`passwordFile`). */
+    QString passwordFile;
+    /*! StoreUrl on etcd: the key prefix (`prefix`). */
+    QString prefix;
+
+    /*! StoreService: the store's service configuration, with its `type`. */
+    QJsonObject storeService;
+
+    /*! Kubernetes: the kubeconfig file; empty: KUBECONFIG, then ~/.kube/config. */
+    QString kubeconfigPath;
+    /*! Kubernetes: the context; empty: the current one. */
+    QString kubeContext;
+    /*! Kubernetes: the namespace; empty: POD_NAMESPACE, ..., the context's, `default` (B4). */
+    QString namespaceName;
+    /*! Kubernetes: every namespace instead of one. */
+    bool allNamespaces = false;
+    /*! Kubernetes: a bearer token that replaces the kubeconfig's credentials; never logged (R2). */
+    QString token;
+
+    /*!
+     * Stores only: look without writing. A file store then creates no
+     * folder and works on one it may not write; leave it false when the
+     * caller will write through LeaseObserver::store() (to join).
+     */
+    bool readOnly = true;
+};
+
+
+/*!
+ * Lists and watches every lease of a store (the `cluster:*` entries,
  * O2) or of a Kubernetes namespace, without taking part, and keeps each
  * lease's state and failover history while it runs. Judges expiry as a
  * follower does (F2): by its own monotonic clock, from when it saw the
  * record change; the records' times are shown, never trusted. Where the
  * source cannot watch, it lists again every pollInterval().
  *
- * The reading is a LeaseSource's (StoreLeaseSource, KubernetesLeaseSource);
- * the state, history and expiry are the same whatever the source.
+ * open() is the one way to reach a source by its description; the state,
+ * history and expiry are the same whatever the source.
  *
  * No printing and no widgets: `baton status` formats it, and the dashboard
- * can model it.
+ * models it.
+ *
+ * \code
+ * LeaseSourceOptions where;
+ * where.kind = LeaseSourceOptions::Kind::StoreUrl;
+ * where.storeUrl = QStringLiteral("http://etcd-1:2379");
+ * QString error;
+ * LeaseObserver *observer = LeaseObserver::open(where, this, &error);
+ * if (!observer)
+ *     qWarning().noquote() << error;
+ * \endcode
  */
-class LeaseObserver : public QObject
+class BATON_EXPORT LeaseObserver : public QObject
 {
     Q_OBJECT
 public:
-    /*! Observes the `cluster:*` entries of \a store. */
+    /*! Why open() failed. */
+    enum class OpenError {
+        /*! It did not. */
+        NoError,
+        /*! The description is wrong: a bad URL, configuration or kubeconfig, an unknown store type. */
+        BadInput,
+        /*! The description is right but the store refused to start (a missing folder, say). */
+        SourceUnavailable,
+    };
+
+    /*!
+     * Opens the source \a options describe and returns an observer of it,
+     * not started yet, owned by \a parent; the observer owns what it
+     * opened. On failure returns nullptr, \a errorString says what was
+     * wrong and where (never a secret, R2) and \a error, when given, why.
+     * Nothing is written to the source; only the store is started, never
+     * a configuration's cluster services (looking never joins). \a clock
+     * defaults to the system's.
+     */
+    static LeaseObserver *open(const LeaseSourceOptions &options, QObject *parent, QString *errorString,
+                               OpenError *error = nullptr, const Clock *clock = nullptr);
+
+    /*! Observes the `cluster:*` entries of \a store, which the caller keeps alive. */
     explicit LeaseObserver(Store *store, const Clock *clock = nullptr, QObject *parent = nullptr);
-    /*! Observes what \a source reads; takes ownership of it. */
+    /*! \internal Observes what \a source reads; takes ownership of it. */
     explicit LeaseObserver(LeaseSource *source, const Clock *clock = nullptr, QObject *parent = nullptr);
+    /*! Stops, and deletes what open() opened. */
     ~LeaseObserver() override;
 
     /*! What is observed, for messages: `cluster:*`, `Leases in namespace prod at ...`. */
     QString describeSource() const;
+    /*! What an empty source means, for people: `no cluster:* entries in the Registry`. */
+    QString describeEmpty() const;
+    /*! The store observed; null on Kubernetes, which has none. */
+    Store *store() const;
 
-    void setPollInterval(int ms) { m_pollIntervalMs = ms; }
-    int pollInterval() const { return m_pollIntervalMs; }
+    /*! Lists every \a ms where the source cannot watch, or after a failed list. */
+    void setPollInterval(int ms);
+    /*! 1000 ms unless set. */
+    int pollInterval() const;
 
     /*! Starts the watch, then the first list; ready() follows it. */
     void start();
+    /*! Stops listing and watching; nothing is emitted after it. */
     void stop();
-    bool isReady() const { return m_ready; }
+    /*! Whether the first list has been answered. */
+    bool isReady() const;
 
     /*! Every lease, sorted by name. */
     QList<ObservedLease> leases() const;
+    /*! The lease \a name, if there is one. */
     std::optional<ObservedLease> lease(const QString &name) const;
-    QList<LeaseFailover> history() const { return m_history; }
-    const Clock &clock() const { return *m_clock; }
+    /*! Every holder change seen since start(), oldest first. */
+    QList<LeaseFailover> history() const;
+    /*! The clock it judges by. */
+    const Clock &clock() const;
 
+    /*! \a history as CSV (RFC 4180), a header line first. */
     static QByteArray historyToCsv(const QList<LeaseFailover> &history);
+    /*! \a history as one JSON document: `{"v": 1, "history": [...]}`. */
     static QByteArray historyToJson(const QList<LeaseFailover> &history);
 
 Q_SIGNALS:
@@ -117,6 +238,7 @@ Q_SIGNALS:
     void ready();
     /*! A lease appeared or its record changed (every renewal). */
     void leaseChanged(const QString &name);
+    /*! A lease is gone from the source. */
     void leaseRemoved(const QString &name);
     /*! The holder changed; also appended to history(). */
     void failover(const baton::LeaseFailover &change);
@@ -126,38 +248,7 @@ Q_SIGNALS:
     void storeError(const QString &message);
 
 private:
-    void setUpSource();
-    void list();
-    void onListed(const QList<SourcedLease> &leases);
-    void onListFailed(const QString &message);
-    void afterList(bool ok);
-    void apply(const SourcedLease &lease);
-    void remove(const QString &name);
-    /*! Keeps \a lease's expiry deadline in m_deadlines (or drops it when it cannot expire). */
-    void schedule(const ObservedLease &lease);
-    void unschedule(const QString &name);
-    void armExpiry();
-    void checkExpiry();
-
-    using Deadlines = std::multimap<qint64, QString>;
-
-    LeaseSource *m_source;
-    const Clock *m_clock;
-    QHash<QString, ObservedLease> m_leases;
-    /*!
-     * The expiry deadline (monotonic ms) of every lease that can still run
-     * out, earliest first, and where each lease's entry is: a renewal moves
-     * one entry in O(log n) instead of scanning every lease (benchmarks.md).
-     */
-    Deadlines m_deadlines;
-    QHash<QString, Deadlines::iterator> m_deadlineOf;
-    QList<LeaseFailover> m_history;
-    bool m_listing = false;
-    bool m_ready = false;
-    bool m_running = false;
-    int m_pollIntervalMs = 1000;
-    QTimer m_pollTimer;
-    QTimer m_expiryTimer;
+    std::unique_ptr<LeaseObserverPrivate> d;
 };
 
 } // namespace baton
