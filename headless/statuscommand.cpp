@@ -258,7 +258,10 @@ void StatusCommand::printSnapshot()
             writeJson(leaseRecord(lease, m_observerId, now, wall));
         return;
     }
-    QStringList lines = formatTable(leases, wall, m_emptyText);
+    const std::optional<WideColumns> wide = m_options.wide
+            ? std::optional(WideColumns {now, m_observer->describeSource()})
+            : std::nullopt;
+    QStringList lines = formatTable(leases, wall, m_emptyText, wide);
     if (m_options.noHeaders && !leases.isEmpty())
         lines.removeFirst();
     for (const QString &line : std::as_const(lines))
@@ -266,7 +269,7 @@ void StatusCommand::printSnapshot()
 }
 
 QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,
-                                       const QString &emptyText)
+                                       const QString &emptyText, const std::optional<WideColumns> &wide)
 {
     if (leases.isEmpty())
         return {emptyText.isEmpty() ? QStringLiteral("no leases (no cluster:* entries in the Registry)") : emptyText};
@@ -276,13 +279,30 @@ QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, const
         nameWidth = std::max(nameWidth, int(lease.name.size()));
         holderWidth = std::max(holderWidth, int(orNone(lease.record.holder).size()));
     }
-    const QString format = QStringLiteral("%1  %2  %3  %4  %5  %6");
+    // -o wide: what a kubectl user finds there, between the counts and the state.
+    const int sourceWidth = wide ? std::max(6, int(wide->source.size())) : 0;
+    auto wideCells = [&](const QString &renewTime, const QString &duration, const QString &observed) {
+        if (!wide)
+            return QString();
+        return QStringLiteral("%1  %2  %3  %4  ")
+                .arg(renewTime, -24)
+                .arg(duration, -8)
+                .arg(observed, -8)
+                .arg(wide->source, -sourceWidth);
+    };
+    const QString format = QStringLiteral("%1  %2  %3  %4  %5  %6%7");
     QStringList lines {format.arg(QStringLiteral("LEASE"), -nameWidth)
                                .arg(QStringLiteral("HOLDER"), -holderWidth)
                                .arg(QStringLiteral("SINCE"), -24)
                                .arg(QStringLiteral("RENEWED/LEASE"), -13)
                                .arg(QStringLiteral("TRANS"), 5)
-                               .arg(QStringLiteral("STATE"))};
+                               .arg(wide ? QStringLiteral("%1  %2  %3  %4  ")
+                                                   .arg(QStringLiteral("RENEW-TIME"), -24)
+                                                   .arg(QStringLiteral("DURATION"), -8)
+                                                   .arg(QStringLiteral("OBSERVED"), -8)
+                                                   .arg(QStringLiteral("SOURCE"), -sourceWidth)
+                                         : QString(),
+                                    QStringLiteral("STATE"))};
     for (const ObservedLease &lease : leases) {
         const LeaseRecord &r = lease.record;
         const qint64 renewedAgo = r.renewTime.isValid() ? r.renewTime.msecsTo(nowWall) : -1;
@@ -304,12 +324,18 @@ QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, const
         const QString renewed = held
                 ? QStringLiteral("%1/%2").arg(seconds(renewedAgo), seconds(r.leaseDurationMs))
                 : QStringLiteral("-");
+        // OBSERVED: since this observer saw the record change, by its own
+        // clock: what expiry is judged by (F2), unlike the holder's times.
+        const QString cells = wideCells(
+                r.renewTime.isValid() ? timeText(r.renewTime) : QStringLiteral("-"),
+                lease.valid && !r.holder.isEmpty() ? seconds(r.leaseDurationMs) : QStringLiteral("-"),
+                wide ? seconds(lease.sinceChangeMs(wide->nowMono)) : QString());
         lines.append(format.arg(lease.name, -nameWidth)
                              .arg(orNone(r.holder), -holderWidth)
                              .arg(r.acquireTime.isValid() ? timeText(r.acquireTime) : QStringLiteral("-"), -24)
                              .arg(renewed, -13)
                              .arg(r.transitions, 5)
-                             .arg(state));
+                             .arg(cells, state));
     }
     return lines;
 }

@@ -5,6 +5,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 class QJsonObject;
 
 namespace baton {
@@ -53,6 +55,12 @@ public:
         bool namesOnly = false;
         /*! `-o json`: one JSON document (an array of lease records). */
         bool jsonDocument = false;
+        /*!
+         * `-o wide`: the table with the record's renewal time and lease
+         * duration, the time since this observer saw it change, and the
+         * source (the Registry's `cluster:*` or the Kubernetes namespace).
+         */
+        bool wide = false;
         /*! `--no-headers`: the table without its header line. */
         bool noHeaders = false;
         /*!
@@ -78,9 +86,19 @@ public:
     /*! Returns an exit code when over at once, or -1: finished() comes later. */
     int start();
 
-    /*! One table line per lease; the header first. For people. \a emptyText when there is none. */
+    /*! What `-o wide` adds: the observer's clock reading and what it observes. */
+    struct WideColumns
+    {
+        qint64 nowMono = 0;
+        QString source;
+    };
+    /*!
+     * One table line per lease; the header first. For people. \a emptyText
+     * when there is none; with \a wide, the `-o wide` columns before STATE.
+     */
     static QStringList formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,
-                                   const QString &emptyText = QString());
+                                   const QString &emptyText = QString(),
+                                   const std::optional<WideColumns> &wide = std::nullopt);
     /*! The `lease` snapshot record (docs/events.md). */
     static QJsonObject leaseRecord(const ObservedLease &lease, const QString &observerId,
                                    qint64 nowMono, const QDateTime &nowWall);
