@@ -5,12 +5,13 @@
 #include "eventdispatcher.h"
 #include "joincommand.h"
 #include "journalstream.h"
-#include "parameters.h"
 #include "statuscommand.h"
 #ifdef BATON_WITH_GUI
 #include "dashboard.h"
 #include "dashboardlauncher.h"
 #endif
+
+#include <batoninternal/didyoumean.h>
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

@@ -1,8 +1,8 @@
 #include "leasescript.h"
 
 #include <baton/clock.h>
-#include "leasecodec.h"
-#include "registrykey.h"
+#include <batoninternal/leasecodec.h>
+#include <batoninternal/registrykey.h>
 #include <baton/leaseobserver.h>
 
 #include <baton/store.h>

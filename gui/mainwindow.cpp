@@ -13,7 +13,7 @@
 #include <baton/leaseobserver.h>
 #include "leasetablemodel.h"
 #include "participationpanel.h"
-#include "privatefiles.h"
+#include <batoninternal/privatefiles.h>
 #include "renewtimingwidget.h"
 #include "timelinewidget.h"
 

@@ -2,7 +2,7 @@
 
 #include <baton/clock.h>
 #include "participantprocess.h"
-#include "privatefiles.h"
+#include <batoninternal/privatefiles.h>
 #include "signalwatcher.h"
 
 #include <QFile>

@@ -2,7 +2,7 @@
 
 #include <baton/clock.h>
 #include "eventdispatcher.h"
-#include "eventrecord.h"
+#include <batoninternal/eventrecord.h>
 #include "headlesslogging.h"
 #include "modulepath.h"
 

@@ -2,8 +2,8 @@
 
 #include "signalwatcher.h"
 
-#include "eventrecord.h"
-#include "privatefiles.h"
+#include <batoninternal/eventrecord.h>
+#include <batoninternal/privatefiles.h>
 
 #include <baton/clock.h>
 #include <baton/leaseobserver.h>

@@ -9,10 +9,10 @@
 #include "dashboardparticipant.h"
 #include "dashboardsession.h"
 #include "failoverhistorymodel.h"
-#include "leasecodec.h"
+#include <batoninternal/leasecodec.h>
 #include "leasefilterproxymodel.h"
 #include <baton/leaseobserver.h>
-#include "registrykey.h"
+#include <batoninternal/registrykey.h>
 #include "leasetablemodel.h"
 #include "mainwindow.h"
 #include "filestore.h"

@@ -7,10 +7,10 @@
 #include <baton/clock.h>
 #include "failoverhistorymodel.h"
 #include "leaseactivity.h"
-#include "leasecodec.h"
+#include <batoninternal/leasecodec.h>
 #include "leasefilterproxymodel.h"
 #include <baton/leaseobserver.h>
-#include "registrykey.h"
+#include <batoninternal/registrykey.h>
 #include "leasescript.h"
 #include "leasetablemodel.h"
 #include "memorystore.h"

@@ -7,7 +7,7 @@
 
 #include <baton/clock.h>
 #include "electionmetrics.h"
-#include "eventrecord.h"
+#include <batoninternal/eventrecord.h>
 #include "memorystore.h"
 #include "storecluster.h"
 #include "testsupport.h"

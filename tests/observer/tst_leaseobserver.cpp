@@ -4,7 +4,7 @@
 // cluster services on a MemoryStore; waits are for signals.
 
 #include <baton/clock.h>
-#include "leasecodec.h"
+#include <batoninternal/leasecodec.h>
 #include <baton/leaseobserver.h>
 #include "memorystore.h"
 #include "storecluster.h"

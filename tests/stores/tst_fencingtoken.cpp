@@ -7,7 +7,7 @@
 #include "etcdfixture.h"
 #include "etcdstore.h"
 #include "memorystore.h"
-#include "registrykey.h"
+#include <batoninternal/registrykey.h>
 #include "storeleasebackend.h"
 
 #include <QDateTime>

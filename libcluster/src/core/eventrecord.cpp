@@ -1,4 +1,4 @@
-#include "eventrecord.h"
+#include <batoninternal/eventrecord.h>
 
 #include <baton/clock.h>
 

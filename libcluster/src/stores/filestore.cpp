@@ -1,7 +1,7 @@
 #include "filestore.h"
 
 #include "logging.h"
-#include "privatefiles.h"
+#include <batoninternal/privatefiles.h>
 #include "storesupport.h"
 
 #include <baton/application.h>
