@@ -195,7 +195,7 @@ public:
 
     /*! Observes the `cluster:*` entries of \a store, which the caller keeps alive. */
     explicit LeaseObserver(Store *store, const Clock *clock = nullptr, QObject *parent = nullptr);
-    /*! \internal Observes what \a source reads; takes ownership of it. */
+    /*! Observes what \a source reads, taking it: the library's own sources; others use open(). */
     explicit LeaseObserver(LeaseSource *source, const Clock *clock = nullptr, QObject *parent = nullptr);
     /*! Stops, and deletes what open() opened. */
     ~LeaseObserver() override;
