@@ -5,12 +5,13 @@
 #include "eventdispatcher.h"
 #include "joincommand.h"
 #include "journalstream.h"
-#include "parameters.h"
 #include "statuscommand.h"
 #ifdef BATON_WITH_GUI
 #include "dashboard.h"
 #include "dashboardlauncher.h"
 #endif
+
+#include <batoninternal/didyoumean.h>
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -48,7 +49,7 @@ Commands:
                  /readyz and /leader (loopback
                  unless a non-loopback address is given as numbers);
                  --explain prints what the timings guarantee, and exits
-  status [LEASE...] --config FILE [-w|--watch] [-o table|jsonl|json|name]
+  status [LEASE...] --config FILE [-w|--watch] [-o table|wide|jsonl|json|name]
          [--no-headers] [--json] [--check] [--history FILE.csv|FILE.json]
   status [LEASE...] --store URL [--prefix P] [--cacert F] [--cert F --key F]
          [--user NAME --password-file F] [-w] [-o FORMAT] [--check] [--history F]
@@ -62,8 +63,11 @@ Commands:
                  last renewal against the lease duration, transitions;
                  only the LEASEs named; status never creates or writes
                  anything (a missing folder is an error naming it);
-                 -o jsonl (or --json): one JSON record a line; -o json: one
-                 document; -o name: the names only; --check: exit 0 when
+                 -o wide: also the renewal time, the lease duration, the
+                 time since this observer saw the record change (by its
+                 clock), and the source; -o jsonl (or --json): one JSON
+                 record a line; -o json: one document; -o name: the names
+                 only; --check: exit 0 when
                  every lease shown has a live holder, 1 when one has none
                  or has expired, 3 when the store could not be read;
                  --watch: follow them and
@@ -126,13 +130,40 @@ bool parseCommand(QCoreApplication &app, QCommandLineParser &parser, const char 
     return true;
 }
 
+/*! `--config FILE`, which join and status both take. */
+QCommandLineOption configOption()
+{
+    return QCommandLineOption(QStringLiteral("config"), QStringLiteral("The application configuration (JSON)."),
+                              QStringLiteral("FILE"));
+}
+
+/*! The configuration named by --config, else by BATON_CONFIG. */
+QString configPathOf(const QCommandLineParser &parser, const QCommandLineOption &config)
+{
+    return parser.isSet(config) ? parser.value(config) : qEnvironmentVariable("BATON_CONFIG");
+}
+
+/*! Says what is wrong with the command line, as `baton COMMAND: ...`; returns exit status 2. */
+int refuse(const char *command, const QString &text)
+{
+    std::fprintf(stderr, "baton %s: %s\n", command, qPrintable(text));
+    return 2;
+}
+
+/*! Starts \a command and runs until it finishes; its exit status. */
+template<typename Command>
+int run(QCoreApplication &app, Command &command)
+{
+    QObject::connect(&command, &Command::finished, &app, &QCoreApplication::exit);
+    const int early = command.start();
+    return early >= 0 ? early : app.exec();
+}
+
 int runJoin(QCoreApplication &app)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Take part in the elections of a configuration."));
-    const QCommandLineOption config(QStringLiteral("config"),
-                                    QStringLiteral("The application configuration (JSON)."),
-                                    QStringLiteral("FILE"));
+    const QCommandLineOption config = configOption();
     const QCommandLineOption lease(QStringLiteral("lease"),
                                    QStringLiteral("Only this lease name (repeat for several)."),
                                    QStringLiteral("NAME"));
@@ -167,12 +198,9 @@ int runJoin(QCoreApplication &app)
     int exitCode = 0;
     if (!parseCommand(app, parser, "join", &exitCode))
         return exitCode;
-    auto refuse = [](const QString &text) {
-        std::fprintf(stderr, "baton join: %s\n", qPrintable(text));
-        return int(baton::JoinCommand::BadUsage);
-    };
-    const QString configPath = parser.isSet(config) ? parser.value(config)
-                                                    : qEnvironmentVariable("BATON_CONFIG");
+    static_assert(baton::JoinCommand::BadUsage == 2);
+    auto refuse = [](const QString &text) { return ::refuse("join", text); };
+    const QString configPath = configPathOf(parser, config);
     if (configPath.isEmpty())
         return refuse(QStringLiteral("--config FILE (or BATON_CONFIG) is required"));
     if (parser.isSet(events) && parser.value(events) != QLatin1String("json"))
@@ -219,9 +247,7 @@ int runJoin(QCoreApplication &app)
     options.listen = parser.value(listen);
     options.explain = parser.isSet(explain);
     baton::JoinCommand join(options);
-    QObject::connect(&join, &baton::JoinCommand::finished, &app, &QCoreApplication::exit);
-    const int early = join.start();
-    return early >= 0 ? early : app.exec();
+    return run(app, join);
 }
 
 int runStatus(QCoreApplication &app)
@@ -230,9 +256,7 @@ int runStatus(QCoreApplication &app)
     parser.setApplicationDescription(
             QStringLiteral("Show the leases of a configuration's Registry, or the Leases of a "
                            "Kubernetes namespace."));
-    const QCommandLineOption config(QStringLiteral("config"),
-                                    QStringLiteral("The application configuration (JSON)."),
-                                    QStringLiteral("FILE"));
+    const QCommandLineOption config = configOption();
     const QCommandLineOption store(QStringLiteral("store"),
                                    QStringLiteral("A Registry by URL instead of a configuration: "
                                                   "file:///folder, or etcd endpoints "
@@ -243,7 +267,9 @@ int runStatus(QCoreApplication &app)
     const QCommandLineOption json(QStringLiteral("json"),
                                   QStringLiteral("One JSON record a line (as -o jsonl)."));
     const QCommandLineOption output({QStringLiteral("o"), QStringLiteral("output")},
-                                    QStringLiteral("table (default), jsonl (one JSON record a "
+                                    QStringLiteral("table (default), wide (the table with the "
+                                                   "renewal time, lease duration, time since seen "
+                                                   "changed, and source), jsonl (one JSON record a "
                                                    "line), json (one document) or name."),
                                     QStringLiteral("FORMAT"));
     const QCommandLineOption noHeaders(QStringLiteral("no-headers"),
@@ -301,18 +327,14 @@ int runStatus(QCoreApplication &app)
     int exitCode = 0;
     if (!parseCommand(app, parser, "status", &exitCode, true))
         return exitCode;
-    auto refuse = [](const char *message) {
-        std::fprintf(stderr, "baton status: %s\n", message);
-        return int(baton::StatusCommand::BadUsage);
-    };
+    static_assert(baton::StatusCommand::BadUsage == 2);
+    auto refuse = [](const QString &text) { return ::refuse("status", text); };
     const bool kubernetes = parser.isSet(kubeContext) || parser.isSet(kubeconfig);
     const int sources = int(parser.isSet(config)) + int(parser.isSet(store)) + int(kubernetes);
     if (sources > 1)
         return refuse("--config, --store and --kube-context/--kubeconfig exclude each other");
     // BATON_CONFIG stands for --config when no other source is named.
-    const QString configPath = parser.isSet(config) || sources > 0
-            ? parser.value(config)
-            : qEnvironmentVariable("BATON_CONFIG");
+    const QString configPath = sources > 0 ? parser.value(config) : configPathOf(parser, config);
     if (sources == 0 && configPath.isEmpty())
         return refuse("--config FILE (or BATON_CONFIG), --store URL or --kube-context CONTEXT is "
                       "required");
@@ -325,13 +347,10 @@ int runStatus(QCoreApplication &app)
     const QString format = parser.isSet(output) ? parser.value(output)
             : parser.isSet(json)                ? QStringLiteral("jsonl")
                                                 : QStringLiteral("table");
-    const QStringList formats {QStringLiteral("table"), QStringLiteral("jsonl"),
+    const QStringList formats {QStringLiteral("table"), QStringLiteral("wide"), QStringLiteral("jsonl"),
                                QStringLiteral("json"), QStringLiteral("name")};
-    if (!formats.contains(format)) {
-        std::fprintf(stderr, "baton status: -o takes table, jsonl, json or name, not \"%s\"\n",
-                     qPrintable(format));
-        return int(baton::StatusCommand::BadUsage);
-    }
+    if (!formats.contains(format))
+        return refuse(QStringLiteral("-o takes table, wide, jsonl, json or name, not \"%1\"").arg(format));
     if (parser.isSet(json) && parser.isSet(output) && format != QLatin1String("jsonl"))
         return refuse("--json is -o jsonl: it cannot go with another -o");
     if (parser.isSet(watch) && (format == QLatin1String("json") || format == QLatin1String("name")))
@@ -358,6 +377,7 @@ int runStatus(QCoreApplication &app)
     options.check = parser.isSet(check);
     options.namesOnly = format == QLatin1String("name");
     options.jsonDocument = format == QLatin1String("json");
+    options.wide = format == QLatin1String("wide");
     options.noHeaders = parser.isSet(noHeaders);
     options.configPath = configPath;
     options.storeUrl = parser.value(store);
@@ -369,9 +389,7 @@ int runStatus(QCoreApplication &app)
     options.json = format == QLatin1String("jsonl");
     options.historyPath = parser.value(history);
     baton::StatusCommand status(options);
-    QObject::connect(&status, &baton::StatusCommand::finished, &app, &QCoreApplication::exit);
-    const int early = status.start();
-    return early >= 0 ? early : app.exec();
+    return run(app, status);
 }
 
 int runDemo(QCoreApplication &app)
@@ -384,9 +402,7 @@ int runDemo(QCoreApplication &app)
     if (!parseCommand(app, parser, "demo", &exitCode))
         return exitCode; // --help shows the usage and runs nothing
     baton::DemoCommand demo(QCoreApplication::applicationFilePath());
-    QObject::connect(&demo, &baton::DemoCommand::finished, &app, &QCoreApplication::exit);
-    const int early = demo.start();
-    return early >= 0 ? early : app.exec();
+    return run(app, demo);
 }
 
 } // namespace

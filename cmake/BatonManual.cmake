@@ -31,6 +31,11 @@ endfunction()
 
 baton_says(usage help)
 baton_says(version --version)
+# The -o formats, as the usage lists them (`-o table|wide|...`).
+if(NOT usage MATCHES "-o ([a-z]+(\\|[a-z]+)+)\\]")
+  message(FATAL_ERROR "the usage lists no -o formats")
+endif()
+string(REPLACE "|" " " output_formats "${CMAKE_MATCH_1}")
 string(STRIP "${version}" version)
 string(TIMESTAMP today "%Y-%m-%d" UTC)
 
@@ -89,7 +94,7 @@ ${bash_cases}    *) return ;;
             COMPREPLY=(\$(compgen -f -- \"\$cur\"))
             return ;;
         -o|--output)
-            COMPREPLY=(\$(compgen -W \"table jsonl json name\" -- \"\$cur\"))
+            COMPREPLY=(\$(compgen -W \"${output_formats}\" -- \"\$cur\"))
             return ;;
     esac
     if [[ \"\$cur\" == -* ]]; then

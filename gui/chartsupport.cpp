@@ -1,6 +1,6 @@
 #include "chartsupport.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 
 #include <QFontMetrics>
 #include <QLocale>

@@ -1,7 +1,7 @@
 #include "connectionprobe.h"
 
 #include "dashboardsession.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 
 #include <QTimer>
 

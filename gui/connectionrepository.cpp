@@ -1,6 +1,6 @@
 #include "connectionrepository.h"
 
-#include "privatefiles.h"
+#include <batoninternal/privatefiles.h>
 #include "secretstore.h"
 
 #include <QPointer>

@@ -1,7 +1,8 @@
 #include "dashboardparticipant.h"
 
 #include "guilogging.h"
-#include "storeleasebackend.h"
+
+#include <batoninternal/storelease.h>
 
 #include <baton/store.h>
 
@@ -9,39 +10,6 @@
 #include <QSysInfo>
 
 namespace baton {
-
-namespace {
-
-/*! StoreClusterService on a store the dashboard already has open. */
-class DashboardCluster final : public ClusterService
-{
-public:
-    DashboardCluster(Store *store, const DashboardParticipant::Parameters &p)
-        : ClusterService(QStringLiteral("dashboard"),
-                         QJsonObject {{QStringLiteral("leaseName"), p.leaseName},
-                                      {QStringLiteral("instanceId"), p.instanceId},
-                                      {QStringLiteral("leaseDuration"), double(p.leaseDurationMs)},
-                                      {QStringLiteral("renewInterval"), double(p.renewIntervalMs)}},
-                         nullptr)
-        , m_store(store)
-    {
-    }
-
-protected:
-    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *errorString) override
-    {
-        if (!m_store) {
-            *errorString = QStringLiteral("service \"dashboard\": the connection's store is closed");
-            return nullptr;
-        }
-        return std::make_unique<StoreLeaseBackend>(m_store, leaseName());
-    }
-
-private:
-    QPointer<Store> m_store;
-};
-
-} // namespace
 
 DashboardParticipant::DashboardParticipant(Store *store, QObject *parent)
     : QObject(parent)
@@ -74,7 +42,12 @@ bool DashboardParticipant::join(const Parameters &parameters, QString *errorStri
         *errorString = tr("This connection has no Registry store to take part through.");
         return false;
     }
-    auto *cluster = new DashboardCluster(m_store, parameters);
+    ClusterService *cluster = createStoreElection(
+            m_store, QStringLiteral("dashboard"),
+            {{QStringLiteral("leaseName"), parameters.leaseName},
+             {QStringLiteral("instanceId"), parameters.instanceId},
+             {QStringLiteral("leaseDuration"), double(parameters.leaseDurationMs)},
+             {QStringLiteral("renewInterval"), double(parameters.renewIntervalMs)}});
     if (!cluster->init(errorString)) {
         delete cluster;
         return false;

@@ -2,28 +2,15 @@
 
 #include "dashboardparticipant.h"
 #include "failoverhistorymodel.h"
-#include "filestore.h"
 #include "guilogging.h"
-#include "kubeconfig.h"
-#include "kubernetesleasesource.h"
 #include "leaseactivity.h"
 #include "leasefilterproxymodel.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "leasetablemodel.h"
 
-#include <baton/servicefactory.h>
 #include <baton/store.h>
 
-#include <QProcessEnvironment>
-
 namespace baton {
-
-namespace {
-
-// As `baton status` on Kubernetes: an answer, good or bad, within 5 s.
-constexpr int kubeTimeoutMs = 5000;
-
-} // namespace
 
 DashboardSession::DashboardSession(QObject *parent)
     : QObject(parent)
@@ -50,78 +37,33 @@ bool DashboardSession::open(const Connection &connection, QString *errorString)
         *errorString = tr("The connection \"%1\" needs a value for \"%2\".").arg(connection.displayName(), missing);
         return false;
     }
-    if (connection.kind == ConnectionKind::Kubernetes)
-        return openKubernetes(connection, errorString);
-    return openStore(connection, errorString);
-}
-
-bool DashboardSession::openStore(const Connection &connection, QString *errorString)
-{
-    QJsonObject config = connection.storeConfig();
-    const QString type = config.take(QStringLiteral("type")).toString();
-    std::unique_ptr<Service> service(ServiceFactory::create(type, QStringLiteral("Registry"), config, nullptr));
-    auto *store = qobject_cast<Store *>(service.get());
-    if (!store) {
-        *errorString = tr("%1 is not a store type this version knows.").arg(type);
-        return false;
+    LeaseSourceOptions source;
+    if (connection.kind == ConnectionKind::Kubernetes) {
+        source.kind = LeaseSourceOptions::Kind::Kubernetes;
+        source.kubeconfigPath = connection.parameters.value(QStringLiteral("config")).toString().trimmed();
+        source.kubeContext = connection.parameters.value(QStringLiteral("context")).toString().trimmed();
+        source.namespaceName = connection.parameters.value(QStringLiteral("namespace")).toString().trimmed();
+        // An empty namespace is the operator's "every namespace" (the field's
+        // placeholder says so), not the context's namespace.
+        source.allNamespaces = source.namespaceName.isEmpty();
+        source.token = connection.secrets.value(QStringLiteral("token"));
+    } else {
+        source.kind = LeaseSourceOptions::Kind::StoreService;
+        source.storeService = connection.storeConfig();
+        // The dashboard may join through the store and its script writes
+        // there; a connection only tested (Test connection) writes nothing.
+        source.readOnly = m_observeOnly;
     }
-    if (auto *files = qobject_cast<FileStore *>(store); files && m_observeOnly)
-        files->setReadOnly(true);
-    QString error;
-    if (!store->init(&error)) {
-        *errorString = error;
+    LeaseObserver *observer = LeaseObserver::open(source, this, errorString);
+    if (!observer)
         return false;
-    }
-    service.release();
-    m_ownedStore.reset(store);
-    m_store = store;
     m_connection = connection;
-    m_connection.secrets.clear(); // the store has them; nothing else needs them
-    m_title = connection.displayName();
-    qCInfo(lcGui).noquote() << QStringLiteral("opened %1 (%2)").arg(m_title, type);
-    startObserving(nullptr);
-    return true;
-}
-
-bool DashboardSession::openKubernetes(const Connection &connection, QString *errorString)
-{
-    KubeConfigOptions options;
-    options.configPath = connection.parameters.value(QStringLiteral("config")).toString().trimmed();
-    options.context = connection.parameters.value(QStringLiteral("context")).toString().trimmed();
-    options.namespaceName = connection.parameters.value(QStringLiteral("namespace")).toString().trimmed();
-    // An empty namespace is the operator's "every namespace" (the field's
-    // placeholder says so), not the context's namespace.
-    const bool allNamespaces = options.namespaceName.isEmpty();
-    KubeClientConfig config;
-    QString error;
-    if (!kubeconfig::resolve(options, QProcessEnvironment::systemEnvironment(), &config, &error)) {
-        *errorString = error;
-        return false;
-    }
-    if (const QString token = connection.secrets.value(QStringLiteral("token")); !token.isEmpty()) {
-        // The connection's token replaces the kubeconfig's credentials, so
-        // that the operator knows which identity the API server sees.
-        config.token = token;
-        config.tokenFile.clear();
-        config.exec.reset();
-        config.clientCertPem.clear();
-        config.clientKeyPem.clear();
-    }
-    auto source = std::make_unique<KubernetesLeaseSource>(config, allNamespaces, kubeTimeoutMs);
-    if (!source->setUp(&error)) {
-        *errorString = error;
-        return false;
-    }
-    if (config.insecureSkipTlsVerify)
-        qCWarning(lcGui).noquote() << QStringLiteral("insecure-skip-tls-verify is set in %1: the API "
-                                                     "server's certificate is NOT verified")
-                                              .arg(config.source);
-    m_connection = connection;
-    m_connection.secrets.clear(); // the source has the token; nothing else needs it
-    m_title = connection.displayName().isEmpty() ? config.contextName : connection.displayName();
-    // describe() names the server and namespace, never a credential (R2).
-    qCInfo(lcGui).noquote() << QStringLiteral("opened %1 (%2)").arg(m_title, source->describe());
-    startObserving(nullptr, source.release());
+    m_connection.secrets.clear(); // the store or the source has them; nothing else needs them
+    m_title = connection.displayName().isEmpty() ? observer->describeSource() : connection.displayName();
+    // describeSource() names the store or the server, never a credential (R2).
+    qCInfo(lcGui).noquote() << QStringLiteral("opened %1 (%2)").arg(m_title, observer->describeSource());
+    m_store = observer->store();
+    startObserving(observer);
     return true;
 }
 
@@ -130,12 +72,12 @@ void DashboardSession::attach(Store *store, const Clock *clock, const QString &t
     close();
     m_store = store;
     m_title = title;
-    startObserving(clock);
+    startObserving(new LeaseObserver(store, clock, this));
 }
 
-void DashboardSession::startObserving(const Clock *clock, LeaseSource *source)
+void DashboardSession::startObserving(LeaseObserver *observer)
 {
-    m_observer = source ? new LeaseObserver(source, clock, this) : new LeaseObserver(m_store, clock, this);
+    m_observer = observer;
     m_leaseModel = new LeaseTableModel(m_observer, this);
     m_filterModel = new LeaseFilterProxyModel(this);
     m_filterModel->setSourceModel(m_leaseModel);
@@ -178,13 +120,12 @@ void DashboardSession::close()
     delete m_historyModel;
     delete m_filterModel;
     delete m_leaseModel;
-    delete m_observer;
+    delete m_observer; // and the store it opened
     m_activity = nullptr;
     m_historyModel = nullptr;
     m_filterModel = nullptr;
     m_leaseModel = nullptr;
     m_observer = nullptr;
-    m_ownedStore.reset();
     m_store = nullptr;
     m_connection = {};
     Q_EMIT closed();

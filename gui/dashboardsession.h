@@ -21,7 +21,6 @@ class LeaseActivity;
 struct LeaseFailover;
 class LeaseFilterProxyModel;
 class LeaseObserver;
-class LeaseSource;
 class LeaseTableModel;
 
 
@@ -42,9 +41,9 @@ public:
     ~DashboardSession() override;
 
     /*!
-     * Opens \a connection (its secrets already loaded) and starts observing:
-     * a Registry kind through its store, created by the ServiceFactory; a
-     * Kubernetes connection through a KubernetesLeaseSource (no store, so no
+     * Opens \a connection (its secrets already loaded) and starts observing,
+     * through LeaseObserver::open(): a Registry kind through its store, a
+     * Kubernetes connection through its Lease objects (no store, so no
      * joining). False with \a errorString when the kind is not available,
      * the store refuses or the kubeconfig cannot be used.
      */
@@ -81,10 +80,8 @@ Q_SIGNALS:
     void storeError(const QString &message);
 
 private:
-    bool openStore(const Connection &connection, QString *errorString);
-    bool openKubernetes(const Connection &connection, QString *errorString);
-    /*! Observes \a source when given (taking it), else m_store. */
-    void startObserving(const Clock *clock, LeaseSource *source = nullptr);
+    /*! Models \a observer (a child of this session) and starts it. */
+    void startObserving(LeaseObserver *observer);
     void onFailover(const LeaseFailover &change);
     void onExpired(const QString &lease);
     void queueAlert(const QString &lease, const QString &text);
@@ -92,8 +89,8 @@ private:
 
     Connection m_connection;
     QString m_title;
+    /*! The observer's store (it owns the ones it opened), or the attached one. */
     QPointer<Store> m_store;
-    std::unique_ptr<Store> m_ownedStore;
     LeaseObserver *m_observer = nullptr;
     LeaseTableModel *m_leaseModel = nullptr;
     LeaseFilterProxyModel *m_filterModel = nullptr;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 
 #include <QAbstractTableModel>
 

@@ -1,7 +1,7 @@
 #include "fleettimelinewidget.h"
 
 #include "chartsupport.h"
-#include "clock.h"
+#include <baton/clock.h>
 #include "fleettimelinemodel.h"
 #include "leaseactivity.h"
 #include "leasetablemodel.h"

@@ -1,6 +1,6 @@
 #include "leaseactivity.h"
 
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 
 #include <algorithm>
 

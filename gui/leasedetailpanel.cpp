@@ -1,12 +1,12 @@
 #include "leasedetailpanel.h"
 
 #include "chartsupport.h"
-#include "clock.h"
+#include <baton/clock.h>
 #include "dashboardparticipant.h"
 #include "dashboardsession.h"
 #include "failoverhistorymodel.h"
 #include "leaseactivity.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "leasetablemodel.h"
 #include "timingsexplanation.h"
 

@@ -1,8 +1,9 @@
 #include "leasescript.h"
 
-#include "clock.h"
-#include "leasecodec.h"
-#include "leaseobserver.h"
+#include <baton/clock.h>
+#include <batoninternal/leasecodec.h>
+#include <batoninternal/registrykey.h>
+#include <baton/leaseobserver.h>
 
 #include <baton/store.h>
 

@@ -1,6 +1,6 @@
 #include "leasetablemodel.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 
 #include <QBrush>
 #include <QFont>

@@ -6,7 +6,7 @@
 #include <QSet>
 #include <QTimer>
 
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 
 namespace baton {
 

@@ -10,10 +10,10 @@
 #include "leaseactivity.h"
 #include "leasedetailpanel.h"
 #include "leasefilterproxymodel.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "leasetablemodel.h"
 #include "participationpanel.h"
-#include "privatefiles.h"
+#include <batoninternal/privatefiles.h>
 #include "renewtimingwidget.h"
 #include "fleettimelinemodel.h"
 #include "fleettimelinewidget.h"

@@ -1,7 +1,7 @@
 #include "renewtimingwidget.h"
 
 #include "chartsupport.h"
-#include "clock.h"
+#include <baton/clock.h>
 #include "leaseactivity.h"
 #include "leasetablemodel.h"
 

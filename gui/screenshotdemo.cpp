@@ -1,17 +1,20 @@
 #include "screenshotdemo.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "connectiondialog.h"
 #include "connectionrepository.h"
 #include "dashboardsession.h"
 #include "fleettimelinewidget.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "leasescript.h"
 #include "leasetablemodel.h"
 #include "mainwindow.h"
-#include "memorystore.h"
+#include <batoninternal/registrykey.h>
 #include "secretstore.h"
 #include "timelinewidget.h"
+
+#include <baton/servicefactory.h>
+#include <baton/store.h>
 
 #include <QApplication>
 #include <QFileInfo>
@@ -46,7 +49,10 @@ ScreenshotDemo::ScreenshotDemo(const QString &directory, QObject *parent)
     wall.setTime(QTime(wall.time().hour(), wall.time().minute()));
     m_startMono = 10'000'000;
     m_clock = std::make_unique<ManualClock>(m_startMono, wall.addMSecs(-runMs));
-    m_store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
+    // A store in memory, as a configuration would name it.
+    m_store.reset(qobject_cast<Store *>(
+            ServiceFactory::create(QStringLiteral("Webda/MemoryStore"), QStringLiteral("Registry"), {}, nullptr)));
+    Q_ASSERT(m_store);
     m_script = std::make_unique<LeaseScript>(m_store.get(), m_clock.get());
 }
 

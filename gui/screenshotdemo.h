@@ -14,7 +14,7 @@ class DashboardSession;
 class LeaseScript;
 class MainWindow;
 class ManualClock;
-class MemoryStore;
+class Store;
 class SecretStore;
 
 /*!
@@ -58,7 +58,7 @@ private:
 
     QDir m_directory;
     std::unique_ptr<ManualClock> m_clock;
-    std::unique_ptr<MemoryStore> m_store;
+    std::unique_ptr<Store> m_store;
     std::unique_ptr<LeaseScript> m_script;
     std::unique_ptr<DashboardSession> m_session;
     std::unique_ptr<MainWindow> m_window;

@@ -1,6 +1,6 @@
 #include "timechartwidget.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "leaseactivity.h"
 
 #include <QKeyEvent>

@@ -1,7 +1,7 @@
 #include "timelinewidget.h"
 
 #include "chartsupport.h"
-#include "clock.h"
+#include <baton/clock.h>
 #include "leaseactivity.h"
 #include "leasetablemodel.h"
 

@@ -1,8 +1,8 @@
 #include "democommand.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "participantprocess.h"
-#include "privatefiles.h"
+#include <batoninternal/privatefiles.h>
 #include "signalwatcher.h"
 
 #include <QFile>

@@ -1,6 +1,6 @@
 #include "electionmetrics.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 
 #include <baton/clusterservice.h>
 

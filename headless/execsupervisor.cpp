@@ -1,8 +1,8 @@
 #include "execsupervisor.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "eventdispatcher.h"
-#include "eventrecord.h"
+#include <batoninternal/eventrecord.h>
 #include "headlesslogging.h"
 #include "modulepath.h"
 

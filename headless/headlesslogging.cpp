@@ -1,4 +1,4 @@
 #include "headlesslogging.h"
 
 Q_LOGGING_CATEGORY(lcExec, "baton.exec", QtInfoMsg)
-Q_LOGGING_CATEGORY(lcHttp, "baton.http", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcServeHttp, "baton.http", QtInfoMsg)

@@ -5,4 +5,5 @@
 // The categories of the executable's own components, beside the library's
 // (docs/operations.md lists them all).
 Q_DECLARE_LOGGING_CATEGORY(lcExec)
-Q_DECLARE_LOGGING_CATEGORY(lcHttp)
+// baton.http, as the library's HTTP client: the --listen server.
+Q_DECLARE_LOGGING_CATEGORY(lcServeHttp)

@@ -1,26 +1,17 @@
 #include "statuscommand.h"
 
-#include "storeurl.h"
-
-#include "clock.h"
-#include "eventrecord.h"
-#include "filestore.h"
-#include "kubeconfig.h"
-#include "kubernetesleasesource.h"
-#include "leaseobserver.h"
-#include "logging.h"
-#include "privatefiles.h"
 #include "signalwatcher.h"
 
-#include <baton/application.h>
-#include <baton/store.h>
+#include <batoninternal/eventrecord.h>
+#include <batoninternal/privatefiles.h>
+
+#include <baton/clock.h>
+#include <baton/leaseobserver.h>
 
 #include <QCoreApplication>
-#include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcessEnvironment>
 #include <QSaveFile>
 #include <QSysInfo>
 
@@ -29,9 +20,6 @@
 namespace baton {
 
 namespace {
-
-// As KubernetesClusterService's default: one request may take this long.
-constexpr int kubeTimeoutMs = 5000;
 
 void say(const QString &text)
 {
@@ -81,7 +69,7 @@ int StatusCommand::start()
                          .arg(m_options.historyPath));
         return BadUsage;
     }
-    const int early = isKubernetes() ? createKubernetesObserver() : createStoreObserver();
+    const int early = createObserver();
     if (early >= 0)
         return early;
     connect(m_observer, &LeaseObserver::storeError, this, [this](const QString &message) {
@@ -154,100 +142,38 @@ int StatusCommand::start()
     return -1;
 }
 
-int StatusCommand::createStoreObserver()
+int StatusCommand::createObserver()
 {
-    m_application = std::make_unique<Application>();
-    QString error;
-    bool loaded = false;
+    LeaseSourceOptions source;
     if (!m_options.storeUrl.isEmpty()) {
-        QJsonObject registry = registryForStoreUrl(m_options.storeUrl, &error);
-        QJsonObject tls;
-        for (const auto &[key, value] : {std::pair {QStringLiteral("ca"), m_options.caFile},
-                                         std::pair {QStringLiteral("cert"), m_options.certFile},
-                                         std::pair {QStringLiteral("key"), m_options.keyFile}})
-            if (!value.isEmpty())
-                tls.insert(key, value);
-        const bool connection = !tls.isEmpty() || !m_options.user.isEmpty()
-                || !m_options.passwordFile.isEmpty() || !m_options.prefix.isEmpty();
-        if (connection && registry.value(QStringLiteral("type")) != QLatin1String("Webda/EtcdStore")
-            && !registry.isEmpty()) {
-            complain(QStringLiteral("--prefix, --cacert, --cert, --key, --user and --password-file "
-                                    "are for an etcd store (--store http://host:port)"));
-            return BadUsage;
-        }
-        if (!tls.isEmpty())
-            registry.insert(QStringLiteral("tls"), tls);
-        if (!m_options.user.isEmpty())
-            registry.insert(QStringLiteral("username"), m_options.user);
-        if (!m_options.passwordFile.isEmpty())
-            registry.insert(QStringLiteral("passwordFile"), m_options.passwordFile);
-        if (!m_options.prefix.isEmpty())
-            registry.insert(QStringLiteral("prefix"), m_options.prefix);
-        loaded = !registry.isEmpty()
-                && m_application->loadConfig(
-                        QJsonDocument(QJsonObject {{QStringLiteral("services"),
-                                                    QJsonObject {{QStringLiteral("Registry"), registry}}}})
-                                .toJson(),
-                        QStringLiteral("--store"), &error);
+        source.kind = LeaseSourceOptions::Kind::StoreUrl;
+        source.storeUrl = m_options.storeUrl;
+        source.caFile = m_options.caFile;
+        source.certFile = m_options.certFile;
+        source.keyFile = m_options.keyFile;
+        source.user = m_options.user;
+        source.passwordFile = m_options.passwordFile;
+        source.prefix = m_options.prefix;
+    } else if (!m_options.configPath.isEmpty()) {
+        source.kind = LeaseSourceOptions::Kind::Configuration;
+        source.configPath = m_options.configPath;
     } else {
-        loaded = m_application->loadConfigFile(m_options.configPath, &error);
+        source.kind = LeaseSourceOptions::Kind::Kubernetes;
+        source.kubeconfigPath = m_options.kubeconfigPath;
+        source.kubeContext = m_options.kubeContext;
+        source.namespaceName = m_options.namespaceName;
+        source.allNamespaces = m_options.allNamespaces;
     }
-    if (!loaded) {
-        complain(error);
-        return BadUsage;
-    }
-    // Only the Registry starts: the configuration's cluster services stay
-    // unstarted, so looking never joins an election. It starts read-only:
-    // looking never creates a folder, and a folder it may not write will do.
-    Store *store = qobject_cast<Store *>(m_application->service(QStringLiteral("Registry")));
-    const QString where = m_options.storeUrl.isEmpty() ? m_options.configPath : QStringLiteral("--store");
-    if (!store) {
-        // The default Registry, as Application::registry() makes it, minus the creating.
-        auto *folderStore = new FileStore(
-                QStringLiteral("Registry"),
-                {{QStringLiteral("folder"),
-                  QDir(m_application->dataFolder()).filePath(QStringLiteral("registry"))}},
-                m_application.get());
-        folderStore->setParent(m_application.get());
-        store = folderStore;
-    }
-    if (auto *folderStore = qobject_cast<FileStore *>(store))
-        folderStore->setReadOnly(true);
-    if (!store->init(&error)) {
-        complain(where.isEmpty() ? error : QStringLiteral("%1: %2").arg(where, error));
-        return storeFailure();
-    }
-    m_observer = new LeaseObserver(store, nullptr, this);
-    m_emptyText = QStringLiteral("no leases (no cluster:* entries in the Registry)");
-    return -1;
-}
-
-int StatusCommand::createKubernetesObserver()
-{
-    KubeConfigOptions options;
-    options.configPath = m_options.kubeconfigPath;
-    options.context = m_options.kubeContext;
-    options.namespaceName = m_options.namespaceName;
-    KubeClientConfig config;
+    // Looking never writes: a file Registry is opened read-only.
+    source.readOnly = true;
     QString error;
-    if (!kubeconfig::resolve(options, QProcessEnvironment::systemEnvironment(), &config, &error)) {
+    LeaseObserver::OpenError why = LeaseObserver::OpenError::NoError;
+    m_observer = LeaseObserver::open(source, this, &error, &why);
+    if (!m_observer) {
         complain(error);
-        return BadUsage;
+        return why == LeaseObserver::OpenError::SourceUnavailable ? storeFailure() : int(BadUsage);
     }
-    auto *source = new KubernetesLeaseSource(config, m_options.allNamespaces, kubeTimeoutMs);
-    if (!source->setUp(&error)) {
-        delete source;
-        complain(error);
-        return BadUsage;
-    }
-    if (config.insecureSkipTlsVerify)
-        qCWarning(lcKube).noquote() << QStringLiteral("insecure-skip-tls-verify is set in %1: the API "
-                                                      "server's certificate is NOT verified")
-                                               .arg(config.source);
-    m_observer = new LeaseObserver(source, nullptr, this);
-    m_emptyText = m_options.allNamespaces
-            ? QStringLiteral("no leases (no Lease objects in any namespace)")
-            : QStringLiteral("no leases (no Lease objects in namespace %1)").arg(config.namespaceName);
+    m_emptyText = QStringLiteral("no leases (%1)").arg(m_observer->describeEmpty());
     return -1;
 }
 
@@ -337,7 +263,10 @@ void StatusCommand::printSnapshot()
             writeJson(leaseRecord(lease, m_observerId, now, wall));
         return;
     }
-    QStringList lines = formatTable(leases, wall, m_emptyText);
+    const std::optional<WideColumns> wide = m_options.wide
+            ? std::optional(WideColumns {now, m_observer->describeSource()})
+            : std::nullopt;
+    QStringList lines = formatTable(leases, wall, m_emptyText, wide);
     if (m_options.noHeaders && !leases.isEmpty())
         lines.removeFirst();
     for (const QString &line : std::as_const(lines))
@@ -345,7 +274,7 @@ void StatusCommand::printSnapshot()
 }
 
 QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,
-                                       const QString &emptyText)
+                                       const QString &emptyText, const std::optional<WideColumns> &wide)
 {
     if (leases.isEmpty())
         return {emptyText.isEmpty() ? QStringLiteral("no leases (no cluster:* entries in the Registry)") : emptyText};
@@ -355,13 +284,30 @@ QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, const
         nameWidth = std::max(nameWidth, int(lease.name.size()));
         holderWidth = std::max(holderWidth, int(orNone(lease.record.holder).size()));
     }
-    const QString format = QStringLiteral("%1  %2  %3  %4  %5  %6");
+    // -o wide: what a kubectl user finds there, between the counts and the state.
+    const int sourceWidth = wide ? std::max(6, int(wide->source.size())) : 0;
+    auto wideCells = [&](const QString &renewTime, const QString &duration, const QString &observed) {
+        if (!wide)
+            return QString();
+        return QStringLiteral("%1  %2  %3  %4  ")
+                .arg(renewTime, -24)
+                .arg(duration, -8)
+                .arg(observed, -8)
+                .arg(wide->source, -sourceWidth);
+    };
+    const QString format = QStringLiteral("%1  %2  %3  %4  %5  %6%7");
     QStringList lines {format.arg(QStringLiteral("LEASE"), -nameWidth)
                                .arg(QStringLiteral("HOLDER"), -holderWidth)
                                .arg(QStringLiteral("SINCE"), -24)
                                .arg(QStringLiteral("RENEWED/LEASE"), -13)
                                .arg(QStringLiteral("TRANS"), 5)
-                               .arg(QStringLiteral("STATE"))};
+                               .arg(wide ? QStringLiteral("%1  %2  %3  %4  ")
+                                                   .arg(QStringLiteral("RENEW-TIME"), -24)
+                                                   .arg(QStringLiteral("DURATION"), -8)
+                                                   .arg(QStringLiteral("OBSERVED"), -8)
+                                                   .arg(QStringLiteral("SOURCE"), -sourceWidth)
+                                         : QString(),
+                                    QStringLiteral("STATE"))};
     for (const ObservedLease &lease : leases) {
         const LeaseRecord &r = lease.record;
         const qint64 renewedAgo = r.renewTime.isValid() ? r.renewTime.msecsTo(nowWall) : -1;
@@ -383,12 +329,18 @@ QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, const
         const QString renewed = held
                 ? QStringLiteral("%1/%2").arg(seconds(renewedAgo), seconds(r.leaseDurationMs))
                 : QStringLiteral("-");
+        // OBSERVED: since this observer saw the record change, by its own
+        // clock: what expiry is judged by (F2), unlike the holder's times.
+        const QString cells = wideCells(
+                r.renewTime.isValid() ? timeText(r.renewTime) : QStringLiteral("-"),
+                lease.valid && !r.holder.isEmpty() ? seconds(r.leaseDurationMs) : QStringLiteral("-"),
+                wide ? seconds(lease.sinceChangeMs(wide->nowMono)) : QString());
         lines.append(format.arg(lease.name, -nameWidth)
                              .arg(orNone(r.holder), -holderWidth)
                              .arg(r.acquireTime.isValid() ? timeText(r.acquireTime) : QStringLiteral("-"), -24)
                              .arg(renewed, -13)
                              .arg(r.transitions, 5)
-                             .arg(state));
+                             .arg(cells, state));
     }
     return lines;
 }

@@ -5,13 +5,12 @@
 #include <QString>
 #include <QStringList>
 
-#include <memory>
+#include <optional>
 
 class QJsonObject;
 
 namespace baton {
 
-class Application;
 class LeaseObserver;
 class SignalWatcher;
 struct LeaseFailover;
@@ -36,7 +35,7 @@ public:
     {
         /*! A Registry's configuration; or, when empty, the Kubernetes options below. */
         QString configPath;
-        /*! A Registry named by URL instead (`--store`): see storeurl.h. */
+        /*! A Registry named by URL instead (`--store`): see LeaseSourceOptions::Kind::StoreUrl. */
         QString storeUrl;
         /*! Kubernetes: a kubeconfig context (empty: the current one) and file (empty: KUBECONFIG, ~/.kube/config). */
         QString kubeContext;
@@ -56,6 +55,12 @@ public:
         bool namesOnly = false;
         /*! `-o json`: one JSON document (an array of lease records). */
         bool jsonDocument = false;
+        /*!
+         * `-o wide`: the table with the record's renewal time and lease
+         * duration, the time since this observer saw it change, and the
+         * source (the Registry's `cluster:*` or the Kubernetes namespace).
+         */
+        bool wide = false;
         /*! `--no-headers`: the table without its header line. */
         bool noHeaders = false;
         /*!
@@ -81,9 +86,19 @@ public:
     /*! Returns an exit code when over at once, or -1: finished() comes later. */
     int start();
 
-    /*! One table line per lease; the header first. For people. \a emptyText when there is none. */
+    /*! What `-o wide` adds: the observer's clock reading and what it observes. */
+    struct WideColumns
+    {
+        qint64 nowMono = 0;
+        QString source;
+    };
+    /*!
+     * One table line per lease; the header first. For people. \a emptyText
+     * when there is none; with \a wide, the `-o wide` columns before STATE.
+     */
     static QStringList formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,
-                                   const QString &emptyText = QString());
+                                   const QString &emptyText = QString(),
+                                   const std::optional<WideColumns> &wide = std::nullopt);
     /*! The `lease` snapshot record (docs/events.md). */
     static QJsonObject leaseRecord(const ObservedLease &lease, const QString &observerId,
                                    qint64 nowMono, const QDateTime &nowWall);
@@ -92,9 +107,8 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
-    bool isKubernetes() const { return m_options.configPath.isEmpty() && m_options.storeUrl.isEmpty(); }
-    int createStoreObserver();
-    int createKubernetesObserver();
+    /*! Opens the source the options name; an exit code when that failed, else -1. */
+    int createObserver();
     void onReady();
     void printSnapshot();
     void finish(int exitCode);
@@ -112,7 +126,6 @@ private:
     QJsonObject record(const QString &lease, const QString &event) const;
 
     Options m_options;
-    std::unique_ptr<Application> m_application;
     LeaseObserver *m_observer = nullptr;
     SignalWatcher *m_signals = nullptr;
     QString m_observerId;

@@ -94,7 +94,7 @@ quint16 StatusServer::listen(const QHostAddress &address, quint16 port, QString 
         return 0;
     }
     if (!address.isLoopback())
-        qCWarning(lcHttp).noquote() << QStringLiteral("/metrics and the health pages are served on %1, not only "
+        qCWarning(lcServeHttp).noquote() << QStringLiteral("/metrics and the health pages are served on %1, not only "
                                                       "to this host: they show lease names and instance ids")
                                                .arg(address.toString());
     return bound;
@@ -113,7 +113,7 @@ QByteArray StatusServer::metricsBody() const
     if (ProcessMetrics::read(QStringLiteral("/proc"), &process, &error))
         body += ProcessMetrics::render(process);
     else
-        qCWarning(lcHttp).noquote() << QStringLiteral("/metrics without process_*: %1").arg(error);
+        qCWarning(lcServeHttp).noquote() << QStringLiteral("/metrics without process_*: %1").arg(error);
     return body;
 }
 

@@ -14,7 +14,7 @@
 // frame at 60 Hz); with --check the exit status is 1 when it is not met.
 
 #include "dashboardsession.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "leasescript.h"
 #include "leasetablemodel.h"
 #include "mainwindow.h"

@@ -3,7 +3,7 @@
 // Linux time namespace gives a child process a CLOCK_BOOTTIME far ahead of
 // its CLOCK_MONOTONIC, which is exactly what a host that slept looks like.
 
-#include "clock.h"
+#include <baton/clock.h>
 
 #include <QProcess>
 #include <QStandardPaths>

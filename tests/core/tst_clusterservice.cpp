@@ -3,7 +3,7 @@
 // MemoryStore in this process, so elections take milliseconds; every wait
 // is for a signal or a condition, never for time to pass.
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "leaserecord.h"
 #include "storecluster.h"
 #include "storeleasebackend.h"

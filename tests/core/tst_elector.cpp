@@ -2,7 +2,7 @@
 // two instances can show, with a lease store that the test applies by hand.
 // No sleeps: the clocks move only when a test moves them.
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "elector.h"
 
 #include <QTest>

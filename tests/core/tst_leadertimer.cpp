@@ -2,7 +2,7 @@
 // Instances share one MemoryStore; time that decides leadership comes from a
 // ManualClock, and every wait is for a signal, never for time to pass.
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "storecluster.h"
 
 #include <baton/clusterservice.h>

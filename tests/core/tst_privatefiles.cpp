@@ -9,7 +9,7 @@
 
 #include "filestore.h"
 #include "memorystore.h"
-#include "privatefiles.h"
+#include <batoninternal/privatefiles.h>
 #include "testsupport.h"
 
 #include <QDir>

@@ -6,7 +6,7 @@
 // member does not stop the election; all of etcd lost: nobody leads past
 // its deadline, and the election resumes when etcd is back (R4).
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "etcdfixture.h"
 #include "eventstream.h"
 #include "participantprocess.h"

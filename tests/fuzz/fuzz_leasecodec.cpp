@@ -4,7 +4,7 @@
 
 #include "fuzzsupport.h"
 
-#include "leasecodec.h"
+#include <batoninternal/leasecodec.h>
 
 #include <QJsonDocument>
 

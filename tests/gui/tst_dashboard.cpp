@@ -11,9 +11,10 @@
 #include "dashboardparticipant.h"
 #include "dashboardsession.h"
 #include "failoverhistorymodel.h"
-#include "leasecodec.h"
+#include <batoninternal/leasecodec.h>
 #include "leasefilterproxymodel.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
+#include <batoninternal/registrykey.h>
 #include "leasetablemodel.h"
 #include "mainwindow.h"
 #include "filestore.h"

@@ -4,14 +4,15 @@
 // under QAbstractItemModelTester. Leases are written straight into a
 // MemoryStore; the observer runs on a ManualClock, so ages are exact.
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "failoverhistorymodel.h"
 #include "fleettimelinemodel.h"
 #include "fleettimelinewidget.h"
 #include "leaseactivity.h"
-#include "leasecodec.h"
+#include <batoninternal/leasecodec.h>
 #include "leasefilterproxymodel.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
+#include <batoninternal/registrykey.h>
 #include "leasescript.h"
 #include "leasetablemodel.h"
 #include "memorystore.h"

@@ -68,6 +68,7 @@ private Q_SLOTS:
     void statusReadsAReadOnlyFolder();
     void statusOutputFormats();
     void statusTableShowsTheRenewalAgainstTheLease();
+    void statusWideAddsTheRecordsTimesAndTheSource();
     void statusWatchPrintsEachChangeOnce();
     void statusReachesAnEtcdThatNeedsAPassword();
     void demoRemovesItsFolderWhenInterrupted_data();
@@ -361,6 +362,31 @@ void TestCommandLine::statusTableShowsTheRenewalAgainstTheLease()
     QVERIFY2(released.match(lines.at(2)).hasMatch(), qPrintable(lines.at(2)));
 }
 
+void TestCommandLine::statusWideAddsTheRecordsTimesAndTheSource()
+{
+    // O3: -o wide, as kubectl's: the renewal time, the lease duration, the
+    // time since this observer saw the record change (its own clock, F2)
+    // and the source, between the counts and the state.
+    const QString folder = writeRegistry(QStringLiteral("wide-registry"),
+                                         {{QStringLiteral("held"), QStringLiteral("web-1"), 2000},
+                                          {QStringLiteral("released"), QString(), 2000}});
+    const Run run = runBaton({QStringLiteral("status"), QStringLiteral("-o"), QStringLiteral("wide"),
+                              QStringLiteral("--store"), QStringLiteral("file://") + folder});
+    QCOMPARE(run.exitCode, 0);
+    const QStringList lines = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    static const QRegularExpression header(QStringLiteral(
+            "^LEASE +HOLDER +SINCE +RENEWED/LEASE +TRANS  RENEW-TIME +DURATION +OBSERVED +SOURCE +STATE$"));
+    QVERIFY2(header.match(lines.at(0)).hasMatch(), qPrintable(lines.at(0)));
+    static const QRegularExpression held(QStringLiteral(
+            "^held +web-1 +\\S+ +2\\.\\ds/60\\.0s +1  \\d{4}-\\d\\d-\\d\\dT\\S+Z +60\\.0s +\\d+\\.\\ds +cluster:\\* +held$"));
+    QVERIFY2(held.match(lines.at(1)).hasMatch(), qPrintable(lines.at(1)));
+    // A free lease has no duration to show (a release writes a token 1 s).
+    static const QRegularExpression released(QStringLiteral(
+            "^released +\\(none\\) +\\S+ +- +1  \\S+ +- +\\d+\\.\\ds +cluster:\\* +free$"));
+    QVERIFY2(released.match(lines.at(2)).hasMatch(), qPrintable(lines.at(2)));
+}
+
 void TestCommandLine::statusWatchPrintsEachChangeOnce()
 {
     // O3: a change seen by --watch is one line on stdout, not also a log line.
@@ -450,7 +476,7 @@ void TestCommandLine::statusBadInputExitsTwo_data()
     QTest::addColumn<QString>("message");
     QTest::newRow("an unknown -o format")
             << QStringList {QStringLiteral("-o"), QStringLiteral("yaml")}
-            << QStringLiteral("baton status: -o takes table, jsonl, json or name, not \"yaml\"\n");
+            << QStringLiteral("baton status: -o takes table, wide, jsonl, json or name, not \"yaml\"\n");
     QTest::newRow("a user name for a file store")
             << QStringList {QStringLiteral("--user"), QStringLiteral("ops")}
             << QStringLiteral("baton status: --prefix, --cacert, --cert, --key, --user and "

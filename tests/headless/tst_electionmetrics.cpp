@@ -5,9 +5,9 @@
 // deadline; the transitions are the lease record's (F7), as `baton status`
 // shows them.
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "electionmetrics.h"
-#include "eventrecord.h"
+#include <batoninternal/eventrecord.h>
 #include "memorystore.h"
 #include "storecluster.h"
 #include "testsupport.h"

@@ -4,7 +4,7 @@
 // dead before the lease is released. Instances share one MemoryStore in this
 // process; every wait is for a signal or a condition.
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "execsupervisor.h"
 #include "memorystore.h"
 #include "storecluster.h"

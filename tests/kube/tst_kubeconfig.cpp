@@ -3,7 +3,7 @@
 // credential kind, exec plugins (cache, expiry, re-run, failure), token
 // rotation. Plugins are tiny shell scripts written by the test.
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "kubeconfig.h"
 #include "kubecredentials.h"
 

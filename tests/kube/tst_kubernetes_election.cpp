@@ -4,7 +4,7 @@
 // event streams (O5) on CLOCK_BOOTTIME; every fact about what went over
 // the wire comes from the server's per-user verb counters.
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "leaseapiserver.h"
 #include "eventstream.h"
 #include "participantprocess.h"

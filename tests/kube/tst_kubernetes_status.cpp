@@ -8,7 +8,7 @@
 #include "kubeconfig.h"
 #include "kubernetesleasesource.h"
 #include "leaseapiserver.h"
-#include "leaseobserver.h"
+#include <baton/leaseobserver.h>
 #include "participantprocess.h"
 #include "participants.h"
 #include "testcertificates.h"

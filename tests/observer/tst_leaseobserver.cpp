@@ -3,9 +3,9 @@
 // of holder changes with causes (O1) and its CSV and JSON exports. Real
 // cluster services on a MemoryStore; waits are for signals.
 
-#include "clock.h"
-#include "leasecodec.h"
-#include "leaseobserver.h"
+#include <baton/clock.h>
+#include <batoninternal/leasecodec.h>
+#include <baton/leaseobserver.h>
 #include "memorystore.h"
 #include "storecluster.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "elector.h"
 #include "leaserecord.h"
 

@@ -9,7 +9,7 @@
 #include "etcdstore.h"
 #include "filestore.h"
 #include "memorystore.h"
-#include "registrykey.h"
+#include <batoninternal/registrykey.h>
 #include "storeleasebackend.h"
 
 #include <QDateTime>

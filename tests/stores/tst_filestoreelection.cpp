@@ -4,7 +4,7 @@
 // record removed under a leader keeps the fencing token rising (F7). All the facts come from the
 // processes' own event streams (O5), on the host's monotonic clock.
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "eventstream.h"
 #include "filestore.h"
 #include "participantprocess.h"

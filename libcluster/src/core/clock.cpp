@@ -1,4 +1,4 @@
-#include "clock.h"
+#include <baton/clock.h>
 
 #include <time.h>
 

@@ -1,7 +1,7 @@
 #include "clusterservice_p.h"
 
-#include "clock.h"
-#include "eventrecord.h"
+#include <baton/clock.h>
+#include <batoninternal/eventrecord.h>
 #include "leasebackend.h"
 #include "logging.h"
 #include "parameters.h"

@@ -1,6 +1,6 @@
 #include "elector.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 
 #include <algorithm>
 

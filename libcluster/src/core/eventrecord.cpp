@@ -1,6 +1,6 @@
-#include "eventrecord.h"
+#include <batoninternal/eventrecord.h>
 
-#include "clock.h"
+#include <baton/clock.h>
 
 namespace baton::eventrecord {
 

@@ -1,4 +1,4 @@
-#include "leasecodec.h"
+#include <batoninternal/leasecodec.h>
 
 #include "jsonutil.h"
 

@@ -1,25 +1,10 @@
 #pragma once
 
-#include <QDateTime>
+#include <baton/leaserecord.h>
+
 #include <QString>
 
 namespace baton {
-
-/*!
- * What a lease says, whatever keeps it: the fields of client-go's
- * LeaderElectionRecord. The times are wall-clock times written by the
- * holder's host: for display only, never for deciding (F2).
- */
-struct LeaseRecord
-{
-    QString holder;
-    qint64 leaseDurationMs = 0;
-    QDateTime acquireTime;
-    QDateTime renewTime;
-    qint64 transitions = 0;
-
-    bool operator==(const LeaseRecord &) const = default;
-};
 
 /*! A lease as read: whether it exists, its record and its opaque version. */
 struct LeaseState

@@ -1,6 +1,6 @@
 #include "kubecredentials.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "logging.h"
 
 #include <QFile>

@@ -1,9 +1,12 @@
-#include "leaseobserver.h"
+#include "leaseobserver_p.h"
 
-#include "clock.h"
+#include <baton/clock.h>
 #include "leasesource.h"
 #include "storeleasesource.h"
 #include "logging.h"
+
+#include <baton/application.h>
+#include <baton/store.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -17,40 +20,102 @@ namespace baton {
 LeaseObserver::LeaseObserver(Store *store, const Clock *clock, QObject *parent)
     : LeaseObserver(new StoreLeaseSource(store), clock, parent)
 {
+    d->m_store = store;
 }
 
 LeaseObserver::LeaseObserver(LeaseSource *source, const Clock *clock, QObject *parent)
     : QObject(parent)
+    , d(std::make_unique<LeaseObserverPrivate>(this, source, clock))
+{
+}
+
+LeaseObserver::~LeaseObserver()
+{
+    // The source reads the store: it goes first, before what open() opened.
+    delete d->m_source;
+    d->m_source = nullptr;
+}
+
+LeaseObserverPrivate::LeaseObserverPrivate(LeaseObserver *observer, LeaseSource *source, const Clock *clock)
+    : q(observer)
     , m_source(source)
     , m_clock(clock ? clock : &Clock::system())
+    , m_emptyText(QStringLiteral("no cluster:* entries in the Registry"))
 {
-    m_source->setParent(this);
+    m_source->setParent(q);
     m_pollTimer.setSingleShot(true);
-    connect(&m_pollTimer, &QTimer::timeout, this, &LeaseObserver::list);
+    QObject::connect(&m_pollTimer, &QTimer::timeout, q, [this] { list(); });
     m_expiryTimer.setSingleShot(true);
     m_expiryTimer.setTimerType(Qt::PreciseTimer);
-    connect(&m_expiryTimer, &QTimer::timeout, this, &LeaseObserver::checkExpiry);
-    connect(m_source, &LeaseSource::listed, this, &LeaseObserver::onListed);
-    connect(m_source, &LeaseSource::listFailed, this, &LeaseObserver::onListFailed);
-    connect(m_source, &LeaseSource::changed, this, [this](const SourcedLease &lease) {
+    QObject::connect(&m_expiryTimer, &QTimer::timeout, q, [this] { checkExpiry(); });
+    QObject::connect(m_source, &LeaseSource::listed, q,
+                     [this](const QList<SourcedLease> &leases) { onListed(leases); });
+    QObject::connect(m_source, &LeaseSource::listFailed, q,
+                     [this](const QString &message) { onListFailed(message); });
+    QObject::connect(m_source, &LeaseSource::changed, q, [this](const SourcedLease &lease) {
         if (m_running)
             apply(lease);
     });
-    connect(m_source, &LeaseSource::removed, this, [this](const QString &name) {
+    QObject::connect(m_source, &LeaseSource::removed, q, [this](const QString &name) {
         if (m_running)
             remove(name);
     });
-    connect(m_source, &LeaseSource::resynchronise, this, &LeaseObserver::list);
+    QObject::connect(m_source, &LeaseSource::resynchronise, q, [this] { list(); });
 }
 
-LeaseObserver::~LeaseObserver() = default;
+LeaseObserverPrivate::~LeaseObserverPrivate() = default;
 
 QString LeaseObserver::describeSource() const
 {
-    return m_source->describe();
+    return d->m_source->describe();
+}
+
+QString LeaseObserver::describeEmpty() const
+{
+    return d->m_emptyText;
+}
+
+Store *LeaseObserver::store() const
+{
+    return d->m_store;
+}
+
+void LeaseObserver::setPollInterval(int ms)
+{
+    d->m_pollIntervalMs = ms;
+}
+
+int LeaseObserver::pollInterval() const
+{
+    return d->m_pollIntervalMs;
+}
+
+bool LeaseObserver::isReady() const
+{
+    return d->m_ready;
+}
+
+QList<LeaseFailover> LeaseObserver::history() const
+{
+    return d->m_history;
+}
+
+const Clock &LeaseObserver::clock() const
+{
+    return *d->m_clock;
 }
 
 void LeaseObserver::start()
+{
+    d->start();
+}
+
+void LeaseObserver::stop()
+{
+    d->stop();
+}
+
+void LeaseObserverPrivate::start()
 {
     if (m_running)
         return;
@@ -60,7 +125,7 @@ void LeaseObserver::start()
     list();
 }
 
-void LeaseObserver::stop()
+void LeaseObserverPrivate::stop()
 {
     m_running = false;
     m_listing = false;
@@ -69,7 +134,7 @@ void LeaseObserver::stop()
     m_source->stop();
 }
 
-void LeaseObserver::list()
+void LeaseObserverPrivate::list()
 {
     if (!m_running || m_listing)
         return;
@@ -77,7 +142,7 @@ void LeaseObserver::list()
     m_source->list();
 }
 
-void LeaseObserver::onListed(const QList<SourcedLease> &leases)
+void LeaseObserverPrivate::onListed(const QList<SourcedLease> &leases)
 {
     if (!m_running || !m_listing)
         return;
@@ -94,27 +159,27 @@ void LeaseObserver::onListed(const QList<SourcedLease> &leases)
     afterList(true);
 }
 
-void LeaseObserver::onListFailed(const QString &message)
+void LeaseObserverPrivate::onListFailed(const QString &message)
 {
     if (!m_running || !m_listing)
         return;
     m_listing = false;
-    Q_EMIT storeError(message);
+    Q_EMIT q->storeError(message);
     afterList(false);
 }
 
-void LeaseObserver::afterList(bool ok)
+void LeaseObserverPrivate::afterList(bool ok)
 {
     if (!m_ready) {
         m_ready = true;
-        Q_EMIT ready();
+        Q_EMIT q->ready();
     }
     // Without a watch, or after a failure, the list is how news comes.
     if (m_running && (!m_source->isWatching() || !ok))
         m_pollTimer.start(m_pollIntervalMs);
 }
 
-void LeaseObserver::apply(const SourcedLease &lease)
+void LeaseObserverPrivate::apply(const SourcedLease &lease)
 {
     const QString &name = lease.name;
     const qint64 now = m_clock->monotonicMs();
@@ -158,8 +223,8 @@ void LeaseObserver::apply(const SourcedLease &lease)
         qCDebug(lcElection).noquote() << QStringLiteral("observer: %1: handed over from %2 to %3 (%4 ms without a leader)")
                                                 .arg(name, change.from, change.to)
                                                 .arg(change.gapMs);
-        Q_EMIT leaseChanged(name);
-        Q_EMIT handedOver(int(row), change);
+        Q_EMIT q->leaseChanged(name);
+        Q_EMIT q->handedOver(int(row), change);
     } else if ((known || appeared) && record.holder != previousHolder) {
         LeaseFailover change;
         change.lease = name;
@@ -200,26 +265,26 @@ void LeaseObserver::apply(const SourcedLease &lease)
                                                      change.from.isEmpty() ? QStringLiteral("(none)") : change.from,
                                                      change.to.isEmpty() ? QStringLiteral("(none)") : change.to,
                                                      change.why);
-        Q_EMIT leaseChanged(name);
-        Q_EMIT failover(change);
+        Q_EMIT q->leaseChanged(name);
+        Q_EMIT q->failover(change);
     } else {
         m_leases.insert(name, next);
         schedule(next);
-        Q_EMIT leaseChanged(name);
+        Q_EMIT q->leaseChanged(name);
     }
     armExpiry();
 }
 
-void LeaseObserver::remove(const QString &name)
+void LeaseObserverPrivate::remove(const QString &name)
 {
     unschedule(name);
     m_openRelease.remove(name);
     if (m_leases.remove(name) > 0)
-        Q_EMIT leaseRemoved(name);
+        Q_EMIT q->leaseRemoved(name);
     armExpiry();
 }
 
-void LeaseObserver::schedule(const ObservedLease &lease)
+void LeaseObserverPrivate::schedule(const ObservedLease &lease)
 {
     unschedule(lease.name);
     if (lease.expired || !lease.valid || lease.record.holder.isEmpty())
@@ -227,7 +292,7 @@ void LeaseObserver::schedule(const ObservedLease &lease)
     m_deadlineOf.insert(lease.name, m_deadlines.emplace(lease.changedMono + lease.record.leaseDurationMs, lease.name));
 }
 
-void LeaseObserver::unschedule(const QString &name)
+void LeaseObserverPrivate::unschedule(const QString &name)
 {
     const auto it = m_deadlineOf.constFind(name);
     if (it == m_deadlineOf.constEnd())
@@ -236,7 +301,7 @@ void LeaseObserver::unschedule(const QString &name)
     m_deadlineOf.erase(it);
 }
 
-void LeaseObserver::armExpiry()
+void LeaseObserverPrivate::armExpiry()
 {
     if (m_deadlines.empty() || !m_running) {
         m_expiryTimer.stop();
@@ -246,7 +311,7 @@ void LeaseObserver::armExpiry()
     m_expiryTimer.start(int(qBound<qint64>(0, earliest - m_clock->monotonicMs(), qint64(INT_MAX))));
 }
 
-void LeaseObserver::checkExpiry()
+void LeaseObserverPrivate::checkExpiry()
 {
     const qint64 now = m_clock->monotonicMs();
     QStringList expired;
@@ -264,15 +329,15 @@ void LeaseObserver::checkExpiry()
     for (const QString &name : std::as_const(expired)) {
         qCDebug(lcElection).noquote() << QStringLiteral("observer: %1: the lease of %2 expired unrenewed")
                                                 .arg(name, m_leases.value(name).record.holder);
-        Q_EMIT leaseExpired(name);
-        Q_EMIT leaseChanged(name);
+        Q_EMIT q->leaseExpired(name);
+        Q_EMIT q->leaseChanged(name);
     }
     armExpiry();
 }
 
 QList<ObservedLease> LeaseObserver::leases() const
 {
-    QList<ObservedLease> all = m_leases.values();
+    QList<ObservedLease> all = d->m_leases.values();
     std::sort(all.begin(), all.end(),
               [](const ObservedLease &a, const ObservedLease &b) { return a.name < b.name; });
     return all;
@@ -280,8 +345,8 @@ QList<ObservedLease> LeaseObserver::leases() const
 
 std::optional<ObservedLease> LeaseObserver::lease(const QString &name) const
 {
-    const auto it = m_leases.constFind(name);
-    if (it == m_leases.constEnd())
+    const auto it = d->m_leases.constFind(name);
+    if (it == d->m_leases.constEnd())
         return std::nullopt;
     return *it;
 }

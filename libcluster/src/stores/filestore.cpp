@@ -2,7 +2,7 @@
 
 #include "earlierlayout.h"
 #include "logging.h"
-#include "privatefiles.h"
+#include <batoninternal/privatefiles.h>
 #include "storesupport.h"
 
 #include <baton/application.h>

@@ -1,8 +1,12 @@
 #include "storeleasebackend.h"
 
-#include "leasecodec.h"
+#include <batoninternal/storelease.h>
+
+#include <baton/clusterservice.h>
+
+#include <batoninternal/leasecodec.h>
 #include "logging.h"
-#include "registrykey.h"
+#include <batoninternal/registrykey.h>
 #include "versionfloor.h"
 
 #include <baton/store.h>
@@ -173,6 +177,39 @@ bool StoreLeaseBackend::startWatching()
         });
     });
     return true;
+}
+
+namespace {
+
+/*! StoreClusterService on a store someone else opened. */
+class StoreElection final : public ClusterService
+{
+public:
+    StoreElection(Store *store, const QString &name, const QJsonObject &parameters)
+        : ClusterService(name, parameters, nullptr)
+        , m_store(store)
+    {
+    }
+
+protected:
+    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *errorString) override
+    {
+        if (!m_store) {
+            *errorString = QStringLiteral("service \"%1\": its store is closed").arg(name());
+            return nullptr;
+        }
+        return std::make_unique<StoreLeaseBackend>(m_store, leaseName());
+    }
+
+private:
+    QPointer<Store> m_store;
+};
+
+} // namespace
+
+ClusterService *createStoreElection(Store *store, const QString &name, const QJsonObject &parameters)
+{
+    return new StoreElection(store, name, parameters);
 }
 
 } // namespace baton

@@ -1,8 +1,8 @@
 #include "storeleasesource.h"
 
-#include "leasecodec.h"
+#include <batoninternal/leasecodec.h>
 #include "logging.h"
-#include "registrykey.h"
+#include <batoninternal/registrykey.h>
 
 #include <baton/store.h>
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <batoninternal/didyoumean.h> // closest()
+
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
@@ -77,9 +79,6 @@ QString durationRule(qint64 minimum, qint64 maximum);
 
 /*! \a value as the file spells it, or `(hidden)` when \a key looks like the name of a secret. */
 QString shownValue(const QString &key, const QJsonValue &value);
-
-/*! The candidate closest to \a word by edit distance, when it is close enough to be a typo. */
-QString closest(const QString &word, const QStringList &candidates);
 
 /*!
  * The refusal of every key of \a parameters that \a declared does not name,

@@ -1,4 +1,4 @@
-#include "privatefiles.h"
+#include <batoninternal/privatefiles.h>
 
 #include <QDir>
 #include <QFile>

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <batoninternal/batoninternal_export.h>
+
 #include <QFileDevice>
 #include <QSaveFile>
 #include <QString>
@@ -24,7 +26,7 @@ constexpr QFileDevice::Permissions kFolder
  * existing ones as they are. Another process creating the same folder at
  * the same moment is no error.
  */
-bool makeFolder(const QString &path);
+BATON_INTERNAL_EXPORT bool makeFolder(const QString &path);
 
 /*!
  * Makes sure \a path exists before a writer that would create it with the
@@ -32,14 +34,14 @@ bool makeFolder(const QString &path);
  * empty, 0600, in folders made by makeFolder(); writers that replace a file
  * keep the mode of the one they replace.
  */
-bool prepareFile(const QString &path);
+BATON_INTERNAL_EXPORT bool prepareFile(const QString &path);
 
 /*!
  * Opens \a file for writing; a file that does not exist yet will be 0600
  * (QSaveFile's own choice is the umask's), one that exists keeps its mode.
  * False, with the file's errorString(), when it cannot.
  */
-bool openForWriting(QSaveFile &file);
+BATON_INTERNAL_EXPORT bool openForWriting(QSaveFile &file);
 
 } // namespace privatefiles
 } // namespace baton

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <batoninternal/batoninternal_export.h>
+
 #include <QJsonObject>
 #include <QString>
 
@@ -17,8 +19,8 @@ namespace eventrecord {
 constexpr int streamVersion = 1;
 
 /*! A record with `v`, `ts` (UTC, milliseconds), `mono`, `lease`, `instance` and `event`. */
-QJsonObject make(const Clock &clock, const QString &lease, const QString &instance,
-                 const QString &event);
+BATON_INTERNAL_EXPORT QJsonObject make(const Clock &clock, const QString &lease, const QString &instance,
+                                       const QString &event);
 
 } // namespace eventrecord
 } // namespace baton

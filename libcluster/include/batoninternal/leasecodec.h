@@ -1,6 +1,7 @@
 #pragma once
 
-#include "leaserecord.h"
+#include <batoninternal/batoninternal_export.h>
+#include <baton/leaserecord.h>
 
 #include <QJsonObject>
 
@@ -13,12 +14,12 @@ namespace baton {
  */
 namespace leasecodec {
 
-QJsonObject encode(const LeaseRecord &record);
+BATON_INTERNAL_EXPORT QJsonObject encode(const LeaseRecord &record);
 /*!
  * Reads a document back. A missing or mistyped field (R1) fills \a
  * errorString with the field and what was wrong, and returns false.
  */
-bool decode(const QJsonObject &document, LeaseRecord *record, QString *errorString);
+BATON_INTERNAL_EXPORT bool decode(const QJsonObject &document, LeaseRecord *record, QString *errorString);
 
 } // namespace leasecodec
 } // namespace baton

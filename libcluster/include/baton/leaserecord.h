@@ -1,0 +1,30 @@
+#pragma once
+
+#include <QDateTime>
+#include <QString>
+
+namespace baton {
+
+/*!
+ * What a lease says, whatever keeps it: the fields of client-go's
+ * LeaderElectionRecord. The times are wall-clock times written by the
+ * holder's host: for display only, never for deciding (F2).
+ */
+struct LeaseRecord
+{
+    /*! The holder's instance id; empty when nobody holds the lease. */
+    QString holder;
+    /*! How long the holder's lease lasts after each renewal. */
+    qint64 leaseDurationMs = 0;
+    /*! When the holder took the lease, by its clock. */
+    QDateTime acquireTime;
+    /*! When the holder last renewed, by its clock. */
+    QDateTime renewTime;
+    /*! Holder changes so far: the fencing token (F7). */
+    qint64 transitions = 0;
+
+    /*! Field by field. */
+    bool operator==(const LeaseRecord &) const = default;
+};
+
+} // namespace baton

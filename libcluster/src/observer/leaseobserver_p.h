@@ -1,0 +1,75 @@
+#pragma once
+
+#include <baton/leaseobserver.h>
+
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <map>
+#include <memory>
+
+namespace baton {
+
+class Application;
+class Clock;
+class LeaseSource;
+class Store;
+struct SourcedLease;
+
+/*!
+ * The state and the reading of a LeaseObserver: it keeps the leases, the
+ * history and the expiry deadlines, and emits through its LeaseObserver.
+ */
+class LeaseObserverPrivate
+{
+public:
+    LeaseObserverPrivate(LeaseObserver *observer, LeaseSource *source, const Clock *clock);
+    ~LeaseObserverPrivate();
+
+    void start();
+    void stop();
+    void list();
+    void onListed(const QList<SourcedLease> &leases);
+    void onListFailed(const QString &message);
+    void afterList(bool ok);
+    void apply(const SourcedLease &lease);
+    void remove(const QString &name);
+    /*! Keeps \a lease's expiry deadline in m_deadlines (or drops it when it cannot expire). */
+    void schedule(const ObservedLease &lease);
+    void unschedule(const QString &name);
+    void armExpiry();
+    void checkExpiry();
+
+    using Deadlines = std::multimap<qint64, QString>;
+
+    LeaseObserver *q;
+    LeaseSource *m_source;
+    const Clock *m_clock;
+    /*! What open() opened for this observer: deleted after the source. */
+    std::unique_ptr<Application> m_application;
+    std::unique_ptr<Store> m_ownedStore;
+    Store *m_store = nullptr;
+    QString m_emptyText;
+    QHash<QString, ObservedLease> m_leases;
+    /*!
+     * The expiry deadline (monotonic ms) of every lease that can still run
+     * out, earliest first, and where each lease's entry is: a renewal moves
+     * one entry in O(log n) instead of scanning every lease (benchmarks.md).
+     */
+    Deadlines m_deadlines;
+    QHash<QString, Deadlines::iterator> m_deadlineOf;
+    QList<LeaseFailover> m_history;
+    /*! The history row of each lease's release not yet taken up. */
+    QHash<QString, qsizetype> m_openRelease;
+    bool m_listing = false;
+    bool m_ready = false;
+    bool m_running = false;
+    int m_pollIntervalMs = 1000;
+    QTimer m_pollTimer;
+    QTimer m_expiryTimer;
+};
+
+} // namespace baton
