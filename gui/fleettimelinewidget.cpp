@@ -6,10 +6,8 @@
 #include "leaseactivity.h"
 #include "leasetablemodel.h"
 
-#include <QHelpEvent>
 #include <QPainter>
 #include <QScrollBar>
-#include <QToolTip>
 
 #include <algorithm>
 
@@ -214,20 +212,6 @@ void FleetTimelineWidget::paintEvent(QPaintEvent *)
         painter.drawText(rect().adjusted(0, 2, -12, 0), Qt::AlignTop | Qt::AlignRight,
                          tr("paused: End or double-click to follow"));
     }
-}
-
-bool FleetTimelineWidget::event(QEvent *event)
-{
-    if (event->type() == QEvent::ToolTip) {
-        auto *help = static_cast<QHelpEvent *>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, this);
-        return true;
-    }
-    return TimeChartWidget::event(event);
 }
 
 QString FleetTimelineWidget::toolTipAt(const QPoint &pos) const

@@ -35,7 +35,6 @@ Q_SIGNALS:
 protected:
     void paintEvent(QPaintEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
-    bool event(QEvent *event) override;
     QRect plotRect() const override;
     qint64 knownSinceMono() const override;
     void clicked(const QPoint &pos) override;
@@ -48,7 +47,7 @@ private:
     /*! The lanes' area, left of the scroll bar and above the axis. */
     QRect lanesArea() const;
     void updateScrollBar();
-    QString toolTipAt(const QPoint &pos) const;
+    QString toolTipAt(const QPoint &pos) const override;
 
     FleetTimelineModel *m_model;
     QScrollBar *m_scroll;

@@ -3,8 +3,10 @@
 #include <baton/clock.h>
 #include "leaseactivity.h"
 
+#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -205,6 +207,20 @@ void TimeChartWidget::keyPressEvent(QKeyEvent *event)
         return;
     }
     event->accept();
+}
+
+bool TimeChartWidget::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return LeaseChartWidget::event(event);
 }
 
 } // namespace baton

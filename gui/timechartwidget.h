@@ -50,6 +50,10 @@ protected:
     virtual qint64 knownSinceMono() const = 0;
     /*! A press and release at \a pos without a drag between them. */
     virtual void clicked(const QPoint &pos);
+    /*! The exact times under \a pos, shown as a tooltip; empty for none. */
+    virtual QString toolTipAt(const QPoint &pos) const = 0;
+
+    bool event(QEvent *event) override;
 
     void wheelEvent(QWheelEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;

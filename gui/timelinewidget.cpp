@@ -5,11 +5,9 @@
 #include "leaseactivity.h"
 #include "leasetablemodel.h"
 
-#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QPainter>
 #include <QPainterPath>
-#include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -218,20 +216,6 @@ void TimelineWidget::paintEvent(QPaintEvent *)
         painter.setBrush(Qt::NoBrush);
         painter.drawRect(rect().adjusted(0, 0, -1, -1));
     }
-}
-
-bool TimelineWidget::event(QEvent *event)
-{
-    if (event->type() == QEvent::ToolTip) {
-        auto *help = static_cast<QHelpEvent *>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, this);
-        return true;
-    }
-    return TimeChartWidget::event(event);
 }
 
 QString TimelineWidget::toolTipAt(const QPoint &pos) const

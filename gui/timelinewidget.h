@@ -25,7 +25,6 @@ public:
 
 protected:
     void paintEvent(QPaintEvent *event) override;
-    bool event(QEvent *event) override;
     QRect plotRect() const override;
     qint64 knownSinceMono() const override;
 
@@ -39,7 +38,7 @@ private:
     Layout layout(const LeaseTrack &track) const;
     /*! The plot's rectangle for \a holders' labels. */
     QRect plotFor(const QStringList &holders) const;
-    QString toolTipAt(const QPoint &pos) const;
+    QString toolTipAt(const QPoint &pos) const override;
 };
 
 } // namespace baton
