@@ -46,6 +46,8 @@ struct ProcessEntry
     pid_t parent = 0;
     pid_t group = 0;
     char state = 0;
+    /*! Clock ticks after boot: with the pid, names one process for good. */
+    unsigned long long startTime = 0;
 };
 
 std::vector<ProcessEntry> readProcesses()
@@ -74,7 +76,12 @@ std::vector<ProcessEntry> readProcesses()
         process.pid = pid_t(pid);
         int parent = 0;
         int group = 0;
-        if (afterName && std::sscanf(afterName + 1, " %c %d %d", &process.state, &parent, &group) == 3) {
+        // Fields 3 to 22 of proc(5): state, ppid, pgrp, ..., starttime.
+        if (afterName
+            && std::sscanf(afterName + 1,
+                           " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                           &process.state, &parent, &group, &process.startTime)
+                    == 4) {
             process.parent = parent;
             process.group = group;
             processes.push_back(process);
@@ -84,25 +91,32 @@ std::vector<ProcessEntry> readProcesses()
     return processes;
 }
 
+QPair<qint64, quint64> identity(const ProcessEntry &process)
+{
+    return {qint64(process.pid), quint64(process.startTime)};
+}
+
 /*!
  * What a dead guard left behind: children of this process outside its own
  * process group, except \a keep, and everything below them. The guard and
  * the command each got a group of their own, so whatever the command
  * started is in neither this process's group nor its session; a helper the
- * library starts (a credential plugin) stays in this process's group.
+ * library starts (a credential plugin) stays in this process's group. \a keep
+ * names processes by pid and start time, so that a pid used again is not
+ * spared for what an earlier process of that pid did.
  */
-std::vector<ProcessEntry> strays(const QList<qint64> &keep)
+std::vector<ProcessEntry> strays(const QList<QPair<qint64, quint64>> &keep)
 {
     const std::vector<ProcessEntry> processes = readProcesses();
     const pid_t self = ::getpid();
     const pid_t ownGroup = ::getpgrp();
     std::vector<ProcessEntry> found;
     for (const ProcessEntry &process : processes)
-        if (process.parent == self && process.group != ownGroup && !keep.contains(qint64(process.pid)))
+        if (process.parent == self && process.group != ownGroup && !keep.contains(identity(process)))
             found.push_back(process);
     for (size_t i = 0; i < found.size(); ++i)
         for (const ProcessEntry &process : processes)
-            if (process.parent == found[i].pid && !keep.contains(qint64(process.pid)))
+            if (process.parent == found[i].pid && !keep.contains(identity(process)))
                 found.push_back(process);
     return found;
 }
@@ -310,6 +324,11 @@ void ExecSupervisor::startCommand()
     process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     eventdispatcher::restoreForChild(&environment);
+    // The guard's test hooks (give up at once, spare a process by name) are
+    // for tests that drive the guard itself; a guard started here never
+    // honours them, whatever the service's environment holds.
+    environment.remove(QStringLiteral("BATON_EXEC_GUARD_GIVE_UP_MS"));
+    environment.remove(QStringLiteral("BATON_EXEC_GUARD_TEST_SPARE"));
     if (m_cluster) {
         environment.insert(QStringLiteral("BATON_LEASE"), m_cluster->leaseName());
         environment.insert(QStringLiteral("BATON_INSTANCE"), m_cluster->instanceId());
@@ -398,7 +417,9 @@ void ExecSupervisor::onGuardOutput()
         } else if (word == "stuck" && number > 0) {
             // The guard named it on stderr (our log) and exits: the sweep
             // must not wait on it again.
-            m_abandoned.append(number);
+            for (const ProcessEntry &process : readProcesses())
+                if (process.pid == number)
+                    m_abandoned.append(identity(process));
         } else if (word == "exit" || word == "signal") {
             m_commandEnded = true;
             m_commandExitCode = word == "exit" ? number : 0;
@@ -457,7 +478,7 @@ void ExecSupervisor::sweepStrays()
                                                 .arg(process.pid)
                                                 .arg(QLatin1Char(process.state))
                                                 .arg(sweepGiveUpMs);
-        m_abandoned.append(process.pid);
+        m_abandoned.append(identity(process));
     }
     m_sweeping = false;
     afterCommandGone();

@@ -6,6 +6,7 @@
 #include <QFuture>
 #include <QJsonObject>
 #include <QObject>
+#include <QPair>
 #include <QPointer>
 #include <QString>
 #include <QTimer>
@@ -150,8 +151,11 @@ private:
     bool m_sweeping = false;
     QElapsedTimer m_sweepStarted;
     QTimer m_sweepTimer;
-    /*! Pids the guard gave up on ("stuck N"): named once, not killed forever. */
-    QList<qint64> m_abandoned;
+    /*!
+     * What the guard gave up on ("stuck N"), by pid and start time: named
+     * once, not killed forever.
+     */
+    QList<QPair<qint64, quint64>> m_abandoned;
     qint64 m_restartDelayMs = 0;
     QElapsedTimer m_running;
     /*! How long the command ran, from "pid" to the guard's exit; -1 when it never started. */

@@ -352,7 +352,17 @@ void ClusterServicePrivate::beginStop()
                                                 "lease of the last term expired; the stop ends "
                                                 "without them"))
                            .arg(leaseName);
-        finishStop();
+        if (wasLeading) {
+            finishStop();
+            return;
+        }
+        // A follower may have a write on its way that acquires the lease
+        // (a re-acquisition after its step-down): the release waits for its
+        // answer and gives back what it won. Ending the stop here instead
+        // would leave such a lease held by nobody until it expires.
+        releaseAsked = true;
+        disconnect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle);
+        execute(elector->release());
     });
     if (!releaseAsked) // the release is bounded by the Elector's own timeouts
         stopDeadlineTimer.start(waitUntil - clock->monotonicMs());

@@ -139,9 +139,11 @@ VersionFolder::Head VersionFolder::readHead(const QString &key, const KeyFiles *
         // files it is a leftover, unless an older process still writes it.
         if (highest != 0 && listed.versions.contains(0)) {
             const Head legacy = readVersionFile(key, 0, listed.versions.value(0));
-            if (legacy.version > highest) {
+            // Equal counts too: the leftover of a migration is always older
+            // than the version that replaced it.
+            if (legacy.version >= highest) {
                 return { failure(Status::BadReply,
-                                 QStringLiteral("%1: file %2 has version %3, newer than %4: a "
+                                 QStringLiteral("%1: file %2 has version %3, not older than %4: a "
                                                 "process of an earlier Baton still writes to "
                                                 "this folder; stop it")
                                          .arg(describe(), filePath(listed.versions.value(0)))
