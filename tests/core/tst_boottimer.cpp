@@ -8,7 +8,8 @@
 // counts on the boot clock where timerfd exists.
 
 #include "boottimer.h"
-#include "clock.h"
+
+#include <baton/clock.h>
 
 #include <QSignalSpy>
 #include <QTest>
