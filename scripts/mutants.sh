@@ -24,7 +24,7 @@ jobs=${BATON_MUTANT_JOBS:-2}
 [ -f "$build/CMakeCache.txt" ] || { echo "mutants: $build is not a configured build folder" >&2; exit 2; }
 
 elector=libcluster/src/core/elector.cpp
-exec=headless/execsupervisor.cpp
+exec=headless/exec/execsupervisor.cpp
 memory=libcluster/src/stores/memorystore.cpp
 file=libcluster/src/stores/filestore.cpp
 etcd=libcluster/src/etcd/etcdstore.cpp

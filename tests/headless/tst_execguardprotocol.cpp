@@ -1,4 +1,4 @@
-// The exec guard's own protocol (O3, F4; headless/execguard.cpp, "The exec
+// The exec guard's own protocol (O3, F4; headless/exec/execguard.cpp, "The exec
 // guard" in docs/operations.md), driven as baton drives it: this test
 // starts `baton-exec-guard` itself, writes deadlines on its CLOCK_BOOTTIME
 // over its input and reads its reports, with no baton in between, so that
