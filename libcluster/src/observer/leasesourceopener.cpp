@@ -70,7 +70,7 @@ QJsonObject storeServiceForUrl(const LeaseSourceOptions &options, QString *error
  * cluster services stay unstarted, so looking never joins an election.
  */
 std::optional<Failure> openRegistry(const LeaseSourceOptions &options, std::unique_ptr<Application> *application,
-                                    Store **registry)
+                                    Store **registry, std::unique_ptr<Store> *ownedDefault)
 {
     auto app = std::make_unique<Application>();
     QString error;
@@ -88,12 +88,17 @@ std::optional<Failure> openRegistry(const LeaseSourceOptions &options, std::uniq
     if (!loaded)
         return Failure {LeaseObserver::OpenError::BadInput, error};
     Store *store = qobject_cast<Store *>(app->service(registryName));
+    // Not one of the application's services: owned here, and by the
+    // observer once it opens (destroyed before the application it names).
+    std::unique_ptr<Store> defaultStore;
     if (!store) {
         // The default Registry, as Application::registry() makes it, minus
         // the creating when only looking.
-        store = new FileStore(registryName,
-                              {{QStringLiteral("folder"), QDir(app->dataFolder()).filePath(QStringLiteral("registry"))}},
-                              app.get());
+        defaultStore = std::make_unique<FileStore>(
+                registryName,
+                QJsonObject {{QStringLiteral("folder"), QDir(app->dataFolder()).filePath(QStringLiteral("registry"))}},
+                app.get());
+        store = defaultStore.get();
     }
     if (auto *folderStore = qobject_cast<FileStore *>(store))
         folderStore->setReadOnly(options.readOnly);
@@ -104,6 +109,7 @@ std::optional<Failure> openRegistry(const LeaseSourceOptions &options, std::uniq
                         where.isEmpty() ? error : QStringLiteral("%1: %2").arg(where, error)};
     }
     *registry = store;
+    *ownedDefault = std::move(defaultStore);
     *application = std::move(app);
     return std::nullopt;
 }
@@ -175,7 +181,7 @@ LeaseObserver *LeaseObserver::open(const LeaseSourceOptions &options, QObject *p
     switch (options.kind) {
     case LeaseSourceOptions::Kind::Configuration:
     case LeaseSourceOptions::Kind::StoreUrl:
-        failure = openRegistry(options, &application, &store);
+        failure = openRegistry(options, &application, &store, &ownedStore);
         break;
     case LeaseSourceOptions::Kind::StoreService:
         failure = openStoreService(options, &ownedStore);
