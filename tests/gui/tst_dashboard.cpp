@@ -100,10 +100,21 @@ private Q_SLOTS:
 
 private:
     QString writeConfig(const QString &instanceId);
+    /*! The file Registry the participants of writeConfig() share. */
+    Connection participantsRegistry() const;
 
     QTemporaryDir m_folder;
     std::vector<std::unique_ptr<ParticipantProcess>> m_participants;
 };
+
+Connection TestDashboard::participantsRegistry() const
+{
+    Connection connection;
+    connection.name = QStringLiteral("test registry");
+    connection.kind = ConnectionKind::FileRegistry;
+    connection.parameters.insert(QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry")));
+    return connection;
+}
 
 void TestDashboard::initTestCase()
 {
@@ -163,10 +174,7 @@ void TestDashboard::tableFollowsAFailoverOfRealParticipants()
     };
     QTRY_VERIFY_WITH_TIMEOUT(leader() != nullptr, 20000);
 
-    Connection connection;
-    connection.name = QStringLiteral("test registry");
-    connection.kind = ConnectionKind::FileRegistry;
-    connection.parameters.insert(QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry")));
+    const Connection connection = participantsRegistry();
     DashboardSession session;
     session.setAlertInterval(0);
     QString error;
@@ -219,10 +227,7 @@ void TestDashboard::aCleanHandoverIsOneHistoryRow()
     ParticipantProcess *first = join(QStringLiteral("h1"));
     QTRY_VERIFY_WITH_TIMEOUT(first->isLeading(), 20000);
 
-    Connection connection;
-    connection.name = QStringLiteral("test registry");
-    connection.kind = ConnectionKind::FileRegistry;
-    connection.parameters.insert(QStringLiteral("folder"), m_folder.filePath(QStringLiteral("registry")));
+    const Connection connection = participantsRegistry();
     DashboardSession session;
     session.setAlertInterval(0);
     QString error;
