@@ -343,9 +343,12 @@ void TestExecGuardProtocol::theCommandIsTheOomKillersFirstChoice()
     const qint64 command = guard.start(graceMs(), "none", QStringLiteral("sleep 300"));
     QVERIFY(command > 0);
     const int guardScore = oomScoreAdj(guard.pid());
-    const int commandScore = oomScoreAdj(command);
-    QVERIFY2(guardScore > -10000 && commandScore > guardScore,
-             qPrintable(QStringLiteral("guard %1, command %2").arg(guardScore).arg(commandScore)));
+    QVERIFY(guardScore > -10000);
+    // The guard reports the command's pid once it has forked it; the child
+    // raises its own score before exec, when the scheduler lets it run (a
+    // busy machine showed 0 here when read at once).
+    QTRY_VERIFY2(oomScoreAdj(command) > guardScore,
+                 qPrintable(QStringLiteral("guard %1, command %2").arg(guardScore).arg(oomScoreAdj(command))));
     guard.send("kill");
     QTRY_VERIFY(!isAlive(command));
 }
