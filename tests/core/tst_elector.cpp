@@ -36,6 +36,8 @@ struct LeaseStore
 {
     LeaseState state;
     int version = 0;
+    /*! The changes the acquiring writes carried, as a store keeps them beside the lease (O2). */
+    QList<HistoryEntry> history;
 
     LeaseReply apply(const ElectorAction &a)
     {
@@ -45,12 +47,16 @@ struct LeaseStore
             if (state.exists)
                 return LeaseReply::conflict(state);
             write(create->record);
+            if (create->change)
+                history.append(*create->change);
             return LeaseReply::ok(state);
         }
         if (const auto *update = std::get_if<action::Update>(&a)) {
             if (!state.exists || state.version != update->version)
                 return LeaseReply::conflict(state);
             write(update->record);
+            if (update->change)
+                history.append(*update->change);
             return LeaseReply::ok(state);
         }
         qFatal("not a request");
@@ -186,6 +192,7 @@ private Q_SLOTS:
     void fencingTokenIncreasesAcrossLeaders();
     void lateReplyToAnAbandonedRequestIsIgnored();
     void watchEventWhileLeadingTriggersARenewalNotAStepDown();
+    void onlyAChangeOfHolderIsRecordedWithItsReasonAndGap();
 };
 
 void TestElector::firstAttemptAtStartAcquiresAFreeLease()
@@ -620,6 +627,59 @@ void TestElector::watchEventWhileLeadingTriggersARenewalNotAStepDown()
     QVERIFY(wake(a, store));
     QVERIFY(a.elector.isLeader());
     QCOMPARE(a.last<action::AttemptFinished>()->outcome, AttemptOutcome::Renewed);
+}
+
+
+void TestElector::onlyAChangeOfHolderIsRecordedWithItsReasonAndGap()
+{
+    // O2: the instance that takes the lease records the change (from, to,
+    // why, gap, transitions) in the acquiring write; renewals and releases
+    // record nothing.
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    startLeaderThenFollower(a, b, store);
+    QCOMPARE(store.history.size(), 1);
+    QCOMPARE(store.history.at(0).from, QString());
+    QCOMPARE(store.history.at(0).to, QStringLiteral("a"));
+    QCOMPARE(store.history.at(0).why, QStringLiteral("first-acquire"));
+    QCOMPARE(store.history.at(0).gapMs, -1);
+    QCOMPARE(store.history.at(0).transitions, store.state.record.transitions);
+
+    // a renews, then dies; b takes the lease when it expires by b's clock.
+    QVERIFY(wake(a, store));
+    QCOMPARE(store.history.size(), 1);
+    b.clock.setMonotonicMs(a.clock.monotonicMs());
+    QVERIFY(wake(b, store));
+    const qint64 lastSeen = b.clock.monotonicMs();
+    while (!b.elector.isLeader())
+        QVERIFY(wake(b, store));
+    QCOMPARE(store.history.size(), 2);
+    const HistoryEntry expired = store.history.at(1);
+    QCOMPARE(expired.from, QStringLiteral("a"));
+    QCOMPARE(expired.to, QStringLiteral("b"));
+    QCOMPARE(expired.why, QStringLiteral("expired"));
+    QCOMPARE(expired.gapMs, b.clock.monotonicMs() - (lastSeen + L));
+    QCOMPARE(expired.transitions, store.state.record.transitions);
+    QCOMPARE(expired.at, store.state.record.acquireTime);
+
+    // b hands over cleanly to c, which watches and takes the lease the
+    // instant it sees the release: a known gap of 0 on its clock.
+    Instance c(QStringLiteral("c"));
+    c.clock.setMonotonicMs(b.clock.monotonicMs());
+    take(c, c.elector.start());
+    settle(c, store);
+    take(b, b.elector.stop());
+    take(b, b.elector.release());
+    settle(b, store);
+    QCOMPARE(store.history.size(), 2); // a release records nothing itself
+    take(c, c.elector.onWatch(store.state));
+    settle(c, store);
+    QVERIFY(c.elector.isLeader());
+    QCOMPARE(store.history.size(), 3);
+    QCOMPARE(store.history.at(2).from, QStringLiteral("b"));
+    QCOMPARE(store.history.at(2).to, QStringLiteral("c"));
+    QCOMPARE(store.history.at(2).why, QStringLiteral("released"));
+    QCOMPARE(store.history.at(2).gapMs, 0);
 }
 
 QTEST_GUILESS_MAIN(TestElector)

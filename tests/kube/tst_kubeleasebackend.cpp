@@ -79,14 +79,14 @@ void TestKubeLeaseBackend::anUpdateIdenticalToTheStoredLeaseRenewsNothing()
     record.acquireTime = QDateTime::currentDateTimeUtc();
     record.renewTime = record.acquireTime;
     ReplyWaiter created;
-    backend.create(record, created.callback());
+    backend.create(record, std::nullopt, created.callback());
     QVERIFY(created.wait());
     QCOMPARE(int(created.reply().outcome), int(LeaseReply::Outcome::Ok));
     const QString version = created.reply().state.version;
     QVERIFY(!version.isEmpty());
 
     ReplyWaiter identical;
-    backend.update(record, version, identical.callback());
+    backend.update(record, version, std::nullopt, identical.callback());
     QVERIFY(identical.wait());
     QCOMPARE(int(identical.reply().outcome), int(LeaseReply::Outcome::Error));
     QVERIFY2(identical.reply().errorString.contains(QLatin1String("renews nothing")),
@@ -98,7 +98,7 @@ void TestKubeLeaseBackend::anUpdateIdenticalToTheStoredLeaseRenewsNothing()
 
     record.renewTime = record.renewTime.addMSecs(1000);
     ReplyWaiter renewed;
-    backend.update(record, version, renewed.callback());
+    backend.update(record, version, std::nullopt, renewed.callback());
     QVERIFY(renewed.wait());
     QCOMPARE(int(renewed.reply().outcome), int(LeaseReply::Outcome::Ok));
     QVERIFY(renewed.reply().state.version != version);

@@ -81,14 +81,14 @@ void TestFencingToken::runTermsAroundADeletion(Store *first, Store *second, qint
                                                qint64 *newToken)
 {
     StoreLeaseBackend before(first, kLease);
-    auto created = await([&](auto done) { before.create(termOf(QStringLiteral("a"), 0), done); });
+    auto created = await([&](auto done) { before.create(termOf(QStringLiteral("a"), 0), std::nullopt, done); });
     QVERIFY(created);
     QCOMPARE(int(created->outcome), int(LeaseReply::Outcome::Ok));
     LeaseState state = created->state;
     // Two takeovers, as the Elector writes them: the transitions plus one.
     for (const QString &holder : { QStringLiteral("b"), QStringLiteral("c") }) {
         const LeaseRecord next = termOf(holder, state.record.transitions + 1);
-        auto taken = await([&](auto done) { before.update(next, state.version, done); });
+        auto taken = await([&](auto done) { before.update(next, state.version, std::nullopt, done); });
         QVERIFY(taken);
         QCOMPARE(int(taken->outcome), int(LeaseReply::Outcome::Ok));
         state = taken->state;
@@ -106,7 +106,7 @@ void TestFencingToken::runTermsAroundADeletion(Store *first, Store *second, qint
     auto read = await([&](auto done) { after.read(done); });
     QVERIFY(read);
     QVERIFY(!read->state.exists);
-    auto again = await([&](auto done) { after.create(termOf(QStringLiteral("d"), 0), done); });
+    auto again = await([&](auto done) { after.create(termOf(QStringLiteral("d"), 0), std::nullopt, done); });
     QVERIFY(again);
     QCOMPARE(int(again->outcome), int(LeaseReply::Outcome::Ok));
     *newToken = again->state.record.transitions;
@@ -180,7 +180,7 @@ void TestFencingToken::
     // A lease with a past: a term, then the record removed.
     auto firstRead = await([&](auto done) { they.read(done); });
     QVERIFY(firstRead);
-    auto first = await([&](auto done) { they.create(termOf(QStringLiteral("a"), 0), done); });
+    auto first = await([&](auto done) { they.create(termOf(QStringLiteral("a"), 0), std::nullopt, done); });
     QVERIFY(first);
     QCOMPARE(int(first->outcome), int(LeaseReply::Outcome::Ok));
     QVERIFY(removeTheRecord());
@@ -194,18 +194,18 @@ void TestFencingToken::
     auto theirRead = await([&](auto done) { they.read(done); });
     QVERIFY(theirRead);
     QVERIFY(!theirRead->state.exists);
-    auto created = await([&](auto done) { they.create(termOf(QStringLiteral("e"), 0), done); });
+    auto created = await([&](auto done) { they.create(termOf(QStringLiteral("e"), 0), std::nullopt, done); });
     QVERIFY(created);
     QCOMPARE(int(created->outcome), int(LeaseReply::Outcome::Ok));
     const LeaseRecord takeover = termOf(QStringLiteral("f"), created->state.record.transitions + 1);
     auto taken = await(
-            [&](auto done) { they.update(takeover, created->state.version, done); });
+            [&](auto done) { they.update(takeover, created->state.version, std::nullopt, done); });
     QVERIFY(taken);
     QCOMPARE(int(taken->outcome), int(LeaseReply::Outcome::Ok));
     const qint64 theirLastToken = taken->state.record.transitions;
     QVERIFY(removeTheRecord());
 
-    auto ourCreate = await([&](auto done) { we.create(termOf(QStringLiteral("g"), 0), done); });
+    auto ourCreate = await([&](auto done) { we.create(termOf(QStringLiteral("g"), 0), std::nullopt, done); });
     QVERIFY(ourCreate);
     QCOMPARE(int(ourCreate->outcome), int(LeaseReply::Outcome::Ok));
     QVERIFY2(ourCreate->state.record.transitions > theirLastToken,

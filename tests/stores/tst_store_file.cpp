@@ -345,13 +345,13 @@ private Q_SLOTS:
         backend.read(answer);
         QTRY_COMPARE(answers, 1);
         QVERIFY(reply.outcome == LeaseReply::Outcome::Ok && !reply.state.exists);
-        backend.create(record, answer);
+        backend.create(record, std::nullopt, answer);
         QTRY_COMPARE(answers, 2);
         QVERIFY2(reply.outcome == LeaseReply::Outcome::Ok, qPrintable(reply.errorString));
         QCOMPARE(reply.state.record.transitions, 0);
         for (qint64 term = 1; term <= 3; ++term) {
             record.transitions = term;
-            backend.update(record, reply.state.version, answer);
+            backend.update(record, reply.state.version, std::nullopt, answer);
             QTRY_COMPARE(answers, 2 + term);
             QVERIFY2(reply.outcome == LeaseReply::Outcome::Ok, qPrintable(reply.errorString));
         }
@@ -366,7 +366,7 @@ private Q_SLOTS:
         QTRY_COMPARE(answers, 6);
         QVERIFY(reply.outcome == LeaseReply::Outcome::Ok && !reply.state.exists);
         record.transitions = 0; // what an Elector writes for a lease that does not exist
-        backend.create(record, answer);
+        backend.create(record, std::nullopt, answer);
         QTRY_COMPARE(answers, 7);
         QVERIFY2(reply.outcome == LeaseReply::Outcome::Ok, qPrintable(reply.errorString));
         const qint64 recreatedToken = reply.state.record.transitions;
@@ -380,7 +380,7 @@ private Q_SLOTS:
         const CallPtr again = removeCall(QStringLiteral("cluster:leader"), {});
         WAIT_DONE(again);
         QTRY_VERIFY(removalSeen);
-        backend.create(record, answer);
+        backend.create(record, std::nullopt, answer);
         QTRY_COMPARE(answers, 8);
         QVERIFY2(reply.outcome == LeaseReply::Outcome::Ok, qPrintable(reply.errorString));
         QVERIFY2(reply.state.record.transitions > recreatedToken,

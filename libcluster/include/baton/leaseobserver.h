@@ -74,6 +74,12 @@ struct LeaseFailover
     qint64 gapMs = -1;
     /*! The record's transitions after the change (F7). */
     qint64 transitions = 0;
+    /*!
+     * Read from the lease's stored history, as the new holder recorded it
+     * (O2), rather than seen by this observer: then \a when and \a gapMs are
+     * by the new holder's clocks, and \a mono is this observer's estimate.
+     */
+    bool recorded = false;
 };
 
 /*!

@@ -281,9 +281,9 @@ void ClusterServicePrivate::sendRequest(const ElectorAction &request)
     if (const auto *read = std::get_if<action::Read>(&request))
         backend->read(answer(read->request));
     else if (const auto *create = std::get_if<action::Create>(&request))
-        backend->create(create->record, answer(create->request));
+        backend->create(create->record, create->change, answer(create->request));
     else if (const auto *update = std::get_if<action::Update>(&request))
-        backend->update(update->record, update->version, answer(update->request));
+        backend->update(update->record, update->version, update->change, answer(update->request));
 }
 
 void ClusterServicePrivate::armTimer()

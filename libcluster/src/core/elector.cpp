@@ -414,14 +414,15 @@ void Elector::continueAttempt(ElectorActions &out)
         return;
     }
     if (!m_observed.exists) {
-        send(out, Step::Write, action::Create {0, acquisitionRecord(0)});
+        const LeaseRecord record = acquisitionRecord(0);
+        send(out, Step::Write, action::Create {0, record, recordedChange(record)});
         return;
     }
     const QString &holder = m_observed.record.holder;
     if (holder.isEmpty() || holder == me || expired()) {
+        const LeaseRecord record = acquisitionRecord(m_observed.record.transitions + 1);
         send(out, Step::Write,
-             action::Update {0, acquisitionRecord(m_observed.record.transitions + 1),
-                             m_observed.version});
+             action::Update {0, record, m_observed.version, recordedChange(record)});
         return;
     }
     if (!m_readThisAttempt) {
@@ -440,6 +441,32 @@ LeaseRecord Elector::acquisitionRecord(qint64 transitions) const
     record.renewTime = record.acquireTime;
     record.transitions = transitions;
     return record;
+}
+
+std::optional<HistoryEntry> Elector::recordedChange(const LeaseRecord &acquired) const
+{
+    const QString holder = m_observed.exists ? m_observed.record.holder : QString();
+    if (holder == m_params.identity)
+        return std::nullopt; // its own lease, taken back after a restart: no change of holder
+    HistoryEntry change;
+    change.to = m_params.identity;
+    change.at = acquired.acquireTime;
+    change.transitions = acquired.transitions;
+    if (!m_observed.exists) {
+        change.why = wireName(ChangeWhy::FirstAcquire);
+    } else if (holder.isEmpty()) {
+        // Only a release leaves a record without a holder; who released it
+        // is known when this instance saw it held.
+        change.from = m_lastHolder;
+        change.why = wireName(ChangeWhy::Released);
+        if (m_releaseSeen)
+            change.gapMs = now() - m_observedAt;
+    } else {
+        change.from = holder;
+        change.why = wireName(ChangeWhy::Expired);
+        change.gapMs = std::max<qint64>(0, now() - (m_observedAt + observedLeaseDuration()));
+    }
+    return change;
 }
 
 void Elector::finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error)
@@ -479,6 +506,9 @@ void Elector::observe(const LeaseState &state, ElectorActions &out)
     m_observedAt = now();
 
     const QString holder = state.exists ? state.record.holder : QString();
+    m_releaseSeen = !first && state.exists && holder.isEmpty() && !previousHolder.isEmpty();
+    if (!holder.isEmpty())
+        m_lastHolder = holder;
     if (holder == previousHolder)
         return;
     // A first sighting of someone else's lease is no change; a first

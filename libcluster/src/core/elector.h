@@ -2,6 +2,8 @@
 
 #include "leaserecord.h"
 
+#include <batoninternal/leasehistory.h>
+
 #include <QString>
 
 #include <optional>
@@ -37,12 +39,16 @@ struct Create
 {
     quint64 request;
     LeaseRecord record;
+    /*! Set when the write takes the lease from someone else or from nobody: to be stored with it (O2). */
+    std::optional<HistoryEntry> change = std::nullopt;
 };
 struct Update
 {
     quint64 request;
     LeaseRecord record;
     QString version;
+    /*! As Create::change; never set on a renewal or a release. */
+    std::optional<HistoryEntry> change = std::nullopt;
 };
 struct BecameLeader
 {
@@ -152,6 +158,7 @@ private:
     void startRelease(ElectorActions &out, bool retry = false);
     void sendRelease(ElectorActions &out);
     LeaseRecord acquisitionRecord(qint64 transitions) const;
+    std::optional<HistoryEntry> recordedChange(const LeaseRecord &acquired) const;
     void observe(const LeaseState &state, ElectorActions &out);
     void becomeLeader(const LeaseState &state, ElectorActions &out);
     void stepDown(StopReason reason, ElectorActions &out);
@@ -168,6 +175,10 @@ private:
     LeaseState m_observed;
     bool m_haveObserved = false;
     qint64 m_observedAt = 0;
+    /*! The last holder seen, kept across a release so a take-up can name whom it follows. */
+    QString m_lastHolder;
+    /*! The current free record was seen replacing a held one, at m_observedAt. */
+    bool m_releaseSeen = false;
 
     bool m_leading = false;
     qint64 m_token = -1;

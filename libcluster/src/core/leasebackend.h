@@ -2,9 +2,12 @@
 
 #include "leaserecord.h"
 
+#include <batoninternal/leasehistory.h>
+
 #include <QObject>
 
 #include <functional>
+#include <optional>
 
 namespace baton {
 
@@ -26,10 +29,16 @@ public:
     /*! Where the lease lives, for logs: `cluster:leader in FileStore /var/lib/x`. */
     virtual QString describe() const = 0;
     virtual void read(Callback done) = 0;
-    /*! Creates the lease; Conflict when it exists. */
-    virtual void create(const LeaseRecord &record, Callback done) = 0;
+    /*!
+     * Creates the lease; Conflict when it exists. A \a change is this
+     * acquisition's holder change: kept in the lease's stored history, in
+     * the same write where the protocol allows it (O2).
+     */
+    virtual void create(const LeaseRecord &record, const std::optional<HistoryEntry> &change,
+                        Callback done) = 0;
     /*! Replaces the lease when it still has \a version; Conflict otherwise. */
-    virtual void update(const LeaseRecord &record, const QString &version, Callback done) = 0;
+    virtual void update(const LeaseRecord &record, const QString &version,
+                        const std::optional<HistoryEntry> &change, Callback done) = 0;
     /*!
      * Starts following the lease; changed() then reports every change seen.
      * Returns false when this backend cannot watch (the election then polls).

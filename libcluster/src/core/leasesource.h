@@ -2,10 +2,14 @@
 
 #include "leaserecord.h"
 
+#include <batoninternal/leasehistory.h>
+
 #include <QList>
 #include <QMetaType>
 #include <QObject>
 #include <QString>
+
+#include <optional>
 
 namespace baton {
 
@@ -20,6 +24,14 @@ struct SourcedLease
     /*! When not valid: the field and what is wrong with it. */
     QString error;
     LeaseRecord record;
+    /*!
+     * The lease's stored history (O2), oldest first, when the source read
+     * it with the lease: on Kubernetes with every change, in a store with
+     * every list. Unset when not read this time.
+     */
+    std::optional<QList<HistoryEntry>> history;
+    /*! When the stored history was there but unreadable: what was wrong (warned once). */
+    QString historyError;
 };
 
 /*!

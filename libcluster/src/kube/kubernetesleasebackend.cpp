@@ -168,7 +168,8 @@ void KubernetesLeaseBackend::writeReply(const HttpResult &result, const QString 
     });
 }
 
-void KubernetesLeaseBackend::create(const LeaseRecord &record, Callback done)
+void KubernetesLeaseBackend::create(const LeaseRecord &record,
+                                [[maybe_unused]] const std::optional<HistoryEntry> &change, Callback done)
 {
     m_api->send("POST", collectionUrl(), toLease(record, {}),
          [this, done = std::move(done)](const HttpResult &result) {
@@ -176,7 +177,8 @@ void KubernetesLeaseBackend::create(const LeaseRecord &record, Callback done)
          });
 }
 
-void KubernetesLeaseBackend::update(const LeaseRecord &record, const QString &version, Callback done)
+void KubernetesLeaseBackend::update(const LeaseRecord &record, const QString &version,
+                                [[maybe_unused]] const std::optional<HistoryEntry> &change, Callback done)
 {
     if (version.isEmpty()) {
         // A PUT without a version would be unconditional: never sent (B3).

@@ -105,7 +105,8 @@ void StoreLeaseBackend::read(Callback done)
     m_store->get(m_key, guarded(std::move(done), false));
 }
 
-void StoreLeaseBackend::create(const LeaseRecord &record, Callback done)
+void StoreLeaseBackend::create(const LeaseRecord &record,
+                                [[maybe_unused]] const std::optional<HistoryEntry> &change, Callback done)
 {
     if (!m_store)
         return;
@@ -136,7 +137,8 @@ void StoreLeaseBackend::create(const LeaseRecord &record, Callback done)
     m_store->create(m_key, leasecodec::encode(created), guarded(std::move(done), true));
 }
 
-void StoreLeaseBackend::update(const LeaseRecord &record, const QString &version, Callback done)
+void StoreLeaseBackend::update(const LeaseRecord &record, const QString &version,
+                                [[maybe_unused]] const std::optional<HistoryEntry> &change, Callback done)
 {
     if (!m_store)
         return;

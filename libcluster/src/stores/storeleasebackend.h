@@ -23,8 +23,10 @@ public:
 
     QString describe() const override;
     void read(Callback done) override;
-    void create(const LeaseRecord &record, Callback done) override;
-    void update(const LeaseRecord &record, const QString &version, Callback done) override;
+    void create(const LeaseRecord &record, const std::optional<HistoryEntry> &change,
+                Callback done) override;
+    void update(const LeaseRecord &record, const QString &version,
+                const std::optional<HistoryEntry> &change, Callback done) override;
     bool startWatching() override;
 
 private:

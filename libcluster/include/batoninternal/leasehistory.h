@@ -1,0 +1,74 @@
+#pragma once
+
+#include <batoninternal/batoninternal_export.h>
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+
+namespace baton {
+
+/*!
+ * One holder change as the instance that took the lease recorded it (O2):
+ * written with the acquisition, never on a renewal. The time is the new
+ * holder's wall clock, for display only (F2).
+ */
+struct HistoryEntry
+{
+    /*! The previous holder; empty when there was none or it is not known. */
+    QString from;
+    /*! The new holder. */
+    QString to;
+    /*! first-acquire, released, expired, taken-over: as in the event stream (O5). */
+    QString why;
+    /*! When \a to took the lease, by its clock. */
+    QDateTime at;
+    /*!
+     * Milliseconds without a leader before \a to took the lease, by its
+     * clock: from when it saw the release, or from when the previous lease
+     * ran out as it judged it (F2); -1 when it cannot know.
+     */
+    qint64 gapMs = -1;
+    /*! The record's transitions after the change: one per term (F7). */
+    qint64 transitions = 0;
+
+    bool operator==(const HistoryEntry &) const = default;
+};
+
+/*!
+ * The stored history of one lease: the last changes, oldest first, as one
+ * JSON document `{"v": 1, "changes": [...]}`. In a Registry it is the entry
+ * `history:<leaseName>` next to `cluster:<leaseName>`; on Kubernetes it is
+ * the Lease's annotation kubernetesAnnotation, the same document as text.
+ */
+namespace leasehistory {
+
+/*! How many changes are kept per lease unless the `historyLength` parameter says otherwise. */
+constexpr int defaultLength = 20;
+/*! A stored history larger than this is ignored, as a malformed one is. */
+constexpr qsizetype maxDocumentBytes = 64 * 1024;
+
+BATON_INTERNAL_EXPORT extern const QString registryPrefix;
+BATON_INTERNAL_EXPORT extern const QString kubernetesAnnotation;
+
+/*! `history:<leaseName>`: outside `cluster:*`, so no observer reads it as a lease. */
+BATON_INTERNAL_EXPORT QString registryKey(const QString &leaseName);
+
+BATON_INTERNAL_EXPORT QJsonObject encode(const QList<HistoryEntry> &changes);
+/*!
+ * Reads a stored history back. A wrong version, a missing or mistyped field
+ * or a document over maxDocumentBytes fills \a errorString with what was wrong
+ * and where, and returns false: the caller ignores that history with one
+ * warning and carries on (never an error of the election).
+ */
+BATON_INTERNAL_EXPORT bool decode(const QJsonObject &document, QList<HistoryEntry> *changes,
+                                  QString *errorString);
+/*! decode() of the annotation's text. */
+BATON_INTERNAL_EXPORT bool decodeText(const QString &text, QList<HistoryEntry> *changes, QString *errorString);
+/*! \a changes with \a change appended, keeping the last \a length (at least one). */
+BATON_INTERNAL_EXPORT QList<HistoryEntry> appended(QList<HistoryEntry> changes, const HistoryEntry &change,
+                                                   int length);
+
+} // namespace leasehistory
+} // namespace baton

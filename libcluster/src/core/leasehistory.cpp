@@ -1,0 +1,139 @@
+#include <batoninternal/leasehistory.h>
+
+#include "jsonutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace baton::leasehistory {
+
+const QString registryPrefix = QStringLiteral("history:");
+const QString kubernetesAnnotation = QStringLiteral("baton.dev/leader-history");
+
+namespace {
+
+constexpr int documentVersion = 1;
+
+const QString versionKey = QStringLiteral("v");
+const QString changesKey = QStringLiteral("changes");
+const QString fromKey = QStringLiteral("from");
+const QString toKey = QStringLiteral("to");
+const QString whyKey = QStringLiteral("why");
+const QString atKey = QStringLiteral("at");
+const QString gapKey = QStringLiteral("gapMs");
+const QString transitionsKey = QStringLiteral("transitions");
+
+bool decodeChange(const QJsonValue &value, int index, HistoryEntry *change, QString *errorString)
+{
+    const auto fail = [&](const QString &field, const QString &what) {
+        *errorString = QStringLiteral("change %1: field \"%2\" %3").arg(index).arg(field, what);
+        return false;
+    };
+    if (!value.isObject()) {
+        *errorString = QStringLiteral("change %1 must be an object, not %2").arg(index).arg(jsonutil::describe(value));
+        return false;
+    }
+    const QJsonObject o = value.toObject();
+    for (const QString &key : {fromKey, toKey, whyKey, atKey}) {
+        if (!o.value(key).isString())
+            return fail(key, QStringLiteral("must be a string"));
+    }
+    HistoryEntry decoded;
+    decoded.from = o.value(fromKey).toString();
+    decoded.to = o.value(toKey).toString();
+    decoded.why = o.value(whyKey).toString();
+    decoded.at = QDateTime::fromString(o.value(atKey).toString(), Qt::ISODateWithMs);
+    if (!decoded.at.isValid())
+        return fail(atKey, QStringLiteral("must be an ISO 8601 time"));
+    const QJsonValue gap = o.value(gapKey);
+    if (!jsonutil::isInteger(gap) || gap.toDouble() < -1)
+        return fail(gapKey, QStringLiteral("must be an integer of at least -1"));
+    decoded.gapMs = qint64(gap.toDouble());
+    const QJsonValue transitions = o.value(transitionsKey);
+    if (!jsonutil::isInteger(transitions) || transitions.toDouble() < 0)
+        return fail(transitionsKey, QStringLiteral("must be an integer of at least 0"));
+    decoded.transitions = qint64(transitions.toDouble());
+    *change = decoded;
+    return true;
+}
+
+} // namespace
+
+QString registryKey(const QString &leaseName)
+{
+    return registryPrefix + leaseName;
+}
+
+QJsonObject encode(const QList<HistoryEntry> &changes)
+{
+    QJsonArray array;
+    for (const HistoryEntry &change : changes) {
+        array.append(QJsonObject {
+                {fromKey, change.from},
+                {toKey, change.to},
+                {whyKey, change.why},
+                {atKey, change.at.toUTC().toString(Qt::ISODateWithMs)},
+                {gapKey, double(change.gapMs)},
+                {transitionsKey, double(change.transitions)},
+        });
+    }
+    return QJsonObject {{versionKey, documentVersion}, {changesKey, array}};
+}
+
+bool decode(const QJsonObject &document, QList<HistoryEntry> *changes, QString *errorString)
+{
+    const qsizetype size = QJsonDocument(document).toJson(QJsonDocument::Compact).size();
+    if (size > maxDocumentBytes) {
+        *errorString = QStringLiteral("%1 bytes, more than the %2 a history may have").arg(size).arg(maxDocumentBytes);
+        return false;
+    }
+    const QJsonValue version = document.value(versionKey);
+    if (!jsonutil::isInteger(version) || version.toInt() != documentVersion) {
+        *errorString = QStringLiteral("field \"v\" must be %1, not %2").arg(documentVersion).arg(jsonutil::describe(version));
+        return false;
+    }
+    const QJsonValue list = document.value(changesKey);
+    if (!list.isArray()) {
+        *errorString = QStringLiteral("field \"changes\" must be an array");
+        return false;
+    }
+    QList<HistoryEntry> decoded;
+    const QJsonArray array = list.toArray();
+    decoded.reserve(array.size());
+    for (int i = 0; i < array.size(); ++i) {
+        HistoryEntry change;
+        if (!decodeChange(array.at(i), i, &change, errorString))
+            return false;
+        decoded.append(change);
+    }
+    *changes = decoded;
+    return true;
+}
+
+bool decodeText(const QString &text, QList<HistoryEntry> *changes, QString *errorString)
+{
+    if (text.size() > maxDocumentBytes) {
+        *errorString = QStringLiteral("%1 characters, more than the %2 a history may have").arg(text.size()).arg(maxDocumentBytes);
+        return false;
+    }
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8(), &parseError);
+    if (!document.isObject()) {
+        *errorString = parseError.error != QJsonParseError::NoError
+                ? QStringLiteral("not JSON at offset %1: %2").arg(parseError.offset).arg(parseError.errorString())
+                : QStringLiteral("not a JSON object");
+        return false;
+    }
+    return decode(document.object(), changes, errorString);
+}
+
+QList<HistoryEntry> appended(QList<HistoryEntry> changes, const HistoryEntry &change, int length)
+{
+    changes.append(change);
+    const qsizetype keep = std::max(length, 1);
+    if (changes.size() > keep)
+        changes.remove(0, changes.size() - keep);
+    return changes;
+}
+
+} // namespace baton::leasehistory
