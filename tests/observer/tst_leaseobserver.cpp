@@ -220,7 +220,9 @@ void TestLeaseObserver::withoutAWatchTheObserverPolls()
 
 void TestLeaseObserver::historyExportsAsCsvAndJson()
 {
-    // O2: CSV (RFC 4180, quoted where needed) and JSON, one row per change.
+    // O2: CSV (RFC 4180, quoted where needed) and JSON, one row per change;
+    // a change read from the stored history says so (recorded), one seen
+    // live does not.
     LeaseFailover first;
     first.lease = QStringLiteral("cron");
     first.from = QStringLiteral("web,1 \"old\"");
@@ -235,15 +237,16 @@ void TestLeaseObserver::historyExportsAsCsvAndJson()
     second.to.clear();
     second.why = QStringLiteral("released");
     second.gapMs = -1;
+    second.recorded = true;
     const QList<LeaseFailover> history {first, second};
 
     const QStringList lines = QString::fromUtf8(LeaseObserver::historyToCsv(history))
                                       .split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 3);
-    QCOMPARE(lines.at(0), QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions"));
+    QCOMPARE(lines.at(0), QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions,recorded"));
     QCOMPARE(lines.at(1), QStringLiteral("cron,\"web,1 \"\"old\"\"\",web-2,expired,"
-                                         "2026-01-02T03:04:05.678Z,1234,56,7"));
-    QCOMPARE(lines.at(2), QStringLiteral("cron,web-2,,released,2026-01-02T03:04:05.678Z,1234,,7"));
+                                         "2026-01-02T03:04:05.678Z,1234,56,7,false"));
+    QCOMPARE(lines.at(2), QStringLiteral("cron,web-2,,released,2026-01-02T03:04:05.678Z,1234,,7,true"));
 
     QJsonParseError error;
     const QJsonDocument json = QJsonDocument::fromJson(LeaseObserver::historyToJson(history), &error);
@@ -256,6 +259,8 @@ void TestLeaseObserver::historyExportsAsCsvAndJson()
     QCOMPARE(rows.at(0).toObject().value(QStringLiteral("time")).toString(),
              QStringLiteral("2026-01-02T03:04:05.678Z"));
     QVERIFY(!rows.at(1).toObject().contains(QStringLiteral("gapMs")));
+    QCOMPARE(rows.at(0).toObject().value(QStringLiteral("recorded")), QJsonValue(false));
+    QCOMPARE(rows.at(1).toObject().value(QStringLiteral("recorded")), QJsonValue(true));
 }
 
 QTEST_GUILESS_MAIN(TestLeaseObserver)

@@ -368,12 +368,14 @@ QString csvField(const QString &text)
 
 QByteArray LeaseObserver::historyToCsv(const QList<LeaseFailover> &history)
 {
-    QString out = QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions\r\n");
+    // Columns are only ever added, at the end: readers of older files keep working.
+    QString out = QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions,recorded\r\n");
     for (const LeaseFailover &f : history)
         out += QStringList {csvField(f.lease), csvField(f.from), csvField(f.to), csvField(f.why),
                             f.when.toUTC().toString(Qt::ISODateWithMs), QString::number(f.mono),
                             f.gapMs >= 0 ? QString::number(f.gapMs) : QString(),
-                            QString::number(f.transitions)}
+                            QString::number(f.transitions),
+                            f.recorded ? QStringLiteral("true") : QStringLiteral("false")}
                        .join(QLatin1Char(','))
                 + QStringLiteral("\r\n");
     return out.toUtf8();
@@ -389,7 +391,8 @@ QByteArray LeaseObserver::historyToJson(const QList<LeaseFailover> &history)
                          {QStringLiteral("why"), f.why},
                          {QStringLiteral("time"), f.when.toUTC().toString(Qt::ISODateWithMs)},
                          {QStringLiteral("mono"), double(f.mono)},
-                         {QStringLiteral("transitions"), double(f.transitions)}};
+                         {QStringLiteral("transitions"), double(f.transitions)},
+                         {QStringLiteral("recorded"), f.recorded}};
         if (f.gapMs >= 0)
             row.insert(QStringLiteral("gapMs"), double(f.gapMs));
         rows.append(row);
