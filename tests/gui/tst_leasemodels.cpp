@@ -314,7 +314,7 @@ void TestLeaseModels::historyModelAndItsExportsParse()
     QCOMPARE(lines.at(0).trimmed(), QByteArray("lease,from,to,why,time,mono,gapMs,transitions,recorded"));
     QCOMPARE(lines.size(), 3); // header, one row, the empty piece after the last CRLF
     QVERIFY(lines.at(1).startsWith("cron,node-a,\"node,b\",released,"));
-    QVERIFY(lines.at(1).trimmed().endsWith(",1500,1,false")); // seen live, not read from the store
+    QVERIFY(lines.at(1).trimmed().endsWith(",1500,1,false"));
 
     // JSON: the history array with the same fields.
     model.setLease({});
