@@ -293,7 +293,12 @@ void TestExecGuard::aKilledBatonLeavesNothingOfTheCommand()
     QSignalSpy died(p, &ParticipantProcess::finished);
     p->sendSignal(SIGKILL);
     QVERIFY(died.wait(10000));
-    QTRY_VERIFY_WITH_TIMEOUT(!isAlive(shell) && !isAlive(grandchild), graceMs);
+    // The guard means to be done within the grace period, but what the
+    // contract needs is that nothing runs when a successor may start: a
+    // lease after the last renewal, so at the latest a lease after the kill.
+    // The grace period itself is a scheduling bound a busy machine breaks
+    // (950 ms for 500 under two CPU hogs and a build).
+    QTRY_VERIFY_WITH_TIMEOUT(!isAlive(shell) && !isAlive(grandchild), int(scaledMs(leaseMs)));
 }
 
 void TestExecGuard::aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes_data()
