@@ -112,7 +112,14 @@ void TestConfiguration::misconfigurationIsRefusedWithOneExactLine_data()
     // Unknown parameters of a service (F4 cannot hold if two jobs share a lease by a typo).
     row("typos of leaseName and leaseDuration and an unknown key are each named",
         cluster.arg(QStringLiteral(R"("leaseNme": "x", "leaseDuraton": 5000, "foldr": 1)")),
-        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "foldr" = 1: unknown parameter (known: instanceId, leaseDuration, leaseName, renewInterval, store); parameter "leaseDuraton" = 5000: unknown parameter, did you mean "leaseDuration"?; parameter "leaseNme" = "x": unknown parameter, did you mean "leaseName"?)"));
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "foldr" = 1: unknown parameter (known: historyLength, instanceId, leaseDuration, leaseName, renewInterval, store); parameter "leaseDuraton" = 5000: unknown parameter, did you mean "leaseDuration"?; parameter "leaseNme" = "x": unknown parameter, did you mean "leaseName"?)"));
+    // O2: how many holder changes a lease keeps.
+    row("a historyLength below 0 is refused with its range",
+        cluster.arg(QStringLiteral(R"("historyLength": -1)")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "historyLength" = -1: it must be a whole number from 0 to 1000)"));
+    row("a historyLength that is not a whole number is refused with its range",
+        cluster.arg(QStringLiteral(R"("historyLength": "20")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "historyLength" = "20": it must be a whole number from 0 to 1000)"));
     row("a parameter in the wrong case is refused with its right spelling",
         cluster.arg(QStringLiteral(R"("leaseduration": 5000)")),
         QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseduration" = 5000: unknown parameter, did you mean "leaseDuration"?)"));

@@ -21,6 +21,7 @@
 #include <QLockFile>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -560,6 +561,55 @@ private Q_SLOTS:
         CREATE_OK(created, QStringLiteral("cluster:leader"), doc(1));
         QVERIFY(!QFile::exists(abandoned));
         QVERIFY(QFile::exists(current));
+    }
+
+    /*! The keys that have a version file in the store's folder now. */
+    QSet<QString> keysInFolder() const
+    {
+        QSet<QString> keys;
+        const QStringList names = QDir(folder()).entryList({QStringLiteral("*.json")}, QDir::Files);
+        for (const QString &name : names)
+            keys.insert(FileStore::keyForFileName(name));
+        return keys;
+    }
+
+    void recordThenSideInOneCall_data()
+    {
+        QTest::addColumn<bool>("create");
+        QTest::newRow("a create with a side write links the record, then the side, before it answers")
+                << true;
+        QTest::newRow("an update with a side write links the record, then the side, before it answers")
+                << false;
+    }
+
+    // O2, B1: the folder has no write of two keys: the lease's version is
+    // won first, then the history is written, both in the one call, so a
+    // crash in between loses the history's change, never the lease.
+    void recordThenSideInOneCall()
+    {
+        QFETCH(bool, create);
+        QVERIFY(openStore());
+        const QString key = QStringLiteral("cluster:leader");
+        const StoreSideWrite side {QStringLiteral("history:leader"), doc(100)};
+        QString version;
+        if (!create) {
+            CREATE_OK(created, key, doc(1));
+            version = created.version;
+        }
+        QList<QSet<QString>> atEachWin;
+        m_owned->setWriteStepHook([&](FileStore::WriteStep at) {
+            if (at == FileStore::WriteStep::Verified)
+                atEachWin.append(keysInFolder());
+        });
+        const CallPtr call = create ? createWithCall(key, doc(2), side)
+                                    : updateWithCall(key, doc(2), version, side);
+        m_owned->setWriteStepHook({});
+        QCOMPARE(atEachWin.size(), 2);
+        QVERIFY(atEachWin.at(0).contains(key));
+        QVERIFY(!atEachWin.at(0).contains(side.key));
+        QVERIFY(atEachWin.at(1).contains(side.key));
+        WAIT_DONE(call);
+        COMPARE_STATUS(call, "Ok");
     }
 
     // B1: a write whose version another process builds on at once (a

@@ -281,10 +281,37 @@ void FileStore::get(const QString &key, Callback done)
 
 void FileStore::create(const QString &key, const QJsonObject &document, Callback done)
 {
-    if (auto refused = refuseWrite(key)) {
-        deliver(std::move(done), *refused);
-        return;
-    }
+    finishWrite(std::move(done), createNow(key, document));
+}
+
+void FileStore::createWith(const QString &key, const QJsonObject &document,
+                           const StoreSideWrite &side, Callback done)
+{
+    const StoreResult result = createNow(key, document);
+    if (result.ok())
+        writeSideNow(side);
+    finishWrite(std::move(done), result);
+}
+
+void FileStore::update(const QString &key, const QJsonObject &document, const QString &version,
+                       Callback done)
+{
+    finishWrite(std::move(done), updateNow(key, document, version));
+}
+
+void FileStore::updateWith(const QString &key, const QJsonObject &document,
+                           const QString &version, const StoreSideWrite &side, Callback done)
+{
+    const StoreResult result = updateNow(key, document, version);
+    if (result.ok())
+        writeSideNow(side);
+    finishWrite(std::move(done), result);
+}
+
+StoreResult FileStore::createNow(const QString &key, const QJsonObject &document)
+{
+    if (auto refused = refuseWrite(key))
+        return *refused;
     const Head head = m_files->readHead(key);
     step(WriteStep::ReadCurrent);
     std::optional<quint64> floor;
@@ -292,45 +319,62 @@ void FileStore::create(const QString &key, const QJsonObject &document, Callback
         floor = *given;
         m_floorsGiven.erase(given);
     }
-    StoreResult result;
-    if (head.result.ok()) {
-        result = conflict(head.result.entry,
-                          QStringLiteral("%1: key \"%2\" already exists").arg(describe(), key));
-    } else if (head.result.status != Status::NotFound) {
-        result = head.result;
-    } else if (floor && head.version > *floor) {
+    if (head.result.ok())
+        return conflict(head.result.entry,
+                        QStringLiteral("%1: key \"%2\" already exists").arg(describe(), key));
+    if (head.result.status != Status::NotFound)
+        return head.result;
+    if (floor && head.version > *floor) {
         // F7: another process created and removed the key since the floor
         // was read; a token derived from that floor may be one it handed out.
-        result = conflictWith(key, QStringLiteral("was written after its version floor %1 was "
-                                                  "read (it is at version %2)")
-                                           .arg(*floor)
-                                           .arg(head.version));
-    } else {
-        result = writeNext(key, head, document);
+        return conflictWith(key, QStringLiteral("was written after its version floor %1 was "
+                                                "read (it is at version %2)")
+                                         .arg(*floor)
+                                         .arg(head.version));
     }
-    finishWrite(std::move(done), result);
+    return writeNext(key, head, document);
 }
 
-void FileStore::update(const QString &key, const QJsonObject &document, const QString &version,
-                       Callback done)
+StoreResult FileStore::updateNow(const QString &key, const QJsonObject &document,
+                                 const QString &version)
 {
-    if (auto refused = refuseWrite(key)) {
-        deliver(std::move(done), *refused);
-        return;
-    }
+    if (auto refused = refuseWrite(key))
+        return *refused;
     const Head head = m_files->readHead(key);
     step(WriteStep::ReadCurrent);
+    if (!head.result.ok())
+        return head.result;
+    if (head.result.entry.version != version)
+        return conflict(head.result.entry,
+                        QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                                .arg(describe(), key, head.result.entry.version, version));
+    return writeNext(key, head, document);
+}
+
+void FileStore::writeSideNow(const StoreSideWrite &side)
+{
+    // Whole, over whatever is there: an unreadable file included, as an
+    // unconditional remove clears one. Another writer's version in between
+    // costs another try, a few times at most.
+    constexpr int kTries = 3;
     StoreResult result;
-    if (!head.result.ok()) {
-        result = head.result;
-    } else if (head.result.entry.version != version) {
-        result = conflict(head.result.entry,
-                          QStringLiteral("%1: key \"%2\" has version %3, not %4")
-                                  .arg(describe(), key, head.result.entry.version, version));
-    } else {
-        result = writeNext(key, head, document);
+    for (int tries = 0; tries < kTries; ++tries) {
+        if (auto refused = refuseWrite(side.key)) {
+            result = *refused;
+            break;
+        }
+        const Head head = m_files->readHead(side.key);
+        if (head.result.status == Status::Unavailable) {
+            result = head.result;
+            break;
+        }
+        result = writeNext(side.key, head, side.document);
+        if (result.status != Status::Conflict)
+            break;
     }
-    finishWrite(std::move(done), result);
+    if (!result.ok())
+        qCWarning(lcStore).noquote() << QStringLiteral("%1: \"%2\" not written: %3")
+                                                .arg(describe(), side.key, result.errorString);
 }
 
 void FileStore::remove(const QString &key, const QString &version, Callback done)

@@ -44,6 +44,10 @@ namespace baton {
  * - `.lock/`, a folder made before the first write: the earlier layout
  *   locked a `.lock` file with QLockFile, which can neither create this
  *   name nor remove it as stale, so no process of it writes here again.
+ * - createWith, updateWith: the folder has no write of two keys, so the
+ *   side document (a lease's history) is written in the same call right
+ *   after the record's version is won, before the answer. A crash between
+ *   the two loses that side write, never the record.
  * - from the earlier layout: `<key>.json` is read as the key's record
  *   until a version file supersedes it, and the counter in `.sequence` is
  *   where a key with no file starts counting.
@@ -70,6 +74,10 @@ public:
     void create(const QString &key, const QJsonObject &document, Callback done) override;
     void update(const QString &key, const QJsonObject &document, const QString &version,
                 Callback done) override;
+    void createWith(const QString &key, const QJsonObject &document, const StoreSideWrite &side,
+                    Callback done) override;
+    void updateWith(const QString &key, const QJsonObject &document, const QString &version,
+                    const StoreSideWrite &side, Callback done) override;
     void remove(const QString &key, const QString &version, Callback done) override;
     void list(const QString &prefix, Callback done) override;
     /*! Follows the folder with QFileSystemWatcher. */
@@ -132,6 +140,10 @@ private:
     StoreResult writeNext(const QString &key, const Head &head,
                           const std::optional<QJsonObject> &document);
     StoreResult conflictWith(const QString &key, const QString &why) const;
+    StoreResult createNow(const QString &key, const QJsonObject &document);
+    StoreResult updateNow(const QString &key, const QJsonObject &document, const QString &version);
+    /*! Writes \a side over whatever version its key has; a failure is logged. */
+    void writeSideNow(const StoreSideWrite &side);
     /*! Delivers a write's \a result, and tells the watches of this process at once. */
     void finishWrite(Callback done, const StoreResult &result);
     void step(WriteStep at);
