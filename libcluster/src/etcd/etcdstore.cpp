@@ -168,14 +168,28 @@ void EtcdStore::get(const QString &key, Callback done)
 
 void EtcdStore::create(const QString &key, const QJsonObject &document, Callback done)
 {
+    createKeys(key, document, std::nullopt, std::move(done));
+}
+
+void EtcdStore::createWith(const QString &key, const QJsonObject &document,
+                           const StoreSideWrite &side, Callback done)
+{
+    createKeys(key, document, side, std::move(done));
+}
+
+void EtcdStore::createKeys(const QString &key, const QJsonObject &document,
+                           const std::optional<StoreSideWrite> &side, Callback done)
+{
     if (refuseUninitialised(done))
         return;
-    // One transaction: the put when the key is absent, else a read of it,
-    // so that a lost race costs no second request.
+    // One transaction: the put (and the side put) when the key is absent,
+    // else a read of it, so that a lost race costs no second request.
     const QByteArray full = fullKey(key);
     const QString operation = QStringLiteral("create");
-    const QJsonObject body = etcdtxn::txn(etcdtxn::absent(full), etcdtxn::putOp(full, document),
-                                          etcdtxn::rangeOp(full));
+    QJsonArray puts { etcdtxn::putOp(full, document) };
+    if (side)
+        puts.append(etcdtxn::putOp(fullKey(side->key), side->document));
+    const QJsonObject body = etcdtxn::txn(etcdtxn::absent(full), puts, etcdtxn::rangeOp(full));
     m_client->call(QStringLiteral("/v3/kv/txn"), body,
                    [this, operation, key, document, done = std::move(done)](
                            const QJsonObject &json, const Failure &failed) {
@@ -220,6 +234,43 @@ void EtcdStore::update(const QString &key, const QJsonObject &document, const QS
     m_updates.enqueue({ key, document, *revision, std::move(done),
                         QDeadlineTimer(m_timeoutMs) });
     sendUpdates();
+}
+
+void EtcdStore::updateWith(const QString &key, const QJsonObject &document,
+                           const QString &version, const StoreSideWrite &side, Callback done)
+{
+    if (refuseUninitialised(done))
+        return;
+    const std::optional<qint64> revision = parseVersion(version);
+    if (!revision) {
+        reportCurrent(QStringLiteral("update"), key, version, std::move(done));
+        return;
+    }
+    // An acquisition, rare: a txn of its own rather than one of the renewals'
+    // batches, whose reads tell one update's failure from another's.
+    const QByteArray full = fullKey(key);
+    const QJsonObject body = etcdtxn::txn(
+            etcdtxn::modifiedAt(full, *revision),
+            QJsonArray { etcdtxn::putOp(full, document),
+                         etcdtxn::putOp(fullKey(side.key), side.document) },
+            etcdtxn::rangeOp(full));
+    m_client->call(QStringLiteral("/v3/kv/txn"), body,
+                   [this, key, document, version, done = std::move(done)](
+                           const QJsonObject &json, const Failure &failed) {
+        const QString operation = QStringLiteral("update");
+        bool succeeded = false;
+        qint64 written = 0;
+        QString why;
+        if (failed)
+            deliver(done, *failed);
+        else if (!etcdtxn::outcome(json, &succeeded, &written, &why))
+            deliver(done, badReply(operation, key, why));
+        else if (succeeded)
+            deliver(done, success(StoreEntry { key, document, QString::number(written) }));
+        else
+            deliver(done, notApplied(operation, key, version,
+                                     etcdtxn::response(json, 0, QStringLiteral("response_range"))));
+    });
 }
 
 void EtcdStore::sendUpdates()

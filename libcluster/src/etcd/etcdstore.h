@@ -23,6 +23,9 @@ class EtcdWatchHub;
  *   key, so a lost race shows the winner with no second request.
  * - update: one txn, `mod_revision == version`; updates that come while
  *   one is waiting for etcd share the next txn (EtcdUpdateQueue).
+ * - createWith, updateWith: the same comparison and read, and both puts
+ *   in one txn, so the side document (a lease's history) and the record
+ *   never disagree; an updateWith goes alone, not in a shared txn.
  * - conditional remove: one txn, `mod_revision == version`.
  * - list: a range over the prefix; watch: the store's one `/v3/watch`
  *   stream, whose range widens to take in each new watch (EtcdWatchHub).
@@ -53,6 +56,10 @@ public:
     void create(const QString &key, const QJsonObject &document, Callback done) override;
     void update(const QString &key, const QJsonObject &document, const QString &version,
                 Callback done) override;
+    void createWith(const QString &key, const QJsonObject &document, const StoreSideWrite &side,
+                    Callback done) override;
+    void updateWith(const QString &key, const QJsonObject &document, const QString &version,
+                    const StoreSideWrite &side, Callback done) override;
     void remove(const QString &key, const QString &version, Callback done) override;
     void list(const QString &prefix, Callback done) override;
     /*! A watch on the store's shared stream, which resumes after breaks and recovers from compaction. */
@@ -83,6 +90,9 @@ private:
     void reportCurrent(const QString &operation, const QString &key, const QString &version,
                        Callback done);
 
+    /*! create() and createWith(): \a side is none for a create of one key. */
+    void createKeys(const QString &key, const QJsonObject &document,
+                    const std::optional<StoreSideWrite> &side, Callback done);
     /*! Sends what m_updates lets go now, one txn per batch. */
     void sendUpdates();
     /*! Answers each update of a transaction, or queues again those that lost only by company. */

@@ -40,8 +40,13 @@ QJsonObject rangeOp(const QByteArray &key)
 
 QJsonObject txn(const QJsonObject &compare, const QJsonObject &success, const QJsonObject &failure)
 {
+    return txn(compare, QJsonArray { success }, failure);
+}
+
+QJsonObject txn(const QJsonObject &compare, const QJsonArray &success, const QJsonObject &failure)
+{
     return QJsonObject { { QStringLiteral("compare"), QJsonArray { compare } },
-                         { QStringLiteral("success"), QJsonArray { success } },
+                         { QStringLiteral("success"), success },
                          { QStringLiteral("failure"), QJsonArray { failure } } };
 }
 

@@ -3,6 +3,7 @@
 #include <baton/store.h>
 
 #include <QByteArray>
+#include <QJsonArray>
 #include <QJsonObject>
 
 #include <optional>
@@ -20,6 +21,8 @@ QJsonObject putOp(const QByteArray &key, const QJsonObject &document);
 QJsonObject rangeOp(const QByteArray &key);
 /*! One comparison, one operation when it holds, another when it does not. */
 QJsonObject txn(const QJsonObject &compare, const QJsonObject &success, const QJsonObject &failure);
+/*! One comparison, the operations when it holds, one operation when it does not. */
+QJsonObject txn(const QJsonObject &compare, const QJsonArray &success, const QJsonObject &failure);
 
 /*!
  * Whether a txn applied and, when it did, the revision it made; false, with
