@@ -26,9 +26,13 @@ void FailoverHistoryModel::setLease(const QString &lease)
     m_lease = lease;
     m_rows.clear();
     const QList<LeaseFailover> all = m_observer->history();
-    for (const LeaseFailover &change : all)
-        if (m_lease.isEmpty() || change.lease == m_lease)
-            m_rows.append(change);
+    if (m_lease.isEmpty()) {
+        m_rows = all; // shared, not copied row by row: the stored history may be 100,000 rows
+    } else {
+        for (const LeaseFailover &change : all)
+            if (change.lease == m_lease)
+                m_rows.append(change);
+    }
     endResetModel();
 }
 

@@ -227,7 +227,7 @@ int LeaseObserverPrivate::mergeRecorded(const QString &name, const QList<History
         row.gapMs = entry.gapMs;
         row.transitions = entry.transitions;
         row.recorded = true;
-        m_pendingRecorded.append(row);
+        m_pendingRecorded.append(std::move(row));
         ++added;
     }
     return added;
