@@ -414,6 +414,10 @@
         <source>Without leader</source>
         <translation>Ohne Leader</translation>
     </message>
+    <message>
+        <source>Recorded by %1 when it took the lease; times by its clock.</source>
+        <translation>Von %1 bei der Übernahme der Lease gespeichert; Zeiten nach dessen Uhr.</translation>
+    </message>
 </context>
 <context>
     <name>baton::FleetTimelineWidget</name>
@@ -448,6 +452,10 @@
 %3</source>
         <translation>%1: gehalten von %2
 %3</translation>
+    </message>
+    <message>
+        <source>From the stored history: times by the holders&apos; clocks.</source>
+        <translation>Aus dem gespeicherten Verlauf: Zeiten nach den Uhren der Inhaber.</translation>
     </message>
 </context>
 <context>

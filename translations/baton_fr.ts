@@ -414,6 +414,10 @@
         <source>Without leader</source>
         <translation>Sans leader</translation>
     </message>
+    <message>
+        <source>Recorded by %1 when it took the lease; times by its clock.</source>
+        <translation>Enregistré par %1 quand il a pris le bail ; heures selon son horloge.</translation>
+    </message>
 </context>
 <context>
     <name>baton::FleetTimelineWidget</name>
@@ -448,6 +452,10 @@
 %3</source>
         <translation>%1 : détenu par %2
 %3</translation>
+    </message>
+    <message>
+        <source>From the stored history: times by the holders&apos; clocks.</source>
+        <translation>D’après l’historique enregistré : heures selon les horloges des détenteurs.</translation>
     </message>
 </context>
 <context>

@@ -234,8 +234,11 @@ QString FleetTimelineWidget::toolTipAt(const QPoint &pos) const
                                       .arg(chart::wallLabel(clock, segment.startMono, true),
                                            segment.endMono < 0 ? tr("now") : chart::wallLabel(clock, end, true),
                                            LeaseTableModel::formatDuration(end - segment.startMono));
-        return segment.noLeader ? tr("%1: no leader\n%2").arg(lease, range)
-                                : tr("%1: held by %2\n%3").arg(lease, segment.holder, range);
+        const QString tip = segment.noLeader ? tr("%1: no leader\n%2").arg(lease, range)
+                                              : tr("%1: held by %2\n%3").arg(lease, segment.holder, range);
+        // Before this observer saw the lease: placed by the holders' clocks.
+        return segment.recorded ? tip + QLatin1Char('\n') + tr("From the stored history: times by the holders' clocks.")
+                                : tip;
     }
     return lease;
 }

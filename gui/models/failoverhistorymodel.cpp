@@ -2,6 +2,7 @@
 
 #include "leasetablemodel.h"
 
+#include <QFont>
 #include <QLocale>
 
 namespace baton {
@@ -13,6 +14,9 @@ FailoverHistoryModel::FailoverHistoryModel(LeaseObserver *observer, QObject *par
     connect(observer, &LeaseObserver::failover, this, &FailoverHistoryModel::append);
     connect(observer, &LeaseObserver::handedOver, this,
             [this](int, const LeaseFailover &change) { completeHandover(change); });
+    // The stored history arrives with a list, not as failovers: read it whole.
+    connect(observer, &LeaseObserver::ready, this, &FailoverHistoryModel::reload);
+    connect(observer, &LeaseObserver::historyRead, this, &FailoverHistoryModel::reload);
     setLease({});
 }
 
@@ -22,9 +26,13 @@ void FailoverHistoryModel::setLease(const QString &lease)
     m_lease = lease;
     m_rows.clear();
     const QList<LeaseFailover> all = m_observer->history();
-    for (const LeaseFailover &change : all)
-        if (m_lease.isEmpty() || change.lease == m_lease)
-            m_rows.append(change);
+    if (m_lease.isEmpty()) {
+        m_rows = all; // shared, not copied row by row: the stored history may be 100,000 rows
+    } else {
+        for (const LeaseFailover &change : all)
+            if (change.lease == m_lease)
+                m_rows.append(change);
+    }
     endResetModel();
 }
 
@@ -88,6 +96,8 @@ QVariant FailoverHistoryModel::data(const QModelIndex &index, int role) const
         return f.when;
     case MonoRole:
         return f.mono;
+    case RecordedRole:
+        return f.recorded;
     case SortRole:
         switch (index.column()) {
         case WhenColumn:
@@ -115,12 +125,28 @@ QVariant FailoverHistoryModel::data(const QModelIndex &index, int role) const
             return f.gapMs == 0 ? tr("none") : LeaseTableModel::formatDuration(f.gapMs);
         }
         return {};
-    case Qt::ToolTipRole:
+    case Qt::ToolTipRole: {
+        QString tip;
         if (index.column() == GapColumn)
-            return tr("Time without a leader before the new holder took the lease: from the "
-                      "release seen, or from the old holder's expiry as this observer judged it");
-        if (index.column() == WhenColumn)
-            return QLocale().toString(f.when.toLocalTime(), QLocale::LongFormat);
+            tip = tr("Time without a leader before the new holder took the lease: from the "
+                     "release seen, or from the old holder's expiry as this observer judged it");
+        else if (index.column() == WhenColumn)
+            tip = QLocale().toString(f.when.toLocalTime(), QLocale::LongFormat);
+        if (f.recorded) {
+            // Not seen by this observer: the new holder wrote it with the
+            // lease, by its own clock, which may differ from ours.
+            const QString recorded = tr("Recorded by %1 when it took the lease; times by its clock.")
+                                             .arg(f.to.isEmpty() ? tr("(none)") : f.to);
+            tip = tip.isEmpty() ? recorded : tip + QLatin1Char('\n') + recorded;
+        }
+        return tip.isEmpty() ? QVariant() : QVariant(tip);
+    }
+    case Qt::FontRole:
+        if (f.recorded) {
+            QFont font;
+            font.setItalic(true);
+            return font;
+        }
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() == GapColumn)

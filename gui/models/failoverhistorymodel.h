@@ -7,11 +7,14 @@
 namespace baton {
 
 /*!
- * The failover history (O2, O4) an observer has seen, for one lease
- * (setLease()) or for all: from, to, when, why, and how long the lease was
- * without a leader. Newest last, as it happened. A clean handover is one
- * row: released, from the old holder to its successor, with the gap; it
- * shows as a release to nobody until the successor is seen.
+ * The failover history (O2, O4) of an observer, for one lease (setLease())
+ * or for all: from, to, when, why, and how long the lease was without a
+ * leader. Newest last, as it happened. It starts with what the leases store
+ * (LeaseObserver::history() at ready(), again at historyRead()), then
+ * follows what the observer sees. A clean handover is one row: released,
+ * from the old holder to its successor, with the gap; it shows as a release
+ * to nobody until the successor is seen. A row read from the stored history
+ * is in italics, and its tooltip says whose clock its times are by.
  */
 class FailoverHistoryModel : public QAbstractTableModel
 {
@@ -27,8 +30,10 @@ public:
         GapMsRole,
         /*! QDateTime (UTC): when this observer saw the change. */
         WhenRole,
-        /*! qint64: this observer's monotonic clock at the change. */
+        /*! qint64: this observer's monotonic clock at the change (an estimate for a recorded row). */
         MonoRole,
+        /*! bool: read from the stored history, as the new holder recorded it, not seen live. */
+        RecordedRole,
         SortRole,
     };
     Q_ENUM(Role)
@@ -54,6 +59,8 @@ public:
     static QString describeWhy(const QString &why);
 
 private:
+    /*! Shows the observer's history again: it now starts with the stored one. */
+    void reload() { setLease(m_lease); }
     void append(const LeaseFailover &change);
     void completeHandover(const LeaseFailover &change);
 

@@ -84,13 +84,13 @@ QList<FleetSegment> FleetTimelineModel::segments(const QString &lease) const
     const LeaseTrack track = m_activity->track(lease);
     for (const HolderSpan &span : track.spans) {
         if (span.holder.isEmpty()) {
-            out.append({QString(), span.startMono, span.endMono, true});
+            out.append({QString(), span.startMono, span.endMono, true, span.recorded});
             continue;
         }
         const bool ranOut = span.expiredMono >= 0 && (span.endMono < 0 || span.expiredMono < span.endMono);
-        out.append({span.holder, span.startMono, ranOut ? span.expiredMono : span.endMono, false});
+        out.append({span.holder, span.startMono, ranOut ? span.expiredMono : span.endMono, false, span.recorded});
         if (ranOut)
-            out.append({QString(), span.expiredMono, span.endMono, true});
+            out.append({QString(), span.expiredMono, span.endMono, true, span.recorded});
     }
     return out;
 }

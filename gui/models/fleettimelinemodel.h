@@ -21,13 +21,16 @@ struct FleetSegment
     qint64 endMono = -1;
     /*! Released and not yet taken, or the holder's lease ran out unrenewed (F2). */
     bool noLeader = false;
+    /*! From the lease's stored history, before this observer saw it: the holders' clocks. */
+    bool recorded = false;
 };
 
 /*!
  * Every lease as a lane of holders over time (O4): the data of the fleet
  * timeline, as Grafana's state timeline draws it. A lane per lease, sorted
  * by name; each lane the holders' stretches and the stretches without a
- * leader, on the observer's monotonic clock, over what LeaseActivity keeps.
+ * leader, on the observer's monotonic clock, over what LeaseActivity keeps:
+ * the stored history first, so the lanes start before the dashboard connected.
  *
  * The holder filter (the filter box's `holder:` words, or its plain words)
  * highlights the lanes that holder held at some time: a node that died
@@ -50,7 +53,7 @@ public:
     int laneOf(const QString &lease) const;
     QList<FleetSegment> segments(const QString &lease) const;
 
-    /*! The first instant anything is known of, over every lane; -1 when nothing is. */
+    /*! The first instant anything is known of (the stored history included), over every lane; -1 when nothing is. */
     qint64 knownSinceMono() const { return m_knownSince; }
 
     /*! Case-insensitive parts of holder names whose lanes are highlighted; empty: none. */

@@ -15,9 +15,15 @@ LeaseActivity::LeaseActivity(LeaseObserver *observer, QObject *parent)
         if (m_tracks.remove(lease) > 0)
             Q_EMIT trackChanged(lease);
     });
+    // The stored history comes with a list: all of it before ready(), more
+    // when a later list finds some.
+    connect(observer, &LeaseObserver::ready, this, &LeaseActivity::readRecordedHistory);
+    connect(observer, &LeaseObserver::historyRead, this, &LeaseActivity::readRecordedHistory);
     const QList<ObservedLease> known = observer->leases();
     for (const ObservedLease &lease : known)
         update(lease.name);
+    if (observer->isReady())
+        readRecordedHistory();
 }
 
 const Clock &LeaseActivity::clock() const
@@ -35,7 +41,8 @@ void LeaseActivity::update(const QString &name)
     if (it == m_tracks.end()) {
         LeaseTrack track;
         track.firstSeenMono = lease->changedMono;
-        track.spans.append({holder, lease->holderSinceMono, -1, -1});
+        track.spans.append({holder, lease->holderSinceMono, -1, -1, false});
+        track.firstSeenTransitions = lease->record.transitions;
         track.lastChangeMono = lease->changedMono;
         track.leaseDurationMs = lease->record.leaseDurationMs;
         it = m_tracks.insert(name, track);
@@ -49,7 +56,7 @@ void LeaseActivity::update(const QString &name)
     bool changed = false;
     if (current.holder != holder) {
         current.endMono = lease->changedMono;
-        track.spans.append({holder, lease->changedMono, -1, -1});
+        track.spans.append({holder, lease->changedMono, -1, -1, false});
         if (track.spans.size() > m_maxSamples)
             track.spans.removeFirst();
         changed = true;
@@ -67,6 +74,81 @@ void LeaseActivity::update(const QString &name)
     }
     if (changed)
         Q_EMIT trackChanged(name);
+}
+
+void LeaseActivity::readRecordedHistory()
+{
+    QHash<QString, QList<LeaseFailover>> recorded;
+    const QList<LeaseFailover> history = m_observer->history();
+    for (const LeaseFailover &change : history)
+        if (change.recorded && m_tracks.contains(change.lease))
+            recorded[change.lease].append(change);
+    for (auto it = recorded.cbegin(); it != recorded.cend(); ++it)
+        if (applyRecorded(m_tracks[it.key()], it.value()))
+            Q_EMIT trackChanged(it.key());
+}
+
+bool LeaseActivity::applyRecorded(LeaseTrack &track, const QList<LeaseFailover> &changes) const
+{
+    // Only what came before the first sighting: later changes were seen
+    // here (or fell between two lists, and the spans seen already show the
+    // new holder). The record's transitions order them without a clock (F7).
+    QList<HolderSpan> spans;
+    for (const LeaseFailover &change : changes) {
+        const bool before = change.transitions > 0 && track.firstSeenTransitions > 0
+                ? change.transitions <= track.firstSeenTransitions
+                : change.mono <= track.firstSeenMono;
+        if (!before || change.to.isEmpty())
+            continue;
+        // The holders' clocks may run ahead of ours: nothing recorded is
+        // placed after the first sighting.
+        const qint64 at = std::min(change.mono, track.firstSeenMono);
+        const qint64 gap = std::max<qint64>(0, change.gapMs);
+        const bool released = change.why == QLatin1String("released");
+        if (!spans.isEmpty()) {
+            HolderSpan &previous = spans.last();
+            if (change.why == QLatin1String("expired")) {
+                previous.endMono = at;
+                previous.expiredMono = std::max(previous.startMono, at - gap);
+            } else if (released && gap > 0) {
+                previous.endMono = std::max(previous.startMono, at - gap);
+                spans.append({QString(), previous.endMono, at, -1, true});
+            } else {
+                previous.endMono = at;
+            }
+        } else if (released && gap > 0) {
+            spans.append({QString(), at - gap, at, -1, true});
+        }
+        spans.append({change.to, at, -1, -1, true});
+    }
+
+    QList<HolderSpan> seen;
+    for (const HolderSpan &span : std::as_const(track.spans))
+        if (!span.recorded)
+            seen.append(span);
+    // A first span seen may have been drawn back to its recorded start before.
+    if (!seen.isEmpty() && seen.first().startMono < track.firstSeenMono)
+        seen.first().startMono = track.firstSeenMono;
+    if (!spans.isEmpty()) {
+        const HolderSpan last = spans.last();
+        const bool continues = !seen.isEmpty() && seen.first().startMono == track.firstSeenMono
+                && seen.first().holder == last.holder;
+        if (continues) {
+            // The holder first seen is the one that took it last: one span,
+            // from its recorded acquisition ("held since" by the record).
+            seen.first().startMono = last.startMono;
+            spans.removeLast();
+        } else {
+            spans.last().endMono = seen.isEmpty() ? -1 : seen.first().startMono;
+        }
+    }
+    while (!spans.isEmpty() && spans.size() + seen.size() > m_maxSamples)
+        spans.removeFirst();
+    spans.append(seen);
+    if (spans == track.spans)
+        return false;
+    track.spans = spans;
+    return true;
 }
 
 qint64 LeaseActivity::estimatedRenewInterval(const LeaseTrack &track)

@@ -10,6 +10,7 @@ namespace baton {
 
 class LeaseObserver;
 class Clock;
+struct LeaseFailover;
 
 /*! A period during which one holder (or nobody) held a lease, on the observer's monotonic clock. */
 struct HolderSpan
@@ -21,6 +22,13 @@ struct HolderSpan
     qint64 endMono = -1;
     /*! When the holder's lease ran out unrenewed (F2, this observer's clock); -1 if it did not. */
     qint64 expiredMono = -1;
+    /*!
+     * Read from the lease's stored history (before this observer saw the
+     * lease), not seen: its times are the holders' clocks, placed on ours.
+     */
+    bool recorded = false;
+
+    bool operator==(const HolderSpan &) const = default;
 };
 
 /*! A change of the record seen by the observer: a renewal, as seen from outside. */
@@ -40,11 +48,18 @@ struct LeaseTrack
     qint64 leaseDurationMs = 0;
     qint64 lastChangeMono = -1;
     qint64 firstSeenMono = 0;
+    /*! The record's transitions when first seen (F7): stored changes up to it came before. */
+    qint64 firstSeenTransitions = 0;
 };
 
 /*!
  * Records, per lease, the holders over time and the renewals as an observer
- * sees them (O4): the data of the timeline and of the renew timings.
+ * sees them (O4): the data of the timeline and of the renew timings. What
+ * came before the observer saw a lease starts its track, from the stored
+ * history (LeaseObserver::history()'s recorded changes, read at ready() and
+ * again at historyRead()): spans marked recorded, ending where the first
+ * span seen begins (which starts at the current holder's recorded
+ * acquisition when the two agree).
  * The observer sees record changes, so the interval between two changes by
  * the same holder is its renewal interval as seen from here.
  *
@@ -79,6 +94,10 @@ Q_SIGNALS:
 
 private:
     void update(const QString &lease);
+    /*! Puts the stored history before what was seen, for every lease it names. */
+    void readRecordedHistory();
+    /*! Replaces the recorded spans of \a track with those of \a changes (one lease's, oldest first). */
+    bool applyRecorded(LeaseTrack &track, const QList<LeaseFailover> &changes) const;
 
     LeaseObserver *m_observer;
     QHash<QString, LeaseTrack> m_tracks;

@@ -7,13 +7,19 @@
 // process's CPU time per renewal is the update cost per event, everything
 // included (the store write, the observer, the models, the views).
 //
-//   bench_dashboard [--check] [LEASES] [SECONDS] [RENEW_MS] [models]
+//   bench_dashboard [--check] [--history] [LEASES] [SECONDS] [RENEW_MS] [models]
 //
 // With `models`, no window is shown: the models and the observer alone.
+// With --history every lease also has a stored history of 20 changes
+// (`history:<lease>`, as its holders write it), which the observer reads
+// with its first list and the models start from (O2). The setup line says
+// how long the table took to fill and the longest stall while it did.
 // The last line is the verdict on the target (no stall above 16 ms, one
 // frame at 60 Hz); with --check the exit status is 1 when it is not met.
 
 #include "dashboardsession.h"
+#include "failoverhistorymodel.h"
+#include <batoninternal/leasehistory.h>
 #include <baton/leaseobserver.h>
 #include "leasescript.h"
 #include "leasetablemodel.h"
@@ -50,6 +56,7 @@ int main(int argc, char *argv[])
     QApplication app(argc, argv);
     QStringList args = app.arguments().mid(1);
     const bool check = args.removeAll(QStringLiteral("--check")) > 0;
+    const bool withHistory = args.removeAll(QStringLiteral("--history")) > 0;
     const int leases = args.size() > 0 ? args.at(0).toInt() : 5000;
     const int seconds = args.size() > 1 ? args.at(1).toInt() : 30;
     const int renewMs = args.size() > 2 ? args.at(2).toInt() : 10000;
@@ -64,6 +71,30 @@ int main(int argc, char *argv[])
     auto holder = [](int i) { return QStringLiteral("node-%1").arg(i % 17); };
     for (int i = 0; i < leases; ++i)
         script.write(name(i), holder(i), 15000);
+    int historyEntries = 0;
+    if (withHistory) {
+        // Twenty changes a minute apart, ending with the current holder's
+        // acquisition: expiries, clean handovers and take-overs in turn.
+        const QDateTime now = QDateTime::currentDateTimeUtc();
+        for (int i = 0; i < leases; ++i) {
+            QList<HistoryEntry> changes;
+            for (int k = 0; k < leasehistory::defaultLength; ++k) {
+                const int back = leasehistory::defaultLength - 1 - k;
+                HistoryEntry change;
+                change.to = holder(i + 17 * leasehistory::defaultLength - back);
+                change.from = k == 0 ? QString() : changes.last().to;
+                change.why = k == 0 ? QStringLiteral("first-acquire")
+                                    : QStringList {QStringLiteral("taken-over"), QStringLiteral("expired"),
+                                                   QStringLiteral("released")}.at(k % 3);
+                change.gapMs = k == 0 ? -1 : QList<qint64> {0, 4000, 30}.at(k % 3);
+                change.at = now.addSecs(-60 * back);
+                change.transitions = k;
+                changes.append(change);
+            }
+            store.create(leasehistory::registryKey(name(i)), leasehistory::encode(changes), [](const StoreResult &) {});
+            historyEntries += int(changes.size());
+        }
+    }
 
     DashboardSession session;
     session.attach(&store, nullptr, QStringLiteral("bench"));
@@ -73,12 +104,37 @@ int main(int argc, char *argv[])
         window.show();
     window.leaseView()->sortByColumn(LeaseTableModel::FreshnessColumn, Qt::DescendingOrder);
 
+    // The heartbeat: how late does a 5 ms timer fire? First while the table
+    // fills (the first list, and with --history the stored history), then
+    // while the leases renew.
+    QList<qint64> setupGapsUs;
+    QList<qint64> gapsUs;
+    QList<qint64> *gaps = &setupGapsUs;
+    QElapsedTimer beat;
+    QTimer heartbeat;
+    heartbeat.setTimerType(Qt::PreciseTimer);
+    heartbeat.setInterval(5);
+    QObject::connect(&heartbeat, &QTimer::timeout, [&] {
+        gaps->append(beat.nsecsElapsed() / 1000);
+        beat.restart();
+    });
+    beat.start();
+    heartbeat.start();
+
     QElapsedTimer setup;
     setup.start();
-    while (session.leaseModel()->rowCount() < leases && setup.elapsed() < 60000)
+    const int historyRows = withHistory ? historyEntries : 0;
+    while ((session.leaseModel()->rowCount() < leases || session.historyModel()->rowCount() < historyRows)
+           && setup.elapsed() < 60000)
         QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    const qint64 setupMs = setup.elapsed();
+    const int shownHistoryRows = session.historyModel()->rowCount();
     window.selectLease(name(42));
-    std::printf("setup: %d leases in the table after %lld ms\n", session.leaseModel()->rowCount(), setup.elapsed());
+    const qint64 setupLongestBeatUs =
+            setupGapsUs.isEmpty() ? 0 : *std::max_element(setupGapsUs.begin(), setupGapsUs.end());
+    const qint64 setupStallMs = std::max<qint64>(0, setupLongestBeatUs / 1000 - 5);
+    std::printf("setup: %d leases in the table, %d history rows, after %lld ms; longest stall meanwhile %lld ms\n",
+                session.leaseModel()->rowCount(), shownHistoryRows, setupMs, setupStallMs);
 
     // The renewals: every lease once per renewMs, spread evenly in 20 ms slices.
     const int sliceMs = 20;
@@ -95,17 +151,6 @@ int main(int argc, char *argv[])
         }
     });
 
-    // The heartbeat: how late does a 5 ms timer fire?
-    QList<qint64> gapsUs;
-    QElapsedTimer beat;
-    QTimer heartbeat;
-    heartbeat.setTimerType(Qt::PreciseTimer);
-    heartbeat.setInterval(5);
-    QObject::connect(&heartbeat, &QTimer::timeout, [&] {
-        gapsUs.append(beat.nsecsElapsed() / 1000);
-        beat.restart();
-    });
-
     qint64 seen = 0;
     QObject::connect(session.observer(), &LeaseObserver::leaseChanged, [&seen] { ++seen; });
 
@@ -113,8 +158,8 @@ int main(int argc, char *argv[])
     QElapsedTimer wall;
     wall.start();
     writer.start(sliceMs);
-    beat.start();
-    heartbeat.start();
+    gaps = &gapsUs;
+    beat.restart();
     QTimer::singleShot(seconds * 1000, &app, &QCoreApplication::quit);
     app.exec();
     const double cpu = cpuMs() - cpuStart;
@@ -124,8 +169,9 @@ int main(int argc, char *argv[])
     const auto pct = [&](double p) {
         return gapsUs.isEmpty() ? 0.0 : double(gapsUs.at(qsizetype(double(gapsUs.size() - 1) * p))) / 1000.0;
     };
-    std::printf("leases %d, renewal every %d ms, %d s, %s: %lld writes, %lld changes seen by the observer\n",
-                leases, renewMs, seconds, withWindow ? "window shown" : "models only", events, seen);
+    std::printf("leases %d%s, renewal every %d ms, %d s, %s: %lld writes, %lld changes seen by the observer\n",
+                leases, withHistory ? " with 20 stored changes each" : "", renewMs, seconds,
+                withWindow ? "window shown" : "models only", events, seen);
     std::printf("cpu per renewal (store + observer + models + views): %.3f ms; cpu busy %.1f %%\n",
                 events ? cpu / double(events) : 0.0, 100.0 * cpu / double(elapsed));
     const double longestStall = std::max(0.0, pct(1.0) - 5.0);

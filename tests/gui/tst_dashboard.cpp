@@ -11,6 +11,8 @@
 #include "dashboardparticipant.h"
 #include "dashboardsession.h"
 #include "failoverhistorymodel.h"
+#include "fleettimelinemodel.h"
+#include "leaseactivity.h"
 #include <batoninternal/leasecodec.h>
 #include "leasefilterproxymodel.h"
 #include <baton/leaseobserver.h>
@@ -26,6 +28,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileInfo>
@@ -40,6 +43,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <csignal>
 
 #include <sys/stat.h>
@@ -89,6 +93,7 @@ private Q_SLOTS:
     void initTestCase();
     void tableFollowsAFailoverOfRealParticipants();
     void aCleanHandoverIsOneHistoryRow();
+    void aDashboardOpenedAfterTheFailoversShowsThemAtOnce();
     void joinAndStepDownChangeTheLease();
     void joinPanelProposesTheSelectedLeasesTimings();
     void firstStartOpensThisHostsRegistry();
@@ -132,6 +137,8 @@ void TestDashboard::cleanup()
         }
     }
     m_participants.clear();
+    // The leases keep their history (O2): each test starts from an empty Registry.
+    QDir(m_folder.filePath(QStringLiteral("registry"))).removeRecursively();
 }
 
 QString TestDashboard::writeConfig(const QString &instanceId)
@@ -241,18 +248,20 @@ void TestDashboard::aCleanHandoverIsOneHistoryRow()
     first->sendSignal(SIGTERM); // F5: a clean stop releases
     QVERIFY(stopped.wait(10000));
     FailoverHistoryModel *history = session.historyModel();
-    QTRY_COMPARE_WITH_TIMEOUT(history->rowCount(), 1, 5000);
-    QCOMPARE(history->failoverAt(0).to, QString());
+    // The history starts with the first acquisition the lease stores (O2).
+    QTRY_COMPARE_WITH_TIMEOUT(history->rowCount(), 2, 5000);
+    QVERIFY(history->failoverAt(0).recorded);
+    QCOMPARE(history->failoverAt(1).to, QString());
 
     ParticipantProcess *second = join(QStringLiteral("h2"));
     QTRY_COMPARE_WITH_TIMEOUT(holderCell(*window.leaseView(), QStringLiteral("cron")), second->instanceId(), 20000);
-    QCOMPARE(history->rowCount(), 1);
-    const LeaseFailover handover = history->failoverAt(0);
+    QCOMPARE(history->rowCount(), 2);
+    const LeaseFailover handover = history->failoverAt(1);
     QCOMPARE(handover.from, first->instanceId());
     QCOMPARE(handover.to, second->instanceId());
     QCOMPARE(handover.why, QStringLiteral("released"));
     QVERIFY(handover.gapMs > 0);
-    QCOMPARE(history->index(0, FailoverHistoryModel::WhyColumn).data().toString(),
+    QCOMPARE(history->index(1, FailoverHistoryModel::WhyColumn).data().toString(),
              FailoverHistoryModel::describeWhy(QStringLiteral("released")));
 
     QTRY_VERIFY_WITH_TIMEOUT(!alerts.isEmpty(), 5000);
@@ -260,6 +269,105 @@ void TestDashboard::aCleanHandoverIsOneHistoryRow()
     QVERIFY2(said.contains(QStringLiteral("%1 → %2").arg(first->instanceId(), second->instanceId())), qPrintable(said));
     QVERIFY2(said.contains(FailoverHistoryModel::describeWhy(QStringLiteral("released"))), qPrintable(said));
     QVERIFY2(!said.contains(FailoverHistoryModel::describeWhy(QStringLiteral("first-acquire"))), qPrintable(said));
+}
+
+void TestDashboard::aDashboardOpenedAfterTheFailoversShowsThemAtOnce()
+{
+    // O2, O4: three participants; the leader is killed twice and hands over
+    // once, all before the dashboard connects. From the history model's
+    // first update it shows the four changes the lease stores, in order with
+    // their reasons, and the fleet timeline's lane has each holder's span.
+    auto join = [this](const QString &id) {
+        const QString config = writeConfig(id);
+        m_participants.push_back(std::make_unique<ParticipantProcess>(
+                id, test::batonBinary(),
+                QStringList {QStringLiteral("join"), QStringLiteral("--config"), config, QStringLiteral("--events"),
+                             QStringLiteral("json")}));
+        test::keepOutput(m_participants.back().get());
+        m_participants.back()->start();
+    };
+    auto leader = [this]() -> ParticipantProcess * {
+        for (auto &p : m_participants)
+            if (p->isRunning() && p->isLeading())
+                return p.get();
+        return nullptr;
+    };
+    auto stop = [](ParticipantProcess *p, int signal) {
+        QSignalSpy finished(p, &ParticipantProcess::finished);
+        p->sendSignal(signal);
+        return finished.wait(10000);
+    };
+    for (const QString &id : {QStringLiteral("f1"), QStringLiteral("f2"), QStringLiteral("f3")})
+        join(id);
+    QTRY_VERIFY_WITH_TIMEOUT(leader() != nullptr, 20000);
+    QStringList holders {leader()->instanceId()};
+    for (int kill = 0; kill < 2; ++kill) {
+        ParticipantProcess *dead = leader();
+        QVERIFY(stop(dead, SIGKILL)); // expires: the next leader takes it after the lease
+        QTRY_VERIFY_WITH_TIMEOUT(leader() != nullptr, 20000);
+        holders.append(leader()->instanceId());
+        if (kill == 0)
+            join(QStringLiteral("f4")); // someone to hand over to in the end
+    }
+    // The successor names who released only if it saw that one hold (O5):
+    // hand over once the follower has seen the current leader take it.
+    ParticipantProcess *last = leader();
+    auto sawLeader = [&](const ParticipantProcess *p) {
+        const QList<QJsonObject> events = p->events();
+        for (const QJsonObject &event : events)
+            if (event.value(QStringLiteral("event")).toString() == QLatin1String("leader-changed")
+                && event.value(QStringLiteral("to")).toString() == last->instanceId())
+                return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(m_participants.begin(), m_participants.end(),
+                                         [&](const auto &p) { return !p->isRunning() || p.get() == last || sawLeader(p.get()); }),
+                             20000);
+    QVERIFY(stop(last, SIGTERM)); // F5: releases
+    QTRY_VERIFY_WITH_TIMEOUT(leader() != nullptr, 20000);
+    holders.append(leader()->instanceId());
+
+    const Connection connection = participantsRegistry();
+    DashboardSession session;
+    QString error;
+    QVERIFY2(session.open(connection, &error), qPrintable(error));
+    FleetTimelineModel fleet;
+    fleet.setActivity(session.activity());
+    FailoverHistoryModel *history = session.historyModel();
+    QAbstractItemModelTester historyTester(history, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    // What the first update shows: no row may come later, one at a time.
+    QList<LeaseFailover> firstShown;
+    auto firstUpdate = [&] {
+        if (firstShown.isEmpty())
+            firstShown = history->failovers();
+    };
+    connect(history, &QAbstractItemModel::modelReset, this, firstUpdate);
+    connect(history, &QAbstractItemModel::rowsInserted, this, firstUpdate);
+    QTRY_VERIFY_WITH_TIMEOUT(!firstShown.isEmpty(), 10000);
+
+    QCOMPARE(firstShown.size(), 4);
+    const QStringList whys {QStringLiteral("first-acquire"), QStringLiteral("expired"), QStringLiteral("expired"),
+                            QStringLiteral("released")};
+    for (int row = 0; row < 4; ++row) {
+        const LeaseFailover &change = firstShown.at(row);
+        QCOMPARE(change.why, whys.at(row));
+        QCOMPARE(change.to, holders.at(row));
+        QCOMPARE(change.from, row == 0 ? QString() : holders.at(row - 1));
+        QVERIFY(change.recorded);
+    }
+    QVERIFY(firstShown.at(3).gapMs >= 0); // the clean handover's time without a leader
+
+    // The fleet timeline's lane: each holder's span, in turn, from the first
+    // recorded acquisition; the last is the holder seen, still held.
+    QStringList spans;
+    const QList<FleetSegment> lane = fleet.segments(QStringLiteral("cron"));
+    for (const FleetSegment &segment : lane)
+        if (!segment.noLeader)
+            spans.append(segment.holder);
+    QCOMPARE(spans, holders);
+    QCOMPARE(lane.last().endMono, -1);
+    QCOMPARE(fleet.knownSinceMono(), lane.first().startMono);
+    QVERIFY(lane.first().recorded);
 }
 
 void TestDashboard::joinAndStepDownChangeTheLease()

@@ -10,6 +10,7 @@
 #include "fleettimelinewidget.h"
 #include "leaseactivity.h"
 #include <batoninternal/leasecodec.h>
+#include <batoninternal/leasehistory.h>
 #include "leasefilterproxymodel.h"
 #include <baton/leaseobserver.h>
 #include <batoninternal/registrykey.h>
@@ -18,6 +19,7 @@
 #include "memorystore.h"
 
 #include <QAbstractItemModelTester>
+#include <QFont>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -40,6 +42,18 @@ struct Fixture
         QString error;
         if (!store.init(&error))
             qFatal("%s", qPrintable(error));
+    }
+
+    /*! Stores \a changes as the history of \a lease, as its holders would have written it. */
+    bool writeHistory(const QString &lease, const QList<HistoryEntry> &changes)
+    {
+        bool done = false;
+        bool ok = false;
+        store.create(leasehistory::registryKey(lease), leasehistory::encode(changes), [&](const StoreResult &result) {
+            done = true;
+            ok = result.ok();
+        });
+        return QTest::qWaitFor([&] { return done; }, 5000) && ok;
     }
 
     bool write(const QString &lease, const QString &holder)
@@ -79,6 +93,7 @@ private Q_SLOTS:
     void ownLeaseIsMarked();
     void heldSinceIsTheHoldersAcquireTimeNotWhenTheObserverConnected();
     void historyModelAndItsExportsParse();
+    void theModelsStartWithTheStoredHistoryThenFollowLive();
     void activityRecordsSpansAndRenewals();
     void fleetTimelineHasALanePerLeaseWithItsHoldersAndGaps();
     void fleetTimelineHighlightsTheFilteredHoldersLanes_data();
@@ -326,6 +341,79 @@ void TestLeaseModels::historyModelAndItsExportsParse()
     QCOMPARE(rows.at(0).toObject().value(QStringLiteral("to")).toString(), QStringLiteral("node,b"));
     QCOMPARE(rows.at(0).toObject().value(QStringLiteral("gapMs")).toInt(), 1500);
     QCOMPARE(rows.at(0).toObject().value(QStringLiteral("why")).toString(), QStringLiteral("released"));
+}
+
+void TestLeaseModels::theModelsStartWithTheStoredHistoryThenFollowLive()
+{
+    // O2, O4: models made before the observer starts (as the dashboard makes
+    // them) show, from its first list, the changes the lease stores: the
+    // history rows marked as recorded, and the timelines' spans from the
+    // first recorded acquisition; then they follow what is seen live.
+    Fixture f;
+    const QString cron = QStringLiteral("cron");
+    QVERIFY(f.write(cron, QStringLiteral("node-a")));
+    QVERIFY(f.write(cron, QStringLiteral("node-b")));
+    QVERIFY(f.write(cron, QStringLiteral("node-c"))); // transitions 2
+    const QDateTime now = f.clock.wallNow();
+    const qint64 t0 = f.clock.monotonicMs();
+    QVERIFY(f.writeHistory(cron, {
+        {QString(), QStringLiteral("node-a"), QStringLiteral("first-acquire"), now.addSecs(-60), -1, 0},
+        {QStringLiteral("node-a"), QStringLiteral("node-b"), QStringLiteral("expired"), now.addSecs(-40), 3000, 1},
+        {QStringLiteral("node-b"), QStringLiteral("node-c"), QStringLiteral("released"), now.addSecs(-20), 200, 2},
+    }));
+    FailoverHistoryModel history(&f.observer);
+    QAbstractItemModelTester tester(&history, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    LeaseActivity activity(&f.observer);
+    FleetTimelineModel fleet;
+    fleet.setActivity(&activity);
+    QSignalSpy ready(&f.observer, &LeaseObserver::ready);
+    f.observer.start();
+    QVERIFY(ready.wait(5000));
+
+    QCOMPARE(history.rowCount(), 3);
+    const QStringList whys {QStringLiteral("first-acquire"), QStringLiteral("expired"), QStringLiteral("released")};
+    for (int row = 0; row < 3; ++row) {
+        const QModelIndex why = history.index(row, FailoverHistoryModel::WhyColumn);
+        QCOMPARE(why.data(FailoverHistoryModel::WhyKeyRole).toString(), whys.at(row));
+        QVERIFY(why.data(FailoverHistoryModel::RecordedRole).toBool());
+        QVERIFY(why.data(Qt::FontRole).value<QFont>().italic());
+    }
+    QCOMPARE(cell(history, 2, FailoverHistoryModel::FromColumn), QStringLiteral("node-b"));
+    QCOMPARE(cell(history, 2, FailoverHistoryModel::ToColumn), QStringLiteral("node-c"));
+    QCOMPARE(history.index(2, FailoverHistoryModel::GapColumn).data(FailoverHistoryModel::GapMsRole).toLongLong(), 200);
+    QVERIFY(cell(history, 2, FailoverHistoryModel::WhenColumn, Qt::ToolTipRole).contains(QStringLiteral("node-c")));
+
+    // The lane starts at the first recorded acquisition; the expiry and the
+    // release show as stretches without a leader; the holder seen is one
+    // span from its recorded acquisition.
+    const QList<FleetSegment> lane = fleet.segments(cron);
+    QCOMPARE(lane.size(), 5);
+    QCOMPARE(lane.at(0).holder, QStringLiteral("node-a"));
+    QCOMPARE(lane.at(0).startMono, t0 - 60'000);
+    QCOMPARE(lane.at(0).endMono, t0 - 43'000);
+    QVERIFY(lane.at(0).recorded);
+    QVERIFY(lane.at(1).noLeader);
+    QCOMPARE(lane.at(1).endMono, t0 - 40'000);
+    QCOMPARE(lane.at(2).holder, QStringLiteral("node-b"));
+    QCOMPARE(lane.at(2).endMono, t0 - 20'200);
+    QVERIFY(lane.at(3).noLeader);
+    QCOMPARE(lane.at(3).endMono, t0 - 20'000);
+    QCOMPARE(lane.at(4).holder, QStringLiteral("node-c"));
+    QCOMPARE(lane.at(4).startMono, t0 - 20'000);
+    QCOMPARE(lane.at(4).endMono, -1);
+    QVERIFY(!lane.at(4).recorded);
+    QCOMPARE(fleet.knownSinceMono(), t0 - 60'000);
+    QCOMPARE(activity.track(cron).spans.size(), 4);
+
+    // Then live: a change seen is a row of its own, not recorded.
+    f.clock.advance(1000);
+    QVERIFY(f.write(cron, QStringLiteral("node-d")));
+    QTRY_COMPARE(history.rowCount(), 4);
+    QVERIFY(!history.index(3, 0).data(FailoverHistoryModel::RecordedRole).toBool());
+    QCOMPARE(cell(history, 3, FailoverHistoryModel::ToColumn), QStringLiteral("node-d"));
+    QTRY_COMPARE(fleet.segments(cron).size(), 6);
+    QCOMPARE(fleet.segments(cron).at(4).endMono, t0 + 1000);
+    QCOMPARE(fleet.knownSinceMono(), t0 - 60'000);
 }
 
 void TestLeaseModels::activityRecordsSpansAndRenewals()

@@ -40,7 +40,10 @@ public:
     /*! Takes what the source read of one lease; returns how many stored changes it added to the history. */
     int apply(const SourcedLease &lease);
     void applyRecord(const SourcedLease &lease);
+    /*! Queues \a name's stored changes that history() lacks for insertRecorded(); returns how many. */
     int mergeRecorded(const QString &name, const QList<HistoryEntry> &changes);
+    /*! Puts the queued stored changes in their places by time, in one pass over the history. */
+    void insertRecorded();
     void remove(const QString &name);
     /*! Keeps \a lease's expiry deadline in m_deadlines (or drops it when it cannot expire). */
     void schedule(const ObservedLease &lease);
@@ -69,6 +72,13 @@ public:
     QList<LeaseFailover> m_history;
     /*! The history row of each lease's release not yet taken up. */
     QHash<QString, qsizetype> m_openRelease;
+    /*!
+     * The transitions of each lease's history rows that name a holder: a
+     * change is known by them (F7), looked up without scanning the history.
+     */
+    QHash<QString, QSet<qint64>> m_historyTransitions;
+    /*! Stored changes read by a list, inserted together when it is done. */
+    QList<LeaseFailover> m_pendingRecorded;
     /*! The leases whose unreadable stored history was warned about (once each). */
     QSet<QString> m_historyWarned;
     bool m_listing = false;
