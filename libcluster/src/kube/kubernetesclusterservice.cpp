@@ -9,12 +9,15 @@
 
 #include <QProcessEnvironment>
 
+#include <cmath>
+
 namespace baton {
 
 namespace {
 
 constexpr int defaultTimeoutMs = 5000;
 constexpr int maxTimeoutMs = 600000;
+constexpr int maxHistoryLength = 1000;
 
 } // namespace
 
@@ -22,7 +25,7 @@ QStringList KubernetesClusterService::parameterNames()
 {
     return clusterParameterNames() << QStringLiteral("config") << QStringLiteral("context")
                                    << QStringLiteral("namespace") << QStringLiteral("timeout")
-                                   << QStringLiteral("tokenFile");
+                                   << QStringLiteral("tokenFile") << QStringLiteral("historyLength");
 }
 
 std::unique_ptr<LeaseBackend> KubernetesClusterService::createLeaseBackend(QString *errorString)
@@ -41,6 +44,17 @@ std::unique_ptr<LeaseBackend> KubernetesClusterService::createLeaseBackend(QStri
     const int timeoutMs = int(reader.duration(QStringLiteral("timeout"), defaultTimeoutMs, 1,
                                               maxTimeoutMs));
     const QString tokenFile = reader.string(QStringLiteral("tokenFile"));
+    int historyLength = leasehistory::defaultLength;
+    if (reader.ok() && reader.has(QStringLiteral("historyLength"))) {
+        const QJsonValue value = reader.value(QStringLiteral("historyLength"));
+        const double number = value.toDouble(-1);
+        if (!value.isDouble() || number != std::floor(number) || number < 0 || number > maxHistoryLength)
+            reader.refuse(QStringLiteral("historyLength"), value,
+                          QStringLiteral("it must be a whole number from 0 (keep no history) to %1")
+                                  .arg(maxHistoryLength));
+        else
+            historyLength = int(number);
+    }
     QString tokenWarning;
     QString tokenError;
     if (reader.ok() && !tokenFile.isEmpty()
@@ -68,6 +82,7 @@ std::unique_ptr<LeaseBackend> KubernetesClusterService::createLeaseBackend(QStri
         config.exec.reset();
     }
     auto backend = std::make_unique<KubernetesLeaseBackend>(config, leaseName(), timeoutMs);
+    backend->setHistoryLength(historyLength);
     if (!backend->setUp(&error)) {
         *errorString = QStringLiteral("service \"%1\": %2").arg(name(), error);
         return nullptr;
