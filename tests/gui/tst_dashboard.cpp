@@ -509,7 +509,7 @@ void TestDashboard::historyExportWritesParsableFiles()
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = csv.readAll().trimmed().split('\n');
     QCOMPARE(lines.size(), 3);
-    QCOMPARE(lines.at(0).trimmed().split(',').size(), 8);
+    QCOMPARE(lines.at(0).trimmed().split(',').size(), 9);
     QVERIFY(lines.at(2).startsWith("cron,node-1,node-2,taken-over,"));
     QFile json(jsonPath);
     QVERIFY(json.open(QIODevice::ReadOnly));

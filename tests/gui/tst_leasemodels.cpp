@@ -311,10 +311,10 @@ void TestLeaseModels::historyModelAndItsExportsParse()
 
     // CSV: a header and one record a row, RFC 4180 quoting.
     const QList<QByteArray> lines = model.toCsv().split('\n');
-    QCOMPARE(lines.at(0).trimmed(), QByteArray("lease,from,to,why,time,mono,gapMs,transitions"));
+    QCOMPARE(lines.at(0).trimmed(), QByteArray("lease,from,to,why,time,mono,gapMs,transitions,recorded"));
     QCOMPARE(lines.size(), 3); // header, one row, the empty piece after the last CRLF
     QVERIFY(lines.at(1).startsWith("cron,node-a,\"node,b\",released,"));
-    QVERIFY(lines.at(1).trimmed().endsWith(",1500,1"));
+    QVERIFY(lines.at(1).trimmed().endsWith(",1500,1,false"));
 
     // JSON: the history array with the same fields.
     model.setLease({});

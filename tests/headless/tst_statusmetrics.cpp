@@ -264,10 +264,11 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
     QFile csv(csvPath);
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList csvLines = QString::fromUtf8(csv.readAll()).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
-    QCOMPARE(csvLines.at(0), QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions"));
+    QCOMPARE(csvLines.at(0), QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions,recorded"));
     QCOMPARE(csvLines.size(), 2);
     const QStringList change = csvLines.at(1).split(QLatin1Char(','));
-    QCOMPARE(change.size(), 8);
+    QCOMPARE(change.size(), 9);
+    QCOMPARE(change.at(8), QStringLiteral("false")); // seen by this observer
     QCOMPARE(change.at(0), QStringLiteral("watched"));
     QCOMPARE(change.at(1), leader.instanceId());
     QCOMPARE(change.at(2), follower.instanceId());

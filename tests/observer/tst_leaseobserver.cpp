@@ -5,6 +5,7 @@
 
 #include <baton/clock.h>
 #include <batoninternal/leasecodec.h>
+#include <batoninternal/leasehistory.h>
 #include <baton/leaseobserver.h>
 #include "memorystore.h"
 #include "storecluster.h"
@@ -54,6 +55,29 @@ void writeRecord(Store &store, const QString &lease, const LeaseRecord &record)
     QTRY_VERIFY(done);
 }
 
+void writeHistory(Store &store, const QString &lease, const QList<HistoryEntry> &changes)
+{
+    bool done = false;
+    store.create(leasehistory::registryKey(lease), leasehistory::encode(changes), [&](const StoreResult &result) {
+        QVERIFY(result.ok());
+        done = true;
+    });
+    QTRY_VERIFY(done);
+}
+
+HistoryEntry change(const QString &from, const QString &to, const QString &why, qint64 transitions,
+                    const QDateTime &at)
+{
+    HistoryEntry entry;
+    entry.from = from;
+    entry.to = to;
+    entry.why = why;
+    entry.transitions = transitions;
+    entry.at = at;
+    entry.gapMs = why == QLatin1String("first-acquire") ? -1 : 40 * (transitions + 1);
+    return entry;
+}
+
 QString holderOf(const LeaseObserver &observer, const QString &lease)
 {
     const auto l = observer.lease(lease);
@@ -72,6 +96,8 @@ private Q_SLOTS:
     void anUnreadableEntryIsShownNotGuessed();
     void withoutAWatchTheObserverPolls();
     void historyExportsAsCsvAndJson();
+    void theStoredHistoryIsThereBeforeReady();
+    void aStoredChangeAlsoSeenLiveIsOneRow();
 };
 
 void TestLeaseObserver::listsEveryLeaseAndNothingElse()
@@ -230,20 +256,22 @@ void TestLeaseObserver::historyExportsAsCsvAndJson()
     first.mono = 1234;
     first.gapMs = 56;
     first.transitions = 7;
+    first.recorded = true;
     LeaseFailover second = first;
     second.from = QStringLiteral("web-2");
     second.to.clear();
     second.why = QStringLiteral("released");
     second.gapMs = -1;
+    second.recorded = false;
     const QList<LeaseFailover> history {first, second};
 
     const QStringList lines = QString::fromUtf8(LeaseObserver::historyToCsv(history))
                                       .split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 3);
-    QCOMPARE(lines.at(0), QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions"));
+    QCOMPARE(lines.at(0), QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions,recorded"));
     QCOMPARE(lines.at(1), QStringLiteral("cron,\"web,1 \"\"old\"\"\",web-2,expired,"
-                                         "2026-01-02T03:04:05.678Z,1234,56,7"));
-    QCOMPARE(lines.at(2), QStringLiteral("cron,web-2,,released,2026-01-02T03:04:05.678Z,1234,,7"));
+                                         "2026-01-02T03:04:05.678Z,1234,56,7,true"));
+    QCOMPARE(lines.at(2), QStringLiteral("cron,web-2,,released,2026-01-02T03:04:05.678Z,1234,,7,false"));
 
     QJsonParseError error;
     const QJsonDocument json = QJsonDocument::fromJson(LeaseObserver::historyToJson(history), &error);
@@ -256,6 +284,98 @@ void TestLeaseObserver::historyExportsAsCsvAndJson()
     QCOMPARE(rows.at(0).toObject().value(QStringLiteral("time")).toString(),
              QStringLiteral("2026-01-02T03:04:05.678Z"));
     QVERIFY(!rows.at(1).toObject().contains(QStringLiteral("gapMs")));
+    QCOMPARE(rows.at(0).toObject().value(QStringLiteral("recorded")).toBool(), true);
+    QCOMPARE(rows.at(1).toObject().value(QStringLiteral("recorded")).toBool(), false);
+}
+
+void TestLeaseObserver::theStoredHistoryIsThereBeforeReady()
+{
+    // O2: what the holders stored is in history() from the first ready(),
+    // oldest first across leases, marked recorded; an unreadable history
+    // is one warning, and its lease is shown all the same.
+    auto store = makeStore();
+    const QDateTime t0 = QDateTime::currentDateTimeUtc().addSecs(-3600);
+    LeaseRecord cron;
+    cron.holder = QStringLiteral("c");
+    cron.leaseDurationMs = 60000;
+    cron.transitions = 2;
+    writeRecord(*store, QStringLiteral("cron"), cron);
+    writeHistory(*store, QStringLiteral("cron"),
+                 {change({}, QStringLiteral("a"), QStringLiteral("first-acquire"), 0, t0),
+                  change(QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("expired"), 1, t0.addSecs(60)),
+                  change(QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("released"), 2, t0.addSecs(180))});
+    LeaseRecord mail = cron;
+    mail.holder = QStringLiteral("m");
+    mail.transitions = 0;
+    writeRecord(*store, QStringLiteral("mail"), mail);
+    writeHistory(*store, QStringLiteral("mail"),
+                 {change({}, QStringLiteral("m"), QStringLiteral("first-acquire"), 0, t0.addSecs(120))});
+    LeaseRecord odd = mail;
+    writeRecord(*store, QStringLiteral("odd"), odd);
+    bool done = false;
+    store->create(leasehistory::registryKey(QStringLiteral("odd")), {{QStringLiteral("v"), 9}},
+                  [&](const StoreResult &) { done = true; });
+    QTRY_VERIFY(done);
+
+    LeaseObserver observer(store.get());
+    QList<LeaseFailover> atReady;
+    connect(&observer, &LeaseObserver::ready, this, [&] { atReady = observer.history(); });
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("odd: ignoring its stored history: field \"v\" must be 1")));
+    observer.start();
+    QVERIFY(ready.wait(5000));
+    QCOMPARE(observer.leases().size(), 3);
+    QStringList rows;
+    for (const LeaseFailover &row : atReady) {
+        QVERIFY(row.recorded);
+        rows << QStringLiteral("%1 %2>%3 %4 %5").arg(row.lease, row.from, row.to, row.why).arg(row.transitions);
+    }
+    QCOMPARE(rows, (QStringList {QStringLiteral("cron >a first-acquire 0"), QStringLiteral("cron a>b expired 1"),
+                                 QStringLiteral("mail >m first-acquire 0"), QStringLiteral("cron b>c released 2")}));
+    QCOMPARE(atReady.at(3).when, t0.addSecs(180));
+    QCOMPARE(atReady.at(3).gapMs, 120);
+    // A second list brings nothing new and says nothing more.
+    QSignalSpy read(&observer, &LeaseObserver::historyRead);
+    observer.setPollInterval(10);
+    LeaseRecord other = mail;
+    other.holder = QStringLiteral("x");
+    writeRecord(*store, QStringLiteral("poke"), other);
+    QTRY_VERIFY(observer.lease(QStringLiteral("poke")).has_value());
+    QCOMPARE(observer.history().size(), 4 + 1); // poke's first acquisition, seen live
+    QCOMPARE(read.size(), 0);
+}
+
+void TestLeaseObserver::aStoredChangeAlsoSeenLiveIsOneRow()
+{
+    // O2: a change seen live and later read from the stored history (same
+    // lease, same transitions) is one row; one only stored is added, with
+    // historyRead().
+    auto store = makeStore<UnwatchableStore>();
+    LeaseObserver observer(store.get());
+    observer.setPollInterval(20);
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    QSignalSpy read(&observer, &LeaseObserver::historyRead);
+    observer.start();
+    QVERIFY(ready.wait(5000));
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("jobs"));
+    QVERIFY(start(a));
+    QTRY_COMPARE_WITH_TIMEOUT(holderOf(observer, QStringLiteral("jobs")), QStringLiteral("a"), 5000);
+    QCOMPARE(observer.history().size(), 1);
+    const qint64 term = observer.lease(QStringLiteral("jobs"))->record.transitions;
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    // The same acquisition as stored, and a later one this observer has
+    // not seen (between two polls, say).
+    writeHistory(*store, QStringLiteral("jobs"),
+                 {change({}, QStringLiteral("a"), QStringLiteral("first-acquire"), term, now),
+                  change(QStringLiteral("a"), QStringLiteral("y"), QStringLiteral("expired"), term + 1, now.addSecs(1))});
+    QVERIFY(read.wait(5000));
+    const QList<LeaseFailover> history = observer.history();
+    QCOMPARE(history.size(), 2);
+    QVERIFY(!history.at(0).recorded);
+    QCOMPARE(history.at(0).to, QStringLiteral("a"));
+    QVERIFY(history.at(1).recorded);
+    QCOMPARE(history.at(1).to, QStringLiteral("y"));
+    stopAndWait(a);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseObserver)

@@ -61,6 +61,10 @@ void TestStoreUrl::refusals_data()
     QTest::newRow("a relative folder") << "file:registry" << "file:///absolute/path";
     QTest::newRow("two folders") << "file:///a,file:///b" << "one folder";
     QTest::newRow("a password in the URL") << "http://root:s3cret@127.0.0.1:2379" << "credentials";
+    // R2: the file store's own refusals must not repeat a password either.
+    QTest::newRow("a password in a file URL") << "file://root:s3cret@host/registry" << "credentials";
+    QTest::newRow("a folder and an endpoint with a password")
+            << "file:///registry,http://root:s3cret@127.0.0.1:2379" << "credentials";
 }
 
 void TestStoreUrl::refusals()

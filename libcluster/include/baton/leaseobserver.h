@@ -230,7 +230,10 @@ public:
     QList<ObservedLease> leases() const;
     /*! The lease \a name, if there is one. */
     std::optional<ObservedLease> lease(const QString &name) const;
-    /*! Every holder change seen since start(), oldest first. */
+    /*!
+     * Every holder change, oldest first: those the leases' stored
+     * histories hold (recorded), then those seen since start().
+     */
     QList<LeaseFailover> history() const;
     /*! The clock it judges by. */
     const Clock &clock() const;
@@ -256,6 +259,13 @@ Q_SIGNALS:
      * a first acquisition; failover() is not emitted for it.
      */
     void handedOver(int row, const baton::LeaseFailover &change);
+    /*!
+     * Changes from the leases' stored histories (LeaseFailover::recorded)
+     * were added to history() after ready(), in their places by time: read
+     * again from the whole history. The first list's are there before
+     * ready(), without this signal.
+     */
+    void historyRead();
     /*! The holder's lease ran out as this observer sees it. */
     void leaseExpired(const QString &name);
     /*! Listing failed; the observer keeps trying (R4). */

@@ -53,8 +53,8 @@ LeaseObserverPrivate::LeaseObserverPrivate(LeaseObserver *observer, LeaseSource 
     QObject::connect(m_source, &LeaseSource::listFailed, q,
                      [this](const QString &message) { onListFailed(message); });
     QObject::connect(m_source, &LeaseSource::changed, q, [this](const SourcedLease &lease) {
-        if (m_running)
-            apply(lease);
+        if (m_running && apply(lease) > 0)
+            Q_EMIT q->historyRead();
     });
     QObject::connect(m_source, &LeaseSource::removed, q, [this](const QString &name) {
         if (m_running)
@@ -148,14 +148,18 @@ void LeaseObserverPrivate::onListed(const QList<SourcedLease> &leases)
         return;
     m_listing = false;
     QSet<QString> present;
+    int recorded = 0;
     for (const SourcedLease &lease : leases) {
         present.insert(lease.name);
-        apply(lease);
+        recorded += apply(lease);
     }
     const QStringList known = m_leases.keys();
     for (const QString &name : known)
         if (!present.contains(name))
             remove(name);
+    // The first list's stored changes are in history() before ready().
+    if (recorded > 0 && m_ready)
+        Q_EMIT q->historyRead();
     afterList(true);
 }
 
@@ -179,7 +183,60 @@ void LeaseObserverPrivate::afterList(bool ok)
         m_pollTimer.start(m_pollIntervalMs);
 }
 
-void LeaseObserverPrivate::apply(const SourcedLease &lease)
+int LeaseObserverPrivate::apply(const SourcedLease &lease)
+{
+    applyRecord(lease);
+    if (!lease.historyError.isEmpty() && !m_historyWarned.contains(lease.name)) {
+        // O2: a stored history is a courtesy; a bad one is skipped, once said.
+        m_historyWarned.insert(lease.name);
+        qCWarning(lcElection).noquote() << QStringLiteral("observer: %1: ignoring its stored history: %2")
+                                                   .arg(lease.name, lease.historyError);
+    }
+    // After the record, so that a change the record itself shows (a watch
+    // on Kubernetes brings both at once) is the live row, not a second one.
+    return lease.history ? mergeRecorded(lease.name, *lease.history) : 0;
+}
+
+int LeaseObserverPrivate::mergeRecorded(const QString &name, const QList<HistoryEntry> &changes)
+{
+    // A change is known by its lease and its transitions (F7: one per
+    // term), whether this observer saw it or read it.
+    QSet<qint64> known;
+    for (const LeaseFailover &row : std::as_const(m_history))
+        if (row.lease == name && !row.to.isEmpty())
+            known.insert(row.transitions);
+    const qint64 nowMono = m_clock->monotonicMs();
+    const QDateTime nowWall = m_clock->wallNow();
+    int added = 0;
+    for (const HistoryEntry &entry : changes) {
+        if (known.contains(entry.transitions) || entry.to.isEmpty())
+            continue;
+        known.insert(entry.transitions);
+        LeaseFailover row;
+        row.lease = name;
+        row.from = entry.from;
+        row.to = entry.to;
+        row.why = entry.why;
+        row.when = entry.at.toUTC();
+        // The writer's wall clock, placed on ours by its age: for drawing
+        // only, like every recorded time.
+        row.mono = nowMono - entry.at.msecsTo(nowWall);
+        row.gapMs = entry.gapMs;
+        row.transitions = entry.transitions;
+        row.recorded = true;
+        const auto at = std::upper_bound(m_history.begin(), m_history.end(), row,
+                                         [](const LeaseFailover &a, const LeaseFailover &b) { return a.when < b.when; });
+        const qsizetype position = at - m_history.begin();
+        m_history.insert(position, row);
+        for (qsizetype &open : m_openRelease)
+            if (open >= position)
+                ++open;
+        ++added;
+    }
+    return added;
+}
+
+void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
 {
     const QString &name = lease.name;
     const qint64 now = m_clock->monotonicMs();
@@ -368,12 +425,13 @@ QString csvField(const QString &text)
 
 QByteArray LeaseObserver::historyToCsv(const QList<LeaseFailover> &history)
 {
-    QString out = QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions\r\n");
+    QString out = QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions,recorded\r\n");
     for (const LeaseFailover &f : history)
         out += QStringList {csvField(f.lease), csvField(f.from), csvField(f.to), csvField(f.why),
                             f.when.toUTC().toString(Qt::ISODateWithMs), QString::number(f.mono),
                             f.gapMs >= 0 ? QString::number(f.gapMs) : QString(),
-                            QString::number(f.transitions)}
+                            QString::number(f.transitions),
+                            f.recorded ? QStringLiteral("true") : QStringLiteral("false")}
                        .join(QLatin1Char(','))
                 + QStringLiteral("\r\n");
     return out.toUtf8();
@@ -389,7 +447,8 @@ QByteArray LeaseObserver::historyToJson(const QList<LeaseFailover> &history)
                          {QStringLiteral("why"), f.why},
                          {QStringLiteral("time"), f.when.toUTC().toString(Qt::ISODateWithMs)},
                          {QStringLiteral("mono"), double(f.mono)},
-                         {QStringLiteral("transitions"), double(f.transitions)}};
+                         {QStringLiteral("transitions"), double(f.transitions)},
+                         {QStringLiteral("recorded"), f.recorded}};
         if (f.gapMs >= 0)
             row.insert(QStringLiteral("gapMs"), double(f.gapMs));
         rows.append(row);

@@ -4,6 +4,7 @@
 
 #include <QHash>
 #include <QList>
+#include <QSet>
 #include <QObject>
 #include <QString>
 #include <QTimer>
@@ -17,6 +18,7 @@ class Application;
 class Clock;
 class LeaseSource;
 class Store;
+struct HistoryEntry;
 struct SourcedLease;
 
 /*!
@@ -35,7 +37,10 @@ public:
     void onListed(const QList<SourcedLease> &leases);
     void onListFailed(const QString &message);
     void afterList(bool ok);
-    void apply(const SourcedLease &lease);
+    /*! Takes what the source read of one lease; returns how many stored changes it added to the history. */
+    int apply(const SourcedLease &lease);
+    void applyRecord(const SourcedLease &lease);
+    int mergeRecorded(const QString &name, const QList<HistoryEntry> &changes);
     void remove(const QString &name);
     /*! Keeps \a lease's expiry deadline in m_deadlines (or drops it when it cannot expire). */
     void schedule(const ObservedLease &lease);
@@ -64,6 +69,8 @@ public:
     QList<LeaseFailover> m_history;
     /*! The history row of each lease's release not yet taken up. */
     QHash<QString, qsizetype> m_openRelease;
+    /*! The leases whose unreadable stored history was warned about (once each). */
+    QSet<QString> m_historyWarned;
     bool m_listing = false;
     bool m_ready = false;
     bool m_running = false;

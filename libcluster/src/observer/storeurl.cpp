@@ -12,6 +12,17 @@ QJsonObject registryForStoreUrl(const QString &url, QString *errorString)
         *errorString = QStringLiteral("--store: no URL given");
         return {};
     }
+    for (const QString &part : parts) {
+        // Before any message that repeats the URL: it may hold a password
+        // (R2). A folder's own name may have an @, a host may not.
+        const QUrl parsed(part.trimmed(), QUrl::StrictMode);
+        if (!parsed.userInfo().isEmpty()
+            || (parsed.scheme() != QLatin1String("file") && part.contains(QLatin1Char('@')))) {
+            *errorString = QStringLiteral("--store: credentials do not go in a URL; name the "
+                                          "store in a configuration file (--config)");
+            return {};
+        }
+    }
     const QUrl first(parts.first().trimmed(), QUrl::StrictMode);
     if (first.scheme() == QLatin1String("file")) {
         if (parts.size() != 1 || !first.path().startsWith(QLatin1Char('/')) || !first.host().isEmpty()) {
@@ -25,12 +36,6 @@ QJsonObject registryForStoreUrl(const QString &url, QString *errorString)
     }
     QJsonArray endpoints;
     for (const QString &part : parts) {
-        if (part.contains(QLatin1Char('@'))) {
-            // Not echoed: the URL may hold a password (R2).
-            *errorString = QStringLiteral("--store: credentials do not go in a URL; name the "
-                                          "store in a configuration file (--config)");
-            return {};
-        }
         QUrl endpoint(part.trimmed(), QUrl::StrictMode);
         const QString scheme = endpoint.scheme();
         if (scheme == QLatin1String("etcd"))

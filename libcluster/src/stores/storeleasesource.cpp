@@ -1,6 +1,7 @@
 #include "storeleasesource.h"
 
 #include <batoninternal/leasecodec.h>
+#include <batoninternal/leasehistory.h>
 #include "logging.h"
 #include <batoninternal/registrykey.h>
 
@@ -76,38 +77,73 @@ void StoreLeaseSource::list()
     m_listing = true;
     m_touchedDuringList.clear();
     QPointer<StoreLeaseSource> self(this);
-    m_store->list(registryLeasePrefix, [self](const StoreResult &result) {
+    m_store->list(registryLeasePrefix, [self](const StoreResult &leases) {
         if (!self)
             return;
-        self->m_listing = false;
-        if (!self->m_running)
+        if (!self->m_running || !self->m_store) {
+            self->m_listing = false;
             return;
-        if (!result.ok()) {
+        }
+        if (!leases.ok()) {
+            self->m_listing = false;
             qCWarning(lcStore).noquote() << QStringLiteral("observer: cannot list %1: %2")
-                                                    .arg(self->describe(), result.errorString);
-            Q_EMIT self->listFailed(result.errorString);
+                                                    .arg(self->describe(), leases.errorString);
+            Q_EMIT self->listFailed(leases.errorString);
             return;
         }
-        // What the watch said during the list is newer than the list.
-        QList<SourcedLease> leases;
-        QSet<QString> seen;
-        for (const StoreEntry &entry : result.entries) {
-            if (!entry.key.startsWith(registryLeasePrefix))
-                continue;
-            const QString name = entry.key.mid(registryLeasePrefix.size());
-            seen.insert(name);
-            const auto touched = self->m_touchedDuringList.constFind(name);
-            if (touched == self->m_touchedDuringList.constEnd())
-                leases.append(fromEntry(entry));
-            else if (touched->has_value())
-                leases.append(**touched);
-        }
-        for (auto it = self->m_touchedDuringList.cbegin(); it != self->m_touchedDuringList.cend(); ++it)
-            if (it->has_value() && !seen.contains(it.key()))
-                leases.append(**it);
-        self->m_touchedDuringList.clear();
-        Q_EMIT self->listed(leases);
+        // The histories after the leases: one written in between is newer
+        // than its lease, which the observer takes as it comes (it knows a
+        // change by its transitions, whichever way it heard of it).
+        self->m_store->list(leasehistory::registryPrefix, [self, leases](const StoreResult &histories) {
+            if (!self)
+                return;
+            self->m_listing = false;
+            if (self->m_running)
+                self->finishList(leases.entries, histories);
+        });
     });
+}
+
+void StoreLeaseSource::finishList(const QList<StoreEntry> &entries, const StoreResult &histories)
+{
+    // What the watch said during the lists is newer than the lists.
+    QList<SourcedLease> leases;
+    QSet<QString> seen;
+    for (const StoreEntry &entry : entries) {
+        if (!entry.key.startsWith(registryLeasePrefix))
+            continue;
+        const QString name = entry.key.mid(registryLeasePrefix.size());
+        seen.insert(name);
+        const auto touched = m_touchedDuringList.constFind(name);
+        if (touched == m_touchedDuringList.constEnd())
+            leases.append(fromEntry(entry));
+        else if (touched->has_value())
+            leases.append(**touched);
+    }
+    for (auto it = m_touchedDuringList.cbegin(); it != m_touchedDuringList.cend(); ++it)
+        if (it->has_value() && !seen.contains(it.key()))
+            leases.append(**it);
+    m_touchedDuringList.clear();
+
+    if (!histories.ok()) {
+        // The leases are worth showing without their past.
+        qCWarning(lcStore).noquote() << QStringLiteral("observer: cannot list %1*: %2")
+                                                .arg(leasehistory::registryPrefix, histories.errorString);
+        Q_EMIT listed(leases);
+        return;
+    }
+    QHash<QString, QJsonObject> stored;
+    for (const StoreEntry &entry : histories.entries)
+        if (entry.key.startsWith(leasehistory::registryPrefix))
+            stored.insert(entry.key.mid(leasehistory::registryPrefix.size()), entry.document);
+    for (SourcedLease &lease : leases) {
+        QList<HistoryEntry> changes;
+        const auto document = stored.constFind(lease.name);
+        if (document != stored.constEnd() && !leasehistory::decode(*document, &changes, &lease.historyError))
+            changes.clear();
+        lease.history = changes;
+    }
+    Q_EMIT listed(leases);
 }
 
 } // namespace baton

@@ -12,6 +12,7 @@ namespace baton {
 class Store;
 class StoreWatch;
 struct StoreEntry;
+struct StoreResult;
 
 /*!
  * The `cluster:*` entries of a Store (B2, O2), named without the
@@ -19,6 +20,10 @@ struct StoreEntry;
  * between them; a change the watch reported while a list was outstanding
  * wins over the list, which may be older. Where the store cannot watch,
  * isWatching() is false and the observer polls.
+ *
+ * Each list also reads the `history:*` entries, the histories the holders
+ * stored (O2), and hands each lease its own; a list of them that fails
+ * leaves the leases without one, with a warning.
  */
 class StoreLeaseSource final : public LeaseSource
 {
@@ -37,6 +42,8 @@ public:
     static SourcedLease fromEntry(const StoreEntry &entry);
 
 private:
+    void finishList(const QList<StoreEntry> &entries, const StoreResult &histories);
+
     QPointer<Store> m_store;
     StoreWatch *m_watch = nullptr;
     bool m_running = false;
