@@ -17,6 +17,7 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
@@ -380,6 +381,35 @@ void TestKubernetesElection::twoCrashesAndAHandoverAreStoredWithTheLeaseAndToldA
     for (const QString &holder : std::as_const(holders))
         expected << holder + QStringLiteral(" became leader");
     QTRY_COMPARE_WITH_TIMEOUT(messages(), expected, 10000);
+
+    // O2: a `baton status` started afterwards, which saw none of it, has
+    // the four changes from its first list, marked recorded.
+    const QString historyPath = m_folder.filePath(QStringLiteral("history-e2e.json"));
+    QProcess status;
+    test::keepOutput(&status, QStringLiteral("status-history-e2e"), test::ArtifactKind::Events);
+    status.start(test::batonBinary(), {QStringLiteral("status"), lease, QStringLiteral("--kube-context"),
+                                       QStringLiteral("test"), QStringLiteral("--kubeconfig"),
+                                       writeKubeconfig(watchToken), QStringLiteral("--namespace"), ns,
+                                       QStringLiteral("--history"), historyPath});
+    // The server runs in this process: wait with the event loop.
+    QSignalSpy statusFinished(&status, &QProcess::finished);
+    QVERIFY(statusFinished.wait(20000));
+    m_allOutput += status.readAllStandardOutput() + status.readAllStandardError();
+    QCOMPARE(status.exitCode(), 0);
+    QFile file(historyPath);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonArray rows = QJsonDocument::fromJson(file.readAll())[QStringLiteral("history")].toArray();
+    QStringList shown;
+    for (const QJsonValue &row : rows) {
+        QCOMPARE(row[QStringLiteral("lease")].toString(), lease);
+        QVERIFY(row[QStringLiteral("recorded")].toBool());
+        shown << QStringLiteral("%1>%2:%3").arg(row[QStringLiteral("from")].toString(), row[QStringLiteral("to")].toString(),
+                                                row[QStringLiteral("why")].toString());
+    }
+    QStringList stored;
+    for (const HistoryEntry &change : std::as_const(changes))
+        stored << QStringLiteral("%1>%2:%3").arg(change.from, change.to, change.why);
+    QCOMPARE(shown, stored);
 }
 
 void TestKubernetesElection::pollingParticipantUsesOnlyGetCreateUpdate()
