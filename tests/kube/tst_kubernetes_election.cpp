@@ -401,7 +401,9 @@ void TestKubernetesElection::twoCrashesAndAHandoverAreStoredWithTheLeaseAndToldA
     const QJsonArray rows = QJsonDocument::fromJson(file.readAll())[QStringLiteral("history")].toArray();
     QStringList shown;
     for (const QJsonValue &row : rows) {
-        QCOMPARE(row[QStringLiteral("lease")].toString(), lease);
+        // The namespace holds the Leases of the other tests too.
+        if (row[QStringLiteral("lease")].toString() != lease)
+            continue;
         QVERIFY(row[QStringLiteral("recorded")].toBool());
         shown << QStringLiteral("%1>%2:%3").arg(row[QStringLiteral("from")].toString(), row[QStringLiteral("to")].toString(),
                                                 row[QStringLiteral("why")].toString());
