@@ -50,9 +50,9 @@ Commands:
                  unless a non-loopback address is given as numbers);
                  --explain prints what the timings guarantee, and exits
   status [LEASE...] --config FILE [-w|--watch] [-o table|wide|jsonl|json|name]
-         [--no-headers] [--json] [--check] [--history FILE.csv|FILE.json]
+         [--no-headers] [--json] [--check] [--history [FILE.csv|FILE.json]]
   status [LEASE...] --store URL [--prefix P] [--cacert F] [--cert F --key F]
-         [--user NAME --password-file F] [-w] [-o FORMAT] [--check] [--history F]
+         [--user NAME --password-file F] [-w] [-o FORMAT] [--check] [--history [F]]
   status [LEASE...] --kube-context CONTEXT [--kubeconfig FILE]
          [-n|--namespace N | -A|--all-namespaces] [-w] [-o FORMAT] [--check]
                  the leases of FILE's Registry, of the store at URL
@@ -71,8 +71,11 @@ Commands:
                  every lease shown has a live holder, 1 when one has none
                  or has expired, 3 when the store could not be read;
                  --watch: follow them and
-                 print each failover until SIGINT/SIGTERM; --history: write
-                 the failovers seen on exit. On Kubernetes it needs only
+                 print each failover until SIGINT/SIGTERM; --history: the
+                 holder changes instead (time, lease, from, to, why, gap,
+                 transitions), those stored with each lease then those
+                 seen, oldest first; --history FILE: write them on exit.
+                 On Kubernetes it needs only
                  get, list and watch on leases (without watch, it polls)
   demo           three participants on a file Registry: a crash failover and
                  a clean handover, shown live, then the history
@@ -102,10 +105,11 @@ Environment:
 
 /*! Parses the options of one command; returns false (and an exit code) when done. */
 bool parseCommand(QCoreApplication &app, QCommandLineParser &parser, const char *command, int *exitCode,
-                  bool takesArguments = false)
+                  bool takesArguments = false, QStringList arguments = {})
 {
     parser.addHelpOption();
-    QStringList arguments = app.arguments();
+    if (arguments.isEmpty())
+        arguments = app.arguments();
     arguments.removeAt(1); // the command name
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "baton %s: %s\n", command, qPrintable(parser.errorText()));
@@ -141,6 +145,36 @@ QCommandLineOption configOption()
 QString configPathOf(const QCommandLineParser &parser, const QCommandLineOption &config)
 {
     return parser.isSet(config) ? parser.value(config) : qEnvironmentVariable("BATON_CONFIG");
+}
+
+/*!
+ * Takes the export of `status --history FILE.csv|FILE.json` (or
+ * `--history=FILE`) out of \a arguments and returns FILE; a `--history`
+ * without such a FILE stays, as the flag that prints the history.
+ * QCommandLineParser has no option whose value is optional, and the export
+ * came first: its command lines keep working.
+ */
+QString takeHistoryExport(QStringList *arguments)
+{
+    const QString flag = QStringLiteral("--history");
+    for (qsizetype i = 1; i < arguments->size(); ++i) {
+        const QString &argument = arguments->at(i);
+        if (argument == QLatin1String("--"))
+            break;
+        if (argument.startsWith(flag + QLatin1Char('='))) {
+            const QString path = argument.mid(flag.size() + 1);
+            arguments->removeAt(i);
+            return path;
+        }
+        if (argument == flag && i + 1 < arguments->size()
+            && (arguments->at(i + 1).endsWith(QLatin1String(".csv"))
+                || arguments->at(i + 1).endsWith(QLatin1String(".json")))) {
+            const QString path = arguments->at(i + 1);
+            arguments->remove(i, 2);
+            return path;
+        }
+    }
+    return {};
 }
 
 /*! Says what is wrong with the command line, as `baton COMMAND: ...`; returns exit status 2. */
@@ -279,9 +313,10 @@ int runStatus(QCoreApplication &app)
                                                   "1 when one has none or has expired, 3 when the "
                                                   "store could not be read."));
     const QCommandLineOption history(QStringLiteral("history"),
-                                     QStringLiteral("On exit, write the failovers seen to FILE "
-                                                    "(.csv or .json)."),
-                                     QStringLiteral("FILE"));
+                                     QStringLiteral("Print each lease's holder changes, those "
+                                                    "stored with it then those seen, instead of "
+                                                    "the leases. --history FILE.csv|FILE.json: on "
+                                                    "exit, write them to FILE."));
     const QCommandLineOption kubeContext(QStringLiteral("kube-context"),
                                          QStringLiteral("Observe the Kubernetes Leases through this "
                                                         "kubeconfig context."),
@@ -325,7 +360,9 @@ int runStatus(QCoreApplication &app)
                                  QStringLiteral("Only these leases (all when none is named)."),
                                  QStringLiteral("[LEASE...]"));
     int exitCode = 0;
-    if (!parseCommand(app, parser, "status", &exitCode, true))
+    QStringList arguments = app.arguments();
+    const QString historyPath = takeHistoryExport(&arguments);
+    if (!parseCommand(app, parser, "status", &exitCode, true, arguments))
         return exitCode;
     static_assert(baton::StatusCommand::BadUsage == 2);
     auto refuse = [](const QString &text) { return ::refuse("status", text); };
@@ -355,6 +392,8 @@ int runStatus(QCoreApplication &app)
         return refuse("--json is -o jsonl: it cannot go with another -o");
     if (parser.isSet(watch) && (format == QLatin1String("json") || format == QLatin1String("name")))
         return refuse("--watch prints events as they come: use -o table or -o jsonl");
+    if (parser.isSet(history) && format == QLatin1String("name"))
+        return refuse("-o name lists leases, --history their holder changes: use one of them");
     baton::StatusCommand::Options options;
     auto valueOrEnvironment = [&](const QCommandLineOption &option, const char *variable) {
         return parser.isSet(option) ? parser.value(option) : qEnvironmentVariable(variable);
@@ -387,7 +426,8 @@ int runStatus(QCoreApplication &app)
     options.allNamespaces = parser.isSet(allNamespaces);
     options.watch = parser.isSet(watch);
     options.json = format == QLatin1String("jsonl");
-    options.historyPath = parser.value(history);
+    options.historyPath = historyPath;
+    options.history = parser.isSet(history);
     baton::StatusCommand status(options);
     return run(app, status);
 }

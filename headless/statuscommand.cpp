@@ -90,6 +90,7 @@ int StatusCommand::start()
                 r.insert(QStringLiteral("transitions"), double(change.transitions));
                 if (change.gapMs >= 0)
                     r.insert(QStringLiteral("gapMs"), double(change.gapMs));
+                r.insert(QStringLiteral("recorded"), change.recorded);
                 writeJson(r);
                 return;
             }
@@ -186,7 +187,10 @@ void StatusCommand::onReady()
     }
     if (!m_storeError.isEmpty())
         complain(m_storeError);
-    printSnapshot();
+    if (m_options.history)
+        printHistory();
+    else
+        printSnapshot();
     if (m_options.watch)
         return;
     const bool live = !m_options.check || everyLeaseHasALiveHolder(selectedLeases());
@@ -271,6 +275,93 @@ void StatusCommand::printSnapshot()
         lines.removeFirst();
     for (const QString &line : std::as_const(lines))
         say(line);
+}
+
+void StatusCommand::printHistory()
+{
+    QList<LeaseFailover> history = m_observer->history();
+    history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
+    if (m_options.jsonDocument) {
+        // The same document as an export to FILE.json: one format to parse.
+        say(QString::fromUtf8(LeaseObserver::historyToJson(history)).trimmed());
+        return;
+    }
+    if (m_options.json) {
+        for (const LeaseFailover &change : std::as_const(history))
+            writeJson(changeRecord(change, m_observerId));
+        return;
+    }
+    if (history.isEmpty()) {
+        say(selectedLeases().isEmpty() ? m_emptyText : QStringLiteral("no holder changes stored or seen"));
+        return;
+    }
+    QStringList lines = formatHistory(history, m_options.wide);
+    if (m_options.noHeaders)
+        lines.removeFirst();
+    for (const QString &line : std::as_const(lines))
+        say(line);
+}
+
+QStringList StatusCommand::formatHistory(const QList<LeaseFailover> &history, bool wide)
+{
+    int leaseWidth = 5;
+    int fromWidth = 4;
+    int toWidth = 2;
+    for (const LeaseFailover &change : history) {
+        leaseWidth = std::max(leaseWidth, int(change.lease.size()));
+        fromWidth = std::max(fromWidth, int(orNone(change.from).size()));
+        toWidth = std::max(toWidth, int(orNone(change.to).size()));
+    }
+    const int whyWidth = int(QStringLiteral("first-acquire").size());
+    auto line = [&](const QString &time, const QString &lease, const QString &from, const QString &to,
+                    const QString &why, const QString &gap, const QString &transitions,
+                    const QString &source) {
+        QString text = QStringLiteral("%1  %2  %3  %4  %5  %6  %7")
+                               .arg(time, -24)
+                               .arg(lease, -leaseWidth)
+                               .arg(from, -fromWidth)
+                               .arg(to, -toWidth)
+                               .arg(why, -whyWidth)
+                               .arg(gap, 6)
+                               .arg(transitions, 5);
+        if (wide)
+            text += QStringLiteral("  ") + source;
+        return text;
+    };
+    QStringList lines {line(QStringLiteral("TIME"), QStringLiteral("LEASE"), QStringLiteral("FROM"),
+                            QStringLiteral("TO"), QStringLiteral("WHY"), QStringLiteral("GAP-MS"),
+                            QStringLiteral("TRANS"), QStringLiteral("SOURCE"))};
+    for (const LeaseFailover &change : history)
+        // A stored change's time is its new holder's clock, a seen one's
+        // this observer's: -o wide says which, since they may disagree (F2).
+        lines.append(line(timeText(change.when), change.lease, orNone(change.from), orNone(change.to),
+                          change.why,
+                          change.gapMs >= 0 ? QString::number(change.gapMs) : QStringLiteral("-"),
+                          QString::number(change.transitions),
+                          change.recorded ? QStringLiteral("stored") : QStringLiteral("seen")));
+    return lines;
+}
+
+QJsonObject StatusCommand::changeRecord(const LeaseFailover &change, const QString &observerId)
+{
+    // When the change happened, not when it is printed: a history is read
+    // long after. A stored change's mono is this observer's estimate.
+    QJsonObject r {
+            {QStringLiteral("v"), eventrecord::streamVersion},
+            {QStringLiteral("ts"), timeText(change.when)},
+            {QStringLiteral("mono"), double(change.mono)},
+            {QStringLiteral("lease"), change.lease},
+            {QStringLiteral("instance"), observerId},
+            {QStringLiteral("event"), QStringLiteral("leader-changed")},
+            {QStringLiteral("from"), change.from},
+            {QStringLiteral("to"), change.to},
+            {QStringLiteral("why"), change.why},
+            {QStringLiteral("transitions"), double(change.transitions)},
+            {QStringLiteral("recorded"), change.recorded},
+    };
+    if (change.gapMs >= 0)
+        r.insert(QStringLiteral("gapMs"), double(change.gapMs));
+    return r;
 }
 
 QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,

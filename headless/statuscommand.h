@@ -22,7 +22,8 @@ struct ObservedLease;
  * (holder, held since, last renewal against the lease duration,
  * transitions), or O5-shaped JSON lines with --json. --watch follows them
  * and prints each failover until SIGINT/SIGTERM; --history writes the
- * failovers seen to a CSV or JSON file on exit. Observes only: it never
+ * failovers seen to a CSV or JSON file on exit; --history alone prints
+ * each lease's holder changes, those stored with it first. Observes only: it never
  * starts the configuration's cluster services, and on Kubernetes it uses
  * only get, list and watch (B5). The watching is LeaseObserver's; this
  * class only formats.
@@ -47,6 +48,11 @@ public:
         bool json = false;
         /*! Ends in .csv or .json; empty: no export. */
         QString historyPath;
+        /*!
+         * `--history` alone: each lease's holder changes (those stored with
+         * the lease, then those seen) instead of the leases, oldest first.
+         */
+        bool history = false;
         /*! Only these leases (`baton status LEASE...`); empty: all. */
         QStringList leases;
         /*! `--check`: the exit status says whether every lease has a live holder. */
@@ -99,6 +105,15 @@ public:
     static QStringList formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,
                                    const QString &emptyText = QString(),
                                    const std::optional<WideColumns> &wide = std::nullopt);
+    /*!
+     * `--history`: one line per holder change, oldest first; the header
+     * first. With \a wide, a SOURCE column says whether the change was read
+     * from the stored history (its time by the new holder's clock) or seen
+     * by this observer.
+     */
+    static QStringList formatHistory(const QList<LeaseFailover> &history, bool wide);
+    /*! A `leader-changed` record (docs/events.md) of one row of the history. */
+    static QJsonObject changeRecord(const LeaseFailover &change, const QString &observerId);
     /*! The `lease` snapshot record (docs/events.md). */
     static QJsonObject leaseRecord(const ObservedLease &lease, const QString &observerId,
                                    qint64 nowMono, const QDateTime &nowWall);
@@ -111,6 +126,7 @@ private:
     int createObserver();
     void onReady();
     void printSnapshot();
+    void printHistory();
     void finish(int exitCode);
     /*! 1, or 3 under --check: a store that could not be read. */
     int storeFailure() const { return m_options.check ? StoreUnreadable : RuntimeFailure; }

@@ -484,6 +484,14 @@ void TestCommandLine::statusBadInputExitsTwo_data()
     QTest::newRow("--check with --watch")
             << QStringList {QStringLiteral("--check"), QStringLiteral("-w")}
             << QStringLiteral("baton status: --check looks once and --watch follows: use one of them\n");
+    QTest::newRow("--history with -o name")
+            << QStringList {QStringLiteral("--history"), QStringLiteral("-o"), QStringLiteral("name")}
+            << QStringLiteral("baton status: -o name lists leases, --history their holder changes: "
+                              "use one of them\n");
+    QTest::newRow("an export to a file that is neither CSV nor JSON")
+            << QStringList {QStringLiteral("--history=changes.txt")}
+            << QStringLiteral("baton status: --history changes.txt: the file name must end in .csv "
+                              "or .json\n");
 }
 
 void TestCommandLine::statusBadInputExitsTwo()

@@ -265,8 +265,15 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const QStringList csvLines = QString::fromUtf8(csv.readAll()).split(QStringLiteral("\r\n"), Qt::SkipEmptyParts);
     QCOMPARE(csvLines.at(0), QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions,recorded"));
-    QCOMPARE(csvLines.size(), 2);
-    const QStringList change = csvLines.at(1).split(QLatin1Char(','));
+    // O2: the leader's acquisition, stored with the lease before the
+    // watchers started, then the failover they saw.
+    QCOMPARE(csvLines.size(), 3);
+    const QStringList stored = csvLines.at(1).split(QLatin1Char(','));
+    QCOMPARE(stored.size(), 9);
+    QCOMPARE(stored.at(2), leader.instanceId());
+    QCOMPARE(stored.at(3), QStringLiteral("first-acquire"));
+    QCOMPARE(stored.at(8), QStringLiteral("true"));
+    const QStringList change = csvLines.at(2).split(QLatin1Char(','));
     QCOMPARE(change.size(), 9);
     QCOMPARE(change.at(8), QStringLiteral("false")); // seen by this observer
     QCOMPARE(change.at(0), QStringLiteral("watched"));
@@ -289,8 +296,9 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
     QFile historyJson(jsonPath);
     QVERIFY(historyJson.open(QIODevice::ReadOnly));
     const QJsonArray history = QJsonDocument::fromJson(historyJson.readAll()).object().value(QStringLiteral("history")).toArray();
-    QCOMPARE(history.size(), 1);
-    QCOMPARE(history.at(0).toObject().value(QStringLiteral("why")).toString(), QStringLiteral("expired"));
+    QCOMPARE(history.size(), 2);
+    QCOMPARE(history.at(0).toObject().value(QStringLiteral("recorded")).toBool(), true);
+    QCOMPARE(history.at(1).toObject().value(QStringLiteral("why")).toString(), QStringLiteral("expired"));
     for (const QByteArray &line : watchJson->readAllStandardOutput().split('\n')) {
         if (line.isEmpty())
             continue;

@@ -233,6 +233,68 @@ void StoreContract::listByPrefix()
     QCOMPARE(keys, expectedKeys);
 }
 
+void StoreContract::sideWriteGoesOnlyWithAWin_data()
+{
+    QTest::addColumn<bool>("create");
+    QTest::addColumn<bool>("wins");
+    QTest::newRow("a create that wins writes the side document too") << true << true;
+    QTest::newRow("a create on an existing key writes no side document") << true << false;
+    QTest::newRow("an update that wins replaces the side document too") << false << true;
+    QTest::newRow("an update with a stale version leaves the side document alone") << false << false;
+}
+
+// O2, B1: the second document of a conditional write (the lease's history)
+// is written when the write wins, and never when it loses.
+void StoreContract::sideWriteGoesOnlyWithAWin()
+{
+    QFETCH(bool, create);
+    QFETCH(bool, wins);
+    const QString key = QStringLiteral("cluster:leader");
+    const StoreSideWrite side { QStringLiteral("history:leader"), doc(200) };
+    CallPtr call;
+    StoreEntry sideBefore;
+    if (create) {
+        if (!wins) {
+            CREATE_OK(existing, key, doc(1));
+        }
+        call = createWithCall(key, doc(2), side);
+    } else {
+        CREATE_OK(written, side.key, doc(100));
+        sideBefore = written;
+        CREATE_OK(first, key, doc(1));
+        const CallPtr updated = updateCall(key, doc(2), first.version);
+        WAIT_DONE(updated);
+        COMPARE_STATUS(updated, "Ok");
+        call = updateWithCall(key, doc(3), wins ? updated->result.entry.version : first.version,
+                              side);
+    }
+    WAIT_DONE(call);
+    const CallPtr got = getCall(key);
+    const CallPtr sideGot = getCall(side.key);
+    WAIT_DONE(got);
+    WAIT_DONE(sideGot);
+    if (wins) {
+        COMPARE_STATUS(call, "Ok");
+        QCOMPARE(call->result.entry.key, key);
+        QCOMPARE(call->result.entry.document, create ? doc(2) : doc(3));
+        QCOMPARE(got->result.entry.version, call->result.entry.version);
+        COMPARE_STATUS(sideGot, "Ok");
+        QCOMPARE(sideGot->result.entry.document, side.document);
+    } else {
+        COMPARE_STATUS(call, "Conflict");
+        QVERIFY(call->result.entryKnown);
+        QCOMPARE(call->result.entry.key, key);
+        QCOMPARE(call->result.entry.document, doc(create ? 1 : 2));
+        if (create) {
+            COMPARE_STATUS(sideGot, "NotFound");
+        } else {
+            COMPARE_STATUS(sideGot, "Ok");
+            QCOMPARE(sideGot->result.entry.document, sideBefore.document);
+            QCOMPARE(sideGot->result.entry.version, sideBefore.version);
+        }
+    }
+}
+
 void StoreContract::conditionalUpdateWinsOnce_data()
 {
     QTest::addColumn<int>("writers");

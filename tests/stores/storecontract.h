@@ -126,6 +126,16 @@ protected:
     {
         return issue([&](auto done) { m_store->update(key, document, version, done); }, &m_issued);
     }
+    CallPtr createWithCall(const QString &key, const QJsonObject &document, const StoreSideWrite &side)
+    {
+        return issue([&](auto done) { m_store->createWith(key, document, side, done); }, &m_issued);
+    }
+    CallPtr updateWithCall(const QString &key, const QJsonObject &document, const QString &version,
+                           const StoreSideWrite &side)
+    {
+        return issue([&](auto done) { m_store->updateWith(key, document, version, side, done); },
+                     &m_issued);
+    }
     CallPtr removeCall(const QString &key, const QString &version)
     {
         return issue([&](auto done) { m_store->remove(key, version, done); }, &m_issued);
@@ -181,6 +191,8 @@ private Q_SLOTS:
     void recreatedKeyGetsAFreshVersion();
     void listByPrefix_data();
     void listByPrefix();
+    void sideWriteGoesOnlyWithAWin_data();
+    void sideWriteGoesOnlyWithAWin();
     void conditionalUpdateWinsOnce_data();
     void conditionalUpdateWinsOnce();
     void watchReportsChangesUnderPrefix();

@@ -61,6 +61,20 @@ struct BATON_EXPORT StoreResult
 };
 
 /*!
+ * A second document that a conditional write carries (O2): written, whole
+ * and unconditionally, only when the conditional write succeeds. The lease's
+ * stored history (`history:<leaseName>`) travels this way with the
+ * acquisition that changes the holder.
+ */
+struct BATON_EXPORT StoreSideWrite
+{
+    /*! The key of the second document, e.g. `history:cron`. */
+    QString key;
+    /*! What it is replaced with. */
+    QJsonObject document;
+};
+
+/*!
  * Follows the documents under a key prefix (B1). Delivers a change for
  * every write it sees; it may coalesce several writes of one key into the
  * last. Destroying the object ends the watch.
@@ -108,6 +122,19 @@ public:
      */
     virtual void update(const QString &key, const QJsonObject &document, const QString &version,
                         Callback done) = 0;
+    /*!
+     * create(), and when it succeeds, \a side written too. A store with
+     * writes of several keys makes both one write, so that no reader ever
+     * sees one without the other (memory, etcd). This default writes
+     * \a side after the create succeeded: a crash between the two loses
+     * the side write, never the create. \a done gets the create's result;
+     * a side write that fails is logged and changes nothing of it.
+     */
+    virtual void createWith(const QString &key, const QJsonObject &document,
+                            const StoreSideWrite &side, Callback done);
+    /*! update() with \a side, as createWith(). */
+    virtual void updateWith(const QString &key, const QJsonObject &document,
+                            const QString &version, const StoreSideWrite &side, Callback done);
     /*! Deletes \a key; with a non-empty \a version, only when it still has that version. */
     virtual void remove(const QString &key, const QString &version, Callback done) = 0;
     /*! Reads every entry whose key starts with \a prefix into StoreResult::entries. */

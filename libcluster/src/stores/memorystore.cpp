@@ -168,29 +168,51 @@ void MemoryStore::deliver(Callback done, StoreResult result)
     deliverLater(this, std::move(done), std::move(result));
 }
 
-bool MemoryStore::commit(const QString &key, const std::optional<QJsonObject> &document,
-                         QString *errorString)
+bool MemoryStore::commit(const QList<Change> &changes, QString *errorString)
 {
-    const auto previous = m_documents.constFind(key) == m_documents.constEnd()
-        ? std::optional<Document>()
-        : std::optional<Document>(m_documents.value(key));
+    // What the touched keys held, to undo: only those, as the store may hold thousands.
+    struct Before
+    {
+        QString key;
+        std::optional<Document> document;
+        std::optional<quint64> removedVersion;
+    };
+    QList<Before> before;
+    for (const Change &change : changes) {
+        const QString &key = change.first;
+        const auto document = m_documents.constFind(key);
+        const auto removed = m_removedVersions.constFind(key);
+        before.append({ key,
+                        document == m_documents.constEnd() ? std::nullopt
+                                                           : std::optional(*document),
+                        removed == m_removedVersions.constEnd() ? std::nullopt
+                                                                : std::optional(*removed) });
+    }
     const quint64 previousLastVersion = m_lastVersion;
 
-    if (document) {
-        m_documents.insert(key, Document { *document, ++m_lastVersion });
-    } else {
-        if (previous)
-            m_removedVersions.insert(key, previous->version);
-        m_documents.remove(key);
+    for (const auto &[key, document] : changes) {
+        if (document) {
+            m_documents.insert(key, Document { *document, ++m_lastVersion });
+        } else if (const auto current = m_documents.constFind(key);
+                   current != m_documents.constEnd()) {
+            m_removedVersions.insert(key, current->version);
+            m_documents.erase(current);
+        }
     }
 
     if (!m_persistencePath.isEmpty() && !persist(errorString)) {
         // Undo, so that memory never holds what a restarted process would not find.
         m_lastVersion = previousLastVersion;
-        if (previous)
-            m_documents.insert(key, *previous);
-        else
-            m_documents.remove(key);
+        for (auto it = before.crbegin(); it != before.crend(); ++it) {
+            if (it->document)
+                m_documents.insert(it->key, *it->document);
+            else
+                m_documents.remove(it->key);
+            if (it->removedVersion)
+                m_removedVersions.insert(it->key, *it->removedVersion);
+            else
+                m_removedVersions.remove(it->key);
+        }
         qCWarning(lcStore).noquote() << *errorString;
         return false;
     }
@@ -230,18 +252,29 @@ void MemoryStore::get(const QString &key, Callback done)
 }
 
 void MemoryStore::commitAndDeliver(const QString &key, const QJsonObject &document,
-                                   Callback done)
+                                   Callback done, const std::optional<StoreSideWrite> &side)
 {
+    QList<Change> changes { { key, document } };
+    if (side)
+        changes.append({ side->key, side->document });
     QString error;
-    if (!commit(key, document, &error)) {
+    if (!commit(changes, &error)) {
         deliver(std::move(done), failure(Status::Unavailable, error));
         return;
     }
     deliver(std::move(done), success(entryFor(key)));
     notifyWatches(key);
+    if (side)
+        notifyWatches(side->key);
 }
 
 void MemoryStore::create(const QString &key, const QJsonObject &document, Callback done)
+{
+    createWith(key, document, {}, std::move(done));
+}
+
+void MemoryStore::createWith(const QString &key, const QJsonObject &document,
+                             const StoreSideWrite &side, Callback done)
 {
     if (m_documents.contains(key)) {
         deliver(std::move(done),
@@ -250,28 +283,39 @@ void MemoryStore::create(const QString &key, const QJsonObject &document, Callba
                              .arg(describeService(*this, kTypeName), key)));
         return;
     }
-    commitAndDeliver(key, document, std::move(done));
+    commitAndDeliver(key, document, std::move(done),
+                     side.key.isEmpty() ? std::nullopt : std::optional(side));
+}
+
+std::optional<StoreResult> MemoryStore::refuseUpdate(const QString &key,
+                                                     const QString &version) const
+{
+    const QString service = describeService(*this, kTypeName);
+    if (!m_documents.contains(key))
+        return failure(Status::NotFound,
+                       QStringLiteral("%1: no key \"%2\" to update").arg(service, key));
+    const StoreEntry current = entryFor(key);
+    if (current.version != version)
+        return conflict(current, QStringLiteral("%1: key \"%2\" has version %3, not %4")
+                                         .arg(service, key, current.version, version));
+    return std::nullopt;
 }
 
 void MemoryStore::update(const QString &key, const QJsonObject &document, const QString &version,
                          Callback done)
 {
-    const QString service = describeService(*this, kTypeName);
-    if (!m_documents.contains(key)) {
-        deliver(std::move(done),
-                failure(Status::NotFound,
-                        QStringLiteral("%1: no key \"%2\" to update").arg(service, key)));
+    updateWith(key, document, version, {}, std::move(done));
+}
+
+void MemoryStore::updateWith(const QString &key, const QJsonObject &document,
+                             const QString &version, const StoreSideWrite &side, Callback done)
+{
+    if (auto refused = refuseUpdate(key, version)) {
+        deliver(std::move(done), *refused);
         return;
     }
-    const StoreEntry current = entryFor(key);
-    if (current.version != version) {
-        deliver(std::move(done),
-                conflict(current,
-                         QStringLiteral("%1: key \"%2\" has version %3, not %4")
-                             .arg(service, key, current.version, version)));
-        return;
-    }
-    commitAndDeliver(key, document, std::move(done));
+    commitAndDeliver(key, document, std::move(done),
+                     side.key.isEmpty() ? std::nullopt : std::optional(side));
 }
 
 void MemoryStore::remove(const QString &key, const QString &version, Callback done)
@@ -292,7 +336,7 @@ void MemoryStore::remove(const QString &key, const QString &version, Callback do
         return;
     }
     QString error;
-    if (!commit(key, std::nullopt, &error)) {
+    if (!commit({ { key, std::nullopt } }, &error)) {
         deliver(std::move(done), failure(Status::Unavailable, error));
         return;
     }

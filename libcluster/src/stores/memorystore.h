@@ -46,6 +46,11 @@ public:
     void create(const QString &key, const QJsonObject &document, Callback done) override;
     void update(const QString &key, const QJsonObject &document, const QString &version,
                 Callback done) override;
+    /*! Both keys in one change: a reader, the persistence file included, sees both or neither. */
+    void createWith(const QString &key, const QJsonObject &document, const StoreSideWrite &side,
+                    Callback done) override;
+    void updateWith(const QString &key, const QJsonObject &document, const QString &version,
+                    const StoreSideWrite &side, Callback done) override;
     void remove(const QString &key, const QString &version, Callback done) override;
     void list(const QString &prefix, Callback done) override;
     StoreWatch *watch(const QString &prefix, QObject *parent) override;
@@ -59,11 +64,15 @@ private:
     };
     StoreEntry entryFor(const QString &key) const;
     void deliver(Callback done, StoreResult result);
-    /*! Replaces (or, with no document, removes) \a key; undone when persisting fails. */
-    /*! Writes, answers \a done, and tells the watches. */
-    void commitAndDeliver(const QString &key, const QJsonObject &document, Callback done);
-    bool commit(const QString &key, const std::optional<QJsonObject> &document,
-                QString *errorString);
+    /*! Writes \a key (and \a side), answers \a done with \a key's entry, and tells the watches. */
+    void commitAndDeliver(const QString &key, const QJsonObject &document, Callback done,
+                          const std::optional<StoreSideWrite> &side = std::nullopt);
+    /*! One key and what becomes of it: its new document, or none to remove it. */
+    using Change = std::pair<QString, std::optional<QJsonObject>>;
+    /*! Applies \a changes together; all undone when persisting fails. */
+    bool commit(const QList<Change> &changes, QString *errorString);
+    /*! Conflict or NotFound when \a key cannot be updated from \a version; nothing when it can. */
+    std::optional<StoreResult> refuseUpdate(const QString &key, const QString &version) const;
     void notifyWatches(const QString &key);
     bool load(QString *errorString);
     bool persist(QString *errorString) const;

@@ -9,13 +9,35 @@
 
 namespace baton {
 
+namespace {
+
+// More changes than fit in leasehistory::maxDocumentBytes (some 400) are
+// cut to that size when written: the bound only catches a typing error.
+constexpr int kMaxHistoryLength = 1000;
+
+} // namespace
+
 QStringList StoreClusterService::parameterNames()
 {
-    return clusterParameterNames() << QStringLiteral("store");
+    return clusterParameterNames() << QStringLiteral("store") << QStringLiteral("historyLength");
+}
+
+bool readHistoryLength(const ClusterService &service, int *length, QString *errorString)
+{
+    ParameterReader reader(ParameterReader::describeService(service.name(), service.type()),
+                           service.parameters());
+    *length = int(reader.integer(QStringLiteral("historyLength"), leasehistory::defaultLength, 0,
+                                 kMaxHistoryLength));
+    if (!reader.ok())
+        *errorString = reader.errorString();
+    return reader.ok();
 }
 
 std::unique_ptr<LeaseBackend> StoreClusterService::createLeaseBackend(QString *errorString)
 {
+    int historyLength = 0;
+    if (!readHistoryLength(*this, &historyLength, errorString))
+        return nullptr;
     const QJsonValue storeName = parameters().value(QStringLiteral("store"));
     Store *store = nullptr;
     if (!storeName.isUndefined()) {
@@ -39,7 +61,7 @@ std::unique_ptr<LeaseBackend> StoreClusterService::createLeaseBackend(QString *e
                                .arg(name());
         return nullptr;
     }
-    return std::make_unique<StoreLeaseBackend>(store, leaseName());
+    return std::make_unique<StoreLeaseBackend>(store, leaseName(), historyLength);
 }
 
 } // namespace baton

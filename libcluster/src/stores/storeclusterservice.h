@@ -7,7 +7,8 @@ namespace baton {
 /*!
  * `Webda/StoreClusterService` (B2): the lease is the Registry entry
  * `cluster:<leaseName>`. Parameter `store` names the store service to use
- * instead of the Registry.
+ * instead of the Registry; `historyLength` (0 to 1000, default 20) how many
+ * holder changes the entry `history:<leaseName>` keeps (O2), 0 for none.
  */
 class StoreClusterService final : public ClusterService
 {
@@ -20,5 +21,12 @@ public:
 protected:
     std::unique_ptr<LeaseBackend> createLeaseBackend(QString *errorString) override;
 };
+
+/*!
+ * The `historyLength` parameter of \a service, a Registry election; false,
+ * with the refusal (P1) in \a errorString, when it is not a whole number from
+ * 0 to 1000.
+ */
+bool readHistoryLength(const ClusterService &service, int *length, QString *errorString);
 
 } // namespace baton

@@ -6,21 +6,26 @@
 
 #include <batoninternal/leasecodec.h>
 #include "logging.h"
+#include "storeclusterservice.h"
 #include <batoninternal/registrykey.h>
 #include "versionfloor.h"
 
 #include <baton/store.h>
 
+#include <QJsonDocument>
 #include <QMetaObject>
 
 #include <algorithm>
 
 namespace baton {
 
-StoreLeaseBackend::StoreLeaseBackend(Store *store, const QString &leaseName, QObject *parent)
+StoreLeaseBackend::StoreLeaseBackend(Store *store, const QString &leaseName, int historyLength,
+                                     QObject *parent)
     : LeaseBackend(parent)
     , m_store(store)
     , m_key(registryLeaseKey(leaseName))
+    , m_historyKey(leasehistory::registryKey(leaseName))
+    , m_historyLength(historyLength)
 {
 }
 
@@ -105,45 +110,129 @@ void StoreLeaseBackend::read(Callback done)
     m_store->get(m_key, guarded(std::move(done), false));
 }
 
-void StoreLeaseBackend::create(const LeaseRecord &record,
-                                [[maybe_unused]] const std::optional<HistoryEntry> &change, Callback done)
+void StoreLeaseBackend::warnOnce(const QString &message)
+{
+    if (m_warnedHistory)
+        return;
+    m_warnedHistory = true;
+    qCWarning(lcStore).noquote() << message;
+}
+
+void StoreLeaseBackend::readHistory(const std::optional<HistoryEntry> &change, WithHistory write)
+{
+    // O2: only a change of holder reads and writes the history; a renewal or
+    // a release writes the lease record alone, as before there was one.
+    if (!change || m_historyLength <= 0) {
+        write(std::nullopt);
+        return;
+    }
+    m_store->get(m_historyKey, [self = QPointer<StoreLeaseBackend>(this),
+                                write = std::move(write)](const StoreResult &stored) {
+        if (self)
+            write(self->storedChanges(stored));
+    });
+}
+
+std::optional<QList<HistoryEntry>> StoreLeaseBackend::storedChanges(const StoreResult &stored)
+{
+    using Status = StoreResult::Status;
+    QList<HistoryEntry> changes;
+    if (stored.status == Status::Unavailable) {
+        // The acquisition goes on without its history rather than wait for it.
+        warnOnce(QStringLiteral("%1: lease history \"%2\" not read, so a change goes unrecorded: %3")
+                         .arg(describe(), m_historyKey, stored.errorString));
+        return std::nullopt;
+    }
+    QString error;
+    if (stored.status == Status::BadReply)
+        error = stored.errorString;
+    else if (stored.ok() && !leasehistory::decode(stored.entry.document, &changes, &error))
+        changes.clear();
+    if (!error.isEmpty()) {
+        // Never an error of the election: the history starts again from this change.
+        warnOnce(QStringLiteral("%1: lease history \"%2\" ignored and started again: %3")
+                         .arg(describe(), m_historyKey, error));
+    }
+    return changes;
+}
+
+StoreSideWrite StoreLeaseBackend::historyWrite(const QList<HistoryEntry> &stored,
+                                               HistoryEntry change, qint64 transitions) const
+{
+    // The change names the term it began as the record written has it: the
+    // create path may have raised the Elector's count (F7).
+    change.transitions = transitions;
+    QList<HistoryEntry> kept = leasehistory::appended(stored, change, m_historyLength);
+    QJsonObject document = leasehistory::encode(kept);
+    // A history its readers would refuse as too large loses its oldest changes.
+    while (kept.size() > 1
+           && QJsonDocument(document).toJson(QJsonDocument::Compact).size()
+                   > leasehistory::maxDocumentBytes) {
+        kept.removeFirst();
+        document = leasehistory::encode(kept);
+    }
+    return StoreSideWrite { m_historyKey, document };
+}
+
+void StoreLeaseBackend::create(const LeaseRecord &record, const std::optional<HistoryEntry> &change,
+                               Callback done)
 {
     if (!m_store)
         return;
-    const auto *floor = dynamic_cast<const VersionFloor *>(m_store.data());
-    if (!m_absentSince && !floor) {
-        // F7: the record went away unseen (a watch told of it), so the
-        // version of its removal is unknown. Lost, as a race: the Elector
-        // reads again, and the create after that read starts above it.
-        QMetaObject::invokeMethod(
-                this, [done = std::move(done)] { done(LeaseReply::conflict()); },
-                Qt::QueuedConnection);
-        return;
-    }
-    // F7: every write of a key raises its version by one and its
-    // transitions by one at most, so the version of its removal exceeds every
-    // token the removed record handed out: the next term starts there.
-    LeaseRecord created = record;
-    if (m_absentSince)
-        created.transitions = std::max(created.transitions, *m_absentSince);
-    // Stores whose versions only grow (etcd's revisions, the memory store's
-    // counter, the file store's version files) know a floor above every
-    // version the key ever had, read or not.
-    if (floor) {
-        const qint64 above = floor->versionFloor(m_key);
-        if (above > 0)
-            created.transitions = std::max(created.transitions, above + 1);
-    }
-    m_store->create(m_key, leasecodec::encode(created), guarded(std::move(done), true));
+    readHistory(change, [this, record, change, done = std::move(done)](
+                                const std::optional<QList<HistoryEntry>> &history) mutable {
+        if (!m_store)
+            return;
+        const auto *floor = dynamic_cast<const VersionFloor *>(m_store.data());
+        if (!m_absentSince && !floor) {
+            // F7: the record went away unseen (a watch told of it), so the
+            // version of its removal is unknown. Lost, as a race: the Elector
+            // reads again, and the create after that read starts above it.
+            QMetaObject::invokeMethod(
+                    this, [done = std::move(done)] { done(LeaseReply::conflict()); },
+                    Qt::QueuedConnection);
+            return;
+        }
+        // F7: every write of a key raises its version by one and its
+        // transitions by one at most, so the version of its removal exceeds every
+        // token the removed record handed out: the next term starts there.
+        LeaseRecord created = record;
+        if (m_absentSince)
+            created.transitions = std::max(created.transitions, *m_absentSince);
+        // Stores whose versions only grow (etcd's revisions, the memory store's
+        // counter, the file store's version files) know a floor above every
+        // version the key ever had, read or not.
+        if (floor) {
+            const qint64 above = floor->versionFloor(m_key);
+            if (above > 0)
+                created.transitions = std::max(created.transitions, above + 1);
+        }
+        if (history)
+            m_store->createWith(m_key, leasecodec::encode(created),
+                                historyWrite(*history, *change, created.transitions),
+                                guarded(std::move(done), true));
+        else
+            m_store->create(m_key, leasecodec::encode(created), guarded(std::move(done), true));
+    });
 }
 
 void StoreLeaseBackend::update(const LeaseRecord &record, const QString &version,
-                                [[maybe_unused]] const std::optional<HistoryEntry> &change, Callback done)
+                               const std::optional<HistoryEntry> &change, Callback done)
 {
     if (!m_store)
         return;
-    m_store->update(m_key, leasecodec::encode(record), version,
-                    guarded(std::move(done), true));
+    readHistory(change, [this, record, version, change, done = std::move(done)](
+                                const std::optional<QList<HistoryEntry>> &history) mutable {
+        if (!m_store)
+            return;
+        if (history)
+            m_store->updateWith(m_key, leasecodec::encode(record), version,
+                                historyWrite(*history, *change, record.transitions),
+                                guarded(std::move(done), true));
+        else
+            m_store->update(m_key, leasecodec::encode(record), version,
+                            guarded(std::move(done), true));
+    });
 }
 
 bool StoreLeaseBackend::startWatching()
@@ -196,11 +285,14 @@ public:
 protected:
     std::unique_ptr<LeaseBackend> createLeaseBackend(QString *errorString) override
     {
+        int historyLength = 0;
+        if (!readHistoryLength(*this, &historyLength, errorString))
+            return nullptr;
         if (!m_store) {
             *errorString = QStringLiteral("service \"%1\": its store is closed").arg(name());
             return nullptr;
         }
-        return std::make_unique<StoreLeaseBackend>(m_store, leaseName());
+        return std::make_unique<StoreLeaseBackend>(m_store, leaseName(), historyLength);
     }
 
 private:

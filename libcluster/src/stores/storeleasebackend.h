@@ -19,7 +19,12 @@ class StoreLeaseBackend final : public LeaseBackend
 {
     Q_OBJECT
 public:
-    StoreLeaseBackend(Store *store, const QString &leaseName, QObject *parent = nullptr);
+    /*!
+     * \a historyLength: how many holder changes `history:<leaseName>` keeps
+     * (O2); 0 keeps none and writes exactly the lease record.
+     */
+    StoreLeaseBackend(Store *store, const QString &leaseName,
+                      int historyLength = leasehistory::defaultLength, QObject *parent = nullptr);
 
     QString describe() const override;
     void read(Callback done) override;
@@ -30,6 +35,19 @@ public:
     bool startWatching() override;
 
 private:
+    /*! The stored changes to append to, or none when nothing is to be recorded. */
+    using WithHistory = std::function<void(const std::optional<QList<HistoryEntry>> &)>;
+    /*!
+     * Reads the stored history when \a change is to be recorded and calls
+     * \a write with it; at once with none when there is nothing to record.
+     */
+    void readHistory(const std::optional<HistoryEntry> &change, WithHistory write);
+    /*! The changes \a stored (the get of the history) holds; none when it could not be read. */
+    std::optional<QList<HistoryEntry>> storedChanges(const struct StoreResult &stored);
+    /*! The write of the history: \a stored with \a change, which began the term \a transitions. */
+    struct StoreSideWrite historyWrite(const QList<HistoryEntry> &stored, HistoryEntry change,
+                                       qint64 transitions) const;
+    void warnOnce(const QString &message);
     std::function<void(const struct StoreResult &)> guarded(Callback done, bool isWrite);
     /*! Keeps what \a result says about the key's absence (m_absentSince). */
     void noteAbsence(const struct StoreResult &result);
@@ -38,6 +56,10 @@ private:
 
     QPointer<Store> m_store;
     QString m_key;
+    QString m_historyKey;
+    int m_historyLength;
+    /*! A bad or unreadable stored history is told once per backend, not at every acquisition. */
+    bool m_warnedHistory = false;
     StoreWatch *m_watch = nullptr;
     /*!
      * Set while the key is known to be absent, from the last answer of the

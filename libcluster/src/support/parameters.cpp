@@ -171,6 +171,19 @@ QString ParameterReader::string(const QString &name, const QString &fallback, bo
     return v.toString();
 }
 
+qint64 ParameterReader::integer(const QString &name, qint64 fallback, qint64 minimum,
+                               qint64 maximum)
+{
+    if (!has(name) || !ok())
+        return fallback;
+    const QJsonValue v = value(name);
+    if (!jsonutil::isInteger(v) || v.toDouble() < double(minimum) || v.toDouble() > double(maximum)) {
+        refuse(name, v, QStringLiteral("it must be a whole number from %1 to %2").arg(minimum).arg(maximum));
+        return fallback;
+    }
+    return qint64(v.toDouble());
+}
+
 QString ParameterReader::secret(const QString &name)
 {
     if (!has(name) || !ok())

@@ -49,6 +49,8 @@ public:
     /*! A secret string: refused like string() but never shown. */
     QString secret(const QString &name);
     bool boolean(const QString &name, bool fallback);
+    /*! A whole number from \a minimum to \a maximum. */
+    qint64 integer(const QString &name, qint64 fallback, qint64 minimum, qint64 maximum);
     /*! An object, for blocks such as `tls`; \a example shows the expected shape. */
     QJsonObject block(const QString &name, const QString &example);
 

@@ -1,0 +1,174 @@
+// O2: the holder changes of a lease are stored with it, and an observer
+// started afterwards shows them from its first look. Real `baton join`
+// processes on one store go through two crashes (SIGKILL) and a clean
+// handover (SIGTERM); then `baton status --history`, started after all that,
+// prints the four changes in order with their reasons, in its table and as
+// JSON lines.
+// The same test runs twice: on a FileStore, and (as tst_statushistory_etcd,
+// with BATON_STATUSHISTORY_STORE=etcd) on the etcd that the CTest fixture
+// started.
+
+#include "etcdfixture.h"
+#include "failoverscenario.h"
+#include "participantprocess.h"
+#include "participants.h"
+#include "testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+#include <QUuid>
+
+using namespace baton;
+using namespace baton::test;
+
+namespace {
+
+// The lease and renewal of this run, BATON_TEST_TIME_SCALE times those of a
+// quiet machine; every bound below is derived from them.
+const qint64 leaseMs = scaledMs(2000);
+const qint64 renewMs = scaledMs(500);
+
+} // namespace
+
+class TestStatusHistory : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanup();
+    void statusStartedAfterTheFailoversPrintsTheStoredChangesInOrder();
+
+private:
+    /*! `baton status --store URL LEASE` plus \a extra; its standard output, or a failure. */
+    QByteArray runStatus(const QStringList &extra);
+
+    QTemporaryDir m_folder;
+    QJsonObject m_registry;
+    QString m_storeUrl;
+    QString m_lease = QStringLiteral("nightly");
+    std::unique_ptr<FailoverScenario> m_scenario;
+};
+
+void TestStatusHistory::initTestCase()
+{
+    QVERIFY2(!batonBinary().isEmpty(), "BATON_BINARY is not set: run through ctest");
+    QVERIFY(m_folder.isValid());
+    if (qEnvironmentVariable("BATON_STATUSHISTORY_STORE") == QLatin1String("etcd")) {
+        EtcdFixture etcd("BATON_ETCD_DIR");
+        QVERIFY2(etcd.configured() && !etcd.endpoints().isEmpty(),
+                 qPrintable(QStringLiteral("no etcd from the fixture: %1").arg(etcd.errorString())));
+        m_registry = QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/EtcdStore")},
+                                  {QStringLiteral("endpoints"), QJsonArray::fromStringList(etcd.endpoints())}};
+        m_storeUrl = etcd.endpoints().join(QLatin1Char(','));
+        // The fixture's etcd is shared: a lease name of this run's own.
+        m_lease += QLatin1Char('-') + QUuid::createUuid().toString(QUuid::Id128).left(8);
+    } else {
+        const QString folder = m_folder.filePath(QStringLiteral("registry"));
+        m_registry = fileRegistry(folder);
+        m_storeUrl = QUrl::fromLocalFile(folder).toString();
+    }
+}
+
+void TestStatusHistory::cleanup()
+{
+    if (m_scenario)
+        m_scenario->killAll();
+    m_scenario.reset();
+}
+
+QByteArray TestStatusHistory::runStatus(const QStringList &extra)
+{
+    QProcess status;
+    const QString label = QStringLiteral("status-history-%1").arg(extra.join(QLatin1Char('_')));
+    keepOutput(&status, label, ArtifactKind::Events);
+    status.start(batonBinary(), QStringList {QStringLiteral("status"), QStringLiteral("--store"), m_storeUrl,
+                                             m_lease, QStringLiteral("--history")}
+                                        + extra);
+    // One list, print, exit: it never watches.
+    if (!status.waitForFinished(int(5 * leaseMs)) || status.exitStatus() != QProcess::NormalExit
+        || status.exitCode() != 0) {
+        qWarning("baton status --history %s: exit %d: %s", qPrintable(extra.join(QLatin1Char(' '))),
+                 status.exitCode(), status.readAllStandardError().constData());
+        return {};
+    }
+    return status.readAllStandardOutput();
+}
+
+void TestStatusHistory::statusStartedAfterTheFailoversPrintsTheStoredChangesInOrder()
+{
+    // O2: two crashes and a clean handover, with no observer running.
+    m_scenario = std::make_unique<FailoverScenario>(
+            [this](const QString &id) {
+                const ParticipantConfig config {m_registry, m_lease, id, leaseMs, renewMs};
+                return startParticipant(id, config.writeTo(m_folder.filePath(id + QStringLiteral(".json"))));
+            },
+            leaseMs, renewMs);
+    m_scenario->run();
+    if (QTest::currentTestFailed())
+        return;
+    const QList<ExpectedChange> expected = m_scenario->changes();
+    QCOMPARE(expected.size(), 4);
+    for (const ExpectedChange &change : expected)
+        qInfo("caused: %s -> %s (%s)", qPrintable(change.from), qPrintable(change.to), qPrintable(change.why));
+
+    // JSON lines: one leader-changed record a change, oldest first, each
+    // read from the stored history (recorded), none seen live.
+    const QByteArray jsonLines = runStatus({QStringLiteral("--json")});
+    const QList<QByteArray> lines = jsonLines.trimmed().split('\n');
+    QCOMPARE(lines.size(), expected.size());
+    qint64 transitions = -1;
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        const QJsonObject r = QJsonDocument::fromJson(lines.at(i)).object();
+        const QString where = QStringLiteral("line %1: %2").arg(i + 1).arg(QString::fromUtf8(lines.at(i)));
+        QVERIFY2(r.value(QStringLiteral("event")).toString() == QLatin1String("leader-changed"), qPrintable(where));
+        QVERIFY2(r.value(QStringLiteral("lease")).toString() == m_lease, qPrintable(where));
+        QVERIFY2(r.value(QStringLiteral("from")).toString() == expected.at(i).from, qPrintable(where));
+        QVERIFY2(r.value(QStringLiteral("to")).toString() == expected.at(i).to, qPrintable(where));
+        QVERIFY2(r.value(QStringLiteral("why")).toString() == expected.at(i).why, qPrintable(where));
+        QVERIFY2(r.value(QStringLiteral("recorded")).toBool(), qPrintable(where));
+        // F7: one transition per term.
+        const qint64 t = qint64(r.value(QStringLiteral("transitions")).toDouble());
+        QVERIFY2(t > transitions, qPrintable(where));
+        transitions = t;
+    }
+    // The clean handover is one change with the time without a leader: the
+    // successor took the released lease without waiting for it to expire.
+    const QJsonObject handover = QJsonDocument::fromJson(lines.last()).object();
+    QVERIFY(handover.contains(QStringLiteral("gapMs")));
+    const qint64 gapMs = qint64(handover.value(QStringLiteral("gapMs")).toDouble());
+    QVERIFY2(gapMs >= 0 && gapMs < leaseMs, qPrintable(QString::number(gapMs)));
+    // An expiry's gap is known too: from the expiry, as the successor judged it (F2).
+    for (qsizetype i = 1; i <= 2; ++i)
+        QVERIFY(QJsonDocument::fromJson(lines.at(i)).object().value(QStringLiteral("gapMs")).toDouble() >= 0);
+
+    // The table: a header, then the same four changes in the same order.
+    const QStringList table = QString::fromUtf8(runStatus({})).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(table.size(), expected.size() + 1);
+    QVERIFY2(table.at(0).simplified()
+                     == QLatin1String("TIME LEASE FROM TO WHY GAP-MS TRANS"),
+             qPrintable(table.at(0)));
+    for (qsizetype i = 0; i < expected.size(); ++i) {
+        const QStringList cells = table.at(i + 1).simplified().split(QLatin1Char(' '));
+        QCOMPARE(cells.size(), 7);
+        QCOMPARE(cells.at(1), m_lease);
+        QCOMPARE(cells.at(2), expected.at(i).from.isEmpty() ? QStringLiteral("(none)") : expected.at(i).from);
+        QCOMPARE(cells.at(3), expected.at(i).to);
+        QCOMPARE(cells.at(4), expected.at(i).why);
+    }
+    QCOMPARE(table.last().simplified().split(QLatin1Char(' ')).at(5), QString::number(gapMs));
+    // -o wide says where each change comes from: the store, not this look.
+    const QStringList wide = QString::fromUtf8(runStatus({QStringLiteral("-o"), QStringLiteral("wide"),
+                                                          QStringLiteral("--no-headers")}))
+                                     .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(wide.size(), expected.size());
+    for (const QString &line : wide)
+        QVERIFY2(line.endsWith(QLatin1String("  stored")), qPrintable(line));
+}
+
+QTEST_GUILESS_MAIN(TestStatusHistory)
+#include "tst_statushistory.moc"
