@@ -112,7 +112,7 @@ void TestConfiguration::misconfigurationIsRefusedWithOneExactLine_data()
     // Unknown parameters of a service (F4 cannot hold if two jobs share a lease by a typo).
     row("typos of leaseName and leaseDuration and an unknown key are each named",
         cluster.arg(QStringLiteral(R"("leaseNme": "x", "leaseDuraton": 5000, "foldr": 1)")),
-        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "foldr" = 1: unknown parameter (known: instanceId, leaseDuration, leaseName, renewInterval, store); parameter "leaseDuraton" = 5000: unknown parameter, did you mean "leaseDuration"?; parameter "leaseNme" = "x": unknown parameter, did you mean "leaseName"?)"));
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "foldr" = 1: unknown parameter (known: historyLength, instanceId, leaseDuration, leaseName, renewInterval, store); parameter "leaseDuraton" = 5000: unknown parameter, did you mean "leaseDuration"?; parameter "leaseNme" = "x": unknown parameter, did you mean "leaseName"?)"));
     row("a parameter in the wrong case is refused with its right spelling",
         cluster.arg(QStringLiteral(R"("leaseduration": 5000)")),
         QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseduration" = 5000: unknown parameter, did you mean "leaseDuration"?)"));
@@ -189,10 +189,10 @@ void TestConfiguration::misconfigurationIsRefusedWithOneExactLine_data()
         QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "timeout" = "2h": it must be a duration from 1 ms to 600000 ms: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
     row("a Kubernetes historyLength above a thousand is refused with its range",
         kube.arg(QStringLiteral(R"("leaseName": "billing-cron", "historyLength": 1001)")),
-        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "historyLength" = 1001: it must be a whole number from 0 (keep no history) to 1000)"));
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "historyLength" = 1001: it must be a whole number from 0 to 1000)"));
     row("a Kubernetes historyLength that is not a whole number is refused",
         kube.arg(QStringLiteral(R"("leaseName": "billing-cron", "historyLength": "20")")),
-        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "historyLength" = "20": it must be a whole number from 0 (keep no history) to 1000)"));
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "historyLength" = "20": it must be a whole number from 0 to 1000)"));
 
     // Strings, lists, blocks.
     row("an empty leaseName is refused",

@@ -9,8 +9,6 @@
 
 #include <QProcessEnvironment>
 
-#include <cmath>
-
 namespace baton {
 
 namespace {
@@ -44,17 +42,8 @@ std::unique_ptr<LeaseBackend> KubernetesClusterService::createLeaseBackend(QStri
     const int timeoutMs = int(reader.duration(QStringLiteral("timeout"), defaultTimeoutMs, 1,
                                               maxTimeoutMs));
     const QString tokenFile = reader.string(QStringLiteral("tokenFile"));
-    int historyLength = leasehistory::defaultLength;
-    if (reader.ok() && reader.has(QStringLiteral("historyLength"))) {
-        const QJsonValue value = reader.value(QStringLiteral("historyLength"));
-        const double number = value.toDouble(-1);
-        if (!value.isDouble() || number != std::floor(number) || number < 0 || number > maxHistoryLength)
-            reader.refuse(QStringLiteral("historyLength"), value,
-                          QStringLiteral("it must be a whole number from 0 (keep no history) to %1")
-                                  .arg(maxHistoryLength));
-        else
-            historyLength = int(number);
-    }
+    const int historyLength = int(reader.integer(QStringLiteral("historyLength"), leasehistory::defaultLength, 0,
+                                                 maxHistoryLength));
     QString tokenWarning;
     QString tokenError;
     if (reader.ok() && !tokenFile.isEmpty()
