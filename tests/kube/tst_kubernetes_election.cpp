@@ -412,6 +412,30 @@ void TestKubernetesElection::twoCrashesAndAHandoverAreStoredWithTheLeaseAndToldA
     for (const HistoryEntry &change : std::as_const(changes))
         stored << QStringLiteral("%1>%2:%3").arg(change.from, change.to, change.why);
     QCOMPARE(shown, stored);
+
+    // And `baton status --history --json` prints them, one list and exit:
+    // one leader-changed record a change, oldest first.
+    QProcess printing;
+    test::keepOutput(&printing, QStringLiteral("status-history-e2e-json"), test::ArtifactKind::Events);
+    printing.start(test::batonBinary(), {QStringLiteral("status"), lease, QStringLiteral("--kube-context"),
+                                         QStringLiteral("test"), QStringLiteral("--kubeconfig"),
+                                         writeKubeconfig(watchToken), QStringLiteral("--namespace"), ns,
+                                         QStringLiteral("--history"), QStringLiteral("--json")});
+    QSignalSpy printed(&printing, &QProcess::finished);
+    QVERIFY(printed.wait(20000));
+    const QByteArray lines = printing.readAllStandardOutput();
+    m_allOutput += lines + printing.readAllStandardError();
+    QCOMPARE(printing.exitCode(), 0);
+    QStringList printedChanges;
+    for (const QByteArray &line : lines.trimmed().split('\n')) {
+        const QJsonObject r = QJsonDocument::fromJson(line).object();
+        QCOMPARE(r[QStringLiteral("event")].toString(), QStringLiteral("leader-changed"));
+        QCOMPARE(r[QStringLiteral("lease")].toString(), lease);
+        QVERIFY(r[QStringLiteral("recorded")].toBool());
+        printedChanges << QStringLiteral("%1>%2:%3").arg(r[QStringLiteral("from")].toString(), r[QStringLiteral("to")].toString(),
+                                                         r[QStringLiteral("why")].toString());
+    }
+    QCOMPARE(printedChanges, stored);
 }
 
 void TestKubernetesElection::pollingParticipantUsesOnlyGetCreateUpdate()
