@@ -194,6 +194,12 @@ void TestConfiguration::misconfigurationIsRefusedWithOneExactLine_data()
     row("a Kubernetes timeout of two hours is refused with its range",
         kube.arg(QStringLiteral(R"("leaseName": "billing-cron", "timeout": "2h")")),
         QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "timeout" = "2h": it must be a duration from 1 ms to 600000 ms: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+    row("a Kubernetes historyLength above a thousand is refused with its range",
+        kube.arg(QStringLiteral(R"("leaseName": "billing-cron", "historyLength": 1001)")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "historyLength" = 1001: it must be a whole number from 0 to 1000)"));
+    row("a Kubernetes historyLength that is not a whole number is refused",
+        kube.arg(QStringLiteral(R"("leaseName": "billing-cron", "historyLength": "20")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "historyLength" = "20": it must be a whole number from 0 to 1000)"));
 
     // Strings, lists, blocks.
     row("an empty leaseName is refused",

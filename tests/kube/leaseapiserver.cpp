@@ -465,7 +465,9 @@ LeaseApiServer::Answer LeaseApiServer::dispatch(LeaseApiConnection *connection,
     if (user->isEmpty() || !m_users.contains(*user))
         return {401, status(401, QStringLiteral("Unauthorized"))};
 
-    // Routing.
+    // Routing: core/v1 Events, else Leases.
+    if (request.path.startsWith(QStringLiteral("/api/v1/")))
+        return dispatchEvents(request, *user, request.path, verb);
     QString ns;
     QString name;
     bool allNamespaces = false;
@@ -528,6 +530,131 @@ LeaseApiServer::Answer LeaseApiServer::dispatch(LeaseApiConnection *connection,
         return {};
     }
     return error;
+}
+
+QList<QJsonObject> LeaseApiServer::events(const QString &ns) const
+{
+    return m_events.value(ns);
+}
+
+LeaseApiServer::Answer LeaseApiServer::dispatchEvents(const Request &request, const QString &user,
+                                                      const QString &path, QString *verb)
+{
+    static const QRegularExpression route(QStringLiteral("^/api/v1/namespaces/([^/]+)/events$"));
+    const QRegularExpressionMatch m = route.match(path);
+    if (!m.hasMatch())
+        return {404, status(404, QStringLiteral("the server could not find the requested resource"))};
+    const QString ns = m.captured(1);
+    QString eventVerb;
+    if (request.method == "POST")
+        eventVerb = QStringLiteral("create");
+    else if (request.method == "GET")
+        eventVerb = QStringLiteral("list");
+    else
+        return {405, status(405, QStringLiteral("the server does not allow this method on the requested resource"))};
+    // Told apart from the verbs on leases, which the tests count.
+    *verb = QStringLiteral("events/") + eventVerb;
+    if (m_eventsForbidden) {
+        m_counters[user][QStringLiteral("denied-") + *verb] += 1;
+        // The core group is "": the apiserver names it so.
+        return {403, status(403,
+                            QStringLiteral("events is forbidden: User \"%1\" cannot %2 resource \"events\" in "
+                                           "API group \"\" in the namespace \"%3\"")
+                                    .arg(user, eventVerb, ns),
+                            {}, QJsonObject {{QStringLiteral("kind"), QStringLiteral("events")}})};
+    }
+    m_counters[user][*verb] += 1;
+    return eventVerb == QStringLiteral("create") ? doCreateEvent(ns, request.body) : doListEvents(ns, request.query);
+}
+
+LeaseApiServer::Answer LeaseApiServer::doCreateEvent(const QString &ns, const QByteArray &body)
+{
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(body, &parseError);
+    if (!doc.isObject())
+        return {400, status(400, QStringLiteral("the body of the request was in an unknown format: %1")
+                                         .arg(parseError.errorString()))};
+    QJsonObject event = doc.object();
+    if (event.value(QStringLiteral("kind")).toString(QStringLiteral("Event")) != QStringLiteral("Event")
+        || event.value(QStringLiteral("apiVersion")).toString(QStringLiteral("v1")) != QStringLiteral("v1"))
+        return {400, status(400, QStringLiteral("the API version in the data (%1) does not match the expected "
+                                                "API version (v1)")
+                                         .arg(event.value(QStringLiteral("apiVersion")).toString()))};
+    QJsonObject meta = event.value(QStringLiteral("metadata")).toObject();
+    const QString name = meta.value(QStringLiteral("name")).toString();
+    const QString metaNs = meta.value(QStringLiteral("namespace")).toString();
+    if (!metaNs.isEmpty() && metaNs != ns)
+        return {400, status(400, QStringLiteral("the namespace of the provided object does not match the "
+                                                "namespace sent on the request"))};
+    QJsonArray causes;
+    auto invalid = [&causes](const QString &field, const QString &message) {
+        causes.append(QJsonObject {{QStringLiteral("reason"), QStringLiteral("FieldValueInvalid")},
+                                   {QStringLiteral("message"), message},
+                                   {QStringLiteral("field"), field}});
+    };
+    if (!isDnsSubdomain(name))
+        invalid(QStringLiteral("metadata.name"),
+                QStringLiteral("Invalid value: \"%1\": a lowercase RFC 1123 subdomain must consist of lower "
+                               "case alphanumeric characters, '-' or '.', and must start and end with an "
+                               "alphanumeric character")
+                        .arg(name));
+    const QString involvedNs = event.value(QStringLiteral("involvedObject")).toObject()
+                                       .value(QStringLiteral("namespace")).toString();
+    if (involvedNs != ns)
+        invalid(QStringLiteral("involvedObject.namespace"),
+                QStringLiteral("Invalid value: \"%1\": does not match event.namespace").arg(involvedNs));
+    const QString type = event.value(QStringLiteral("type")).toString();
+    if (type != QStringLiteral("Normal") && type != QStringLiteral("Warning"))
+        invalid(QStringLiteral("type"), QStringLiteral("Unsupported value: \"%1\": supported values: "
+                                                       "\"Normal\", \"Warning\"")
+                                                .arg(type));
+    if (!causes.isEmpty()) {
+        QStringList parts;
+        for (const QJsonValue &c : std::as_const(causes))
+            parts << c[QStringLiteral("field")].toString() + QStringLiteral(": ") + c[QStringLiteral("message")].toString();
+        return {422, status(422, QStringLiteral("Event \"%1\" is invalid: %2").arg(name, parts.join(QStringLiteral(", "))),
+                            {}, QJsonObject {{QStringLiteral("name"), name},
+                                             {QStringLiteral("kind"), QStringLiteral("Event")},
+                                             {QStringLiteral("causes"), causes}})};
+    }
+    const QList<QJsonObject> existing = m_events.value(ns);
+    for (const QJsonObject &e : existing)
+        if (e[QStringLiteral("metadata")][QStringLiteral("name")].toString() == name)
+            return {409, status(409, QStringLiteral("events \"%1\" already exists").arg(name),
+                                QStringLiteral("AlreadyExists"),
+                                QJsonObject {{QStringLiteral("name"), name}, {QStringLiteral("kind"), QStringLiteral("events")}})};
+    meta.insert(QStringLiteral("namespace"), ns);
+    meta.insert(QStringLiteral("uid"), QStringLiteral("00000000-0000-4000-9000-%1")
+                                               .arg(++m_uidCounter, 12, 10, QLatin1Char('0')));
+    meta.insert(QStringLiteral("creationTimestamp"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+    meta.insert(QStringLiteral("resourceVersion"), nextResourceVersion());
+    event.insert(QStringLiteral("metadata"), meta);
+    event.insert(QStringLiteral("kind"), QStringLiteral("Event"));
+    event.insert(QStringLiteral("apiVersion"), QStringLiteral("v1"));
+    m_events[ns].append(event);
+    return {201, event};
+}
+
+LeaseApiServer::Answer LeaseApiServer::doListEvents(const QString &ns, const QUrlQuery &query) const
+{
+    // Only the selector leader election's readers use: involvedObject.name=X.
+    QString involvedName;
+    const QString selector = query.queryItemValue(QStringLiteral("fieldSelector"), QUrl::FullyDecoded);
+    for (const QString &term : selector.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QString field = term.section(QLatin1Char('='), 0, 0);
+        if (field != QStringLiteral("involvedObject.name"))
+            return {400, status(400, QStringLiteral("field label not supported: %1").arg(field))};
+        involvedName = term.section(QLatin1Char('='), 1);
+    }
+    QJsonArray items;
+    for (const QJsonObject &e : m_events.value(ns))
+        if (involvedName.isEmpty() || e[QStringLiteral("involvedObject")][QStringLiteral("name")].toString() == involvedName)
+            items.append(e);
+    return {200,
+            QJsonObject {{QStringLiteral("kind"), QStringLiteral("EventList")},
+                         {QStringLiteral("apiVersion"), QStringLiteral("v1")},
+                         {QStringLiteral("metadata"), QJsonObject {{QStringLiteral("resourceVersion"), resourceVersion()}}},
+                         {QStringLiteral("items"), items}}};
 }
 
 LeaseApiServer::Answer LeaseApiServer::doGet(const QString &ns, const QString &name) const

@@ -13,6 +13,7 @@
 #include <map>
 
 class QTcpServer;
+class QUrlQuery;
 class QTcpSocket;
 class QTimer;
 
@@ -65,6 +66,16 @@ class LeaseApiConnection;
  *   history gets 200, one ERROR event with a 410 `Expired` Status, and the
  *   end of the stream.
  * - `?timeout=<n>s` (which client-go adds) is accepted and ignored.
+ * - core/v1 Events (`/api/v1/namespaces/<ns>/events`), as leader election
+ *   records them: POST 201 with the stored object (uid, resourceVersion,
+ *   creationTimestamp set), 409 `AlreadyExists` on a taken name, 422
+ *   `Invalid` for a name that is not a DNS-1123 subdomain, an
+ *   involvedObject in another namespace or a type other than Normal and
+ *   Warning; LIST as an `EventList`, with `fieldSelector=involvedObject.name=X`.
+ *   Every authenticated user may create and list them unless
+ *   setEventsForbidden() says otherwise (403 with the apiserver's wording,
+ *   for the core group ""). Counted as the verbs `events/create` and
+ *   `events/list`.
  *
  * Fault injection for tests: the next N requests fail with a status, a
  * delay before each answer, history compaction on demand. And one door
@@ -117,6 +128,11 @@ public:
     /*! Ends every open watch stream cleanly, as a server restart or timeout would. */
     void endAllWatches();
 
+    /*! Answers every request on events with 403 Forbidden, as a Role without them would. */
+    void setEventsForbidden(bool forbidden) { m_eventsForbidden = forbidden; }
+    /*! The Events stored in \a ns, oldest first. */
+    QList<QJsonObject> events(const QString &ns) const;
+
     /*! The stored Lease, or an empty object. */
     QJsonObject lease(const QString &ns, const QString &name) const;
     /*! Stores \a object as given (no validation: the test-only door), with a new resourceVersion. */
@@ -126,7 +142,7 @@ public:
     int requestCount() const { return m_requests; }
 
 Q_SIGNALS:
-    /*! After each answer: who, which verb, the status sent. */
+    /*! After each answer: who, which verb (`events/create` for an Event), the status sent. */
     void requestHandled(const QString &user, const QString &verb, int status);
     void watchStarted();
     void watchEnded();
@@ -165,6 +181,9 @@ private:
     Answer doCreate(const QString &ns, const QByteArray &body);
     Answer doUpdate(const QString &ns, const QString &name, const QByteArray &body);
     Answer doDelete(const QString &ns, const QString &name);
+    Answer dispatchEvents(const Request &request, const QString &user, const QString &path, QString *verb);
+    Answer doCreateEvent(const QString &ns, const QByteArray &body);
+    Answer doListEvents(const QString &ns, const QUrlQuery &query) const;
     bool startWatch(LeaseApiConnection *connection, const Request &request, const QString &ns,
                     const QString &name, Answer *error);
     void record(const QString &type, const QString &ns, const QString &name,
@@ -197,6 +216,9 @@ private:
     int m_delayMs = 0;
     int m_requests = 0;
     qint64 m_uidCounter = 0;
+    /*! Per namespace, in the order created. */
+    QHash<QString, QList<QJsonObject>> m_events;
+    bool m_eventsForbidden = false;
 };
 
 } // namespace baton::test

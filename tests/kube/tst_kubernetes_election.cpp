@@ -6,6 +6,7 @@
 
 #include <baton/clock.h>
 #include "leaseapiserver.h"
+#include <batoninternal/leasehistory.h>
 #include "eventstream.h"
 #include "participantprocess.h"
 #include "participants.h"
@@ -16,6 +17,7 @@
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkAccessManager>
@@ -95,6 +97,7 @@ class TestKubernetesElection : public QObject
 private Q_SLOTS:
     void initTestCase();
     void oneLeaderCrashTakeoverAndWatchFastHandover();
+    void twoCrashesAndAHandoverAreStoredWithTheLeaseAndToldAsEvents();
     void pollingParticipantUsesOnlyGetCreateUpdate();
     void conflictStormNeverMakesTwoLeaders();
     void withoutUpdateItGetsAClear403AndNeverLeads();
@@ -312,6 +315,129 @@ void TestKubernetesElection::oneLeaderCrashTakeoverAndWatchFastHandover()
     checkAuthorityNeverOverlaps();
 }
 
+void TestKubernetesElection::twoCrashesAndAHandoverAreStoredWithTheLeaseAndToldAsEvents()
+{
+    // O2, B4: three participants; the leader killed twice, then a clean
+    // handover to a fourth. The Lease's annotation holds the four changes
+    // in order with their reasons, and the server holds one Event
+    // "<identity> became leader" for each.
+    const QString lease = QStringLiteral("history-e2e");
+    for (const QString &id : {QStringLiteral("h1"), QStringLiteral("h2"), QStringLiteral("h3")})
+        QVERIFY(start(id, lease, watchToken));
+    QStringList holders;
+    QTRY_COMPARE_WITH_TIMEOUT(leaders(), 1, 20000);
+    holders << leader()->instanceId();
+    for (int kill = 0; kill < 2; ++kill) {
+        ParticipantProcess *killed = leader();
+        QSignalSpy died(killed, &ParticipantProcess::finished);
+        killed->sendSignal(SIGKILL);
+        QVERIFY(died.wait(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(leaders(), 1, 20000);
+        QVERIFY(leader() != killed);
+        holders << leader()->instanceId();
+    }
+    ParticipantProcess *last = start(QStringLiteral("h4"), lease, watchToken);
+    QVERIFY(last);
+    QTRY_VERIFY_WITH_TIMEOUT(!lastEvent(*last, QStringLiteral("attempt")).isEmpty(), 10000);
+    ParticipantProcess *releasing = leader();
+    QSignalSpy exited(releasing, &ParticipantProcess::finished);
+    releasing->sendSignal(SIGTERM);
+    QVERIFY(exited.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(last->isLeading(), 20000);
+    holders << last->instanceId();
+
+    const QJsonValue annotation = m_server.lease(ns, lease)[QStringLiteral("metadata")][QStringLiteral("annotations")]
+                                          [leasehistory::kubernetesAnnotation];
+    QList<HistoryEntry> changes;
+    QString error;
+    QVERIFY2(annotation.isString() && leasehistory::decodeText(annotation.toString(), &changes, &error),
+             qPrintable(error));
+    QStringList whys;
+    QStringList froms;
+    QStringList tos;
+    for (const HistoryEntry &change : std::as_const(changes)) {
+        whys << change.why;
+        froms << change.from;
+        tos << change.to;
+    }
+    QCOMPARE(whys, (QStringList {QStringLiteral("first-acquire"), QStringLiteral("expired"), QStringLiteral("expired"),
+                                 QStringLiteral("released")}));
+    QCOMPARE(tos, holders);
+    QCOMPARE(froms, (QStringList {QString()} + holders.mid(0, 3)));
+    for (qsizetype i = 1; i < changes.size(); ++i) {
+        QVERIFY2(changes[i].gapMs >= 0, qPrintable(QString::number(changes[i].gapMs)));
+        QVERIFY(changes[i].transitions > changes[i - 1].transitions);
+    }
+
+    auto messages = [&] {
+        QStringList found;
+        for (const QJsonObject &e : m_server.events(ns))
+            if (e[QStringLiteral("involvedObject")][QStringLiteral("name")].toString() == lease
+                && e[QStringLiteral("reason")].toString() == QStringLiteral("LeaderElection"))
+                found << e[QStringLiteral("message")].toString();
+        return found;
+    };
+    QStringList expected;
+    for (const QString &holder : std::as_const(holders))
+        expected << holder + QStringLiteral(" became leader");
+    QTRY_COMPARE_WITH_TIMEOUT(messages(), expected, 10000);
+
+    // O2: a `baton status` started afterwards, which saw none of it, has
+    // the four changes from its first list, marked recorded.
+    const QString historyPath = m_folder.filePath(QStringLiteral("history-e2e.json"));
+    QProcess status;
+    test::keepOutput(&status, QStringLiteral("status-history-e2e"), test::ArtifactKind::Events);
+    status.start(test::batonBinary(), {QStringLiteral("status"), lease, QStringLiteral("--kube-context"),
+                                       QStringLiteral("test"), QStringLiteral("--kubeconfig"),
+                                       writeKubeconfig(watchToken), QStringLiteral("--namespace"), ns,
+                                       QStringLiteral("--history"), historyPath});
+    // The server runs in this process: wait with the event loop.
+    QSignalSpy statusFinished(&status, &QProcess::finished);
+    QVERIFY(statusFinished.wait(20000));
+    m_allOutput += status.readAllStandardOutput() + status.readAllStandardError();
+    QCOMPARE(status.exitCode(), 0);
+    QFile file(historyPath);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonArray rows = QJsonDocument::fromJson(file.readAll())[QStringLiteral("history")].toArray();
+    QStringList shown;
+    for (const QJsonValue &row : rows) {
+        // The namespace holds the Leases of the other tests too.
+        if (row[QStringLiteral("lease")].toString() != lease)
+            continue;
+        QVERIFY(row[QStringLiteral("recorded")].toBool());
+        shown << QStringLiteral("%1>%2:%3").arg(row[QStringLiteral("from")].toString(), row[QStringLiteral("to")].toString(),
+                                                row[QStringLiteral("why")].toString());
+    }
+    QStringList stored;
+    for (const HistoryEntry &change : std::as_const(changes))
+        stored << QStringLiteral("%1>%2:%3").arg(change.from, change.to, change.why);
+    QCOMPARE(shown, stored);
+
+    // And `baton status --history --json` prints them, one list and exit:
+    // one leader-changed record a change, oldest first.
+    QProcess printing;
+    test::keepOutput(&printing, QStringLiteral("status-history-e2e-json"), test::ArtifactKind::Events);
+    printing.start(test::batonBinary(), {QStringLiteral("status"), lease, QStringLiteral("--kube-context"),
+                                         QStringLiteral("test"), QStringLiteral("--kubeconfig"),
+                                         writeKubeconfig(watchToken), QStringLiteral("--namespace"), ns,
+                                         QStringLiteral("--history"), QStringLiteral("--json")});
+    QSignalSpy printed(&printing, &QProcess::finished);
+    QVERIFY(printed.wait(20000));
+    const QByteArray lines = printing.readAllStandardOutput();
+    m_allOutput += lines + printing.readAllStandardError();
+    QCOMPARE(printing.exitCode(), 0);
+    QStringList printedChanges;
+    for (const QByteArray &line : lines.trimmed().split('\n')) {
+        const QJsonObject r = QJsonDocument::fromJson(line).object();
+        QCOMPARE(r[QStringLiteral("event")].toString(), QStringLiteral("leader-changed"));
+        QCOMPARE(r[QStringLiteral("lease")].toString(), lease);
+        QVERIFY(r[QStringLiteral("recorded")].toBool());
+        printedChanges << QStringLiteral("%1>%2:%3").arg(r[QStringLiteral("from")].toString(), r[QStringLiteral("to")].toString(),
+                                                         r[QStringLiteral("why")].toString());
+    }
+    QCOMPARE(printedChanges, stored);
+}
+
 void TestKubernetesElection::pollingParticipantUsesOnlyGetCreateUpdate()
 {
     // B5: get, create and update suffice; the election polls.
@@ -336,7 +462,9 @@ void TestKubernetesElection::pollingParticipantUsesOnlyGetCreateUpdate()
     QVERIFY(handoverMs <= renewMs + leaseMs);
 
     const QSet<QString> used = m_server.verbsUsed(user);
-    QVERIFY2((used - QSet<QString> {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update")}).isEmpty(),
+    // O2: and the Event that says who became leader.
+    QVERIFY2((used - QSet<QString> {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
+                                    QStringLiteral("events/create")}).isEmpty(),
              qPrintable(QJsonDocument(m_server.counters()).toJson()));
     QVERIFY(used.contains(QStringLiteral("update")));
     // One try at a list per process, refused once, never again; no watch attempted.

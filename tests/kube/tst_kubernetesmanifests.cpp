@@ -103,7 +103,8 @@ YAML::Node TestKubernetesManifests::only(const std::vector<YAML::Node> &objects,
 
 void TestKubernetesManifests::participantIsNamespacedAndGrantsOnlyWhatAParticipantUses()
 {
-    // B5: get, create, update; list and watch to follow the Lease (F8).
+    // B5: get, create, update; list and watch to follow the Lease (F8);
+    // create on events and nothing more there (B4).
     std::vector<YAML::Node> objects;
     QVERIFY(render("participant", &objects));
     QSet<QString> kinds;
@@ -119,11 +120,19 @@ void TestKubernetesManifests::participantIsNamespacedAndGrantsOnlyWhatAParticipa
     const YAML::Node role = only(objects, QStringLiteral("Role"));
     QVERIFY(role);
     QSet<QString> verbs;
+    QSet<QString> eventVerbs;
     for (const YAML::Node &rule : role["rules"]) {
+        // B4: the Event of each leader change, in the core group.
+        if (strings(rule["resources"]) == QSet<QString> {QStringLiteral("events")}) {
+            QCOMPARE(strings(rule["apiGroups"]), QSet<QString> {QString()});
+            eventVerbs.unite(strings(rule["verbs"]));
+            continue;
+        }
         QCOMPARE(strings(rule["apiGroups"]), QSet<QString> {QStringLiteral("coordination.k8s.io")});
         QCOMPARE(strings(rule["resources"]), QSet<QString> {QStringLiteral("leases")});
         verbs.unite(strings(rule["verbs"]));
     }
+    QCOMPARE(eventVerbs, QSet<QString> {QStringLiteral("create")});
     const QSet<QString> needed {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update")};
     const QSet<QString> used = QSet<QString>(needed).unite({QStringLiteral("list"), QStringLiteral("watch")});
     QVERIFY(verbs.contains(needed));

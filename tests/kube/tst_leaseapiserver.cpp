@@ -78,6 +78,7 @@ private Q_SLOTS:
     void watchFromACompactedVersionGetsExpired();
     void injectedFailures();
     void deleteSendsAnEvent();
+    void eventsAreStoredListedValidatedAndMayBeForbidden();
 
 private:
     Answer send(const QByteArray &method, const QString &path, const QJsonObject &body = {},
@@ -442,6 +443,64 @@ void TestLeaseApiServer::injectedFailures()
     QCOMPARE(send("GET", leases + QStringLiteral("/x")).status, 404);
 }
 
+// B4: the Events leader election posts on a Lease, as the apiserver answers them.
+void TestLeaseApiServer::eventsAreStoredListedValidatedAndMayBeForbidden()
+{
+    const QString events = QStringLiteral("/api/v1/namespaces/ns1/events");
+    auto event = [](const QString &name, const QString &lease, const QString &ns = QStringLiteral("ns1"),
+                    const QString &type = QStringLiteral("Normal")) {
+        return QJsonObject {{QStringLiteral("apiVersion"), QStringLiteral("v1")},
+                            {QStringLiteral("kind"), QStringLiteral("Event")},
+                            {QStringLiteral("metadata"), QJsonObject {{QStringLiteral("name"), name}}},
+                            {QStringLiteral("involvedObject"),
+                             QJsonObject {{QStringLiteral("kind"), QStringLiteral("Lease")},
+                                          {QStringLiteral("name"), lease},
+                                          {QStringLiteral("namespace"), ns}}},
+                            {QStringLiteral("reason"), QStringLiteral("LeaderElection")},
+                            {QStringLiteral("message"), QStringLiteral("a became leader")},
+                            {QStringLiteral("type"), type}};
+    };
+    Answer a = send("POST", events, event(QStringLiteral("billing-cron.17f0a1"), QStringLiteral("billing-cron")));
+    QCOMPARE(a.status, 201);
+    QVERIFY(!a.json[QStringLiteral("metadata")][QStringLiteral("uid")].toString().isEmpty());
+    QVERIFY(!rvOf(a.json).isEmpty());
+    QCOMPARE(a.json[QStringLiteral("metadata")][QStringLiteral("namespace")].toString(), QStringLiteral("ns1"));
+    QCOMPARE(send("POST", events, event(QStringLiteral("other.17f0a2"), QStringLiteral("other"))).status, 201);
+
+    a = send("POST", events, event(QStringLiteral("billing-cron.17f0a1"), QStringLiteral("billing-cron")));
+    QCOMPARE(a.status, 409);
+    QCOMPARE(a.json[QStringLiteral("reason")].toString(), QStringLiteral("AlreadyExists"));
+    a = send("POST", events, event(QStringLiteral("x.1"), QStringLiteral("x"), QStringLiteral("ns2")));
+    QCOMPARE(a.status, 422);
+    QCOMPARE(a.json[QStringLiteral("details")][QStringLiteral("causes")][0][QStringLiteral("field")].toString(),
+             QStringLiteral("involvedObject.namespace"));
+    a = send("POST", events, event(QStringLiteral("x.2"), QStringLiteral("x"), QStringLiteral("ns1"), QStringLiteral("Info")));
+    QCOMPARE(a.status, 422);
+    QCOMPARE(a.json[QStringLiteral("details")][QStringLiteral("causes")][0][QStringLiteral("field")].toString(),
+             QStringLiteral("type"));
+
+    a = send("GET", events + QStringLiteral("?fieldSelector=involvedObject.name%3Dbilling-cron"));
+    QCOMPARE(a.status, 200);
+    QCOMPARE(a.json[QStringLiteral("kind")].toString(), QStringLiteral("EventList"));
+    QCOMPARE(a.json[QStringLiteral("items")].toArray().size(), 1);
+    QCOMPARE(a.json[QStringLiteral("items")][0][QStringLiteral("metadata")][QStringLiteral("name")].toString(),
+             QStringLiteral("billing-cron.17f0a1"));
+    QCOMPARE(send("GET", events).json[QStringLiteral("items")].toArray().size(), 2);
+    QCOMPARE(m_server->events(QStringLiteral("ns1")).size(), 2);
+    QCOMPARE(m_server->count(QStringLiteral("admin"), QStringLiteral("events/create")), 5); // answered, whatever the answer
+    QCOMPARE(m_server->count(QStringLiteral("admin"), QStringLiteral("create")), 0);
+
+    m_server->setEventsForbidden(true);
+    a = send("POST", events, event(QStringLiteral("billing-cron.17f0a3"), QStringLiteral("billing-cron")));
+    QCOMPARE(a.status, 403);
+    QCOMPARE(a.json[QStringLiteral("reason")].toString(), QStringLiteral("Forbidden"));
+    QCOMPARE(a.json[QStringLiteral("message")].toString(),
+             QStringLiteral("events is forbidden: User \"admin\" cannot create resource \"events\" in API group \"\" "
+                            "in the namespace \"ns1\""));
+    QCOMPARE(m_server->count(QStringLiteral("admin"), QStringLiteral("events/create"), true), 1);
+    QCOMPARE(m_server->events(QStringLiteral("ns1")).size(), 2);
+}
+
 void TestLeaseApiServer::deleteSendsAnEvent()
 {
     send("POST", leases, leaseBody(QStringLiteral("d"), spec(QStringLiteral("a"))));
@@ -459,3 +518,4 @@ void TestLeaseApiServer::deleteSendsAnEvent()
 
 QTEST_GUILESS_MAIN(TestLeaseApiServer)
 #include "tst_leaseapiserver.moc"
+

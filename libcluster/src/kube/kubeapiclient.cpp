@@ -91,6 +91,16 @@ QUrl KubeApiClient::leasesUrl(const QString &namespaceName, const QUrlQuery &que
     return url;
 }
 
+QUrl KubeApiClient::eventsUrl(const QString &namespaceName) const
+{
+    QUrl url = m_config.server;
+    QString path = url.path();
+    if (path.endsWith(QLatin1Char('/')))
+        path.chop(1);
+    url.setPath(path + QStringLiteral("/api/v1/namespaces/%1/events").arg(namespaceName));
+    return url;
+}
+
 void KubeApiClient::send(const QByteArray &method, const QUrl &url, const QJsonObject &body, Callback done)
 {
     sendWith(method, url, body, std::move(done), false);

@@ -52,6 +52,8 @@ public:
 
     /*! The Lease collection of \a namespaceName, or of all namespaces when it is empty. */
     QUrl leasesUrl(const QString &namespaceName, const QUrlQuery &query) const;
+    /*! The core/v1 Event collection of \a namespaceName, where the Lease's leader changes are told. */
+    QUrl eventsUrl(const QString &namespaceName) const;
 
     /*! One request; \a done runs exactly once on a later turn, unless this client is destroyed first. */
     void send(const QByteArray &method, const QUrl &url, const QJsonObject &body, Callback done);

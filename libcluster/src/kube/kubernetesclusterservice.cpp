@@ -15,6 +15,7 @@ namespace {
 
 constexpr int defaultTimeoutMs = 5000;
 constexpr int maxTimeoutMs = 600000;
+constexpr int maxHistoryLength = 1000;
 
 } // namespace
 
@@ -22,7 +23,7 @@ QStringList KubernetesClusterService::parameterNames()
 {
     return clusterParameterNames() << QStringLiteral("config") << QStringLiteral("context")
                                    << QStringLiteral("namespace") << QStringLiteral("timeout")
-                                   << QStringLiteral("tokenFile");
+                                   << QStringLiteral("tokenFile") << QStringLiteral("historyLength");
 }
 
 std::unique_ptr<LeaseBackend> KubernetesClusterService::createLeaseBackend(QString *errorString)
@@ -41,6 +42,8 @@ std::unique_ptr<LeaseBackend> KubernetesClusterService::createLeaseBackend(QStri
     const int timeoutMs = int(reader.duration(QStringLiteral("timeout"), defaultTimeoutMs, 1,
                                               maxTimeoutMs));
     const QString tokenFile = reader.string(QStringLiteral("tokenFile"));
+    const int historyLength = int(reader.integer(QStringLiteral("historyLength"), leasehistory::defaultLength, 0,
+                                                 maxHistoryLength));
     QString tokenWarning;
     QString tokenError;
     if (reader.ok() && !tokenFile.isEmpty()
@@ -68,6 +71,7 @@ std::unique_ptr<LeaseBackend> KubernetesClusterService::createLeaseBackend(QStri
         config.exec.reset();
     }
     auto backend = std::make_unique<KubernetesLeaseBackend>(config, leaseName(), timeoutMs);
+    backend->setHistoryLength(historyLength);
     if (!backend->setUp(&error)) {
         *errorString = QStringLiteral("service \"%1\": %2").arg(name(), error);
         return nullptr;

@@ -9,8 +9,10 @@ namespace baton {
  * `coordination.k8s.io/v1` Lease `<leaseName>` of a namespace, written as
  * client-go's LeaseLock writes it. Parameters besides the common ones:
  * `config` (a kubeconfig file), `context`, `namespace`, `timeout` (ms per
- * request, default 5000). Without `config`: `KUBECONFIG`, `~/.kube/config`,
- * then the in-cluster configuration (docs/configuration.md).
+ * request, default 5000), `tokenFile`, `historyLength` (the holder changes
+ * kept in the Lease's annotation, 0 to 1000, default 20). Without `config`:
+ * `KUBECONFIG`, `~/.kube/config`, then the in-cluster configuration
+ * (docs/configuration.md).
  */
 class KubernetesClusterService final : public ClusterService
 {

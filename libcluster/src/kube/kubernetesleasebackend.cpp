@@ -7,12 +7,27 @@
 #include "logging.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QSysInfo>
 #include <QTimer>
 #include <QUrlQuery>
 
 #include <cmath>
 
 namespace baton {
+
+namespace {
+
+const QString eventReason = QStringLiteral("LeaderElection");
+const QString eventComponent = QStringLiteral("baton");
+
+/*! metav1.Time, the type of an Event's first and last timestamps: whole seconds, UTC. */
+QString kubeTime(const QDateTime &time)
+{
+    return time.toUTC().toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss")) + QLatin1Char('Z');
+}
+
+} // namespace
 
 KubernetesLeaseBackend::KubernetesLeaseBackend(const KubeClientConfig &config,
                                                const QString &leaseName, int timeoutMs,
@@ -64,7 +79,31 @@ QUrl KubernetesLeaseBackend::leaseUrl() const
     return url;
 }
 
-QJsonObject KubernetesLeaseBackend::toLease(const LeaseRecord &record, const QString &version) const
+QJsonObject KubernetesLeaseBackend::withChangeRecorded(QJsonObject metadata, const HistoryEntry &change) const
+{
+    QJsonObject annotations = metadata.value(QStringLiteral("annotations")).toObject();
+    QList<HistoryEntry> previous;
+    const QJsonValue stored = annotations.value(leasehistory::kubernetesAnnotation);
+    if (!stored.isUndefined()) {
+        QString why = QStringLiteral("not a string");
+        if (!stored.isString() || !leasehistory::decodeText(stored.toString(), &previous, &why)) {
+            // O2: a history we cannot read is no reason to refuse the lease.
+            qCWarning(lcKube).noquote()
+                    << QStringLiteral("%1: annotation %2 ignored (%3); the stored history starts again "
+                                      "from this change")
+                               .arg(describe(), leasehistory::kubernetesAnnotation, why);
+            previous.clear();
+        }
+    }
+    const QJsonObject document = leasehistory::encode(leasehistory::appended(previous, change, m_historyLength));
+    annotations.insert(leasehistory::kubernetesAnnotation,
+                       QString::fromUtf8(QJsonDocument(document).toJson(QJsonDocument::Compact)));
+    metadata.insert(QStringLiteral("annotations"), annotations);
+    return metadata;
+}
+
+QJsonObject KubernetesLeaseBackend::toLease(const LeaseRecord &record, const QString &version,
+                                            const std::optional<HistoryEntry> &change) const
 {
     // Start from the object we last saw at this version, so that labels,
     // annotations and fields of newer API versions survive our write.
@@ -83,6 +122,8 @@ QJsonObject KubernetesLeaseBackend::toLease(const LeaseRecord &record, const QSt
     }
     if (!version.isEmpty())
         meta.insert(QStringLiteral("resourceVersion"), version);
+    if (change && m_historyLength > 0)
+        meta = withChangeRecorded(meta, *change);
     // Whole seconds, rounded up: a holder never claims less than it was given.
     const qint64 seconds = std::max<qint64>(1, (record.leaseDurationMs + 999) / 1000);
     spec.insert(QStringLiteral("holderIdentity"), record.holder); // "" written explicitly on release
@@ -144,7 +185,8 @@ void KubernetesLeaseBackend::read(Callback done)
     });
 }
 
-void KubernetesLeaseBackend::writeReply(const HttpResult &result, const QString &verb, Callback done)
+void KubernetesLeaseBackend::writeReply(const HttpResult &result, const QString &verb,
+                                        const std::optional<HistoryEntry> &change, Callback done)
 {
     if (result.ok()) {
         LeaseState state;
@@ -154,6 +196,8 @@ void KubernetesLeaseBackend::writeReply(const HttpResult &result, const QString 
             return;
         }
         m_lastObject = result.json;
+        if (change)
+            postLeaderEvent(result.json, change->to);
         done(LeaseReply::ok(state));
         return;
     }
@@ -168,25 +212,80 @@ void KubernetesLeaseBackend::writeReply(const HttpResult &result, const QString 
     });
 }
 
-void KubernetesLeaseBackend::create(const LeaseRecord &record,
-                                [[maybe_unused]] const std::optional<HistoryEntry> &change, Callback done)
+void KubernetesLeaseBackend::postLeaderEvent(const QJsonObject &lease, const QString &identity)
 {
-    m_api->send("POST", collectionUrl(), toLease(record, {}),
-         [this, done = std::move(done)](const HttpResult &result) {
-             writeReply(result, QStringLiteral("creating"), done);
+    if (m_eventsForbidden)
+        return;
+    // As client-go's event recorder writes it, so that `kubectl describe
+    // lease` and `kubectl get events` show the change: named
+    // <object>.<time in hex>, on the Lease by kind, name and uid.
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const qint64 nanos = now.toMSecsSinceEpoch() * 1000000 + qint64(m_eventSerial++ % 1000000);
+    const QJsonObject meta = lease.value(QStringLiteral("metadata")).toObject();
+    QJsonObject involved {{QStringLiteral("kind"), QStringLiteral("Lease")},
+                          {QStringLiteral("apiVersion"), kubelease::apiVersion},
+                          {QStringLiteral("namespace"), m_config.namespaceName},
+                          {QStringLiteral("name"), m_name}};
+    for (const QString &key : {QStringLiteral("uid"), QStringLiteral("resourceVersion")})
+        if (meta.value(key).isString())
+            involved.insert(key, meta.value(key));
+    const QJsonObject event {
+            {QStringLiteral("apiVersion"), QStringLiteral("v1")},
+            {QStringLiteral("kind"), QStringLiteral("Event")},
+            {QStringLiteral("metadata"),
+             QJsonObject {{QStringLiteral("name"), m_name + QLatin1Char('.') + QString::number(nanos, 16)},
+                          {QStringLiteral("namespace"), m_config.namespaceName}}},
+            {QStringLiteral("involvedObject"), involved},
+            {QStringLiteral("reason"), eventReason},
+            {QStringLiteral("message"), identity + QStringLiteral(" became leader")},
+            {QStringLiteral("type"), QStringLiteral("Normal")},
+            {QStringLiteral("source"),
+             QJsonObject {{QStringLiteral("component"), eventComponent},
+                          {QStringLiteral("host"), QSysInfo::machineHostName()}}},
+            {QStringLiteral("firstTimestamp"), kubeTime(now)},
+            {QStringLiteral("lastTimestamp"), kubeTime(now)},
+            {QStringLiteral("count"), 1}};
+    m_api->send("POST", m_api->eventsUrl(m_config.namespaceName), event, [this](const HttpResult &result) {
+        if (result.ok())
+            return;
+        // The Event is for people: the election never waits for it, nor fails with it.
+        if (result.error.httpStatus == 403) {
+            if (m_eventsForbidden)
+                return;
+            m_eventsForbidden = true;
+            qCWarning(lcKube).noquote()
+                    << QStringLiteral("%1: may not create events (%2); leader changes are not recorded as "
+                                      "Events from now on, the election goes on. Grant create on events "
+                                      "(resources/kubernetes/participant/role.yaml)")
+                               .arg(describe(), result.json.value(QStringLiteral("message"))
+                                                        .toString(result.error.serverMessage));
+            return;
+        }
+        qCWarning(lcKube).noquote() << m_api->explain(result,
+                                                      QStringLiteral("posting the leader Event of %1").arg(describe()),
+                                                      QStringLiteral("a participant needs create on events"));
+    });
+}
+
+void KubernetesLeaseBackend::create(const LeaseRecord &record, const std::optional<HistoryEntry> &change,
+                                    Callback done)
+{
+    m_api->send("POST", collectionUrl(), toLease(record, {}, change),
+         [this, change, done = std::move(done)](const HttpResult &result) {
+             writeReply(result, QStringLiteral("creating"), change, done);
          });
 }
 
 void KubernetesLeaseBackend::update(const LeaseRecord &record, const QString &version,
-                                [[maybe_unused]] const std::optional<HistoryEntry> &change, Callback done)
+                                    const std::optional<HistoryEntry> &change, Callback done)
 {
     if (version.isEmpty()) {
         // A PUT without a version would be unconditional: never sent (B3).
         later(std::move(done), LeaseReply::error(QStringLiteral("%1: an update needs the version read").arg(describe())));
         return;
     }
-    m_api->send("PUT", leaseUrl(), toLease(record, version),
-         [this, version, done = std::move(done)](const HttpResult &result) {
+    m_api->send("PUT", leaseUrl(), toLease(record, version, change),
+         [this, version, change, done = std::move(done)](const HttpResult &result) {
              const QString stored = result.json.value(QStringLiteral("metadata")).toObject()
                                             .value(QStringLiteral("resourceVersion")).toString();
              if (result.ok() && stored == version) {
@@ -201,7 +300,7 @@ void KubernetesLeaseBackend::update(const LeaseRecord &record, const QString &ve
                                  .arg(describe(), version)));
                  return;
              }
-             writeReply(result, QStringLiteral("updating"), done);
+             writeReply(result, QStringLiteral("updating"), change, done);
          });
 }
 

@@ -26,6 +26,14 @@ class KubeApiClient;
  * last version seen, relisted on 410 Gone. Where the service account may
  * not list or watch (B5), the 403 is logged once at info and the election
  * polls.
+ *
+ * An acquisition (a write that carries a holder change, O2) also keeps the
+ * last historyLength changes in the annotation leasehistory::kubernetesAnnotation,
+ * in the same conditional write, so history and holder never disagree; a
+ * renewal carries the annotation unchanged, as it carries every other field.
+ * After the write, a core/v1 Event `<identity> became leader` is posted on
+ * the Lease as client-go's leader election records it; it never holds up or
+ * fails the election (a 403 is logged once).
  */
 class KubernetesLeaseBackend final : public LeaseBackend
 {
@@ -37,6 +45,8 @@ public:
 
     /*! Applies the TLS settings of the configuration; false with a message when they are unusable. */
     bool setUp(QString *errorString);
+    /*! How many changes the Lease's stored history keeps; 0 writes none (Events are still posted). */
+    void setHistoryLength(int length) { m_historyLength = length; }
 
     QString describe() const override;
     void read(Callback done) override;
@@ -46,8 +56,12 @@ public:
                 const std::optional<HistoryEntry> &change, Callback done) override;
     bool startWatching() override;
 
-    /*! The Lease object for \a record, as written (for tests of the wire format). */
-    QJsonObject toLease(const LeaseRecord &record, const QString &version) const;
+    /*!
+     * The Lease object for \a record, as written (for tests of the wire
+     * format); with \a change, its stored history has the change appended.
+     */
+    QJsonObject toLease(const LeaseRecord &record, const QString &version,
+                        const std::optional<HistoryEntry> &change = std::nullopt) const;
     /*! Reads a Lease object; false with a message naming the field when it cannot be trusted (R1). */
     bool fromLease(const QJsonObject &lease, LeaseState *state, QString *errorString) const;
     /*! A MicroTime: UTC, exactly six fraction digits, `Z`. */
@@ -58,7 +72,10 @@ public:
 private:
     QString explain(const HttpResult &result, const QString &verb) const;
     void later(Callback done, LeaseReply reply);
-    void writeReply(const HttpResult &result, const QString &verb, Callback done);
+    void writeReply(const HttpResult &result, const QString &verb,
+                    const std::optional<HistoryEntry> &change, Callback done);
+    QJsonObject withChangeRecorded(QJsonObject metadata, const HistoryEntry &change) const;
+    void postLeaderEvent(const QJsonObject &lease, const QString &identity);
     QUrl leaseUrl() const;
     QUrl collectionUrl() const;
     void list();
@@ -72,6 +89,11 @@ private:
     KubeApiClient *m_api;
     /*! The last Lease seen: its other fields (labels, strategy...) survive our updates. */
     QJsonObject m_lastObject;
+    int m_historyLength = leasehistory::defaultLength;
+    /*! The Role lacks create on events: said once, then no more tries. */
+    bool m_eventsForbidden = false;
+    /*! Keeps apart the names of two Events posted within one millisecond. */
+    quint32 m_eventSerial = 0;
 
     bool m_watching = false;
     bool m_watchForbidden = false;

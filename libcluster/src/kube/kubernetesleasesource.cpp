@@ -73,6 +73,19 @@ bool KubernetesLeaseSource::fromLease(const QJsonObject &lease, SourcedLease *so
     // R1: shown as unreadable, never guessed at.
     sourced->record = sourced->valid ? state.record : LeaseRecord {};
     sourced->error = sourced->valid ? QString() : QStringLiteral("unusable Lease: ") + why;
+    // O2: the stored history comes with every read of the Lease. A Lease no
+    // participant of ours ever took (client-go's) has none: an empty history.
+    const QJsonValue stored = meta.value(QStringLiteral("annotations")).toObject()
+                                      .value(leasehistory::kubernetesAnnotation);
+    QList<HistoryEntry> history;
+    QString historyWhy = QStringLiteral("not a string");
+    if (stored.isUndefined()
+        || (stored.isString() && leasehistory::decodeText(stored.toString(), &history, &historyWhy))) {
+        sourced->history = history;
+    } else {
+        sourced->history.reset();
+        sourced->historyError = QStringLiteral("annotation %1: %2").arg(leasehistory::kubernetesAnnotation, historyWhy);
+    }
     return true;
 }
 

@@ -19,6 +19,8 @@ struct HttpResult;
  * seen when the server ends it, and a new list on 410 Gone. Named `name`
  * in one namespace, `namespace/name` across all. A Lease that cannot be
  * trusted is an error entry (R1), decoded as the election decodes it.
+ * Each Lease read carries its stored history, the annotation
+ * leasehistory::kubernetesAnnotation the participants write (O2).
  *
  * Across all namespaces, the node heartbeats of `kube-node-lease` (one Lease
  * per node, renewed every ten seconds, no election) are left out; asking for
