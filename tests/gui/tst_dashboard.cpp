@@ -105,6 +105,8 @@ private Q_SLOTS:
 
 private:
     QString writeConfig(const QString &instanceId);
+    /*! Starts `baton join` as \a instanceId on the participants' Registry, its events as JSON. */
+    ParticipantProcess *join(const QString &instanceId);
     /*! The file Registry the participants of writeConfig() share. */
     Connection participantsRegistry() const;
 
@@ -158,21 +160,27 @@ QString TestDashboard::writeConfig(const QString &instanceId)
     return test::writeJsonFile(path, config) ? path : QString();
 }
 
+ParticipantProcess *TestDashboard::join(const QString &instanceId)
+{
+    const QString config = writeConfig(instanceId);
+    if (config.isEmpty())
+        return nullptr;
+    m_participants.push_back(std::make_unique<ParticipantProcess>(
+            instanceId, test::batonBinary(),
+            QStringList {QStringLiteral("join"), QStringLiteral("--config"), config, QStringLiteral("--events"),
+                         QStringLiteral("json")}));
+    test::keepOutput(m_participants.back().get());
+    m_participants.back()->start();
+    return m_participants.back().get();
+}
+
 void TestDashboard::tableFollowsAFailoverOfRealParticipants()
 {
     // O4: the dashboard opens a file Registry connection and shows the
     // holder; F5: SIGTERM releases, the follower takes over, and the table,
     // the history (O2) and an alert follow.
-    for (const QString &id : {QStringLiteral("p1"), QStringLiteral("p2")}) {
-        const QString config = writeConfig(id);
-        QVERIFY(!config.isEmpty());
-        m_participants.push_back(std::make_unique<ParticipantProcess>(
-                id, test::batonBinary(),
-                QStringList {QStringLiteral("join"), QStringLiteral("--config"), config, QStringLiteral("--events"),
-                             QStringLiteral("json")}));
-        test::keepOutput(m_participants.back().get());
-        m_participants.back()->start();
-    }
+    for (const QString &id : {QStringLiteral("p1"), QStringLiteral("p2")})
+        QVERIFY(join(id));
     auto leader = [this]() -> ParticipantProcess * {
         for (auto &p : m_participants)
             if (p->isLeading())
@@ -221,16 +229,6 @@ void TestDashboard::aCleanHandoverIsOneHistoryRow()
     // leader) and one alert that names it the same way, never a "first
     // acquire" from nobody. The successor starts only once the release is
     // seen, so that this observer sees both writes.
-    auto join = [this](const QString &id) {
-        const QString config = writeConfig(id);
-        m_participants.push_back(std::make_unique<ParticipantProcess>(
-                id, test::batonBinary(),
-                QStringList {QStringLiteral("join"), QStringLiteral("--config"), config, QStringLiteral("--events"),
-                             QStringLiteral("json")}));
-        test::keepOutput(m_participants.back().get());
-        m_participants.back()->start();
-        return m_participants.back().get();
-    };
     ParticipantProcess *first = join(QStringLiteral("h1"));
     QTRY_VERIFY_WITH_TIMEOUT(first->isLeading(), 20000);
 
@@ -277,15 +275,6 @@ void TestDashboard::aDashboardOpenedAfterTheFailoversShowsThemAtOnce()
     // once, all before the dashboard connects. From the history model's
     // first update it shows the four changes the lease stores, in order with
     // their reasons, and the fleet timeline's lane has each holder's span.
-    auto join = [this](const QString &id) {
-        const QString config = writeConfig(id);
-        m_participants.push_back(std::make_unique<ParticipantProcess>(
-                id, test::batonBinary(),
-                QStringList {QStringLiteral("join"), QStringLiteral("--config"), config, QStringLiteral("--events"),
-                             QStringLiteral("json")}));
-        test::keepOutput(m_participants.back().get());
-        m_participants.back()->start();
-    };
     auto leader = [this]() -> ParticipantProcess * {
         for (auto &p : m_participants)
             if (p->isRunning() && p->isLeading())

@@ -2,6 +2,7 @@
 // process: what a write the API server treats as a no-op means for the
 // leader's authority (F4).
 
+#include "replywaiter.h"
 #include "kubernetesleasebackend.h"
 #include "leaseapiserver.h"
 
@@ -13,28 +14,12 @@
 
 using namespace baton;
 
+using baton::test::ReplyWaiter;
+
 namespace {
 
 const QString kNamespace = QStringLiteral("backend");
 const QString kToken = QStringLiteral("kube-backend-test-token");
-
-/*! The reply of one backend request, waited for with the event loop. */
-class ReplyWaiter
-{
-public:
-    LeaseBackend::Callback callback()
-    {
-        return [this](const LeaseReply &reply) { m_reply = reply; };
-    }
-    bool wait()
-    {
-        return QTest::qWaitFor([this] { return m_reply.has_value(); }, 5000);
-    }
-    const LeaseReply &reply() const { return *m_reply; }
-
-private:
-    std::optional<LeaseReply> m_reply;
-};
 
 } // namespace
 

@@ -3,6 +3,7 @@
 // Lease source, against the test Lease API server in process: what each
 // write puts on the wire, what each read gives back.
 
+#include "replywaiter.h"
 #include "kubernetesleasebackend.h"
 #include "kubernetesleasesource.h"
 #include "leaseapiserver.h"
@@ -17,29 +18,13 @@
 
 using namespace baton;
 
+using baton::test::ReplyWaiter;
+
 namespace {
 
 const QString kNamespace = QStringLiteral("history");
 const QString kToken = QStringLiteral("kube-history-test-token");
 const QString kUser = QStringLiteral("system:serviceaccount:history:participant");
-
-/*! The reply of one backend request, waited for with the event loop. */
-class ReplyWaiter
-{
-public:
-    LeaseBackend::Callback callback()
-    {
-        return [this](const LeaseReply &reply) { m_reply = reply; };
-    }
-    bool wait()
-    {
-        return QTest::qWaitFor([this] { return m_reply.has_value(); }, 5000);
-    }
-    const LeaseReply &reply() const { return *m_reply; }
-
-private:
-    std::optional<LeaseReply> m_reply;
-};
 
 /*! The warnings logged while it lives. */
 class WarningLog
