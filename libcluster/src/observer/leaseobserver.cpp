@@ -292,10 +292,6 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
     // A lease created while this observer runs is a first acquisition too;
     // one found by the first list is where the history starts.
     const bool appeared = !known && m_ready;
-    // A change is known by its lease and transitions (F7): one already read
-    // from the stored history is not seen a second time.
-    const bool alreadyRecorded =
-            !record.holder.isEmpty() && m_historyTransitions.value(name).contains(record.transitions);
     const auto openRelease = m_openRelease.constFind(name);
     if (known && previousHolder.isEmpty() && !record.holder.isEmpty() && openRelease != m_openRelease.cend()) {
         // The successor of a release seen: the release's row gets it.
@@ -315,7 +311,7 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
                                                 .arg(change.gapMs);
         Q_EMIT q->leaseChanged(name);
         Q_EMIT q->handedOver(int(row), change);
-    } else if ((known || appeared) && record.holder != previousHolder && !alreadyRecorded) {
+    } else if ((known || appeared) && record.holder != previousHolder) {
         LeaseFailover change;
         change.lease = name;
         change.from = previousHolder;
@@ -360,12 +356,6 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
         Q_EMIT q->leaseChanged(name);
         Q_EMIT q->failover(change);
     } else {
-        if (alreadyRecorded && record.holder != previousHolder) {
-            // Read from the stored history before this record arrived (a
-            // list between the write and its watch event): that row is it.
-            next.holderSinceMono = now;
-            m_openRelease.remove(name);
-        }
         m_leases.insert(name, next);
         schedule(next);
         Q_EMIT q->leaseChanged(name);
