@@ -3,6 +3,7 @@
 // change of holder and never on a renewal, the last historyLength kept, a bad
 // stored history ignored with one warning while the election goes on.
 
+#include "testsupport.h"
 #include "filestore.h"
 #include "memorystore.h"
 
@@ -27,11 +28,13 @@ namespace {
 const QString kLease = QStringLiteral("leader");
 const QString kLeaseKey = QStringLiteral("cluster:leader");
 const QString kHistoryKey = QStringLiteral("history:leader");
-// Short, so that an expiry takes a fraction of a second.
-constexpr int kLeaseMs = 600;
-constexpr int kRenewMs = 100;
+// Short, so that an expiry takes a fraction of a second; scaled where the
+// machine is slow (the sanitizer pass), or a clean stop can come past the
+// leader's F4 deadline and its lease is left to expire instead of released.
+const int kLeaseMs = int(baton::test::scaledMs(600));
+const int kRenewMs = int(baton::test::scaledMs(100));
 // Enough for a follower to see a lease expire and take it.
-constexpr int kTakeOverMs = 10 * kLeaseMs;
+const int kTakeOverMs = 10 * kLeaseMs;
 
 HistoryEntry change(const QString &from, const QString &to, qint64 transitions)
 {
