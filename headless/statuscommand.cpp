@@ -84,13 +84,7 @@ int StatusCommand::start()
                 return;
             if (m_options.json) {
                 QJsonObject r = record(change.lease, QStringLiteral("leader-changed"));
-                r.insert(QStringLiteral("from"), change.from);
-                r.insert(QStringLiteral("to"), change.to);
-                r.insert(QStringLiteral("why"), change.why);
-                r.insert(QStringLiteral("transitions"), double(change.transitions));
-                if (change.gapMs >= 0)
-                    r.insert(QStringLiteral("gapMs"), double(change.gapMs));
-                r.insert(QStringLiteral("recorded"), change.recorded);
+                insertChange(&r, change);
                 writeJson(r);
                 return;
             }
@@ -353,15 +347,20 @@ QJsonObject StatusCommand::changeRecord(const LeaseFailover &change, const QStri
             {QStringLiteral("lease"), change.lease},
             {QStringLiteral("instance"), observerId},
             {QStringLiteral("event"), QStringLiteral("leader-changed")},
-            {QStringLiteral("from"), change.from},
-            {QStringLiteral("to"), change.to},
-            {QStringLiteral("why"), change.why},
-            {QStringLiteral("transitions"), double(change.transitions)},
-            {QStringLiteral("recorded"), change.recorded},
     };
-    if (change.gapMs >= 0)
-        r.insert(QStringLiteral("gapMs"), double(change.gapMs));
+    insertChange(&r, change);
     return r;
+}
+
+void StatusCommand::insertChange(QJsonObject *record, const LeaseFailover &change)
+{
+    record->insert(QStringLiteral("from"), change.from);
+    record->insert(QStringLiteral("to"), change.to);
+    record->insert(QStringLiteral("why"), change.why);
+    record->insert(QStringLiteral("transitions"), double(change.transitions));
+    if (change.gapMs >= 0)
+        record->insert(QStringLiteral("gapMs"), double(change.gapMs));
+    record->insert(QStringLiteral("recorded"), change.recorded);
 }
 
 QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,

@@ -114,6 +114,8 @@ public:
     static QStringList formatHistory(const QList<LeaseFailover> &history, bool wide);
     /*! A `leader-changed` record (docs/events.md) of one row of the history. */
     static QJsonObject changeRecord(const LeaseFailover &change, const QString &observerId);
+    /*! The fields of a leader-changed record (O5) that say what changed. */
+    static void insertChange(QJsonObject *record, const LeaseFailover &change);
     /*! The `lease` snapshot record (docs/events.md). */
     static QJsonObject leaseRecord(const ObservedLease &lease, const QString &observerId,
                                    qint64 nowMono, const QDateTime &nowWall);

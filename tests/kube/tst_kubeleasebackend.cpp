@@ -2,7 +2,7 @@
 // process: what a write the API server treats as a no-op means for the
 // leader's authority (F4).
 
-#include "replywaiter.h"
+#include "leasebackendtesting.h"
 #include "kubernetesleasebackend.h"
 #include "leaseapiserver.h"
 

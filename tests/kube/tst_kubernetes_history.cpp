@@ -3,7 +3,7 @@
 // Lease source, against the test Lease API server in process: what each
 // write puts on the wire, what each read gives back.
 
-#include "replywaiter.h"
+#include "leasebackendtesting.h"
 #include "kubernetesleasebackend.h"
 #include "kubernetesleasesource.h"
 #include "leaseapiserver.h"
@@ -18,6 +18,7 @@
 
 using namespace baton;
 
+using baton::test::heldRecord;
 using baton::test::ReplyWaiter;
 
 namespace {
@@ -70,17 +71,6 @@ HistoryEntry change(const QString &from, const QString &to, const QString &why, 
     entry.gapMs = from.isEmpty() ? -1 : 1200;
     entry.transitions = transitions;
     return entry;
-}
-
-LeaseRecord recordOf(const QString &holder, qint64 transitions)
-{
-    LeaseRecord record;
-    record.holder = holder;
-    record.leaseDurationMs = 3000;
-    record.acquireTime = QDateTime::currentDateTimeUtc();
-    record.renewTime = record.acquireTime;
-    record.transitions = transitions;
-    return record;
 }
 
 } // namespace
@@ -171,7 +161,7 @@ void TestKubernetesHistory::firstAcquisitionWritesOneChangeAndOneEvent()
     const QString lease = QStringLiteral("first");
     auto b = backend(lease);
     const HistoryEntry first = change({}, QStringLiteral("alpha"), QStringLiteral("first-acquire"), 0);
-    const LeaseReply created = run([&](auto done) { b->create(recordOf(QStringLiteral("alpha"), 0), first, done); });
+    const LeaseReply created = run([&](auto done) { b->create(heldRecord(QStringLiteral("alpha"), 0), first, done); });
     QCOMPARE(int(created.outcome), int(LeaseReply::Outcome::Ok));
     QCOMPARE(stored(lease), QList<HistoryEntry> {first});
 
@@ -199,7 +189,7 @@ void TestKubernetesHistory::renewalsPostNoEventAndKeepTheAnnotation()
 {
     const QString lease = QStringLiteral("renewals");
     auto b = backend(lease);
-    LeaseRecord record = recordOf(QStringLiteral("alpha"), 0);
+    LeaseRecord record = heldRecord(QStringLiteral("alpha"), 0);
     LeaseReply reply = run([&](auto done) {
         b->create(record, change({}, QStringLiteral("alpha"), QStringLiteral("first-acquire"), 0), done);
     });
@@ -243,11 +233,11 @@ void TestKubernetesHistory::takeoversAppendUpToHistoryLength()
     QList<HistoryEntry> changes {change({}, QStringLiteral("a"), QStringLiteral("first-acquire"), 0),
                                  change(QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("expired"), 1),
                                  change(QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("released"), 2)};
-    LeaseReply reply = run([&](auto done) { b->create(recordOf(QStringLiteral("a"), 0), changes[0], done); });
+    LeaseReply reply = run([&](auto done) { b->create(heldRecord(QStringLiteral("a"), 0), changes[0], done); });
     QCOMPARE(int(reply.outcome), int(LeaseReply::Outcome::Ok));
     for (int i = 1; i < changes.size(); ++i) {
         const QString version = reply.state.version;
-        reply = run([&](auto done) { b->update(recordOf(changes[i].to, i), version, changes[i], done); });
+        reply = run([&](auto done) { b->update(heldRecord(changes[i].to, i), version, changes[i], done); });
         QCOMPARE(int(reply.outcome), int(LeaseReply::Outcome::Ok));
     }
     QCOMPARE(stored(lease), changes.mid(1));
@@ -266,7 +256,7 @@ void TestKubernetesHistory::aHistoryLengthOfZeroWritesNoAnnotation()
     auto b = backend(lease);
     b->setHistoryLength(0);
     const LeaseReply reply = run([&](auto done) {
-        b->create(recordOf(QStringLiteral("alpha"), 0), change({}, QStringLiteral("alpha"), QStringLiteral("first-acquire"), 0), done);
+        b->create(heldRecord(QStringLiteral("alpha"), 0), change({}, QStringLiteral("alpha"), QStringLiteral("first-acquire"), 0), done);
     });
     QCOMPARE(int(reply.outcome), int(LeaseReply::Outcome::Ok));
     QVERIFY(!m_server.lease(kNamespace, lease)[QStringLiteral("metadata")].toObject().contains(QStringLiteral("annotations")));
@@ -282,7 +272,7 @@ void TestKubernetesHistory::forbiddenEventsAreLoggedOnceAndTheElectionGoesOn()
     WarningLog log;
     auto b = backend(lease);
     LeaseReply reply = run([&](auto done) {
-        b->create(recordOf(QStringLiteral("a"), 0), change({}, QStringLiteral("a"), QStringLiteral("first-acquire"), 0), done);
+        b->create(heldRecord(QStringLiteral("a"), 0), change({}, QStringLiteral("a"), QStringLiteral("first-acquire"), 0), done);
     });
     QCOMPARE(int(reply.outcome), int(LeaseReply::Outcome::Ok));
     QTRY_COMPARE(m_server.count(kUser, QStringLiteral("events/create"), true), 1);
@@ -290,7 +280,7 @@ void TestKubernetesHistory::forbiddenEventsAreLoggedOnceAndTheElectionGoesOn()
     for (int i = 1; i <= 2; ++i) {
         const QString version = reply.state.version;
         reply = run([&](auto done) {
-            b->update(recordOf(QStringLiteral("b%1").arg(i), i), version,
+            b->update(heldRecord(QStringLiteral("b%1").arg(i), i), version,
                       change(QStringLiteral("a"), QStringLiteral("b%1").arg(i), QStringLiteral("expired"), i), done);
         });
         QCOMPARE(int(reply.outcome), int(LeaseReply::Outcome::Ok));
@@ -332,7 +322,7 @@ void TestKubernetesHistory::aMalformedAnnotationWarnsOnceAndIsWrittenAfresh()
     QCOMPARE(int(read.outcome), int(LeaseReply::Outcome::Ok));
     QCOMPARE(log.count(leasehistory::kubernetesAnnotation), 0); // reading the lease is not the history's business
     const HistoryEntry taken = change(QStringLiteral("gone"), QStringLiteral("alpha"), QStringLiteral("expired"), 5);
-    const LeaseReply reply = run([&](auto done) { b->update(recordOf(QStringLiteral("alpha"), 5), read.state.version, taken, done); });
+    const LeaseReply reply = run([&](auto done) { b->update(heldRecord(QStringLiteral("alpha"), 5), read.state.version, taken, done); });
     QCOMPARE(int(reply.outcome), int(LeaseReply::Outcome::Ok));
     QCOMPARE(stored(lease), QList<HistoryEntry> {taken});
     QCOMPARE(m_server.lease(kNamespace, lease)[QStringLiteral("metadata")][QStringLiteral("annotations")]

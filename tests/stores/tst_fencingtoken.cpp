@@ -5,6 +5,7 @@
 // lease is driven through StoreLeaseBackend, the way the Elector writes it:
 // a create with transitions 0 when it found no record.
 
+#include "leasebackendtesting.h"
 #include "etcdfixture.h"
 #include "etcdstore.h"
 #include "filestore.h"
@@ -23,6 +24,8 @@
 
 using namespace baton;
 
+using baton::test::heldRecord;
+
 namespace {
 
 const QString kLease = QStringLiteral("fenced");
@@ -35,17 +38,6 @@ std::optional<LeaseReply> await(const std::function<void(LeaseBackend::Callback)
     if (!QTest::qWaitFor([&reply] { return reply.has_value(); }, 10000))
         return std::nullopt;
     return reply;
-}
-
-LeaseRecord termOf(const QString &holder, qint64 transitions)
-{
-    LeaseRecord record;
-    record.holder = holder;
-    record.leaseDurationMs = 3000;
-    record.acquireTime = QDateTime::currentDateTimeUtc();
-    record.renewTime = record.acquireTime;
-    record.transitions = transitions;
-    return record;
 }
 
 std::unique_ptr<EtcdStore> etcdStore(const QStringList &endpoints, const QString &prefix,
@@ -81,13 +73,13 @@ void TestFencingToken::runTermsAroundADeletion(Store *first, Store *second, qint
                                                qint64 *newToken)
 {
     StoreLeaseBackend before(first, kLease);
-    auto created = await([&](auto done) { before.create(termOf(QStringLiteral("a"), 0), std::nullopt, done); });
+    auto created = await([&](auto done) { before.create(heldRecord(QStringLiteral("a"), 0), std::nullopt, done); });
     QVERIFY(created);
     QCOMPARE(int(created->outcome), int(LeaseReply::Outcome::Ok));
     LeaseState state = created->state;
     // Two takeovers, as the Elector writes them: the transitions plus one.
     for (const QString &holder : { QStringLiteral("b"), QStringLiteral("c") }) {
-        const LeaseRecord next = termOf(holder, state.record.transitions + 1);
+        const LeaseRecord next = heldRecord(holder, state.record.transitions + 1);
         auto taken = await([&](auto done) { before.update(next, state.version, std::nullopt, done); });
         QVERIFY(taken);
         QCOMPARE(int(taken->outcome), int(LeaseReply::Outcome::Ok));
@@ -106,7 +98,7 @@ void TestFencingToken::runTermsAroundADeletion(Store *first, Store *second, qint
     auto read = await([&](auto done) { after.read(done); });
     QVERIFY(read);
     QVERIFY(!read->state.exists);
-    auto again = await([&](auto done) { after.create(termOf(QStringLiteral("d"), 0), std::nullopt, done); });
+    auto again = await([&](auto done) { after.create(heldRecord(QStringLiteral("d"), 0), std::nullopt, done); });
     QVERIFY(again);
     QCOMPARE(int(again->outcome), int(LeaseReply::Outcome::Ok));
     *newToken = again->state.record.transitions;
@@ -180,7 +172,7 @@ void TestFencingToken::
     // A lease with a past: a term, then the record removed.
     auto firstRead = await([&](auto done) { they.read(done); });
     QVERIFY(firstRead);
-    auto first = await([&](auto done) { they.create(termOf(QStringLiteral("a"), 0), std::nullopt, done); });
+    auto first = await([&](auto done) { they.create(heldRecord(QStringLiteral("a"), 0), std::nullopt, done); });
     QVERIFY(first);
     QCOMPARE(int(first->outcome), int(LeaseReply::Outcome::Ok));
     QVERIFY(removeTheRecord());
@@ -194,10 +186,10 @@ void TestFencingToken::
     auto theirRead = await([&](auto done) { they.read(done); });
     QVERIFY(theirRead);
     QVERIFY(!theirRead->state.exists);
-    auto created = await([&](auto done) { they.create(termOf(QStringLiteral("e"), 0), std::nullopt, done); });
+    auto created = await([&](auto done) { they.create(heldRecord(QStringLiteral("e"), 0), std::nullopt, done); });
     QVERIFY(created);
     QCOMPARE(int(created->outcome), int(LeaseReply::Outcome::Ok));
-    const LeaseRecord takeover = termOf(QStringLiteral("f"), created->state.record.transitions + 1);
+    const LeaseRecord takeover = heldRecord(QStringLiteral("f"), created->state.record.transitions + 1);
     auto taken = await(
             [&](auto done) { they.update(takeover, created->state.version, std::nullopt, done); });
     QVERIFY(taken);
@@ -205,7 +197,7 @@ void TestFencingToken::
     const qint64 theirLastToken = taken->state.record.transitions;
     QVERIFY(removeTheRecord());
 
-    auto ourCreate = await([&](auto done) { we.create(termOf(QStringLiteral("g"), 0), std::nullopt, done); });
+    auto ourCreate = await([&](auto done) { we.create(heldRecord(QStringLiteral("g"), 0), std::nullopt, done); });
     QVERIFY(ourCreate);
     QCOMPARE(int(ourCreate->outcome), int(LeaseReply::Outcome::Ok));
     QVERIFY2(ourCreate->state.record.transitions > theirLastToken,

@@ -88,4 +88,18 @@ bool decode(const QJsonObject &lease, LeaseState *state, QString *errorString)
     return true;
 }
 
+bool decodeHistory(const QJsonObject &metadata, QList<HistoryEntry> *changes, QString *errorString)
+{
+    const QJsonValue stored = metadata.value(QStringLiteral("annotations")).toObject()
+                                      .value(leasehistory::kubernetesAnnotation);
+    changes->clear();
+    if (stored.isUndefined())
+        return true;
+    if (!stored.isString()) {
+        *errorString = QStringLiteral("not a string");
+        return false;
+    }
+    return leasehistory::decodeText(stored.toString(), changes, errorString);
+}
+
 } // namespace baton::kubelease

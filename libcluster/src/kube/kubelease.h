@@ -2,6 +2,8 @@
 
 #include "leaserecord.h"
 
+#include <batoninternal/leasehistory.h>
+
 #include <QJsonObject>
 #include <QString>
 
@@ -29,6 +31,14 @@ bool isValidName(const QString &name);
  * \a errorString (`spec.leaseDurationSeconds is -5; ...`).
  */
 bool decode(const QJsonObject &lease, LeaseState *state, QString *errorString);
+
+/*!
+ * Reads the stored history (O2) from a Lease's \a metadata: its annotation
+ * leasehistory::kubernetesAnnotation. A Lease without it (client-go's) has an
+ * empty history. One that is not a string or not a history returns false,
+ * with what was wrong in \a errorString.
+ */
+bool decodeHistory(const QJsonObject &metadata, QList<HistoryEntry> *changes, QString *errorString);
 
 } // namespace kubelease
 } // namespace baton

@@ -81,20 +81,17 @@ QUrl KubernetesLeaseBackend::leaseUrl() const
 
 QJsonObject KubernetesLeaseBackend::withChangeRecorded(QJsonObject metadata, const HistoryEntry &change) const
 {
-    QJsonObject annotations = metadata.value(QStringLiteral("annotations")).toObject();
     QList<HistoryEntry> previous;
-    const QJsonValue stored = annotations.value(leasehistory::kubernetesAnnotation);
-    if (!stored.isUndefined()) {
-        QString why = QStringLiteral("not a string");
-        if (!stored.isString() || !leasehistory::decodeText(stored.toString(), &previous, &why)) {
-            // O2: a history we cannot read is no reason to refuse the lease.
-            qCWarning(lcKube).noquote()
-                    << QStringLiteral("%1: annotation %2 ignored (%3); the stored history starts again "
-                                      "from this change")
-                               .arg(describe(), leasehistory::kubernetesAnnotation, why);
-            previous.clear();
-        }
+    QString why;
+    if (!kubelease::decodeHistory(metadata, &previous, &why)) {
+        // O2: a history we cannot read is no reason to refuse the lease.
+        qCWarning(lcKube).noquote()
+                << QStringLiteral("%1: annotation %2 ignored (%3); the stored history starts again "
+                                  "from this change")
+                           .arg(describe(), leasehistory::kubernetesAnnotation, why);
+        previous.clear();
     }
+    QJsonObject annotations = metadata.value(QStringLiteral("annotations")).toObject();
     const QJsonObject document = leasehistory::encode(leasehistory::appended(previous, change, m_historyLength));
     annotations.insert(leasehistory::kubernetesAnnotation,
                        QString::fromUtf8(QJsonDocument(document).toJson(QJsonDocument::Compact)));

@@ -75,12 +75,9 @@ bool KubernetesLeaseSource::fromLease(const QJsonObject &lease, SourcedLease *so
     sourced->error = sourced->valid ? QString() : QStringLiteral("unusable Lease: ") + why;
     // O2: the stored history comes with every read of the Lease. A Lease no
     // participant of ours ever took (client-go's) has none: an empty history.
-    const QJsonValue stored = meta.value(QStringLiteral("annotations")).toObject()
-                                      .value(leasehistory::kubernetesAnnotation);
     QList<HistoryEntry> history;
-    QString historyWhy = QStringLiteral("not a string");
-    if (stored.isUndefined()
-        || (stored.isString() && leasehistory::decodeText(stored.toString(), &history, &historyWhy))) {
+    QString historyWhy;
+    if (kubelease::decodeHistory(meta, &history, &historyWhy)) {
         sourced->history = history;
     } else {
         sourced->history.reset();

@@ -41,30 +41,30 @@ void writeSide(Store *store, const StoreSideWrite &side, int triesLeft,
     });
 }
 
+/*! The answer to a conditional write that, when it won, writes \a side before \a done hears of it. */
+Store::Callback thenWriteSide(Store *store, const StoreSideWrite &side, Store::Callback done)
+{
+    return [store, side, done = std::move(done)](const StoreResult &result) {
+        if (!result.ok()) {
+            done(result);
+            return;
+        }
+        writeSide(store, side, kSideWriteTries, [done, result] { done(result); });
+    };
+}
+
 } // namespace
 
 void Store::createWith(const QString &key, const QJsonObject &document, const StoreSideWrite &side,
                        Callback done)
 {
-    create(key, document, [this, side, done = std::move(done)](const StoreResult &result) {
-        if (!result.ok()) {
-            done(result);
-            return;
-        }
-        writeSide(this, side, kSideWriteTries, [done, result] { done(result); });
-    });
+    create(key, document, thenWriteSide(this, side, std::move(done)));
 }
 
 void Store::updateWith(const QString &key, const QJsonObject &document, const QString &version,
                        const StoreSideWrite &side, Callback done)
 {
-    update(key, document, version, [this, side, done = std::move(done)](const StoreResult &result) {
-        if (!result.ok()) {
-            done(result);
-            return;
-        }
-        writeSide(this, side, kSideWriteTries, [done, result] { done(result); });
-    });
+    update(key, document, version, thenWriteSide(this, side, std::move(done)));
 }
 
 } // namespace baton

@@ -1,6 +1,9 @@
 #pragma once
 
 #include "leasebackend.h"
+#include "leaserecord.h"
+
+#include <QDateTime>
 
 #include <QTest>
 
@@ -25,5 +28,17 @@ public:
 private:
     std::optional<LeaseReply> m_reply;
 };
+
+/*! A record of \a holder's term \a transitions, a 3 s lease taken and renewed now. */
+inline LeaseRecord heldRecord(const QString &holder, qint64 transitions)
+{
+    LeaseRecord record;
+    record.holder = holder;
+    record.leaseDurationMs = 3000;
+    record.acquireTime = QDateTime::currentDateTimeUtc();
+    record.renewTime = record.acquireTime;
+    record.transitions = transitions;
+    return record;
+}
 
 } // namespace baton::test
