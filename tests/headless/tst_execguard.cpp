@@ -30,10 +30,14 @@ using namespace baton::test;
 
 namespace {
 
-constexpr qint64 leaseMs = 2000;
-constexpr qint64 renewMs = 500;
-// Within three quarters of the safety margin of 750 ms.
-constexpr qint64 graceMs = 500;
+// The participants' lease and renewal, BATON_TEST_TIME_SCALE times those
+// of a quiet machine: unscaled, a leader under the sanitizer pass and two
+// CPU hogs lost its lease before the test's fault, ending the command the
+// test meant to kill.
+const qint64 leaseMs = scaledMs(2000);
+const qint64 renewMs = scaledMs(500);
+// Within three quarters of the safety margin, (leaseMs - renewMs) / 2.
+const qint64 graceMs = scaledMs(500);
 
 /*!
  * Alive: it exists and has not ended. A zombie has ended; whoever its
@@ -298,7 +302,7 @@ void TestExecGuard::aKilledBatonLeavesNothingOfTheCommand()
     // lease after the last renewal, which, with renewals on time, came at
     // most a renewal interval before the kill. The grace period itself is a
     // scheduling bound a busy machine breaks (950 ms for 500 under two CPU
-    // hogs and a build); this one is the contract's, unscaled, as the
+    // hogs and a build); this one is the contract's, scaled as the
     // participants' lease is.
     QTRY_VERIFY_WITH_TIMEOUT(!isAlive(shell) && !isAlive(grandchild), int(leaseMs - renewMs));
 }
@@ -371,8 +375,11 @@ void TestExecGuard::aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes()
 
 void TestExecGuard::explainPrintsTheGraceInEffectAndTheLongestAllowed()
 {
-    // O3, O6: the margin of 750 ms keeps a quarter for the kill and clock
-    // drift, so 562 ms is the longest grace; `--explain` says both numbers.
+    // O3, O6: the safety margin (750 ms on a quiet machine) keeps a quarter
+    // for the kill and clock drift, so three quarters of it (562 ms) is the
+    // longest grace; `--explain` says both numbers.
+    const qint64 marginMs = (leaseMs - renewMs) / 2;
+    const qint64 longestGraceMs = marginMs * 3 / 4;
     const QString config = writeConfig(QStringLiteral("explained"), QStringLiteral("explained"));
     QVERIFY(!config.isEmpty());
     QProcess explain;
@@ -383,17 +390,18 @@ void TestExecGuard::explainPrintsTheGraceInEffectAndTheLongestAllowed()
     QVERIFY(explain.waitForFinished(10000));
     QCOMPARE(explain.exitCode(), 0);
     const QString out = QString::fromUtf8(explain.readAllStandardOutput());
-    QVERIFY2(out.contains(QStringLiteral("SIGKILL 500 ms later")), qPrintable(out));
-    QVERIFY2(out.contains(QStringLiteral("at most 562 ms")), qPrintable(out));
+    QVERIFY2(out.contains(QStringLiteral("SIGKILL %1 ms later").arg(graceMs)), qPrintable(out));
+    QVERIFY2(out.contains(QStringLiteral("at most %1 ms").arg(longestGraceMs)), qPrintable(out));
 
     QProcess refused;
     refused.start(test::batonBinary(), {QStringLiteral("join"), QStringLiteral("--config"), config,
                                         QStringLiteral("--exec"), QStringLiteral("true"),
-                                        QStringLiteral("--grace"), QStringLiteral("750"),
+                                        QStringLiteral("--grace"), QString::number(marginMs),
                                         QStringLiteral("--explain")});
     QVERIFY(refused.waitForFinished(10000));
     QCOMPARE(refused.exitCode(), 2); // the whole margin leaves nothing for the kill
-    QVERIFY(QString::fromUtf8(refused.readAllStandardError()).contains(QStringLiteral("use at most 562 ms")));
+    QVERIFY(QString::fromUtf8(refused.readAllStandardError())
+                    .contains(QStringLiteral("use at most %1 ms").arg(longestGraceMs)));
 }
 
 QTEST_GUILESS_MAIN(TestExecGuard)

@@ -8,6 +8,7 @@
 #include "execsupervisor.h"
 #include "memorystore.h"
 #include "storecluster.h"
+#include "testsupport.h"
 
 #include <baton/clusterservice.h>
 
@@ -26,8 +27,12 @@ using baton::test::StoreCluster;
 
 namespace {
 
-constexpr int leaseMs = 600;
-constexpr int renewMs = 100;
+// Scaled where the machine is slow (the sanitizer pass): a stop must end
+// the command well before the step-down deadline, (leaseMs + renewMs) / 2
+// after the last renewal, or the supervisor rightly leaves the lease to
+// expire and the command's end is reported after stopped().
+const int leaseMs = int(baton::test::scaledMs(600));
+const int renewMs = int(baton::test::scaledMs(100));
 
 bool isAlive(qint64 pid)
 {
@@ -126,7 +131,8 @@ void TestExecSupervisor::graceMustFitTheSafetyMargin()
     QFETCH(qint64, requested);
     QFETCH(qint64, expected);
     auto store = makeStore();
-    StoreCluster cluster(store.get(), QStringLiteral("a"), QStringLiteral("exec"), {leaseMs, renewMs});
+    // The timings of the rows above, not scaled: arithmetic, not waiting.
+    StoreCluster cluster(store.get(), QStringLiteral("a"), QStringLiteral("exec"), {600, 100});
     QString error;
     QVERIFY(cluster.validate(&error));
     ExecSupervisor supervisor(&cluster, withGuard(QStringLiteral("true"), requested));
