@@ -92,6 +92,8 @@ void DashboardSession::startObserving(LeaseObserver *observer)
     connect(m_observer, &LeaseObserver::failover, this, &DashboardSession::onFailover);
     connect(m_observer, &LeaseObserver::handedOver, this,
             [this](int, const LeaseFailover &change) { onFailover(change); });
+    connect(m_observer, &LeaseObserver::storedChangeSeen, this,
+            [this](int, const LeaseFailover &change) { onFailover(change); });
     connect(m_observer, &LeaseObserver::leaseExpired, this, &DashboardSession::onExpired);
     connect(m_observer, &LeaseObserver::storeError, this, &DashboardSession::storeError);
     connect(m_observer, &LeaseObserver::ready, this, [this] {

@@ -100,6 +100,8 @@ int StatusCommand::start()
         // with its successor and the time without a leader.
         connect(m_observer, &LeaseObserver::handedOver, this,
                 [printChange](int, const LeaseFailover &change) { printChange(change); });
+        connect(m_observer, &LeaseObserver::storedChangeSeen, this,
+                [printChange](int, const LeaseFailover &change) { printChange(change); });
         connect(m_observer, &LeaseObserver::leaseExpired, this, [this](const QString &name) {
             const auto lease = m_observer->lease(name);
             if (!lease || !selected(name))

@@ -87,6 +87,21 @@ HistoryEntry change(const QString &from, const QString &to, const QString &why, 
     return entry;
 }
 
+/*! Replaces \a lease's record, whatever its version, as its next holder would. */
+void updateRecord(Store &store, const QString &lease, const LeaseRecord &record)
+{
+    const QString key = QStringLiteral("cluster:") + lease;
+    bool done = false;
+    store.get(key, [&](const StoreResult &current) {
+        QVERIFY2(current.ok(), qPrintable(current.errorString));
+        store.update(key, leasecodec::encode(record), current.entry.version, [&](const StoreResult &result) {
+            QVERIFY2(result.ok(), qPrintable(result.errorString));
+            done = true;
+        });
+    });
+    QTRY_VERIFY(done);
+}
+
 QString holderOf(const LeaseObserver &observer, const QString &lease)
 {
     const auto l = observer.lease(lease);
@@ -107,6 +122,10 @@ private Q_SLOTS:
     void historyExportsAsCsvAndJson();
     void theStoredHistoryIsThereBeforeReady();
     void aStoredChangeAlsoSeenLiveIsOneRow();
+    void aChangeReadStoredBeforeItsRecordIsOneRow_data();
+    void aChangeReadStoredBeforeItsRecordIsOneRow();
+    void aHandoverWhoseSuccessorIsReadStoredFirstIsOneRow_data();
+    void aHandoverWhoseSuccessorIsReadStoredFirstIsOneRow();
 };
 
 void TestLeaseObserver::listsEveryLeaseAndNothingElse()
@@ -397,6 +416,119 @@ void TestLeaseObserver::aStoredChangeAlsoSeenLiveIsOneRow()
     QVERIFY(history.at(1).recorded);
     QCOMPARE(history.at(1).to, QStringLiteral("y"));
     stopAndWait(a);
+}
+
+void TestLeaseObserver::aChangeReadStoredBeforeItsRecordIsOneRow_data()
+{
+    QTest::addColumn<QString>("recordHolder");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("failovers");
+    QTest::addColumn<int>("storedSeen");
+    QTest::newRow("the record names the stored row's holder: that row, now seen")
+            << QStringLiteral("b") << 2 << 0 << 1;
+    // A tool that does not count its writes can show two holders at the
+    // same transitions: a stored row only stands for the holder it names.
+    QTest::newRow("the record names another holder: a row of its own") << QStringLiteral("c") << 3 << 1 << 0;
+}
+
+void TestLeaseObserver::aChangeReadStoredBeforeItsRecordIsOneRow()
+{
+    // O2: the other order. A list can read a change from the stored history
+    // before the record that made it arrives (written between the list of
+    // the leases and that of the histories, or a watch event that lags).
+    QFETCH(QString, recordHolder);
+    QFETCH(int, rows);
+    QFETCH(int, failovers);
+    QFETCH(int, storedSeen);
+    auto store = makeStore<UnwatchableStore>();
+    LeaseRecord held;
+    held.holder = QStringLiteral("a");
+    held.leaseDurationMs = 60000;
+    writeRecord(*store, QStringLiteral("cron"), held);
+    LeaseObserver observer(store.get());
+    observer.setPollInterval(20);
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    QSignalSpy read(&observer, &LeaseObserver::historyRead);
+    QSignalSpy failoverSpy(&observer, &LeaseObserver::failover);
+    QSignalSpy seenSpy(&observer, &LeaseObserver::storedChangeSeen);
+    observer.start();
+    QVERIFY(ready.wait(5000));
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    writeHistory(*store, QStringLiteral("cron"),
+                 {change({}, QStringLiteral("a"), QStringLiteral("first-acquire"), 0, now.addSecs(-60)),
+                  change(QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("expired"), 1, now)});
+    QVERIFY(read.wait(5000));
+    QCOMPARE(observer.history().size(), 2);
+    LeaseRecord taken = held;
+    taken.holder = recordHolder;
+    taken.transitions = 1;
+    updateRecord(*store, QStringLiteral("cron"), taken);
+    QTRY_COMPARE_WITH_TIMEOUT(holderOf(observer, QStringLiteral("cron")), recordHolder, 5000);
+    const QList<LeaseFailover> history = observer.history();
+    QCOMPARE(history.size(), rows);
+    QCOMPARE(failoverSpy.size(), failovers);
+    // Told once either way: by failover() or, for the stored row, here.
+    QCOMPARE(seenSpy.size(), storedSeen);
+    if (storedSeen > 0) {
+        QCOMPARE(seenSpy.at(0).at(0).toInt(), 1);
+        QCOMPARE(seenSpy.at(0).at(1).value<LeaseFailover>().to, recordHolder);
+    }
+    QVERIFY(history.at(1).recorded);
+    QCOMPARE(history.last().to, recordHolder);
+}
+
+void TestLeaseObserver::aHandoverWhoseSuccessorIsReadStoredFirstIsOneRow_data()
+{
+    QTest::addColumn<QString>("storedFrom");
+    QTest::newRow("the successor names the holder it saw") << QStringLiteral("a");
+    // A successor started after the release never saw the lease held.
+    QTest::newRow("the successor saw no holder") << QString();
+}
+
+void TestLeaseObserver::aHandoverWhoseSuccessorIsReadStoredFirstIsOneRow()
+{
+    // O2: the release is seen live, and its successor's change is read from
+    // the stored history before the successor's record arrives: the
+    // release's row gets the successor, as when the record comes first.
+    QFETCH(QString, storedFrom);
+    auto store = makeStore<UnwatchableStore>();
+    LeaseRecord held;
+    held.holder = QStringLiteral("a");
+    held.leaseDurationMs = 60000;
+    writeRecord(*store, QStringLiteral("cron"), held);
+    LeaseObserver observer(store.get());
+    observer.setPollInterval(20);
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    QSignalSpy failovers(&observer, &LeaseObserver::failover);
+    QSignalSpy handovers(&observer, &LeaseObserver::handedOver);
+    observer.start();
+    QVERIFY(ready.wait(5000));
+    LeaseRecord released = held;
+    released.holder.clear();
+    updateRecord(*store, QStringLiteral("cron"), released);
+    QVERIFY(failovers.wait(5000));
+    QCOMPARE(observer.history().size(), 1);
+    QCOMPARE(observer.history().at(0).why, QStringLiteral("released"));
+
+    writeHistory(*store, QStringLiteral("cron"),
+                 {change(storedFrom, QStringLiteral("b"), QStringLiteral("released"), 1,
+                         QDateTime::currentDateTimeUtc())});
+    QVERIFY(handovers.wait(5000));
+    QCOMPARE(handovers.at(0).at(0).toInt(), 0);
+    LeaseRecord taken = held;
+    taken.holder = QStringLiteral("b");
+    taken.transitions = 1;
+    updateRecord(*store, QStringLiteral("cron"), taken);
+    QTRY_COMPARE_WITH_TIMEOUT(holderOf(observer, QStringLiteral("cron")), QStringLiteral("b"), 5000);
+
+    const QList<LeaseFailover> history = observer.history();
+    QCOMPARE(history.size(), 1);
+    QCOMPARE(history.at(0).from, QStringLiteral("a"));
+    QCOMPARE(history.at(0).to, QStringLiteral("b"));
+    QCOMPARE(history.at(0).transitions, qint64(1));
+    QCOMPARE(history.at(0).gapMs, qint64(80)); // the stored gap: 40 * (transitions + 1)
+    QCOMPARE(failovers.size(), 1);
+    QCOMPARE(handovers.size(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseObserver)

@@ -260,6 +260,12 @@ Q_SIGNALS:
      */
     void handedOver(int row, const baton::LeaseFailover &change);
     /*!
+     * A change read from the stored history before its record arrived
+     * (history() row \a row, unchanged) is now seen: told here once, where
+     * a change seen first is told by failover(), which is not emitted for it.
+     */
+    void storedChangeSeen(int row, const baton::LeaseFailover &change);
+    /*!
      * Changes from the leases' stored histories (LeaseFailover::recorded)
      * were added to history() after ready(), in their places by time: read
      * again from the whole history. The first list's are there before

@@ -207,14 +207,30 @@ int LeaseObserverPrivate::mergeRecorded(const QString &name, const QList<History
 {
     // A change is known by its lease and its transitions (F7: one per
     // term), whether this observer saw it or read it.
-    QSet<qint64> &known = m_historyTransitions[name];
+    QHash<qint64, QString> &known = m_historyTransitions[name];
     const qint64 nowMono = m_clock->monotonicMs();
     const QDateTime nowWall = m_clock->wallNow();
     int added = 0;
     for (const HistoryEntry &entry : changes) {
         if (known.contains(entry.transitions) || entry.to.isEmpty())
             continue;
-        known.insert(entry.transitions);
+        known.insert(entry.transitions, entry.to);
+        const auto open = m_openRelease.constFind(name);
+        // A successor that never saw the lease held stores no previous holder.
+        if (open != m_openRelease.cend() && entry.why == QLatin1String("released")
+            && entry.transitions > m_history.at(*open).transitions
+            && (entry.from.isEmpty() || entry.from == m_history.at(*open).from)) {
+            // The release was seen live and its successor read from the
+            // stored history before its record arrived: one handover, one row.
+            const qsizetype row = *open;
+            m_openRelease.erase(open);
+            LeaseFailover &handover = m_history[row];
+            handover.to = entry.to;
+            handover.gapMs = entry.gapMs;
+            handover.transitions = entry.transitions;
+            Q_EMIT q->handedOver(int(row), handover);
+            continue;
+        }
         LeaseFailover row;
         row.lease = name;
         row.from = entry.from;
@@ -292,6 +308,11 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
     // A lease created while this observer runs is a first acquisition too;
     // one found by the first list is where the history starts.
     const bool appeared = !known && m_ready;
+    // A change already read from the stored history (a list between the
+    // write and its watch event, or a lagging watch) is that row: its record
+    // adds no second, guessed one.
+    const bool alreadyStored = !record.holder.isEmpty()
+            && m_historyTransitions.value(name).value(record.transitions) == record.holder;
     const auto openRelease = m_openRelease.constFind(name);
     if (known && previousHolder.isEmpty() && !record.holder.isEmpty() && openRelease != m_openRelease.cend()) {
         // The successor of a release seen: the release's row gets it.
@@ -301,7 +322,7 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
         change.to = record.holder;
         change.gapMs = now - change.mono;
         change.transitions = record.transitions;
-        m_historyTransitions[name].insert(change.transitions);
+        m_historyTransitions[name].insert(change.transitions, QString());
         next.holderSinceMono = now;
         ++next.changesSeen;
         m_leases.insert(name, next);
@@ -311,7 +332,7 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
                                                 .arg(change.gapMs);
         Q_EMIT q->leaseChanged(name);
         Q_EMIT q->handedOver(int(row), change);
-    } else if ((known || appeared) && record.holder != previousHolder) {
+    } else if ((known || appeared) && record.holder != previousHolder && !alreadyStored) {
         LeaseFailover change;
         change.lease = name;
         change.from = previousHolder;
@@ -345,7 +366,7 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
             m_openRelease.insert(name, m_history.size());
         m_history.append(change);
         if (!change.to.isEmpty())
-            m_historyTransitions[name].insert(change.transitions);
+            m_historyTransitions[name].insert(change.transitions, QString());
         // Debug: whoever observes prints the change (status, the dashboard); at
         // info every change would show twice.
         qCDebug(lcElection).noquote() << QStringLiteral("observer: %1: %2 -> %3 (%4)")
@@ -355,6 +376,22 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
                                                      change.why);
         Q_EMIT q->leaseChanged(name);
         Q_EMIT q->failover(change);
+    } else if (alreadyStored && record.holder != previousHolder) {
+        // Its row is there, read from the stored history: this is when the
+        // change is seen, and told as a completed row, not a new one.
+        next.holderSinceMono = now;
+        ++next.changesSeen;
+        m_openRelease.remove(name);
+        m_leases.insert(name, next);
+        schedule(next);
+        Q_EMIT q->leaseChanged(name);
+        for (qsizetype row = m_history.size() - 1; row >= 0; --row) {
+            const LeaseFailover &stored = m_history.at(row);
+            if (stored.recorded && stored.lease == name && stored.transitions == record.transitions) {
+                Q_EMIT q->storedChangeSeen(int(row), stored);
+                break;
+            }
+        }
     } else {
         m_leases.insert(name, next);
         schedule(next);

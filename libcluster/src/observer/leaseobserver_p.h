@@ -75,8 +75,12 @@ public:
     /*!
      * The transitions of each lease's history rows that name a holder: a
      * change is known by them (F7), looked up without scanning the history.
+     * The value is the holder a stored row names, empty for a row seen live:
+     * a record that brings a change already read from the stored history is
+     * that row, but only a stored row can say so (a tool that does not count
+     * its writes may show two holders at the same transitions).
      */
-    QHash<QString, QSet<qint64>> m_historyTransitions;
+    QHash<QString, QHash<qint64, QString>> m_historyTransitions;
     /*! Stored changes read by a list, inserted together when it is done. */
     QList<LeaseFailover> m_pendingRecorded;
     /*! The leases whose unreadable stored history was warned about (once each). */
