@@ -13,6 +13,7 @@
 #include <batoninternal/leasehistory.h>
 #include <batoninternal/storelease.h>
 
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -46,6 +47,25 @@ HistoryEntry change(const QString &from, const QString &to, qint64 transitions)
     entry.gapMs = 5;
     entry.transitions = transitions;
     return entry;
+}
+
+qsizetype compactSize(const QJsonObject &document)
+{
+    return QJsonDocument(document).toJson(QJsonDocument::Compact).size();
+}
+
+/*!
+ * Ten changes between holders with long names, the last name grown until
+ * the document is \a bytes long.
+ */
+QList<HistoryEntry> historyOfSize(qsizetype bytes)
+{
+    QList<HistoryEntry> changes;
+    for (int i = 1; i <= 10; ++i)
+        changes.append(change(QString(3000, QLatin1Char('a' + i - 1)), QString(3000, QLatin1Char('a' + i)), i));
+    const qsizetype missing = bytes - compactSize(leasehistory::encode(changes));
+    changes.last().to += QString(missing, QLatin1Char('z'));
+    return changes;
 }
 
 } // namespace
@@ -84,6 +104,11 @@ private Q_SLOTS:
     void historyLengthZeroWritesNoHistory_data() { addStoreColumn(); }
     void historyLengthZeroWritesNoHistory();
     void historyLengthOutOfRangeIsRefused();
+    void aHistoryNearTheLimitLosesItsOldestChangesToFit_data() { addStoreColumn(); }
+    void aHistoryNearTheLimitLosesItsOldestChangesToFit();
+    void aHistoryTooLargeIsIgnoredWithOneWarning_data() { addStoreColumn(); }
+    void aHistoryTooLargeIsIgnoredWithOneWarning();
+    void encodeWithinKeepsTheNewestChangesThatFit();
 };
 
 void TestStoreHistory::addStoreColumn()
@@ -304,6 +329,62 @@ void TestStoreHistory::historyLengthOutOfRangeIsRefused()
     QVERIFY2(error.contains(QStringLiteral("service \"cluster\"")), qPrintable(error));
     QVERIFY2(error.contains(QStringLiteral("\"historyLength\" = 1001")), qPrintable(error));
     QVERIFY2(error.contains(QStringLiteral("from 0 to 1000")), qPrintable(error));
+}
+
+// O2: a writer never stores a history its readers would refuse: appending
+// to one just under maxDocumentBytes drops its oldest changes until it fits.
+void TestStoreHistory::aHistoryNearTheLimitLosesItsOldestChangesToFit()
+{
+    openStore();
+    const QList<HistoryEntry> stored = historyOfSize(leasehistory::maxDocumentBytes - 50);
+    QCOMPARE(compactSize(leasehistory::encode(stored)), leasehistory::maxDocumentBytes - 50);
+    write(kHistoryKey, leasehistory::encode(stored));
+
+    ClusterService *a = join(QStringLiteral("a"));
+    QVERIFY(a);
+    QTRY_VERIFY_WITH_TIMEOUT(a->isLeader(), kTakeOverMs);
+    // Empty while unreadable: a history the writer did not trim is refused.
+    QTRY_VERIFY_WITH_TIMEOUT(!history().isEmpty() && history().constLast().to == QLatin1String("a"),
+                             kTakeOverMs);
+    const StoreResult written = read(kHistoryKey);
+    QVERIFY2(compactSize(written.entry.document) <= leasehistory::maxDocumentBytes,
+             qPrintable(QString::number(compactSize(written.entry.document))));
+    const QList<HistoryEntry> changes = history();
+    QCOMPARE(changes.size(), stored.size()); // the oldest went, the new one came
+    QCOMPARE(changes.constFirst(), stored.at(1));
+    QCOMPARE(changes.at(changes.size() - 2), stored.constLast());
+}
+
+// O2: what Registry and Kubernetes writers store: a document at the limit
+// whole; one byte over loses its oldest change; a single change over it
+// stays, for the readers to refuse.
+void TestStoreHistory::encodeWithinKeepsTheNewestChangesThatFit()
+{
+    const QList<HistoryEntry> atLimit = historyOfSize(leasehistory::maxDocumentBytes);
+    QCOMPARE(leasehistory::encodeWithin(atLimit), leasehistory::encode(atLimit));
+    const QList<HistoryEntry> over = historyOfSize(leasehistory::maxDocumentBytes + 1);
+    QCOMPARE(leasehistory::encodeWithin(over), leasehistory::encode(over.mid(1)));
+    HistoryEntry huge = change(QString(), QString(leasehistory::maxDocumentBytes, QLatin1Char('h')), 1);
+    QCOMPARE(leasehistory::encodeWithin({huge}), leasehistory::encode({huge}));
+}
+
+// O2: a stored history over maxDocumentBytes is one warning, and the
+// history starts again from the change that takes the lease.
+void TestStoreHistory::aHistoryTooLargeIsIgnoredWithOneWarning()
+{
+    openStore();
+    write(kHistoryKey, leasehistory::encode(historyOfSize(leasehistory::maxDocumentBytes + 1)));
+    const QRegularExpression warning(
+            QStringLiteral("lease history \"history:leader\" ignored and started again: %1 bytes, more than the %2")
+                    .arg(leasehistory::maxDocumentBytes + 1)
+                    .arg(leasehistory::maxDocumentBytes));
+    QTest::ignoreMessage(QtWarningMsg, warning);
+    QTest::failOnWarning(warning); // a second one
+    ClusterService *a = join(QStringLiteral("a"));
+    QVERIFY(a);
+    QTRY_VERIFY_WITH_TIMEOUT(a->isLeader(), kTakeOverMs);
+    QTRY_COMPARE_WITH_TIMEOUT(history().size(), 1, kTakeOverMs);
+    QCOMPARE(history().constFirst().to, QStringLiteral("a"));
 }
 
 QTEST_GUILESS_MAIN(TestStoreHistory)

@@ -57,6 +57,12 @@ BATON_INTERNAL_EXPORT QString registryKey(const QString &leaseName);
 
 BATON_INTERNAL_EXPORT QJsonObject encode(const QList<HistoryEntry> &changes);
 /*!
+ * encode() of the last of \a changes that fit maxDocumentBytes (at least
+ * the newest one): what a writer stores, since readers refuse a larger
+ * document.
+ */
+BATON_INTERNAL_EXPORT QJsonObject encodeWithin(const QList<HistoryEntry> &changes);
+/*!
  * Reads a stored history back. A wrong version, a missing or mistyped field
  * or a document over maxDocumentBytes fills \a errorString with what was wrong
  * and where, and returns false: the caller ignores that history with one

@@ -5,6 +5,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <limits>
+
 namespace baton::leasehistory {
 
 const QString registryPrefix = QStringLiteral("history:");
@@ -57,6 +59,52 @@ bool decodeChange(const QJsonValue &value, int index, HistoryEntry *change, QStr
     return true;
 }
 
+QJsonObject encodeChange(const HistoryEntry &change)
+{
+    return QJsonObject {
+            {fromKey, change.from},
+            {toKey, change.to},
+            {whyKey, change.why},
+            {atKey, change.at.toUTC().toString(Qt::ISODateWithMs)},
+            {gapKey, double(change.gapMs)},
+            {transitionsKey, double(change.transitions)},
+    };
+}
+
+qsizetype compactSize(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact).size();
+}
+
+/*!
+ * At least the size of \a document written compact, without writing it: a
+ * string is at most six bytes a character escaped (\uXXXX), a number at
+ * most 24. A field too many makes the bound useless (the caller then writes
+ * the document out); a field of the wrong name or type may make it too low,
+ * but such a document is refused by decoding anyway.
+ */
+qsizetype sizeBound(const QJsonObject &document)
+{
+    constexpr qsizetype unbounded = std::numeric_limits<qsizetype>::max();
+    constexpr qsizetype numberBytes = 24;
+    // Keys, quotes, colons, commas and braces of a change, its two numbers.
+    constexpr qsizetype changeOverhead = 64 + 2 * numberBytes;
+    const QJsonValue list = document.value(changesKey);
+    if (document.size() > 2 || !list.isArray())
+        return unbounded;
+    const QJsonArray array = list.toArray();
+    qsizetype bound = 32 + numberBytes; // {"changes":[],"v":N}
+    for (const QJsonValue &value : array) {
+        const QJsonObject change = value.toObject();
+        if (!value.isObject() || change.size() > 6)
+            return unbounded;
+        bound += changeOverhead;
+        for (const QString &key : {fromKey, toKey, whyKey, atKey})
+            bound += 6 * change.value(key).toString().size();
+    }
+    return bound;
+}
+
 } // namespace
 
 QString registryKey(const QString &leaseName)
@@ -67,25 +115,35 @@ QString registryKey(const QString &leaseName)
 QJsonObject encode(const QList<HistoryEntry> &changes)
 {
     QJsonArray array;
-    for (const HistoryEntry &change : changes) {
-        array.append(QJsonObject {
-                {fromKey, change.from},
-                {toKey, change.to},
-                {whyKey, change.why},
-                {atKey, change.at.toUTC().toString(Qt::ISODateWithMs)},
-                {gapKey, double(change.gapMs)},
-                {transitionsKey, double(change.transitions)},
-        });
-    }
+    for (const HistoryEntry &change : changes)
+        array.append(encodeChange(change));
     return QJsonObject {{versionKey, documentVersion}, {changesKey, array}};
+}
+
+QJsonObject encodeWithin(const QList<HistoryEntry> &changes)
+{
+    QJsonObject document = encode(changes);
+    qsizetype size = compactSize(document);
+    if (size <= maxDocumentBytes)
+        return document;
+    // A change costs its own text and the comma before the next one.
+    qsizetype dropped = 0;
+    while (size > maxDocumentBytes && changes.size() - dropped > 1)
+        size -= compactSize(encodeChange(changes.at(dropped++))) + 1;
+    return encode(changes.mid(dropped));
 }
 
 bool decode(const QJsonObject &document, QList<HistoryEntry> *changes, QString *errorString)
 {
-    const qsizetype size = QJsonDocument(document).toJson(QJsonDocument::Compact).size();
-    if (size > maxDocumentBytes) {
-        *errorString = QStringLiteral("%1 bytes, more than the %2 a history may have").arg(size).arg(maxDocumentBytes);
-        return false;
+    // Writing the document out to measure it is most of the cost of reading
+    // 5,000 histories (benchmarks.md): only one that could be too large is.
+    if (sizeBound(document) > maxDocumentBytes) {
+        const qsizetype size = compactSize(document);
+        if (size > maxDocumentBytes) {
+            *errorString =
+                    QStringLiteral("%1 bytes, more than the %2 a history may have").arg(size).arg(maxDocumentBytes);
+            return false;
+        }
     }
     const QJsonValue version = document.value(versionKey);
     if (!jsonutil::isInteger(version) || version.toInt() != documentVersion) {

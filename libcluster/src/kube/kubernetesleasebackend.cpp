@@ -92,7 +92,8 @@ QJsonObject KubernetesLeaseBackend::withChangeRecorded(QJsonObject metadata, con
         previous.clear();
     }
     QJsonObject annotations = metadata.value(QStringLiteral("annotations")).toObject();
-    const QJsonObject document = leasehistory::encode(leasehistory::appended(previous, change, m_historyLength));
+    const QJsonObject document =
+            leasehistory::encodeWithin(leasehistory::appended(previous, change, m_historyLength));
     annotations.insert(leasehistory::kubernetesAnnotation,
                        QString::fromUtf8(QJsonDocument(document).toJson(QJsonDocument::Compact)));
     metadata.insert(QStringLiteral("annotations"), annotations);

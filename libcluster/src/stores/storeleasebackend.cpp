@@ -162,16 +162,8 @@ StoreSideWrite StoreLeaseBackend::historyWrite(const QList<HistoryEntry> &stored
     // The change names the term it began as the record written has it: the
     // create path may have raised the Elector's count (F7).
     change.transitions = transitions;
-    QList<HistoryEntry> kept = leasehistory::appended(stored, change, m_historyLength);
-    QJsonObject document = leasehistory::encode(kept);
-    // A history its readers would refuse as too large loses its oldest changes.
-    while (kept.size() > 1
-           && QJsonDocument(document).toJson(QJsonDocument::Compact).size()
-                   > leasehistory::maxDocumentBytes) {
-        kept.removeFirst();
-        document = leasehistory::encode(kept);
-    }
-    return StoreSideWrite { m_historyKey, document };
+    return StoreSideWrite { m_historyKey,
+                            leasehistory::encodeWithin(leasehistory::appended(stored, change, m_historyLength)) };
 }
 
 void StoreLeaseBackend::create(const LeaseRecord &record, const std::optional<HistoryEntry> &change,
