@@ -477,7 +477,8 @@ bool StatusCommand::exportHistory()
 {
     if (m_options.historyPath.isEmpty())
         return true;
-    const QList<LeaseFailover> history = m_observer->history();
+    QList<LeaseFailover> history = m_observer->history();
+    history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
     QSaveFile file(m_options.historyPath);
     if (!privatefiles::openForWriting(file)
         || file.write(m_options.historyPath.endsWith(QLatin1String(".csv"))

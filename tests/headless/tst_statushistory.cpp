@@ -14,6 +14,7 @@
 #include "participants.h"
 #include "testsupport.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -168,6 +169,24 @@ void TestStatusHistory::statusStartedAfterTheFailoversPrintsTheStoredChangesInOr
     QCOMPARE(wide.size(), expected.size());
     for (const QString &line : wide)
         QVERIFY2(line.endsWith(QLatin1String("  stored")), qPrintable(line));
+
+    // The export to a file holds the changes of the leases named, as the
+    // printed history does: the lease of the scenario's four, another none.
+    for (const QString &lease : {m_lease, QStringLiteral("another")}) {
+        const QString path = m_folder.filePath(lease + QStringLiteral("-export.json"));
+        QProcess exporter;
+        keepOutput(&exporter, QStringLiteral("status-history-export-") + lease, ArtifactKind::Events);
+        exporter.start(batonBinary(), {QStringLiteral("status"), QStringLiteral("--store"), m_storeUrl, lease,
+                                       QStringLiteral("--history"), path});
+        QVERIFY(exporter.waitForFinished(int(5 * leaseMs)));
+        QFile file(path);
+        QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(path));
+        const QJsonArray rows =
+                QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("history")).toArray();
+        QCOMPARE(rows.size(), lease == m_lease ? expected.size() : 0);
+        for (const QJsonValue &row : rows)
+            QCOMPARE(row.toObject().value(QStringLiteral("lease")).toString(), lease);
+    }
 }
 
 QTEST_GUILESS_MAIN(TestStatusHistory)
