@@ -9,6 +9,7 @@
 #include "leasescript.h"
 #include "leasetablemodel.h"
 #include "mainwindow.h"
+#include <batoninternal/leasehistory.h>
 #include <batoninternal/registrykey.h>
 #include "secretstore.h"
 #include "timelinewidget.h"
@@ -121,9 +122,47 @@ void ScreenshotDemo::start()
         return;
     }
     buildScript();
-    m_session = std::make_unique<DashboardSession>();
-    m_session->attach(m_store.get(), m_clock.get(), tr("Demo election"));
-    connect(m_session->observer(), &LeaseObserver::ready, this, &ScreenshotDemo::next, Qt::SingleShotConnection);
+    writeStoredHistory();
+    // billing-cron's record is there before the dashboard connects, so that
+    // its first list reads the stored history with it.
+    m_script->write(QStringLiteral("billing-cron"), QStringLiteral("node-a"), leaseMs, [this](bool ok) {
+        if (!ok) {
+            std::fprintf(stderr, "baton --screenshot: the first write of billing-cron failed\n");
+            Q_EMIT finished(1);
+            return;
+        }
+        m_session = std::make_unique<DashboardSession>();
+        m_session->attach(m_store.get(), m_clock.get(), tr("Demo election"));
+        connect(m_session->observer(), &LeaseObserver::ready, this, &ScreenshotDemo::next,
+                Qt::SingleShotConnection);
+    });
+}
+
+void ScreenshotDemo::writeStoredHistory()
+{
+    // Before the dashboard connected, billing-cron's holders stored three
+    // changes with the lease (O2): they show in italics, ahead of what the
+    // dashboard sees itself.
+    const QDateTime connected = m_clock->wallNow();
+    const auto change = [&](const QString &from, const QString &to, const QString &why, qint64 gapMs,
+                            qint64 transitions, qint64 secondsBefore) {
+        HistoryEntry entry;
+        entry.from = from;
+        entry.to = to;
+        entry.why = why;
+        entry.gapMs = gapMs;
+        entry.transitions = transitions;
+        entry.at = connected.addSecs(-secondsBefore);
+        return entry;
+    };
+    const QList<HistoryEntry> changes {
+            change({}, QStringLiteral("node-c"), QStringLiteral("first-acquire"), -1, 0, 240),
+            change(QStringLiteral("node-c"), QStringLiteral("node-d"), QStringLiteral("expired"), 0, 1, 150),
+            change(QStringLiteral("node-d"), QStringLiteral("node-a"), QStringLiteral("released"), 38, 2, 70),
+    };
+    m_script->resume(QStringLiteral("billing-cron"), QStringLiteral("node-a"), 2, changes.last().at);
+    m_store->create(leasehistory::registryKey(QStringLiteral("billing-cron")), leasehistory::encode(changes),
+                    [](const StoreResult &) {});
 }
 
 void ScreenshotDemo::next()

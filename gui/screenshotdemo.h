@@ -22,7 +22,9 @@ class SecretStore;
  * in-process MemoryStore, under a manual clock (five minutes in well under a
  * second, the same pictures every run): renewals with jitter, a crash
  * failover (expired), a clean handover, a take-over, a lease left without a
- * leader, one ageing and one expired. Then the dashboard is rendered into
+ * leader, one ageing and one expired; billing-cron also has three changes
+ * its holders stored before the dashboard connected (O2). Then the
+ * dashboard is rendered into
  * DIR, at the 1280 pixels wide it must fit: dashboard.png, detail.png
  * (timeline and renew timings), fleet.png (every lease's timeline, one
  * holder highlighted) and connections.png. sceneRendered() shows each scene
@@ -51,6 +53,8 @@ private:
         QString holder;
     };
     void buildScript();
+    /*! billing-cron's changes stored before the dashboard connected. */
+    void writeStoredHistory();
     void next();
     void waitUntilSeen(const Write &write);
     void render();

@@ -19,6 +19,14 @@ LeaseScript::LeaseScript(Store *store, const Clock *clock, QObject *parent)
 {
 }
 
+void LeaseScript::resume(const QString &lease, const QString &holder, qint64 transitions, const QDateTime &acquired)
+{
+    State &state = m_states[lease];
+    state.holder = holder;
+    state.transitions = transitions;
+    state.acquireMs = acquired.toMSecsSinceEpoch();
+}
+
 void LeaseScript::write(const QString &lease, const QString &holder, qint64 leaseDurationMs, Done done)
 {
     const bool known = m_states.contains(lease);
@@ -49,7 +57,8 @@ void LeaseScript::write(const QString &lease, const QString &holder, qint64 leas
         if (done)
             done(result.ok());
     };
-    if (!known)
+    // A lease resume()d has a history but no record written yet.
+    if (state.version.isEmpty())
         m_store->create(key, leasecodec::encode(record), finish);
     else
         m_store->update(key, leasecodec::encode(record), state.version, finish);

@@ -35,6 +35,12 @@ public:
      * lease of \a leaseDurationMs; the same holder again is a renewal.
      */
     void write(const QString &lease, const QString &holder, qint64 leaseDurationMs, Done done = {});
+    /*!
+     * The next writes of \a lease go on from a term its holders began
+     * before the script: \a holder took it at \a acquired, as the
+     * \a transitions-th change (what a stored history tells).
+     */
+    void resume(const QString &lease, const QString &holder, qint64 transitions, const QDateTime &acquired);
     /*! The version of \a lease after the last write answered. */
     QString version(const QString &lease) const { return m_states.value(lease).version; }
     /*! Writes that have not been answered yet. */
