@@ -14,8 +14,10 @@
 // (`history:<lease>`, as its holders write it), which the observer reads
 // with its first list and the models start from (O2). The setup line says
 // how long the table took to fill and the longest stall while it did.
-// The last line is the verdict on the target (no stall above 16 ms, one
-// frame at 60 Hz); with --check the exit status is 1 when it is not met.
+// The last two lines are the verdicts on the targets (the table, and the
+// history with --history, full within a second; no stall above 16 ms, one
+// frame at 60 Hz, while renewing); with --check the exit status is 1 when
+// one is not met.
 
 #include "dashboardsession.h"
 #include "failoverhistorymodel.h"
@@ -129,12 +131,25 @@ int main(int argc, char *argv[])
         QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
     const qint64 setupMs = setup.elapsed();
     const int shownHistoryRows = session.historyModel()->rowCount();
-    window.selectLease(name(42));
-    const qint64 setupLongestBeatUs =
-            setupGapsUs.isEmpty() ? 0 : *std::max_element(setupGapsUs.begin(), setupGapsUs.end());
-    const qint64 setupStallMs = std::max<qint64>(0, setupLongestBeatUs / 1000 - 5);
+    const auto longestStallMs = [](const QList<qint64> &beats) {
+        const qint64 longestUs = beats.isEmpty() ? 0 : *std::max_element(beats.begin(), beats.end());
+        return std::max<qint64>(0, longestUs / 1000 - 5);
+    };
     std::printf("setup: %d leases in the table, %d history rows, after %lld ms; longest stall meanwhile %lld ms\n",
-                session.leaseModel()->rowCount(), shownHistoryRows, setupMs, setupStallMs);
+                session.leaseModel()->rowCount(), shownHistoryRows, setupMs, longestStallMs(setupGapsUs));
+
+    // A lease selected, as an operator would: its timeline and history are
+    // drawn (with --history, its 20 stored rows picked out of 100,000).
+    // That one-off cost is reported on its own, and kept out of the
+    // renewals' figure, which is about the steady state.
+    QList<qint64> selectGapsUs;
+    gaps = &selectGapsUs;
+    window.selectLease(name(42));
+    QElapsedTimer settle;
+    settle.start();
+    while (settle.elapsed() < 500)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    std::printf("select: longest stall while the window showed one lease %lld ms\n", longestStallMs(selectGapsUs));
 
     // The renewals: every lease once per renewMs, spread evenly in 20 ms slices.
     const int sliceMs = 20;
@@ -178,8 +193,12 @@ int main(int argc, char *argv[])
     std::printf("heartbeat 5 ms: median %.2f ms, p99 %.2f ms, max %.2f ms -> longest stall %.2f ms\n", pct(0.5),
                 pct(0.99), pct(1.0), longestStall);
     constexpr double targetStallMs = 16.0;
-    const bool met = longestStall <= targetStallMs;
-    std::printf("target: longest stall <= %.0f ms: %s\n", targetStallMs, met ? "met" : "not met");
+    constexpr qint64 targetFullTableMs = 1000;
+    const bool stallMet = longestStall <= targetStallMs;
+    const bool fullTableMet = setupMs <= targetFullTableMs && shownHistoryRows >= historyRows
+            && session.leaseModel()->rowCount() >= leases;
+    std::printf("target: first full table <= %lld ms: %s\n", targetFullTableMs, fullTableMet ? "met" : "not met");
+    std::printf("target: longest stall <= %.0f ms: %s\n", targetStallMs, stallMet ? "met" : "not met");
     std::fflush(stdout);
-    return check && !met ? 1 : 0;
+    return check && !(stallMet && fullTableMet) ? 1 : 0;
 }
