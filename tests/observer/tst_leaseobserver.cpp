@@ -87,6 +87,16 @@ HistoryEntry change(const QString &from, const QString &to, const QString &why, 
     return entry;
 }
 
+/*! Writes \a lease held by \a holder for a minute, and returns its record. */
+LeaseRecord writeHeld(Store &store, const QString &lease, const QString &holder)
+{
+    LeaseRecord held;
+    held.holder = holder;
+    held.leaseDurationMs = 60000;
+    writeRecord(store, lease, held);
+    return held;
+}
+
 /*! Replaces \a lease's record, whatever its version, as its next holder would. */
 void updateRecord(Store &store, const QString &lease, const LeaseRecord &record)
 {
@@ -441,10 +451,7 @@ void TestLeaseObserver::aChangeReadStoredBeforeItsRecordIsOneRow()
     QFETCH(int, failovers);
     QFETCH(int, storedSeen);
     auto store = makeStore<UnwatchableStore>();
-    LeaseRecord held;
-    held.holder = QStringLiteral("a");
-    held.leaseDurationMs = 60000;
-    writeRecord(*store, QStringLiteral("cron"), held);
+    const LeaseRecord held = writeHeld(*store, QStringLiteral("cron"), QStringLiteral("a"));
     LeaseObserver observer(store.get());
     observer.setPollInterval(20);
     QSignalSpy ready(&observer, &LeaseObserver::ready);
@@ -492,10 +499,7 @@ void TestLeaseObserver::aHandoverWhoseSuccessorIsReadStoredFirstIsOneRow()
     // release's row gets the successor, as when the record comes first.
     QFETCH(QString, storedFrom);
     auto store = makeStore<UnwatchableStore>();
-    LeaseRecord held;
-    held.holder = QStringLiteral("a");
-    held.leaseDurationMs = 60000;
-    writeRecord(*store, QStringLiteral("cron"), held);
+    const LeaseRecord held = writeHeld(*store, QStringLiteral("cron"), QStringLiteral("a"));
     LeaseObserver observer(store.get());
     observer.setPollInterval(20);
     QSignalSpy ready(&observer, &LeaseObserver::ready);

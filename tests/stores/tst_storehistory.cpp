@@ -86,6 +86,11 @@ private:
     void write(const QString &key, const QJsonObject &document);
     /*! Every row runs on both stores. */
     void addStoreColumn();
+    /*!
+     * With one warning matching \a warning (and no second), a first
+     * participant takes the lease and the history starts again from it.
+     */
+    void expectHistoryStartedAgain(const QRegularExpression &warning);
 
     QTemporaryDir m_folder;
     std::unique_ptr<Store> m_store;
@@ -185,6 +190,18 @@ void TestStoreHistory::write(const QString &key, const QJsonObject &document)
     QVERIFY2(result->ok(), qPrintable(result->errorString));
 }
 
+void TestStoreHistory::expectHistoryStartedAgain(const QRegularExpression &warning)
+{
+    QTest::ignoreMessage(QtWarningMsg, warning);
+    QTest::failOnWarning(warning); // a second one
+    ClusterService *a = join(QStringLiteral("a"));
+    QVERIFY(a);
+    QTRY_VERIFY_WITH_TIMEOUT(a->isLeader(), kTakeOverMs);
+    QTRY_COMPARE_WITH_TIMEOUT(history().size(), 1, kTakeOverMs);
+    QCOMPARE(history().constFirst().to, QStringLiteral("a"));
+    QCOMPARE(history().constFirst().why, QStringLiteral("first-acquire"));
+}
+
 void TestStoreHistory::cleanup()
 {
     m_services.clear();
@@ -276,14 +293,7 @@ void TestStoreHistory::malformedHistoryWarnsOnceAndStartsAgain()
     write(kHistoryKey, QJsonObject {{QStringLiteral("v"), 9}});
     const QRegularExpression warning(QStringLiteral("lease history \"history:leader\" ignored and "
                                                     "started again: field \"v\" must be 1"));
-    QTest::ignoreMessage(QtWarningMsg, warning);
-    QTest::failOnWarning(warning); // a second one
-    ClusterService *a = join(QStringLiteral("a"));
-    QVERIFY(a);
-    QTRY_VERIFY_WITH_TIMEOUT(a->isLeader(), kTakeOverMs);
-    QTRY_COMPARE_WITH_TIMEOUT(history().size(), 1, kTakeOverMs);
-    QCOMPARE(history().constFirst().to, QStringLiteral("a"));
-    QCOMPARE(history().constFirst().why, QStringLiteral("first-acquire"));
+    expectHistoryStartedAgain(warning);
 }
 
 // O2: with historyLength 3, the change appended to five stored ones leaves the last three.
@@ -378,13 +388,7 @@ void TestStoreHistory::aHistoryTooLargeIsIgnoredWithOneWarning()
             QStringLiteral("lease history \"history:leader\" ignored and started again: %1 bytes, more than the %2")
                     .arg(leasehistory::maxDocumentBytes + 1)
                     .arg(leasehistory::maxDocumentBytes));
-    QTest::ignoreMessage(QtWarningMsg, warning);
-    QTest::failOnWarning(warning); // a second one
-    ClusterService *a = join(QStringLiteral("a"));
-    QVERIFY(a);
-    QTRY_VERIFY_WITH_TIMEOUT(a->isLeader(), kTakeOverMs);
-    QTRY_COMPARE_WITH_TIMEOUT(history().size(), 1, kTakeOverMs);
-    QCOMPARE(history().constFirst().to, QStringLiteral("a"));
+    expectHistoryStartedAgain(warning);
 }
 
 QTEST_GUILESS_MAIN(TestStoreHistory)
