@@ -455,6 +455,8 @@ QJsonObject StatusCommand::leaseRecord(const ObservedLease &lease, const QString
             {QStringLiteral("sinceChangeMs"), double(lease.sinceChangeMs(nowMono))},
             {QStringLiteral("expired"), lease.expired},
     };
+    if (!lease.record.holderIncarnation.isEmpty())
+        r.insert(QStringLiteral("holderIncarnation"), lease.record.holderIncarnation);
     if (!lease.valid)
         r.insert(QStringLiteral("error"), lease.error);
     return r;

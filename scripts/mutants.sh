@@ -46,6 +46,7 @@ isleader-ignores-deadline|ELECTOR|    return m_leading && now() < m_validUntil;|
 release-past-deadline|ELECTOR|    if (now() >= m_validUntil) {|    if (false) {|ELECTOR_TESTS
 stopped-leading-over-reports-validuntil|ELECTOR|    out.push_back(action::StoppedLeading {reason, std::min(m_validUntil, now())});|    out.push_back(action::StoppedLeading {reason, m_validUntil + m_params.renewIntervalMs});|ELECTOR_TESTS
 constant-fencing-token|ELECTOR|    m_token = state.record.transitions;|    m_token = state.record.transitions >= 0 ? 1 : 0;|ELECTOR_TESTS
+incarnation-ignored|ELECTOR|            && record.holderIncarnation == m_params.incarnation;|            && true;|ELECTOR_TESTS
 exec-no-sigkill-after-grace|EXEC|        m_graceTimer.start(int(m_graceMs));|        (void)m_graceMs;|EXEC_TESTS
 exec-signals-the-shell-not-its-group|EXEC|        ::kill(-pid_t(m_pid), signalNumber);|        ::kill(pid_t(m_pid), signalNumber);|EXEC_TESTS
 exec-release-before-the-command-exits|EXEC|    return m_exited->future();|    return QtFuture::makeReadyFuture();|EXEC_TESTS

@@ -109,6 +109,8 @@ void ElectionMetrics::record(const QJsonObject &event)
         }
         if (outcome != QLatin1String("error"))
             lease.lastAnswerMono = mono;
+    } else if (name == QLatin1String("identity-conflict")) {
+        ++lease.identityConflicts;
     } else if (name == QLatin1String("exec-started")) {
         lease.execRunning = true;
         ++lease.execStarts;
@@ -196,6 +198,12 @@ QByteArray ElectionMetrics::render() const
         if (it->leaseDurationMs > 0)
             sample(QStringLiteral("baton_ready"), leaseLabel(it.key()),
                    flag(notReadyReason(it.key(), *it).isEmpty()));
+    family("baton_identity_conflicts_total", "counter",
+           "Times another process was seen holding the lease under this instance's id: two "
+           "processes configured with one instanceId (this one waits for the other's lease to end).");
+    for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+        sample(QStringLiteral("baton_identity_conflicts_total"), leaseLabel(it.key()),
+               QString::number(it->identityConflicts));
     family("baton_exec_running", "gauge", "Whether the --exec command runs now.");
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
         if (it->execFollowed || it->execStarts > 0)

@@ -91,6 +91,8 @@ private:
         double lastRenewalEpochSeconds = 0;
         /*! Mono of the last attempt the store answered (any outcome but error), or -1. */
         qint64 lastAnswerMono = -1;
+        /*! Other processes seen holding the lease under this instance's id. */
+        quint64 identityConflicts = 0;
         bool execFollowed = false;
         bool execRunning = false;
         quint64 execStarts = 0;

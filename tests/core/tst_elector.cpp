@@ -72,8 +72,9 @@ struct LeaseStore
 /*! One instance: its elector, its own clock, and what it was told. */
 struct Instance
 {
-    explicit Instance(const QString &id, qint64 lease = L, qint64 renew = R)
-        : elector(ElectorParams {lease, renew, id}, clock)
+    explicit Instance(const QString &id, qint64 lease = L, qint64 renew = R,
+                      const QString &incarnation = {})
+        : elector(ElectorParams {lease, renew, id, incarnation}, clock)
     {
     }
     ManualClock clock;
@@ -193,7 +194,131 @@ private Q_SLOTS:
     void lateReplyToAnAbandonedRequestIsIgnored();
     void watchEventWhileLeadingTriggersARenewalNotAStepDown();
     void onlyAChangeOfHolderIsRecordedWithItsReasonAndGap();
+    void twoProcessesWithOneInstanceIdNeverBothLead();
+    void aProcessRestartedWithAFixedIdWaitsOneLeaseUnlessItsEarlierRunReleased_data();
+    void aProcessRestartedWithAFixedIdWaitsOneLeaseUnlessItsEarlierRunReleased();
 };
+
+namespace {
+
+int countOf(const Instance &i, auto predicate)
+{
+    return int(std::count_if(i.told.begin(), i.told.end(), predicate));
+}
+
+int identityConflictsTold(const Instance &i)
+{
+    return countOf(i, [](const ElectorAction &a) {
+        return std::holds_alternative<action::IdentityConflict>(a);
+    });
+}
+
+/*!
+ * Lets both instances act whenever they are due, their clocks in step,
+ * until \a untilMs; \a aAlive false leaves \a a as a crashed process.
+ */
+void runTogether(Instance &a, Instance &b, LeaseStore &store, qint64 untilMs, bool aAlive = true)
+{
+    for (qint64 t = b.clock.monotonicMs(); t <= untilMs; t += 50) {
+        for (Instance *i : {&a, &b}) {
+            if (i == &a && !aAlive)
+                continue;
+            i->clock.setMonotonicMs(t);
+            const auto next = i->elector.nextWakeMono();
+            if (next && *next <= t) {
+                take(*i, i->elector.onTimer());
+                settle(*i, store);
+            }
+        }
+        // Both leading at one instant is the breach itself.
+        QVERIFY2(!(a.elector.isLeader() && aAlive && b.elector.isLeader()),
+                 qPrintable(QStringLiteral("both lead at %1 ms").arg(t)));
+    }
+}
+
+} // namespace
+
+void TestElector::twoProcessesWithOneInstanceIdNeverBothLead()
+{
+    // R5: a configuration copied to two machines names both "worker". The
+    // second finds the first's record under its own name, with another
+    // incarnation: another holder's, to wait for like any other.
+    LeaseStore store;
+    Instance a(QStringLiteral("worker"), L, R, QStringLiteral("aaaa"));
+    Instance b(QStringLiteral("worker"), L, R, QStringLiteral("bbbb"));
+    startLeaderThenFollower(a, b, store);
+    QVERIFY(a.elector.isLeader());
+    QVERIFY(!b.elector.isLeader());
+    QCOMPARE(store.state.record.holderIncarnation, QStringLiteral("aaaa"));
+    QCOMPARE(b.last<action::AttemptFinished>()->outcome, AttemptOutcome::Held);
+    QCOMPARE(identityConflictsTold(b), 1);
+    QCOMPARE(b.last<action::IdentityConflict>()->theirIncarnation, QStringLiteral("aaaa"));
+    QCOMPARE(identityConflictsTold(a), 0);
+
+    // Three leases of renewals: each is a new version, and none is told again.
+    runTogether(a, b, store, 3 * L);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(a.elector.isLeader());
+    QVERIFY(!b.wasTold<action::BecameLeader>());
+    QCOMPARE(identityConflictsTold(b), 1);
+    QCOMPARE(store.state.record.transitions, 0);
+
+    // The first dies: the second takes the lease once it expired, as a new
+    // holder with a new term and token, and the change is stored.
+    const qint64 crashAt = b.clock.monotonicMs();
+    const int storedBefore = int(store.history.size());
+    runTogether(a, b, store, crashAt + L + R, /*aAlive=*/false);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(b.elector.isLeader());
+    QCOMPARE(store.state.record.holderIncarnation, QStringLiteral("bbbb"));
+    QCOMPARE(store.state.record.transitions, 1);
+    QCOMPARE(b.last<action::BecameLeader>()->token, 1);
+    QCOMPARE(b.last<action::LeaderChanged>()->why, ChangeWhy::Expired);
+    QCOMPARE(store.history.size(), storedBefore + 1);
+    QCOMPARE(store.history.constLast().why, QStringLiteral("expired"));
+    // Its own record is no conflict.
+    QCOMPARE(identityConflictsTold(b), 1);
+}
+
+void TestElector::aProcessRestartedWithAFixedIdWaitsOneLeaseUnlessItsEarlierRunReleased_data()
+{
+    QTest::addColumn<bool>("released");
+    QTest::newRow("the earlier run was killed: one lease") << false;
+    QTest::newRow("the earlier run stopped cleanly: at once") << true;
+}
+
+void TestElector::aProcessRestartedWithAFixedIdWaitsOneLeaseUnlessItsEarlierRunReleased()
+{
+    // R5: the price of safety. A record under our id from before the restart
+    // may be a live twin's; only its release or its expiry makes it ours.
+    QFETCH(bool, released);
+    LeaseStore store;
+    Instance before(QStringLiteral("worker"), L, R, QStringLiteral("run1"));
+    take(before, before.elector.start());
+    settle(before, store);
+    QVERIFY(before.elector.isLeader());
+    if (released) {
+        take(before, before.elector.stop());
+        take(before, before.elector.release());
+        settle(before, store);
+        QVERIFY(store.state.record.holder.isEmpty());
+        QVERIFY(store.state.record.holderIncarnation.isEmpty());
+    }
+    Instance after(QStringLiteral("worker"), L, R, QStringLiteral("run2"));
+    after.clock.setMonotonicMs(before.clock.monotonicMs());
+    const qint64 restartAt = after.clock.monotonicMs();
+    take(after, after.elector.start());
+    settle(after, store);
+    QCOMPARE(after.elector.isLeader(), released);
+    QCOMPARE(identityConflictsTold(after), released ? 0 : 1);
+    while (!after.elector.isLeader())
+        QVERIFY(wake(after, store));
+    QVERIFY(after.clock.monotonicMs() - restartAt >= (released ? 0 : L));
+    QVERIFY(after.clock.monotonicMs() - restartAt <= (released ? 0 : L + R));
+    QCOMPARE(store.state.record.transitions, 1);
+}
 
 void TestElector::firstAttemptAtStartAcquiresAFreeLease()
 {
@@ -263,7 +388,7 @@ void TestElector::followerJudgesExpiryByItsOwnClock()
     // since it saw the record change does.
     LeaseStore store;
     store.write(LeaseRecord {QStringLiteral("gone"), L, QDateTime::fromSecsSinceEpoch(0, Qt::UTC),
-                             QDateTime::fromSecsSinceEpoch(0, Qt::UTC), 4});
+                             QDateTime::fromSecsSinceEpoch(0, Qt::UTC), 4, {}});
     Instance b(QStringLiteral("b"));
     take(b, b.elector.start());
     settle(b, store);
@@ -434,7 +559,7 @@ void TestElector::renewalFailure()
     if (failure == 0) {
         take(a, a.elector.onReply(id, LeaseReply::error(QStringLiteral("503"))));
     } else if (failure == 1) {
-        store.write(LeaseRecord {QStringLiteral("intruder"), lease, {}, {}, 1});
+        store.write(LeaseRecord {QStringLiteral("intruder"), lease, {}, {}, 1, {}});
         take(a, a.elector.onReply(id, store.apply(renewal)));
     } else {
         const qint64 sent = a.clock.monotonicMs();
@@ -560,7 +685,7 @@ void TestElector::releaseIsRefusedWhenTheLeaseChangedHands()
     take(a, a.elector.start());
     settle(a, store);
     take(a, a.elector.stop());
-    store.write(LeaseRecord {QStringLiteral("b"), L, {}, {}, 1});
+    store.write(LeaseRecord {QStringLiteral("b"), L, {}, {}, 1, {}});
     take(a, a.elector.release());
     settle(a, store);
     QVERIFY(!a.last<action::ReleaseFinished>()->released);

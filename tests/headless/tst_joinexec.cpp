@@ -57,10 +57,15 @@ private Q_SLOTS:
     void cleanup();
     void theCommandNeverRunsTwiceAcrossCrashFreezeAndHandover();
     void aSecondSignalExitsAtOnceAndTheCommandDiesWithIt();
+    void twoProcessesConfiguredWithOneInstanceIdNeverRunTheCommandTogether();
 
 private:
     QString writeConfig(const QString &name, const QString &instanceId, const QString &lease);
-    ParticipantProcess *start(const QString &id, const QString &lease, const QStringList &extra);
+    /*! Starts the participant \a label, elected as \a instanceId (default: \a label). */
+    ParticipantProcess *start(const QString &label, const QString &lease, const QStringList &extra,
+                              const QString &instanceId = {});
+    /*! Fails the test unless the copies of the command in the log ran one after another. */
+    void verifyCopiesNeverOverlap(int expectedCopies) const;
     /*! A running participant that leads, other than \a except (a frozen one still says it leads). */
     ParticipantProcess *leader(const ParticipantProcess *except = nullptr) const;
     QStringList logLines() const;
@@ -98,11 +103,13 @@ QString TestJoinExec::writeConfig(const QString &name, const QString &instanceId
     return config.writeTo(m_folder.filePath(name));
 }
 
-ParticipantProcess *TestJoinExec::start(const QString &id, const QString &lease, const QStringList &extra)
+ParticipantProcess *TestJoinExec::start(const QString &label, const QString &lease,
+                                       const QStringList &extra, const QString &instanceId)
 {
-    const QString config = writeConfig(id + QStringLiteral(".json"), id, lease);
+    const QString config = writeConfig(label + QStringLiteral(".json"),
+                                       instanceId.isEmpty() ? label : instanceId, lease);
     m_participants.push_back(std::make_unique<ParticipantProcess>(
-            id, test::batonBinary(),
+            label, test::batonBinary(),
             QStringList {QStringLiteral("join"), QStringLiteral("--config"), config,
                          QStringLiteral("--events"), QStringLiteral("json")}
                     + extra));
@@ -225,6 +232,11 @@ void TestJoinExec::theCommandNeverRunsTwiceAcrossCrashFreezeAndHandover()
     QVERIFY(secondExited.wait(10000));
     QCOMPARE(second->exitCode(), 0);
 
+    verifyCopiesNeverOverlap(4); // e-first, second, third, second again
+}
+
+void TestJoinExec::verifyCopiesNeverOverlap(int expectedCopies) const
+{
     // The file: copies follow one another; no line of one copy falls
     // between the first and last line of another.
     const QStringList lines = logLines();
@@ -242,8 +254,67 @@ void TestJoinExec::theCommandNeverRunsTwiceAcrossCrashFreezeAndHandover()
         order.append(copy);
         current = copy;
     }
-    QCOMPARE(order.size(), 4); // e-first, second, third, second again
+    QCOMPARE(order.size(), expectedCopies);
     qInfo("%lld lines from %lld copies of the command, none overlapping", qint64(lines.size()), qint64(order.size()));
+}
+
+void TestJoinExec::twoProcessesConfiguredWithOneInstanceIdNeverRunTheCommandTogether()
+{
+    // R5: one configuration file copied to two servers, with a fixed
+    // "instanceId": "worker". Only the first to take the lease runs the
+    // command; the other says so once and waits for the lease to end.
+    QFile::remove(m_log);
+    const QString command = QStringLiteral(
+            "echo \"start $BATON_INSTANCE $$\" >> '%1'; trap 'exit 0' TERM; "
+            "while :; do echo \"tick $BATON_INSTANCE $$\" >> '%1'; sleep 0.02; done")
+                                    .arg(m_log);
+    const QStringList exec {QStringLiteral("--exec"), command, QStringLiteral("--grace"), QStringLiteral("300")};
+    const QString id = QStringLiteral("worker");
+    ParticipantProcess *a = start(QStringLiteral("twin-a"), QStringLiteral("twins"), exec, id);
+    QTRY_VERIFY_WITH_TIMEOUT(a->isLeading() && countEvents(*a, QStringLiteral("exec-started")) == 1, 20000);
+    ParticipantProcess *b = start(QStringLiteral("twin-b"), QStringLiteral("twins"), exec, id);
+    QTRY_VERIFY_WITH_TIMEOUT(countEvents(*b, QStringLiteral("identity-conflict")) == 1, 20000);
+    const QJsonObject conflict = lastEvent(*b, QStringLiteral("identity-conflict"));
+    const QString aIncarnation = conflict.value(QStringLiteral("theirIncarnation")).toString();
+    QVERIFY(!aIncarnation.isEmpty());
+    QVERIFY(aIncarnation != conflict.value(QStringLiteral("incarnation")).toString());
+    QVERIFY(QString::fromUtf8(b->standardError())
+                    .contains(QStringLiteral("another process holds the lease under this instance's id")));
+
+    // Three leases of renewals by the first: the second never leads, and
+    // says it once, not at each renewal it sees.
+    auto renewals = [](const ParticipantProcess &p) {
+        const QList<QJsonObject> events = p.events();
+        return std::count_if(events.begin(), events.end(), [](const QJsonObject &e) {
+            return e.value(QStringLiteral("event")).toString() == QLatin1String("attempt")
+                    && e.value(QStringLiteral("outcome")).toString() == QLatin1String("renewed");
+        });
+    };
+    const qint64 renewedBefore = renewals(*a);
+    QTRY_VERIFY_WITH_TIMEOUT(renewals(*a) >= renewedBefore + 3 * leaseMs / renewMs, 20 * leaseMs);
+    QCOMPARE(countEvents(*b, QStringLiteral("started-leading")), 0);
+    QCOMPARE(countEvents(*b, QStringLiteral("exec-started")), 0);
+    QCOMPARE(countEvents(*b, QStringLiteral("identity-conflict")), 1);
+    QCOMPARE(countEvents(*a, QStringLiteral("identity-conflict")), 0);
+    QCOMPARE(countEvents(*a, QStringLiteral("stopped-leading")), 0);
+
+    // The first dies: the second takes over once the lease expired, and
+    // only then starts its copy.
+    const qint64 aPid = qint64(lastEvent(*a, QStringLiteral("exec-started")).value(QStringLiteral("pid")).toDouble());
+    QSignalSpy aDied(a, &ParticipantProcess::finished);
+    a->sendSignal(SIGKILL);
+    QVERIFY(aDied.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(!isAlive(aPid), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(countEvents(*b, QStringLiteral("exec-started")) == 1, 20000);
+    QCOMPARE(lastEvent(*b, QStringLiteral("leader-changed")).value(QStringLiteral("why")).toString(),
+             QStringLiteral("expired"));
+    const qint64 bPid = qint64(lastEvent(*b, QStringLiteral("exec-started")).value(QStringLiteral("pid")).toDouble());
+    QTRY_VERIFY_WITH_TIMEOUT(linesOf(bPid) >= 10, 10000);
+    QSignalSpy bExited(b, &ParticipantProcess::finished);
+    b->sendSignal(SIGTERM);
+    QVERIFY(bExited.wait(10000));
+    QCOMPARE(b->exitCode(), 0);
+    verifyCopiesNeverOverlap(2);
 }
 
 void TestJoinExec::aSecondSignalExitsAtOnceAndTheCommandDiesWithIt()

@@ -97,6 +97,7 @@ class TestKubernetesElection : public QObject
 private Q_SLOTS:
     void initTestCase();
     void oneLeaderCrashTakeoverAndWatchFastHandover();
+    void twoProcessesWithOneInstanceIdNeverBothLead();
     void twoCrashesAndAHandoverAreStoredWithTheLeaseAndToldAsEvents();
     void pollingParticipantUsesOnlyGetCreateUpdate();
     void conflictStormNeverMakesTwoLeaders();
@@ -112,7 +113,9 @@ private Q_SLOTS:
 
 private:
     QString writeKubeconfig(const QString &token);
-    ParticipantProcess *start(const QString &id, const QString &leaseName, const QString &token);
+    /*! Starts the participant \a id, elected as \a instanceId (default: \a id). */
+    ParticipantProcess *start(const QString &id, const QString &leaseName, const QString &token,
+                              const QString &instanceId = {});
     int leaders() const;
     ParticipantProcess *leader() const;
     void checkAuthorityNeverOverlaps();
@@ -173,7 +176,7 @@ QString TestKubernetesElection::writeKubeconfig(const QString &token)
 }
 
 ParticipantProcess *TestKubernetesElection::start(const QString &id, const QString &leaseName,
-                                                  const QString &token)
+                                                  const QString &token, const QString &instanceId)
 {
     const QJsonObject config {
             {QStringLiteral("services"),
@@ -181,7 +184,7 @@ ParticipantProcess *TestKubernetesElection::start(const QString &id, const QStri
                            QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/KubernetesClusterService")},
                                         {QStringLiteral("config"), writeKubeconfig(token)},
                                         {QStringLiteral("leaseName"), leaseName},
-                                        {QStringLiteral("instanceId"), id},
+                                        {QStringLiteral("instanceId"), instanceId.isEmpty() ? id : instanceId},
                                         {QStringLiteral("leaseDuration"), leaseMs},
                                         {QStringLiteral("renewInterval"), renewMs}}}}}};
     const QString path = m_folder.filePath(id + QStringLiteral(".json"));
@@ -312,6 +315,56 @@ void TestKubernetesElection::oneLeaderCrashTakeoverAndWatchFastHandover()
     const QJsonObject after = m_server.lease(ns, lease)[QStringLiteral("spec")].toObject();
     QCOMPARE(after[QStringLiteral("holderIdentity")], QJsonValue(QString()));
     QCOMPARE(after[QStringLiteral("leaseDurationSeconds")].toInt(), 1);
+    checkAuthorityNeverOverlaps();
+}
+
+void TestKubernetesElection::twoProcessesWithOneInstanceIdNeverBothLead()
+{
+    // R5: two pods of one Deployment configured with one fixed instanceId.
+    // The Lease has no field for the incarnation; an annotation carries it.
+    const QString lease = QStringLiteral("twins");
+    const QString id = QStringLiteral("worker");
+    const QString annotation = QStringLiteral("baton.dev/holder-incarnation");
+    auto storedIncarnation = [&] {
+        return m_server.lease(ns, lease)[QStringLiteral("metadata")][QStringLiteral("annotations")][annotation]
+                .toString();
+    };
+    ParticipantProcess *a = start(QStringLiteral("twin-a"), lease, watchToken, id);
+    QVERIFY(a);
+    QTRY_VERIFY_WITH_TIMEOUT(a->isLeading(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(!storedIncarnation().isEmpty(), 10000);
+    const QString aIncarnation = storedIncarnation();
+    ParticipantProcess *b = start(QStringLiteral("twin-b"), lease, watchToken, id);
+    QVERIFY(b);
+    QTRY_COMPARE_WITH_TIMEOUT(eventsNamed(*b, QStringLiteral("identity-conflict")).size(), 1, 20000);
+    const QJsonObject conflict = lastEvent(*b, QStringLiteral("identity-conflict"));
+    QCOMPARE(conflict.value(QStringLiteral("theirIncarnation")).toString(), aIncarnation);
+    const QString bIncarnation = conflict.value(QStringLiteral("incarnation")).toString();
+    QVERIFY(!bIncarnation.isEmpty() && bIncarnation != aIncarnation);
+
+    // Three leases of renewals: b never leads, and says so once.
+    auto renewals = [](const ParticipantProcess &p) {
+        const QList<QJsonObject> attempts = eventsNamed(p, QStringLiteral("attempt"));
+        return std::count_if(attempts.begin(), attempts.end(), [](const QJsonObject &e) {
+            return e.value(QStringLiteral("outcome")).toString() == QLatin1String("renewed");
+        });
+    };
+    const qint64 before = renewals(*a);
+    QTRY_VERIFY_WITH_TIMEOUT(renewals(*a) >= before + 3 * leaseMs / renewMs, 20 * leaseMs);
+    QVERIFY(eventsNamed(*b, QStringLiteral("started-leading")).isEmpty());
+    QCOMPARE(eventsNamed(*b, QStringLiteral("identity-conflict")).size(), 1);
+    QVERIFY(eventsNamed(*a, QStringLiteral("stopped-leading")).isEmpty());
+    // A client-go reader still sees a valid Lease naming the holder.
+    QCOMPARE(m_server.lease(ns, lease)[QStringLiteral("spec")][QStringLiteral("holderIdentity")].toString(), id);
+
+    // F6 with R5: a dies; b takes the expired lease and writes its own incarnation.
+    QSignalSpy died(a, &ParticipantProcess::finished);
+    a->sendSignal(SIGKILL);
+    QVERIFY(died.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(b->isLeading(), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT(storedIncarnation(), bIncarnation, 10000);
+    QCOMPARE(lastEvent(*b, QStringLiteral("leader-changed")).value(QStringLiteral("why")).toString(),
+             QStringLiteral("expired"));
     checkAuthorityNeverOverlaps();
 }
 

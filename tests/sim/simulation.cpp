@@ -197,6 +197,8 @@ QString actionText(const ElectorAction &a)
         return QStringLiteral("LeaderChanged(%1->%2 %3)").arg(l->from, l->to, wireName(l->why));
     if (const auto *f = std::get_if<action::AttemptFinished>(&a))
         return QStringLiteral("Attempt(%1 %2ms)").arg(wireName(f->outcome)).arg(f->latencyMs);
+    if (const auto *ic = std::get_if<action::IdentityConflict>(&a))
+        return QStringLiteral("IdentityConflict(%1)").arg(ic->theirIncarnation);
     if (const auto *rf = std::get_if<action::ReleaseFinished>(&a))
         return QStringLiteral("ReleaseFinished(%1)").arg(rf->released ? "released" : "not released");
     return {};
@@ -553,8 +555,12 @@ void World::startNode(Node &n)
     ++n.timerGen;
     n.timerAt = -1;
     n.life = Life::Running;
+    // n.identity names the process in traces and terms; what the Elector is
+    // configured with may be shared by all of them (R5).
+    const QString configuredId = m_config.oneIdentity ? QStringLiteral("worker") : n.identity;
+    const QString incarnation = m_config.incarnationsIgnored ? QString() : n.identity;
     n.elector = std::make_unique<Elector>(
-            ElectorParams {m_config.leaseMs, m_config.renewMs, n.identity}, *n.clock);
+            ElectorParams {m_config.leaseMs, m_config.renewMs, configuredId, incarnation}, *n.clock);
     if (n.incarnation > 1)
         happen(Happening::Restarted, n);
     call(n, "start", std::nullopt, [](Elector &el) { return el.start(); });
@@ -1469,7 +1475,8 @@ QString describe(const SimConfig &c)
             .arg(f.watchDropped, 0, 'g', 2)
             .arg(f.watchDelayMaxMs)
             .arg(c.chaos.eventsPerHour, 0, 'g', 3)
-            .arg(c.checkCleanHandover ? QStringLiteral(", clean handovers judged") : QString());
+            .arg(c.checkCleanHandover ? QStringLiteral(", clean handovers judged") : QString())
+            + (c.oneIdentity ? QStringLiteral(", one instanceId for all") : QString());
 }
 
 QString describeFailure(const SimResult &result, const Verdict &verdict)

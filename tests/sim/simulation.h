@@ -138,6 +138,17 @@ struct SimConfig
      * resumed leader believes its deadline is still ahead.
      */
     bool clockStopsWhileSuspended = false;
+    /*!
+     * Every instance is configured with one instanceId, as a configuration
+     * file copied to every replica would have it (R5): only the incarnation
+     * each process draws at start tells them apart.
+     */
+    bool oneIdentity = false;
+    /*!
+     * A deliberately wrong model, with oneIdentity: the processes draw no
+     * incarnation, so each takes the others' record for its own.
+     */
+    bool incarnationsIgnored = false;
     /*! Keep the last lines of a trace of the run (0: no trace, and faster)... */
     int traceLines = 0;
     /*! ...up to this simulated instant. */

@@ -235,6 +235,7 @@ class tst_Simulation : public QObject
 private Q_SLOTS:
     void scenarios_data();
     void scenarios();
+    void sweep_data();
     void sweep();
     void checkerCatchesTwoLeaders_data();
     void checkerCatchesTwoLeaders();
@@ -475,8 +476,18 @@ void tst_Simulation::scenarios()
     }
 }
 
+void tst_Simulation::sweep_data()
+{
+    QTest::addColumn<bool>("oneIdentity");
+    QTest::newRow("every process with its own instanceId") << false;
+    // R5: a configuration file copied to every replica gives them all one
+    // instanceId; only the incarnation drawn at start tells them apart.
+    QTest::newRow("every process configured with one instanceId") << true;
+}
+
 void tst_Simulation::sweep()
 {
+    QFETCH(bool, oneIdentity);
     const qint64 only = envNumber("BATON_SIM_SEED", -1);
     const qint64 count = only >= 0 ? 1 : envNumber("BATON_SIM_SEEDS", 2000);
     const quint64 firstSeed = only >= 0 ? quint64(only) : 1;
@@ -493,6 +504,7 @@ void tst_Simulation::sweep()
     QStringList failedSeeds;
     for (quint64 seed = firstSeed; seed < firstSeed + quint64(count); ++seed) {
         SimConfig config = sweepConfig(seed);
+        config.oneIdentity = oneIdentity;
         if (only >= 0) {
             config.traceLines = int(envNumber("BATON_SIM_TRACE", 60));
             config.traceUntilMs = envNumber("BATON_SIM_TRACE_UNTIL", config.traceUntilMs);
@@ -568,6 +580,7 @@ void tst_Simulation::checkerCatchesTwoLeaders_data()
     QTest::newRow("a leader that keeps authority past its deadline") << 0;
     QTest::newRow("clock rates far beyond the claimed tolerance") << 1;
     QTest::newRow("a clock that stands still while the host is suspended") << 2;
+    QTest::newRow("processes with one instanceId that draw no incarnation") << 3;
 }
 
 void tst_Simulation::checkerCatchesTwoLeaders()
@@ -583,6 +596,21 @@ void tst_Simulation::checkerCatchesTwoLeaders()
         const Verdict verdict = judge(result);
         QVERIFY2(verdict.overlaps > 0, "the checker found no overlap with a clock that ignores the suspension");
         return;
+    }
+    if (broken == 3) {
+        // R5 reverted: with one instanceId and no incarnation, a follower
+        // takes the leader's record for its own and leads at once.
+        for (quint64 seed = 1; seed <= 300; ++seed) {
+            SimConfig config = sweepConfig(seed);
+            config.oneIdentity = true;
+            config.incarnationsIgnored = true;
+            const Verdict verdict = judge(simulate(config, seed));
+            if (verdict.overlaps > 0) {
+                qInfo().noquote() << QStringLiteral("seed %1 caught it: %2").arg(seed).arg(verdict.problems.constFirst());
+                return;
+            }
+        }
+        QFAIL("the checker found no overlap in 300 seeds of processes sharing one identity without incarnations");
     }
     if (broken == 0) {
         // The same sweep, with a driver that trusts BecameLeader until

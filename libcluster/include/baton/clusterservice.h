@@ -120,6 +120,21 @@ public:
     QString instanceId() const;
     /*! The same as instanceId(), for readers of the original API. */
     QString getInstanceId() const { return instanceId(); }
+    /*!
+     * This run of the process: a random value drawn at start and written
+     * beside the instance id in the lease record (R5). A record with this
+     * instance's id but another incarnation belongs to another process, and
+     * is taken only when it expires or is released. So a process restarted
+     * with a fixed instanceId waits one lease duration, unless its earlier
+     * run released the lease.
+     */
+    QString incarnation() const;
+    /*!
+     * How many times another process was seen holding the lease under this
+     * instance's id: a configuration copied to several machines, or
+     * containers with one fixed host name and pid.
+     */
+    int identityConflicts() const;
     /*! The name of the lease this service campaigns for. */
     QString leaseName() const;
     /*!
@@ -183,6 +198,12 @@ Q_SIGNALS:
     void leaderChanged(const QString &from, const QString &to, const QString &why);
     /*! currentHolder() changed: a leader change, or the first sighting of the holder. */
     void holderChanged(const QString &holder);
+    /*!
+     * Another process holds the lease under this instance's id, with
+     * incarnation \a theirIncarnation (empty when its record names none).
+     * Told once each time such a record first appears.
+     */
+    void identityConflict(const QString &theirIncarnation);
     /*! Each record of the event stream (O5, docs/events.md), `ts` and `mono` included. */
     void electionEvent(const QJsonObject &event);
 

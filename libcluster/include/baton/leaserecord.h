@@ -22,6 +22,14 @@ struct LeaseRecord
     QDateTime renewTime;
     /*! Holder changes so far: the fencing token (F7). */
     qint64 transitions = 0;
+    /*!
+     * Which run of the holder's process wrote the record: a random value each
+     * process draws at start. Two processes configured with one instance id
+     * differ here, so neither mistakes the other's lease for its own. Empty
+     * when nobody holds the lease, or in a record written by another client.
+     * Last, so that brace-initialised records of earlier code still compile.
+     */
+    QString holderIncarnation;
 
     /*! Field by field. */
     bool operator==(const LeaseRecord &) const = default;

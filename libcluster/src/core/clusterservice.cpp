@@ -37,6 +37,14 @@ QString defaultInstanceId()
             .arg(random, 8, 16, QLatin1Char('0'));
 }
 
+QString drawIncarnation()
+{
+    // R5: drawn at each start, never configured, so that two processes
+    // given one instanceId are still told apart by the record.
+    const quint64 random = QRandomGenerator::system()->generate64();
+    return QStringLiteral("%1").arg(random, 16, 16, QLatin1Char('0'));
+}
+
 } // namespace
 
 ElectionTimings ElectionTimings::forParameters(qint64 leaseDuration, qint64 renewInterval)
@@ -127,6 +135,8 @@ bool ClusterServicePrivate::readParameters(QString *errorString)
         params.identity = id;
     else if (params.identity.isEmpty())
         params.identity = defaultInstanceId();
+    if (params.incarnation.isEmpty())
+        params.incarnation = drawIncarnation();
     return true;
 }
 
@@ -245,6 +255,22 @@ void ClusterServicePrivate::perform(const ElectorAction &a)
                                                      .arg(attempt->latencyMs);
         }
         emitEvent(QStringLiteral("attempt"), fields);
+    } else if (const auto *conflict = std::get_if<action::IdentityConflict>(&a)) {
+        ++identityConflicts;
+        const QString theirs = conflict->theirIncarnation.isEmpty()
+                ? QStringLiteral("(none recorded)")
+                : conflict->theirIncarnation;
+        qCWarning(lcElection).noquote()
+                << QStringLiteral("%1: another process holds the lease under this instance's id "
+                                  "\"%2\" (its incarnation %3, ours %4): two processes are "
+                                  "configured with one instanceId. This one waits for that "
+                                  "lease to expire or be released; give each process its own "
+                                  "instanceId.")
+                           .arg(leaseName, params.identity, theirs, params.incarnation);
+        emitEvent(QStringLiteral("identity-conflict"),
+                  {{QStringLiteral("theirIncarnation"), conflict->theirIncarnation},
+                   {QStringLiteral("incarnation"), params.incarnation}});
+        Q_EMIT q->identityConflict(conflict->theirIncarnation);
     } else if (const auto *released = std::get_if<action::ReleaseFinished>(&a)) {
         if (released->released)
             qCInfo(lcElection).noquote()
@@ -469,6 +495,16 @@ Remover ClusterService::addRegistration(LeaderCallback fn, LeaderCallback deregi
 bool ClusterService::isLeader() const
 {
     return d->isLeaderNow();
+}
+
+QString ClusterService::incarnation() const
+{
+    return d->params.incarnation;
+}
+
+int ClusterService::identityConflicts() const
+{
+    return d->identityConflicts;
 }
 
 QString ClusterService::instanceId() const

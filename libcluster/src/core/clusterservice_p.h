@@ -62,6 +62,7 @@ public:
     bool executing = false;
     std::deque<ElectorAction> pendingActions;
     bool announcedLeading = false;
+    int identityConflicts = 0;
     QString holder;
     /*! The holder last told through holderChanged(). */
     QString announcedHolder;

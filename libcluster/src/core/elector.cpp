@@ -242,7 +242,7 @@ void Elector::handleReleaseReply(const LeaseReply &reply, ElectorActions &out)
     }
     if (reply.outcome == LeaseReply::Outcome::Conflict && reply.stateKnown) {
         observe(reply.state, out);
-        if (reply.state.exists && reply.state.record.holder == m_params.identity
+        if (reply.state.exists && isMine(reply.state.record)
             && ++m_releaseRetries <= maxReleaseRetries) {
             startRelease(out, /*retry=*/true);
             return;
@@ -269,7 +269,7 @@ ElectorActions Elector::onWatch(const LeaseState &state)
         // A watch event may be older than the reply that made this instance
         // leader, and versions are opaque, so it cannot tell the truth by
         // itself: the conditional renewal it triggers does (F3, F8).
-        if (!state.exists || state.record.holder != m_params.identity)
+        if (!state.exists || !isMine(state.record))
             m_nextAttempt = now();
         return out;
     }
@@ -323,7 +323,7 @@ ElectorActions Elector::release()
 void Elector::startRelease(ElectorActions &out, bool retry)
 {
     m_releaseRequested = false;
-    if (!m_haveObserved || !m_observed.exists || m_observed.record.holder != m_params.identity) {
+    if (!m_haveObserved || !m_observed.exists || !isMine(m_observed.record)) {
         out.push_back(action::ReleaseFinished {false, QStringLiteral("not the holder")});
         return;
     }
@@ -344,6 +344,7 @@ void Elector::sendRelease(ElectorActions &out)
 {
     LeaseRecord record = m_observed.record;
     record.holder.clear();
+    record.holderIncarnation.clear();
     record.leaseDurationMs = releasedLeaseDurationMs;
     record.renewTime = m_clock.wallNow();
     record.acquireTime = record.renewTime;
@@ -397,7 +398,6 @@ void Elector::continueAttempt(ElectorActions &out)
         m_step = Step::None;
         return;
     }
-    const QString &me = m_params.identity;
     if (m_attemptIsRenewal) {
         if (!m_leading) {
             finishAttempt(out, AttemptOutcome::Error, QStringLiteral("no longer leading"));
@@ -418,8 +418,10 @@ void Elector::continueAttempt(ElectorActions &out)
         send(out, Step::Write, action::Create {0, record, recordedChange(record)});
         return;
     }
+    // R5: a record with our identity but another incarnation is another
+    // process's, and waits for its expiry like any other holder's.
     const QString &holder = m_observed.record.holder;
-    if (holder.isEmpty() || holder == me || expired()) {
+    if (holder.isEmpty() || isMine(m_observed.record) || expired()) {
         const LeaseRecord record = acquisitionRecord(m_observed.record.transitions + 1);
         send(out, Step::Write,
              action::Update {0, record, m_observed.version, recordedChange(record)});
@@ -436,6 +438,7 @@ LeaseRecord Elector::acquisitionRecord(qint64 transitions) const
 {
     LeaseRecord record;
     record.holder = m_params.identity;
+    record.holderIncarnation = m_params.incarnation;
     record.leaseDurationMs = m_params.leaseDurationMs;
     record.acquireTime = m_clock.wallNow();
     record.renewTime = record.acquireTime;
@@ -446,8 +449,8 @@ LeaseRecord Elector::acquisitionRecord(qint64 transitions) const
 std::optional<HistoryEntry> Elector::recordedChange(const LeaseRecord &acquired) const
 {
     const QString holder = m_observed.exists ? m_observed.record.holder : QString();
-    if (holder == m_params.identity)
-        return std::nullopt; // its own lease, taken back after a restart: no change of holder
+    if (m_observed.exists && isMine(m_observed.record))
+        return std::nullopt; // its own lease, taken back after a step-down: no change of holder
     HistoryEntry change;
     change.to = m_params.identity;
     change.at = acquired.acquireTime;
@@ -500,6 +503,8 @@ void Elector::observe(const LeaseState &state, ElectorActions &out)
         return; // unchanged: the expiry clock keeps running from the first sighting (F2)
 
     const QString previousHolder = m_observed.exists ? m_observed.record.holder : QString();
+    const QString previousIncarnation =
+            m_observed.exists ? m_observed.record.holderIncarnation : QString();
     const bool previousExpired = !first && expired();
     m_observed = state;
     m_haveObserved = true;
@@ -509,11 +514,16 @@ void Elector::observe(const LeaseState &state, ElectorActions &out)
     m_releaseSeen = !first && state.exists && holder.isEmpty() && !previousHolder.isEmpty();
     if (!holder.isEmpty())
         m_lastHolder = holder;
-    if (holder == previousHolder)
+    noticeIdentityConflict(state, out);
+    // A holder is its identity and its incarnation: a process restarted with
+    // a fixed identity that takes the expired lease of its earlier run is a
+    // change of holder, though the name stays.
+    const QString incarnation = state.exists ? state.record.holderIncarnation : QString();
+    if (holder == previousHolder && (holder.isEmpty() || incarnation == previousIncarnation))
         return;
     // A first sighting of someone else's lease is no change; a first
     // sighting of our own acquisition is.
-    if (first && holder != m_params.identity)
+    if (first && !(state.exists && isMine(state.record)))
         return;
     ChangeWhy why = ChangeWhy::TakenOver;
     if (holder.isEmpty())
@@ -523,6 +533,29 @@ void Elector::observe(const LeaseState &state, ElectorActions &out)
     else if (previousExpired)
         why = ChangeWhy::Expired;
     out.push_back(action::LeaderChanged {previousHolder, holder, why});
+}
+
+bool Elector::isMine(const LeaseRecord &record) const
+{
+    return record.holder == m_params.identity
+            && record.holderIncarnation == m_params.incarnation;
+}
+
+void Elector::noticeIdentityConflict(const LeaseState &state, ElectorActions &out)
+{
+    const bool conflicting = state.exists && state.record.holder == m_params.identity
+            && !isMine(state.record);
+    if (!conflicting) {
+        m_conflictReported.reset();
+        return;
+    }
+    const QString &theirs = state.record.holderIncarnation;
+    // Once per change: a conflicting leader's every renewal is a new version,
+    // and saying it each time would bury the one line that matters.
+    if (m_conflictReported == theirs)
+        return;
+    m_conflictReported = theirs;
+    out.push_back(action::IdentityConflict {theirs});
 }
 
 void Elector::becomeLeader(const LeaseState &state, ElectorActions &out)

@@ -27,6 +27,12 @@ struct ElectorParams
     qint64 leaseDurationMs = 15000;
     qint64 renewIntervalMs = 5000;
     QString identity;
+    /*!
+     * This process's run: a record with our identity but another incarnation
+     * is another process's (R5). Empty only where one process is sure to be
+     * alone with its identity (the simulation's earlier runs, unit tests).
+     */
+    QString incarnation;
 };
 
 /*! What the Elector asks its driver to do, or tells it happened. */
@@ -73,6 +79,15 @@ struct AttemptFinished
     qint64 latencyMs;
     QString errorString;
 };
+/*!
+ * A record holds this instance's identity with another incarnation: another
+ * process was configured with the same instance id (R5). Told once per
+ * conflicting incarnation seen.
+ */
+struct IdentityConflict
+{
+    QString theirIncarnation;
+};
 /*! The release that stop asked for is done, or was not needed or not allowed. */
 struct ReleaseFinished
 {
@@ -84,7 +99,7 @@ struct ReleaseFinished
 using ElectorAction =
         std::variant<action::Read, action::Create, action::Update, action::BecameLeader,
                      action::StoppedLeading, action::LeaderChanged, action::AttemptFinished,
-                     action::ReleaseFinished>;
+                     action::IdentityConflict, action::ReleaseFinished>;
 using ElectorActions = std::vector<ElectorAction>;
 
 /*!
@@ -158,6 +173,9 @@ private:
     void startRelease(ElectorActions &out, bool retry = false);
     void sendRelease(ElectorActions &out);
     LeaseRecord acquisitionRecord(qint64 transitions) const;
+    /*! Held by this very process: our identity and our incarnation (R5). */
+    bool isMine(const LeaseRecord &record) const;
+    void noticeIdentityConflict(const LeaseState &state, ElectorActions &out);
     std::optional<HistoryEntry> recordedChange(const LeaseRecord &acquired) const;
     void observe(const LeaseState &state, ElectorActions &out);
     void becomeLeader(const LeaseState &state, ElectorActions &out);
@@ -179,6 +197,8 @@ private:
     QString m_lastHolder;
     /*! The current free record was seen replacing a held one, at m_observedAt. */
     bool m_releaseSeen = false;
+    /*! The other incarnation of our identity last reported; none while none is seen. */
+    std::optional<QString> m_conflictReported;
 
     bool m_leading = false;
     qint64 m_token = -1;

@@ -7,6 +7,7 @@ namespace baton::leasecodec {
 namespace {
 
 const QString holderKey = QStringLiteral("holderIdentity");
+const QString incarnationKey = QStringLiteral("holderIncarnation");
 const QString durationKey = QStringLiteral("leaseDurationMs");
 const QString acquireKey = QStringLiteral("acquireTime");
 const QString renewKey = QStringLiteral("renewTime");
@@ -52,13 +53,18 @@ bool readTime(const QJsonObject &document, const QString &key, QDateTime *value,
 
 QJsonObject encode(const LeaseRecord &record)
 {
-    return QJsonObject {
+    QJsonObject document {
             {holderKey, record.holder},
             {durationKey, double(record.leaseDurationMs)},
             {acquireKey, timeText(record.acquireTime)},
             {renewKey, timeText(record.renewTime)},
             {transitionsKey, double(record.transitions)},
     };
+    // Absent rather than empty: a record without a holder has no incarnation,
+    // and readers of the earlier format see exactly the fields they know.
+    if (!record.holderIncarnation.isEmpty())
+        document.insert(incarnationKey, record.holderIncarnation);
+    return document;
 }
 
 bool decode(const QJsonObject &document, LeaseRecord *record, QString *errorString)
@@ -70,6 +76,12 @@ bool decode(const QJsonObject &document, LeaseRecord *record, QString *errorStri
     }
     LeaseRecord decoded;
     decoded.holder = holder.toString();
+    const QJsonValue incarnation = document.value(incarnationKey);
+    if (!incarnation.isUndefined() && !incarnation.isNull() && !incarnation.isString()) {
+        *errorString = QStringLiteral("field \"%1\" must be a string").arg(incarnationKey);
+        return false;
+    }
+    decoded.holderIncarnation = incarnation.toString();
     if (!readInteger(document, durationKey, 1, &decoded.leaseDurationMs, errorString)
         || !readInteger(document, transitionsKey, 0, &decoded.transitions, errorString)
         || !readTime(document, acquireKey, &decoded.acquireTime, errorString)

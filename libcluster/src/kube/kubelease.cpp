@@ -41,6 +41,20 @@ bool isValidName(const QString &name)
     return !name.isEmpty() && name.size() <= 253 && re.match(name).hasMatch();
 }
 
+QJsonObject withIncarnation(QJsonObject metadata, const LeaseRecord &record)
+{
+    QJsonObject annotations = metadata.value(QStringLiteral("annotations")).toObject();
+    if (record.holderIncarnation.isEmpty())
+        annotations.remove(incarnationAnnotation);
+    else
+        annotations.insert(incarnationAnnotation, record.holderIncarnation);
+    if (annotations.isEmpty())
+        metadata.remove(QStringLiteral("annotations"));
+    else
+        metadata.insert(QStringLiteral("annotations"), annotations);
+    return metadata;
+}
+
 bool decode(const QJsonObject &lease, LeaseState *state, QString *errorString)
 {
     auto bad = [&](const QString &field, const QString &why) {
@@ -60,6 +74,14 @@ bool decode(const QJsonObject &lease, LeaseState *state, QString *errorString)
     if (!holder.isUndefined() && !holder.isNull() && !holder.isString())
         return bad(QStringLiteral("spec.holderIdentity"), QStringLiteral("is not a string"));
     record.holder = holder.toString();
+    const QJsonValue incarnation = meta.value(QStringLiteral("annotations")).toObject()
+                                           .value(incarnationAnnotation);
+    if (!incarnation.isUndefined() && !incarnation.isString())
+        return bad(QStringLiteral("metadata.annotations[\"%1\"]").arg(incarnationAnnotation),
+                   QStringLiteral("is not a string"));
+    // A released Lease keeps no incarnation, whatever another writer left.
+    if (!record.holder.isEmpty())
+        record.holderIncarnation = incarnation.toString();
     // R1: a duration we cannot trust makes no one leader, and no lease free.
     const QJsonValue duration = spec.value(QStringLiteral("leaseDurationSeconds"));
     if (duration.isUndefined() || duration.isNull())

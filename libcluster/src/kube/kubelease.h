@@ -17,6 +17,14 @@ namespace baton {
 namespace kubelease {
 
 inline const QString apiVersion = QStringLiteral("coordination.k8s.io/v1");
+/*!
+ * The holder's incarnation (R5): the Lease's spec has no field for it, and
+ * client-go readers ignore annotations, so the Lease stays valid for them.
+ */
+inline const QString incarnationAnnotation = QStringLiteral("baton.dev/holder-incarnation");
+
+/*! \a metadata with the annotation of \a record's incarnation set, or removed when it has none. */
+QJsonObject withIncarnation(QJsonObject metadata, const LeaseRecord &record);
 
 /*! A MicroTime: UTC, exactly six fraction digits, `Z`. */
 QString microTime(const QDateTime &time);

@@ -122,6 +122,7 @@ QJsonObject KubernetesLeaseBackend::toLease(const LeaseRecord &record, const QSt
         meta.insert(QStringLiteral("resourceVersion"), version);
     if (change && m_historyLength > 0)
         meta = withChangeRecorded(meta, *change);
+    meta = kubelease::withIncarnation(meta, record);
     // Whole seconds, rounded up: a holder never claims less than it was given.
     const qint64 seconds = std::max<qint64>(1, (record.leaseDurationMs + 999) / 1000);
     spec.insert(QStringLiteral("holderIdentity"), record.holder); // "" written explicitly on release

@@ -297,6 +297,11 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
     next.error = lease.valid ? QString() : lease.error;
     const LeaseRecord record = lease.valid ? lease.record : LeaseRecord {};
     const QString previousHolder = known ? it->record.holder : QString();
+    // R5: the same name with another incarnation is another process, one
+    // that took the lease after the first's ran out.
+    const bool holderChanged = record.holder != previousHolder
+            || (known && !record.holder.isEmpty()
+                && record.holderIncarnation != it->record.holderIncarnation);
     const bool previousExpired = known && it->expired;
     const qint64 previousChanged = known ? it->changedMono : now;
     const qint64 previousDuration = known ? it->record.leaseDurationMs : 0;
@@ -332,7 +337,7 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
                                                 .arg(change.gapMs);
         Q_EMIT q->leaseChanged(name);
         Q_EMIT q->handedOver(int(row), change);
-    } else if ((known || appeared) && record.holder != previousHolder && !alreadyStored) {
+    } else if ((known || appeared) && holderChanged && !alreadyStored) {
         LeaseFailover change;
         change.lease = name;
         change.from = previousHolder;
@@ -376,7 +381,7 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
                                                      change.why);
         Q_EMIT q->leaseChanged(name);
         Q_EMIT q->failover(change);
-    } else if (alreadyStored && record.holder != previousHolder) {
+    } else if (alreadyStored && holderChanged) {
         // Its row is there, read from the stored history: this is when the
         // change is seen, and told as a completed row, not a new one.
         next.holderSinceMono = now;
