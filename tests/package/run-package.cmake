@@ -1,7 +1,7 @@
 # Builds the Debian packages of the build tree into a fresh folder, checks
 # what each holds and depends on, and runs lintian on them: no error may
 # remain (the warnings left, and why, are in docs/operations.md).
-# Arguments: -DBUILD_DIR=... -DWORK_DIR=... -DCPACK=... -DGUI=ON|OFF -DLINTIAN=...
+# Arguments: -DBUILD_DIR=... -DWORK_DIR=... -DCPACK=... -DGUI=ON|OFF -DLINTIAN=... -DSOVERSION=N
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 
@@ -16,7 +16,7 @@ endfunction()
 
 run(ignored ${CPACK} -G DEB --config ${BUILD_DIR}/CPackConfig.cmake -B ${WORK_DIR})
 
-set(packages baton libbatoncluster1 libbatoncluster-dev)
+set(packages baton libbatoncluster${SOVERSION} libbatoncluster-dev)
 if(GUI)
   list(APPEND packages baton-dashboard)
 endif()
@@ -46,8 +46,8 @@ function(expect package mode)
 endfunction()
 
 set(multiarch "usr/lib/[a-z0-9_]+-linux-gnu[a-z0-9_]*")
-expect(libbatoncluster1 has "${multiarch}/libbatoncluster\\.so\\.1 -> " "${multiarch}/libbatoncluster\\.so\\.1\\.")
-expect(libbatoncluster1 lacks "usr/include" "libbatoncluster\\.so -> " "usr/bin")
+expect(libbatoncluster${SOVERSION} has "${multiarch}/libbatoncluster\\.so\\.${SOVERSION} -> " "${multiarch}/libbatoncluster\\.so\\.${SOVERSION}\\.")
+expect(libbatoncluster${SOVERSION} lacks "usr/include" "libbatoncluster\\.so -> " "usr/bin")
 expect(libbatoncluster-dev has
   "${multiarch}/libbatoncluster\\.so -> "            # the development link
   "usr/include/baton/clusterservice\\.h"              # the public headers
@@ -56,7 +56,7 @@ expect(libbatoncluster-dev has
   "${multiarch}/cmake/Baton/BatonConfig\\.cmake"      # find_package(Baton)
   "${multiarch}/cmake/Baton/BatonTargets\\.cmake"
   "${multiarch}/pkgconfig/baton-cluster\\.pc")         # pkg-config
-expect(libbatoncluster-dev lacks "libbatoncluster\\.so\\.1\\.")
+expect(libbatoncluster-dev lacks "libbatoncluster\\.so\\.${SOVERSION}\\.")
 expect(baton has
   "usr/bin/baton\n"                                    # the executable
   "${multiarch}/baton/baton-status\\.so"               # --listen's module, relative to `baton`
@@ -88,13 +88,13 @@ foreach(unwanted libqt6widgets libqt6gui libx11 libxcb keychain libgl)
     list(APPEND problems "baton depends on ${unwanted}")
   endif()
 endforeach()
-foreach(wanted libqt6core6 libbatoncluster1)
+foreach(wanted libqt6core6 libbatoncluster${SOVERSION})
   if(NOT baton_depends MATCHES "${wanted}")
     list(APPEND problems "baton does not depend on ${wanted}")
   endif()
 endforeach()
-if(NOT info_libbatoncluster-dev MATCHES "Depends:[^\n]*libbatoncluster1 \\(= ")
-  list(APPEND problems "libbatoncluster-dev does not depend on this version of libbatoncluster1")
+if(NOT info_libbatoncluster-dev MATCHES "Depends:[^\n]*libbatoncluster${SOVERSION} \\(= ")
+  list(APPEND problems "libbatoncluster-dev does not depend on this version of libbatoncluster${SOVERSION}")
 endif()
 if(NOT info_libbatoncluster-dev MATCHES "Depends:[^\n]*qt6-base-dev")
   list(APPEND problems "libbatoncluster-dev does not depend on Qt's development files")
