@@ -16,6 +16,8 @@
 //   kill               SIGKILL now
 //   (end of file)      baton died: SIGKILL now
 // stdout, to baton, one line each:
+//   refused            less than the grace was left before DEADLINE when the
+//                      guard came to start the command: nothing ran; it exits 4
 //   pid N              the command runs as N, in a process group of its own
 //   expired            the deadline came before baton said stop
 //   exit N | signal N  how the command's own process ended
@@ -39,6 +41,11 @@
 // The command's oom_score_adj is raised above the guard's, so that the OOM
 // killer picks the command, not the guard that would otherwise leave it
 // without a deadline.
+//
+// baton computes DEADLINE before it starts the guard, and the guard may be
+// stalled or the host suspended on the way: the command is never started
+// with less than the grace left (the moment the guard would stop it),
+// checked before the fork and again in the child right before exec.
 
 #include <algorithm>
 #include <cerrno>
@@ -86,6 +93,16 @@ void complain(const char *what)
     std::fprintf(stderr, "baton-exec-guard: %s\n", what);
 }
 
+/*!
+ * Whether a command may no longer start: less than the grace is left
+ * before \a deadline, when the guard would already be stopping it.
+ * Async-signal-safe (clock_gettime only): the child calls it before exec.
+ */
+bool tooLateToStart(long long deadline, long long graceMs)
+{
+    return deadline != noDeadline && bootMs() >= deadline - graceMs;
+}
+
 bool parseMs(const char *text, long long *value)
 {
     if (std::strcmp(text, "none") == 0) {
@@ -114,6 +131,20 @@ long long giveUpMsFromEnvironment()
     if (text && parseMs(text, &value) && value != noDeadline)
         return value;
     return defaultGiveUpMs;
+}
+
+/*!
+ * A test hook (tst_execguardprotocol): how long the child waits between the
+ * fork and its check before exec, so that a test can stop the guard in that
+ * gap and see the child refuse by itself. Unset in production: no wait.
+ */
+long long execDelayMsFromEnvironment()
+{
+    long long value = 0;
+    const char *text = std::getenv("BATON_EXEC_GUARD_TEST_EXEC_DELAY_MS");
+    if (text && parseMs(text, &value) && value != noDeadline)
+        return value;
+    return 0;
 }
 
 int readOomScoreAdj()
@@ -202,7 +233,8 @@ public:
             m_spared = spared;
     }
 
-    bool start(char **argv);
+    enum class Start { Running, Refused, Failed };
+    Start start(char **argv);
     int run();
 
 private:
@@ -235,13 +267,13 @@ private:
     int m_timerFd = -1;
 };
 
-bool Guard::start(char **argv)
+Guard::Start Guard::start(char **argv)
 {
     // Whatever the command starts is reparented here, not to init, when its
     // parent dies: then nothing it started can escape the end.
     if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
         complain("cannot become a child subreaper (prctl)");
-        return false;
+        return Start::Failed;
     }
     sigset_t handled;
     sigemptyset(&handled);
@@ -261,15 +293,29 @@ bool Guard::start(char **argv)
     m_timerFd = ::timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC | TFD_NONBLOCK);
     if (m_signalFd < 0 || m_timerFd < 0) {
         complain("cannot create its signal or timer descriptor");
-        return false;
+        return Start::Failed;
     }
     ::fcntl(STDIN_FILENO, F_SETFL, ::fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
+
+    const long long execDelayMs = execDelayMsFromEnvironment();
+    const long long deadline = m_deadline;
+    const long long graceMs = m_graceMs;
+    if (tooLateToStart(m_deadline, m_graceMs)) {
+        const long long left = m_deadline - bootMs();
+        if (left < 0)
+            std::fprintf(stderr, "baton-exec-guard: refused to start the command: its deadline passed %lld ms ago\n", -left);
+        else
+            std::fprintf(stderr, "baton-exec-guard: refused to start the command: %lld ms were left before its deadline, less than the grace of %lld ms\n",
+                         left, m_graceMs);
+        report("refused");
+        return Start::Refused;
+    }
 
     const pid_t guard = ::getpid();
     const pid_t child = ::fork();
     if (child < 0) {
         complain("cannot fork");
-        return false;
+        return Start::Failed;
     }
     if (child == 0) {
         ::setpgid(0, 0); // its own group, so that a stop reaches its children too
@@ -293,6 +339,17 @@ bool Guard::start(char **argv)
         // An ignored signal stays ignored across exec: the command gets the defaults.
         for (int s : {SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU})
             std::signal(s, SIG_DFL);
+        if (execDelayMs > 0) {
+            const timespec delay {time_t(execDelayMs / 1000), long(execDelayMs % 1000) * 1000000L};
+            ::nanosleep(&delay, nullptr);
+        }
+        // Again, as late as it can be: the guard may have been stalled since
+        // the fork, and then nothing stops a command started now in time.
+        if (tooLateToStart(deadline, graceMs)) {
+            static const char refused[] = "baton-exec-guard: refused to start the command: its deadline, less the grace, passed between the fork and the exec\n";
+            [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, refused, sizeof refused - 1);
+            ::_exit(126);
+        }
         ::sigprocmask(SIG_UNBLOCK, &handled, nullptr);
         ::execvp(argv[0], argv);
         std::fprintf(stderr, "baton-exec-guard: cannot run %s: %s\n", argv[0], std::strerror(errno));
@@ -301,7 +358,7 @@ bool Guard::start(char **argv)
     ::setpgid(child, child); // also here: no signal to the group before the child made it
     m_command = child;
     report("pid " + std::to_string(child));
-    return true;
+    return Start::Running;
 }
 
 int Guard::run()
@@ -509,9 +566,14 @@ int main(int argc, char **argv)
         return 2;
     }
     Guard guard(graceMs, deadline);
-    if (!guard.start(argv + 4)) {
-        report("exit 127");
-        return 127;
+    switch (guard.start(argv + 4)) {
+    case Guard::Start::Running:
+        return guard.run();
+    case Guard::Start::Refused:
+        return 4;
+    case Guard::Start::Failed:
+        break;
     }
-    return guard.run();
+    report("exit 127");
+    return 127;
 }
