@@ -29,7 +29,9 @@
 //
 // The guard is a child subreaper, so whatever the command starts stays its
 // descendant even after leaving the group or calling setsid(). At the end it
-// kills the group, then every descendant left, and exits when none is; a
+// kills the group, then every descendant left (through pidfds, so that a pid
+// reaped and handed out again since the scan of /proc reaches no stranger:
+// processsignal.h), and exits when none is; a
 // descendant that survives SIGKILL for giveUpMs (a process of another user,
 // EPERM, or one stuck in the kernel, state D) is named on stderr and on
 // stdout ("stuck N") and left, rather than waiting forever.
@@ -56,6 +58,8 @@
 #include <ctime>
 #include <string>
 #include <vector>
+
+#include "processsignal.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -166,49 +170,30 @@ void report(const std::string &line)
     }
 }
 
-struct Process
-{
-    pid_t pid = 0;
-    pid_t ppid = 0;
-    char state = 0;
-    std::string name;
-};
+using baton::execguard::ProcessIdentity;
+using baton::execguard::SignalOutcome;
 
-/*! Every process below this one, read from /proc (ppid is the 4th field of stat). */
-std::vector<Process> descendants()
+/*! Every process below this one, read from /proc. */
+std::vector<ProcessIdentity> descendants()
 {
-    std::vector<Process> parents;
+    std::vector<ProcessIdentity> parents;
     if (DIR *proc = ::opendir("/proc")) {
         while (const dirent *entry = ::readdir(proc)) {
             char *end = nullptr;
             const long pid = std::strtol(entry->d_name, &end, 10);
             if (pid <= 0 || *end != '\0')
                 continue;
-            const std::string path = std::string("/proc/") + entry->d_name + "/stat";
-            const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue;
-            char buffer[512];
-            const ssize_t size = ::read(fd, buffer, sizeof buffer - 1);
-            ::close(fd);
-            if (size <= 0)
-                continue;
-            buffer[size] = '\0';
-            // The name in parentheses may hold spaces and ')': skip to the last one.
-            const char *name = std::strchr(buffer, '(');
-            const char *afterName = std::strrchr(buffer, ')');
-            char state = 0;
-            int ppid = 0;
-            if (name && afterName && afterName > name
-                && std::sscanf(afterName + 1, " %c %d", &state, &ppid) == 2)
-                parents.push_back({pid_t(pid), pid_t(ppid), state, std::string(name + 1, afterName)});
+            ProcessIdentity process;
+            if (baton::execguard::readProcess(pid_t(pid), &process))
+                parents.push_back(std::move(process));
         }
         ::closedir(proc);
     }
-    std::vector<Process> found {{::getpid(), 0, 'R', {}}};
+    std::vector<ProcessIdentity> found(1);
+    found[0].pid = ::getpid();
     for (size_t i = 0; i < found.size(); ++i)
-        for (const Process &process : parents)
-            if (process.ppid == found[i].pid)
+        for (const ProcessIdentity &process : parents)
+            if (process.parent == found[i].pid)
                 found.push_back(process);
     found.erase(found.begin()); // not the guard itself
     return found;
@@ -498,10 +483,14 @@ void Guard::killAll()
 
 void Guard::signalDescendants(int signalNumber)
 {
-    for (const Process &process : descendants()) {
+    const pid_t self = ::getpid();
+    for (const ProcessIdentity &process : descendants()) {
         // The test hook: a spared process is refused as another user's would be.
         const bool spared = !m_spared.empty() && process.name == m_spared;
-        if (!spared && (::kill(process.pid, signalNumber) == 0 || errno != EPERM))
+        // By pidfd: a descendant reaped since the scan leaves its pid to
+        // anyone, and the kill must not follow the pid there.
+        if (!spared
+            && baton::execguard::signalIfStillTheOneSeen(process, signalNumber, self) != SignalOutcome::Refused)
             continue;
         if (std::find(m_refused.begin(), m_refused.end(), process.pid) == m_refused.end())
             m_refused.push_back(process.pid);
@@ -513,7 +502,7 @@ void Guard::giveUp()
     // Waiting on would hold baton's step-down, and its stop, forever: name
     // what is left instead, for the operator, and let baton go on.
     reap();
-    for (const Process &process : descendants()) {
+    for (const ProcessIdentity &process : descendants()) {
         if (process.state == 'Z')
             continue; // ended; its parent, not the guard, has yet to reap it
         const bool refused = std::find(m_refused.begin(), m_refused.end(), process.pid) != m_refused.end();
