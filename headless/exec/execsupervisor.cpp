@@ -5,6 +5,7 @@
 #include <batoninternal/eventrecord.h>
 #include "headlesslogging.h"
 #include "modulepath.h"
+#include "processsignal.h"
 
 #include <baton/clusterservice.h>
 
@@ -473,7 +474,14 @@ void ExecSupervisor::sweepStrays()
     const std::vector<ProcessEntry> left = strays(m_abandoned);
     if (!left.empty() && m_sweepStarted.elapsed() < sweepGiveUpMs) {
         for (const ProcessEntry &process : left) {
-            ::kill(process.pid, SIGKILL);
+            // By pidfd, once the pid is checked to name the process found:
+            // one reaped since the scan leaves its pid to anyone.
+            execguard::ProcessIdentity seen;
+            seen.pid = process.pid;
+            seen.parent = process.parent;
+            seen.group = process.group;
+            seen.startTime = process.startTime;
+            execguard::signalIfStillTheOneSeen(seen, SIGKILL, ::getpid());
             // Ours since the guard died: reap it, or it stays a zombie.
             if (process.parent == ::getpid())
                 ::waitpid(process.pid, nullptr, WNOHANG | __WALL);

@@ -1,6 +1,7 @@
 // Signalling a process found in /proc without reaching a stranger that got
 // its pid since (baton-exec-guard, which kills every descendant of the
-// command, scanning /proc every 20 ms while they outlive SIGKILL). Plain
+// command, scanning /proc every 20 ms while they outlive SIGKILL, and
+// baton's sweep of what a guard killed outright left). Plain
 // POSIX and header-only: the guard depends on nothing but libc, and
 // tst_processsignal tests these functions on their own.
 //
