@@ -288,9 +288,14 @@ Guard::Start Guard::start(char **argv)
     if (tooLateToStart(m_deadline, m_graceMs)) {
         const long long left = m_deadline - bootMs();
         if (left < 0)
-            std::fprintf(stderr, "baton-exec-guard: refused to start the command: its deadline passed %lld ms ago\n", -left);
+            std::fprintf(stderr,
+                         "baton-exec-guard: refused to start the command: "
+                         "its deadline passed %lld ms ago\n",
+                         -left);
         else
-            std::fprintf(stderr, "baton-exec-guard: refused to start the command: %lld ms were left before its deadline, less than the grace of %lld ms\n",
+            std::fprintf(stderr,
+                         "baton-exec-guard: refused to start the command: %lld ms were left "
+                         "before its deadline, less than the grace of %lld ms\n",
                          left, m_graceMs);
         report("refused");
         return Start::Refused;
@@ -331,7 +336,9 @@ Guard::Start Guard::start(char **argv)
         // Again, as late as it can be: the guard may have been stalled since
         // the fork, and then nothing stops a command started now in time.
         if (tooLateToStart(deadline, graceMs)) {
-            static const char refused[] = "baton-exec-guard: refused to start the command: its deadline, less the grace, passed between the fork and the exec\n";
+            static const char refused[] = "baton-exec-guard: refused to start the command: its "
+                                          "deadline, less the grace, passed between the fork "
+                                          "and the exec\n";
             [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, refused, sizeof refused - 1);
             ::_exit(126);
         }

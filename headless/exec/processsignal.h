@@ -68,7 +68,9 @@ inline bool readProcess(pid_t pid, ProcessIdentity *out)
     int parent = 0;
     int group = 0;
     ProcessIdentity process;
-    if (std::sscanf(afterName + 1, " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+    // Fields 3 to 22 of proc(5): state, ppid, pgrp, ..., starttime.
+    if (std::sscanf(afterName + 1,
+                    " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
                     &process.state, &parent, &group, &process.startTime)
         != 4)
         return false;
@@ -92,11 +94,11 @@ inline bool isStillTheOneSeen(const ProcessIdentity &seen, const ProcessIdentity
 }
 
 enum class SignalOutcome {
-    ThroughPidfd, ///< signalled through a pidfd opened before the check
-    ThroughKill,  ///< signalled with kill() after the check: the kernel has no pidfds
-    Gone,         ///< it had ended (or was reaped): nothing was signalled
-    NotTheOneSeen,///< its pid names another process now: nothing was signalled
-    Refused,      ///< EPERM: not this process's to signal
+    ThroughPidfd,  ///< signalled through a pidfd opened before the check
+    ThroughKill,   ///< signalled with kill() after the check: the kernel has no pidfds
+    Gone,          ///< it had ended (or was reaped): nothing was signalled
+    NotTheOneSeen, ///< its pid names another process now: nothing was signalled
+    Refused,       ///< EPERM: not this process's to signal
 };
 
 /*!
@@ -145,7 +147,8 @@ inline SignalOutcome signalThroughPidfd(int pidfd, int signalNumber)
  * Sends \a signalNumber to the process \a seen describes, only if its pid
  * still names that process (see the top of this file).
  */
-inline SignalOutcome signalIfStillTheOneSeen(const ProcessIdentity &seen, int signalNumber, pid_t reaper)
+inline SignalOutcome signalIfStillTheOneSeen(const ProcessIdentity &seen, int signalNumber,
+                                             pid_t reaper)
 {
     SignalOutcome outcome = SignalOutcome::Gone;
     const int pidfd = openIfStillTheOneSeen(seen, reaper, &outcome);

@@ -416,7 +416,9 @@ void TestExecGuardProtocol::aCommandWithLessThanTheGraceLeftIsNeverStarted()
     const QString ran = folder.filePath(QStringLiteral("ran"));
     Guard guard;
     const qint64 deadline = std::max<qint64>(0, bootMs() + leftMs);
-    QCOMPARE(guard.start(graceMs(), QByteArray::number(deadline), QStringLiteral("echo ran > '%1'").arg(ran)), 0);
+    QCOMPARE(guard.start(graceMs(), QByteArray::number(deadline),
+                         QStringLiteral("echo ran > '%1'").arg(ran)),
+             0);
     QSignalSpy finished(guard.process(), &QProcess::finished);
     QVERIFY(!guard.isRunning() || finished.wait(5000));
     QCOMPARE(guard.exitCode(), 4);
@@ -438,7 +440,8 @@ void TestExecGuardProtocol::aGuardStalledBetweenForkAndExecStartsNothingPastTheD
     QVERIFY(folder.isValid());
     const QString ran = folder.filePath(QStringLiteral("ran"));
     const qint64 deadline = bootMs() + graceMs() + ahead;
-    const qint64 child = guard.start(graceMs(), QByteArray::number(deadline), QStringLiteral("echo ran > '%1'").arg(ran));
+    const qint64 child = guard.start(graceMs(), QByteArray::number(deadline),
+                                     QStringLiteral("echo ran > '%1'").arg(ran));
     QVERIFY(child > 0);
     // Never kill(0): a guard already gone would leave the pid 0, the test's own group.
     const pid_t guardPid = pid_t(guard.pid());

@@ -35,7 +35,8 @@ pid_t startChild()
 bool stillRuns(pid_t child)
 {
     siginfo_t info {};
-    return ::waitid(P_PID, id_t(child), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
+    return ::waitid(P_PID, id_t(child), &info, WEXITED | WNOHANG | WNOWAIT) == 0
+            && info.si_pid == 0;
 }
 
 /*! Reaps \a child; the signal that ended it, or 0. */
