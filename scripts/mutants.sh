@@ -1,8 +1,9 @@
 #!/bin/sh
 # Mutation testing (docs/testing.md, "Mutants"): each named mutant below is
 # one small edit of a safety-relevant line of the Elector, the exec
-# supervisor or a store's conditional write. For each, the script applies
-# the edit to the source tree, builds, runs the tests that should notice
+# supervisor and its guard, or a store's conditional write. For each, the
+# script applies the edit to the source tree, builds, runs the tests that
+# should notice
 # (one at a time, in the order given, stopping at the first that fails),
 # puts the line back, and reports the mutant killed (by that test) or
 # survived. It exits non-zero when a mutant survives, when an edit no
@@ -25,12 +26,14 @@ jobs=${BATON_MUTANT_JOBS:-2}
 
 elector=libcluster/src/core/elector.cpp
 exec=headless/exec/execsupervisor.cpp
+guard=headless/exec/execguard.cpp
 memory=libcluster/src/stores/memorystore.cpp
 file=libcluster/src/stores/filestore.cpp
 etcd=libcluster/src/etcd/etcdstore.cpp
 
 elector_tests="tst_elector tst_simulation"
 exec_tests="tst_execsupervisor tst_joinexec"
+guard_tests="tst_execguardprotocol"
 memory_tests="tst_store_memory"
 file_tests="tst_store_file"
 etcd_tests="tst_store_etcd"
@@ -50,6 +53,7 @@ incarnation-ignored|ELECTOR|            && record.holderIncarnation == m_params.
 exec-no-sigkill-after-grace|EXEC|        m_graceTimer.start(int(m_graceMs));|        (void)m_graceMs;|EXEC_TESTS
 exec-signals-the-shell-not-its-group|EXEC|        ::kill(-pid_t(m_pid), signalNumber);|        ::kill(pid_t(m_pid), signalNumber);|EXEC_TESTS
 exec-release-before-the-command-exits|EXEC|    return m_exited->future();|    return QtFuture::makeReadyFuture();|EXEC_TESTS
+exec-guard-no-prefork-deadline-check|GUARD|    if (tooLateToStart(m_deadline, m_graceMs)) {|    if (false) {|GUARD_TESTS
 memorystore-update-ignores-version|MEMORY|    if (current.version != version) {|    if (false) {|MEMORY_TESTS
 filestore-update-ignores-version|FILE|    } else if (head.result.entry.version != version) {|    } else if (false) {|FILE_TESTS
 etcdstore-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
@@ -96,11 +100,11 @@ mutants > "$backup/list"
 while IFS='|' read -r name which old new tests; do
     echo "$name" | grep -Eq -- "$only" || continue
     case $which in
-        ELECTOR) path=$elector ;; EXEC) path=$exec ;; MEMORY) path=$memory ;;
+        ELECTOR) path=$elector ;; EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
         FILE) path=$file ;; ETCD) path=$etcd ;;
     esac
     case $tests in
-        ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;;
+        ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;; GUARD_TESTS) tests=$guard_tests ;;
         MEMORY_TESTS) tests=$memory_tests ;; FILE_TESTS) tests=$file_tests ;;
         ETCD_TESTS) tests=$etcd_tests ;;
     esac
@@ -136,7 +140,7 @@ while IFS='|' read -r name which old new tests; do
 done < "$backup/list"
 
 # The tree is back as it was: rebuild it so the build folder matches it.
-cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $memory_tests $file_tests $etcd_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
+cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
     || { echo "mutants: the restored tree does not build" >&2; exit 2; }
 
 echo "mutants: $killed killed, $survived survived, $broken broken"

@@ -16,6 +16,8 @@
 //   kill               SIGKILL now
 //   (end of file)      baton died: SIGKILL now
 // stdout, to baton, one line each:
+//   refused            less than the grace was left before DEADLINE when the
+//                      guard came to start the command: nothing ran; it exits 4
 //   pid N              the command runs as N, in a process group of its own
 //   expired            the deadline came before baton said stop
 //   exit N | signal N  how the command's own process ended
@@ -27,7 +29,9 @@
 //
 // The guard is a child subreaper, so whatever the command starts stays its
 // descendant even after leaving the group or calling setsid(). At the end it
-// kills the group, then every descendant left, and exits when none is; a
+// kills the group, then every descendant left (through pidfds, so that a pid
+// reaped and handed out again since the scan of /proc reaches no stranger:
+// processsignal.h), and exits when none is; a
 // descendant that survives SIGKILL for giveUpMs (a process of another user,
 // EPERM, or one stuck in the kernel, state D) is named on stderr and on
 // stdout ("stuck N") and left, rather than waiting forever.
@@ -39,6 +43,11 @@
 // The command's oom_score_adj is raised above the guard's, so that the OOM
 // killer picks the command, not the guard that would otherwise leave it
 // without a deadline.
+//
+// baton computes DEADLINE before it starts the guard, and the guard may be
+// stalled or the host suspended on the way: the command is never started
+// with less than the grace left (the moment the guard would stop it),
+// checked before the fork and again in the child right before exec.
 
 #include <algorithm>
 #include <cerrno>
@@ -49,6 +58,8 @@
 #include <ctime>
 #include <string>
 #include <vector>
+
+#include "processsignal.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -86,6 +97,16 @@ void complain(const char *what)
     std::fprintf(stderr, "baton-exec-guard: %s\n", what);
 }
 
+/*!
+ * Whether a command may no longer start: less than the grace is left
+ * before \a deadline, when the guard would already be stopping it.
+ * Async-signal-safe (clock_gettime only): the child calls it before exec.
+ */
+bool tooLateToStart(long long deadline, long long graceMs)
+{
+    return deadline != noDeadline && bootMs() >= deadline - graceMs;
+}
+
 bool parseMs(const char *text, long long *value)
 {
     if (std::strcmp(text, "none") == 0) {
@@ -116,6 +137,20 @@ long long giveUpMsFromEnvironment()
     return defaultGiveUpMs;
 }
 
+/*!
+ * A test hook (tst_execguardprotocol): how long the child waits between the
+ * fork and its check before exec, so that a test can stop the guard in that
+ * gap and see the child refuse by itself. Unset in production: no wait.
+ */
+long long execDelayMsFromEnvironment()
+{
+    long long value = 0;
+    const char *text = std::getenv("BATON_EXEC_GUARD_TEST_EXEC_DELAY_MS");
+    if (text && parseMs(text, &value) && value != noDeadline)
+        return value;
+    return 0;
+}
+
 int readOomScoreAdj()
 {
     int value = 0;
@@ -135,49 +170,30 @@ void report(const std::string &line)
     }
 }
 
-struct Process
-{
-    pid_t pid = 0;
-    pid_t ppid = 0;
-    char state = 0;
-    std::string name;
-};
+using baton::execguard::ProcessIdentity;
+using baton::execguard::SignalOutcome;
 
-/*! Every process below this one, read from /proc (ppid is the 4th field of stat). */
-std::vector<Process> descendants()
+/*! Every process below this one, read from /proc. */
+std::vector<ProcessIdentity> descendants()
 {
-    std::vector<Process> parents;
+    std::vector<ProcessIdentity> parents;
     if (DIR *proc = ::opendir("/proc")) {
         while (const dirent *entry = ::readdir(proc)) {
             char *end = nullptr;
             const long pid = std::strtol(entry->d_name, &end, 10);
             if (pid <= 0 || *end != '\0')
                 continue;
-            const std::string path = std::string("/proc/") + entry->d_name + "/stat";
-            const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue;
-            char buffer[512];
-            const ssize_t size = ::read(fd, buffer, sizeof buffer - 1);
-            ::close(fd);
-            if (size <= 0)
-                continue;
-            buffer[size] = '\0';
-            // The name in parentheses may hold spaces and ')': skip to the last one.
-            const char *name = std::strchr(buffer, '(');
-            const char *afterName = std::strrchr(buffer, ')');
-            char state = 0;
-            int ppid = 0;
-            if (name && afterName && afterName > name
-                && std::sscanf(afterName + 1, " %c %d", &state, &ppid) == 2)
-                parents.push_back({pid_t(pid), pid_t(ppid), state, std::string(name + 1, afterName)});
+            ProcessIdentity process;
+            if (baton::execguard::readProcess(pid_t(pid), &process))
+                parents.push_back(std::move(process));
         }
         ::closedir(proc);
     }
-    std::vector<Process> found {{::getpid(), 0, 'R', {}}};
+    std::vector<ProcessIdentity> found(1);
+    found[0].pid = ::getpid();
     for (size_t i = 0; i < found.size(); ++i)
-        for (const Process &process : parents)
-            if (process.ppid == found[i].pid)
+        for (const ProcessIdentity &process : parents)
+            if (process.parent == found[i].pid)
                 found.push_back(process);
     found.erase(found.begin()); // not the guard itself
     return found;
@@ -202,7 +218,8 @@ public:
             m_spared = spared;
     }
 
-    bool start(char **argv);
+    enum class Start { Running, Refused, Failed };
+    Start start(char **argv);
     int run();
 
 private:
@@ -235,13 +252,13 @@ private:
     int m_timerFd = -1;
 };
 
-bool Guard::start(char **argv)
+Guard::Start Guard::start(char **argv)
 {
     // Whatever the command starts is reparented here, not to init, when its
     // parent dies: then nothing it started can escape the end.
     if (::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
         complain("cannot become a child subreaper (prctl)");
-        return false;
+        return Start::Failed;
     }
     sigset_t handled;
     sigemptyset(&handled);
@@ -261,15 +278,34 @@ bool Guard::start(char **argv)
     m_timerFd = ::timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC | TFD_NONBLOCK);
     if (m_signalFd < 0 || m_timerFd < 0) {
         complain("cannot create its signal or timer descriptor");
-        return false;
+        return Start::Failed;
     }
     ::fcntl(STDIN_FILENO, F_SETFL, ::fcntl(STDIN_FILENO, F_GETFL) | O_NONBLOCK);
+
+    const long long execDelayMs = execDelayMsFromEnvironment();
+    const long long deadline = m_deadline;
+    const long long graceMs = m_graceMs;
+    if (tooLateToStart(m_deadline, m_graceMs)) {
+        const long long left = m_deadline - bootMs();
+        if (left < 0)
+            std::fprintf(stderr,
+                         "baton-exec-guard: refused to start the command: "
+                         "its deadline passed %lld ms ago\n",
+                         -left);
+        else
+            std::fprintf(stderr,
+                         "baton-exec-guard: refused to start the command: %lld ms were left "
+                         "before its deadline, less than the grace of %lld ms\n",
+                         left, m_graceMs);
+        report("refused");
+        return Start::Refused;
+    }
 
     const pid_t guard = ::getpid();
     const pid_t child = ::fork();
     if (child < 0) {
         complain("cannot fork");
-        return false;
+        return Start::Failed;
     }
     if (child == 0) {
         ::setpgid(0, 0); // its own group, so that a stop reaches its children too
@@ -293,6 +329,19 @@ bool Guard::start(char **argv)
         // An ignored signal stays ignored across exec: the command gets the defaults.
         for (int s : {SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU})
             std::signal(s, SIG_DFL);
+        if (execDelayMs > 0) {
+            const timespec delay {time_t(execDelayMs / 1000), long(execDelayMs % 1000) * 1000000L};
+            ::nanosleep(&delay, nullptr);
+        }
+        // Again, as late as it can be: the guard may have been stalled since
+        // the fork, and then nothing stops a command started now in time.
+        if (tooLateToStart(deadline, graceMs)) {
+            static const char refused[] = "baton-exec-guard: refused to start the command: its "
+                                          "deadline, less the grace, passed between the fork "
+                                          "and the exec\n";
+            [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, refused, sizeof refused - 1);
+            ::_exit(126);
+        }
         ::sigprocmask(SIG_UNBLOCK, &handled, nullptr);
         ::execvp(argv[0], argv);
         std::fprintf(stderr, "baton-exec-guard: cannot run %s: %s\n", argv[0], std::strerror(errno));
@@ -301,7 +350,7 @@ bool Guard::start(char **argv)
     ::setpgid(child, child); // also here: no signal to the group before the child made it
     m_command = child;
     report("pid " + std::to_string(child));
-    return true;
+    return Start::Running;
 }
 
 int Guard::run()
@@ -441,10 +490,14 @@ void Guard::killAll()
 
 void Guard::signalDescendants(int signalNumber)
 {
-    for (const Process &process : descendants()) {
+    const pid_t self = ::getpid();
+    for (const ProcessIdentity &process : descendants()) {
         // The test hook: a spared process is refused as another user's would be.
         const bool spared = !m_spared.empty() && process.name == m_spared;
-        if (!spared && (::kill(process.pid, signalNumber) == 0 || errno != EPERM))
+        // By pidfd: a descendant reaped since the scan leaves its pid to
+        // anyone, and the kill must not follow the pid there.
+        if (!spared
+            && baton::execguard::signalIfStillTheOneSeen(process, signalNumber, self) != SignalOutcome::Refused)
             continue;
         if (std::find(m_refused.begin(), m_refused.end(), process.pid) == m_refused.end())
             m_refused.push_back(process.pid);
@@ -456,7 +509,7 @@ void Guard::giveUp()
     // Waiting on would hold baton's step-down, and its stop, forever: name
     // what is left instead, for the operator, and let baton go on.
     reap();
-    for (const Process &process : descendants()) {
+    for (const ProcessIdentity &process : descendants()) {
         if (process.state == 'Z')
             continue; // ended; its parent, not the guard, has yet to reap it
         const bool refused = std::find(m_refused.begin(), m_refused.end(), process.pid) != m_refused.end();
@@ -509,9 +562,14 @@ int main(int argc, char **argv)
         return 2;
     }
     Guard guard(graceMs, deadline);
-    if (!guard.start(argv + 4)) {
-        report("exit 127");
-        return 127;
+    switch (guard.start(argv + 4)) {
+    case Guard::Start::Running:
+        return guard.run();
+    case Guard::Start::Refused:
+        return 4;
+    case Guard::Start::Failed:
+        break;
     }
-    return guard.run();
+    report("exit 127");
+    return 127;
 }

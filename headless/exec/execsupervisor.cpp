@@ -5,6 +5,7 @@
 #include <batoninternal/eventrecord.h>
 #include "headlesslogging.h"
 #include "modulepath.h"
+#include "processsignal.h"
 
 #include <baton/clusterservice.h>
 
@@ -329,6 +330,7 @@ void ExecSupervisor::startCommand()
     // honours them, whatever the service's environment holds.
     environment.remove(QStringLiteral("BATON_EXEC_GUARD_GIVE_UP_MS"));
     environment.remove(QStringLiteral("BATON_EXEC_GUARD_TEST_SPARE"));
+    environment.remove(QStringLiteral("BATON_EXEC_GUARD_TEST_EXEC_DELAY_MS"));
     if (m_cluster) {
         environment.insert(QStringLiteral("BATON_LEASE"), m_cluster->leaseName());
         environment.insert(QStringLiteral("BATON_INSTANCE"), m_cluster->instanceId());
@@ -414,6 +416,16 @@ void ExecSupervisor::onGuardOutput()
                                       "process stepped down: it stops pid %2")
                                .arg(m_cluster ? m_cluster->leaseName() : QString())
                                .arg(m_pid);
+        } else if (word == "refused") {
+            // Started too late (this process or the guard stalled, the host
+            // suspended): the authority ended before the command could run.
+            // As at an expiry, the step-down follows from the election.
+            m_expired = true;
+            qCWarning(lcExec).noquote()
+                    << QStringLiteral("%1: the exec guard did not start the command: less than the grace "
+                                      "of %2 ms was left before the leader's deadline")
+                               .arg(m_cluster ? m_cluster->leaseName() : QString())
+                               .arg(m_graceMs);
         } else if (word == "stuck" && number > 0) {
             // The guard named it on stderr (our log) and exits: the sweep
             // must not wait on it again.
@@ -462,7 +474,14 @@ void ExecSupervisor::sweepStrays()
     const std::vector<ProcessEntry> left = strays(m_abandoned);
     if (!left.empty() && m_sweepStarted.elapsed() < sweepGiveUpMs) {
         for (const ProcessEntry &process : left) {
-            ::kill(process.pid, SIGKILL);
+            // By pidfd, once the pid is checked to name the process found:
+            // one reaped since the scan leaves its pid to anyone.
+            execguard::ProcessIdentity seen;
+            seen.pid = process.pid;
+            seen.parent = process.parent;
+            seen.group = process.group;
+            seen.startTime = process.startTime;
+            execguard::signalIfStillTheOneSeen(seen, SIGKILL, ::getpid());
             // Ours since the guard died: reap it, or it stays a zombie.
             if (process.parent == ::getpid())
                 ::waitpid(process.pid, nullptr, WNOHANG | __WALL);
@@ -508,7 +527,9 @@ void ExecSupervisor::afterCommandGone()
         fields.insert(QStringLiteral("killed"), true);
     const QString status = crashed ? QStringLiteral("signal %1").arg(exitCode)
                                    : QStringLiteral("exit code %1").arg(exitCode);
-    if (byUs || (!crashed && exitCode == 0))
+    if (pid <= 0 && expired) {
+        // The guard refused to start it, and said why.
+    } else if (byUs || (!crashed && exitCode == 0))
         qCInfo(lcExec).noquote() << QStringLiteral("%1: pid %2 ended: %3").arg(lease).arg(pid).arg(status);
     else
         qCWarning(lcExec).noquote() << QStringLiteral("%1: pid %2 ended by itself while leading: %3")

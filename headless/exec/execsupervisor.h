@@ -37,7 +37,8 @@ struct ElectionTimings;
  *   end by its own clock, whether or not this process is scheduled (a
  *   SIGSTOP, a debugger); when this process dies, it kills at once. At the
  *   end it kills the group, then every descendant left, setsid() or not,
- *   and exits only when none is.
+ *   and exits only when none is. It never starts the command with less
+ *   than the grace left before that end ("refused": taken as an expiry).
  * - `deregisteredFn` asks the guard to stop the command (SIGTERM, SIGCONT
  *   for a stopped group, SIGKILL after the grace period), sends SIGKILL to
  *   the group itself once the grace is over, and returns a future that

@@ -17,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <csignal>
 #include <ctime>
 #include <unistd.h>
@@ -180,6 +181,9 @@ private Q_SLOTS:
     void terminalStopSignalLeavesTheGuardKillingOnTime();
     void theCommandIsTheOomKillersFirstChoice();
     void aDescendantThatCannotBeKilledIsNamedAndLeftAfterTheBound();
+    void aCommandWithLessThanTheGraceLeftIsNeverStarted_data();
+    void aCommandWithLessThanTheGraceLeftIsNeverStarted();
+    void aGuardStalledBetweenForkAndExecStartsNothingPastTheDeadline();
 };
 
 void TestExecGuardProtocol::killsAtTheDeadlineWhenNotRenewed()
@@ -391,6 +395,68 @@ void TestExecGuardProtocol::aDescendantThatCannotBeKilledIsNamedAndLeftAfterTheB
     QVERIFY2(errors.contains(QStringLiteral("gave up on pid %1 (sleep)").arg(stuck)), qPrintable(errors));
     QVERIFY2(errors.contains(QStringLiteral("EPERM")), qPrintable(errors));
     ::kill(pid_t(stuck), SIGKILL);
+}
+
+void TestExecGuardProtocol::aCommandWithLessThanTheGraceLeftIsNeverStarted_data()
+{
+    QTest::addColumn<qint64>("leftMs");
+    QTest::newRow("a deadline already past starts nothing") << -scaledMs(1000);
+    QTest::newRow("a deadline with less than the grace left starts nothing") << graceMs() / 2;
+}
+
+void TestExecGuardProtocol::aCommandWithLessThanTheGraceLeftIsNeverStarted()
+{
+    // O3: baton computes the deadline before the guard starts; a guard that
+    // ran late (a stall, a suspend) must not start the command past it, nor
+    // with less than the grace left, in which it would be stopped at once.
+    // The check before the fork refuses: nothing is forked, no "pid".
+    QFETCH(qint64, leftMs);
+    QTemporaryDir folder;
+    QVERIFY(folder.isValid());
+    const QString ran = folder.filePath(QStringLiteral("ran"));
+    Guard guard;
+    const qint64 deadline = std::max<qint64>(0, bootMs() + leftMs);
+    QCOMPARE(guard.start(graceMs(), QByteArray::number(deadline),
+                         QStringLiteral("echo ran > '%1'").arg(ran)),
+             0);
+    QSignalSpy finished(guard.process(), &QProcess::finished);
+    QVERIFY(!guard.isRunning() || finished.wait(5000));
+    QCOMPARE(guard.exitCode(), 4);
+    QCOMPARE(guard.lines, QList<QByteArray> {QByteArrayLiteral("refused")});
+    const QString errors = guard.errors();
+    QVERIFY2(errors.contains(QStringLiteral("refused to start the command")), qPrintable(errors));
+    QVERIFY(!QFile::exists(ran));
+}
+
+void TestExecGuardProtocol::aGuardStalledBetweenForkAndExecStartsNothingPastTheDeadline()
+{
+    // O3: the same check again in the child, right before exec: a guard
+    // stopped once it forked (here SIGSTOP, while the test hook holds the
+    // child between fork and exec past the deadline less the grace) cannot
+    // stop the command, so the child must refuse to become it.
+    const qint64 ahead = scaledMs(1000);
+    Guard guard({QStringLiteral("BATON_EXEC_GUARD_TEST_EXEC_DELAY_MS=%1").arg(2 * ahead)});
+    QTemporaryDir folder;
+    QVERIFY(folder.isValid());
+    const QString ran = folder.filePath(QStringLiteral("ran"));
+    const qint64 deadline = bootMs() + graceMs() + ahead;
+    const qint64 child = guard.start(graceMs(), QByteArray::number(deadline),
+                                     QStringLiteral("echo ran > '%1'").arg(ran));
+    QVERIFY(child > 0);
+    // Never kill(0): a guard already gone would leave the pid 0, the test's own group.
+    const pid_t guardPid = pid_t(guard.pid());
+    QVERIFY(guardPid > 0);
+    QCOMPARE(::kill(guardPid, SIGSTOP), 0);
+    QVERIFY2(bootMs() < deadline - graceMs(), "the guard was stopped too late to prove anything");
+    // The guard cannot reap it: ended, the child stays a zombie.
+    QTRY_VERIFY_WITH_TIMEOUT(processState(child) == 'Z', int(2 * ahead + scaledMs(5000)));
+    QVERIFY(!QFile::exists(ran));
+    QCOMPARE(::kill(guardPid, SIGCONT), 0);
+    QSignalSpy finished(guard.process(), &QProcess::finished);
+    QVERIFY(!guard.isRunning() || finished.wait(5000));
+    const QString errors = guard.errors();
+    QVERIFY2(errors.contains(QStringLiteral("refused to start the command")), qPrintable(errors));
+    QVERIFY(!QFile::exists(ran));
 }
 
 QTEST_GUILESS_MAIN(TestExecGuardProtocol)

@@ -2,7 +2,10 @@
 // (O3, F3, F5, W3): the command runs only while leading, gets SIGTERM then
 // SIGKILL after the grace period, is never running twice at once, and is
 // dead before the lease is released. Instances share one MemoryStore in this
-// process; every wait is for a signal or a condition.
+// process; every wait is for a signal or a condition. The batonAlone* tests
+// replace the guard by a stand-in that kills nothing (Options::guardProgram,
+// the seam the other tests use to find the guard) so that baton's own kill
+// path is seen on its own.
 
 #include <baton/clock.h>
 #include "execsupervisor.h"
@@ -15,6 +18,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonObject>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -37,6 +41,17 @@ const int renewMs = int(baton::test::scaledMs(100));
 bool isAlive(qint64 pid)
 {
     return pid > 0 && ::kill(pid_t(pid), 0) == 0;
+}
+
+/*! Alive and not a zombie (an ended child nobody reaped yet answers kill(0)). */
+bool isAliveNotZombie(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (pid <= 0 || !stat.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray text = stat.readAll();
+    const qsizetype end = text.lastIndexOf(')');
+    return end > 0 && end + 2 < text.size() && text.at(end + 2) != 'Z';
 }
 
 /*! Every exec-started / exec-stopped and election record of several instances, in order. */
@@ -89,6 +104,38 @@ ExecSupervisor::Options withGuard(const QString &command, qint64 graceMs = -1)
     return options;
 }
 
+/*!
+ * A stand-in for the guard that never signals anything (the test seam is
+ * Options::guardProgram): it runs the command in a group of its own, says
+ * "pid", ignores every control line, and once the command's process and
+ * every live process of its group are gone reports how the command ended.
+ * Under it only baton's own kill path can end the command, so a test sees
+ * that path break although the real guard would kill in its place. (A
+ * zombie of the group, reparented to this process, does not count: nobody
+ * reaps it before the sweep.)
+ */
+QString writeInertGuard(const QTemporaryDir &folder)
+{
+    const QString path = folder.filePath(QStringLiteral("inert-guard"));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return {};
+    file.write("#!/bin/sh\n"
+               "shift 3\n"
+               "setsid \"$@\" </dev/null >&2 &\n"
+               "pid=$!\n"
+               "echo \"pid $pid\"\n"
+               "wait $pid\n"
+               "status=$?\n"
+               "while ps -e -o pgid=,stat= | awk -v g=$pid '$1 == g && $2 !~ /^Z/ { found = 1 } END { exit !found }'; do\n"
+               "  sleep 0.02\n"
+               "done\n"
+               "if [ $status -gt 128 ]; then echo \"signal $((status - 128))\"; else echo \"exit $status\"; fi\n");
+    file.close();
+    file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    return path;
+}
+
 qint64 monoOf(const QJsonObject &e)
 {
     return qint64(e.value(QStringLiteral("mono")).toDouble());
@@ -108,6 +155,8 @@ private Q_SLOTS:
     void stepDownOnExitAsksTheCallerToStop();
     void removingTheRegistrationStopsTheCommand();
     void stepDownReachesTheCommandsChildren();
+    void batonAloneKillsACommandIgnoringSigtermAfterTheGrace();
+    void batonAloneKillsTheCommandsWholeGroupAfterTheGrace();
 };
 
 void TestExecSupervisor::graceMustFitTheSafetyMargin_data()
@@ -337,6 +386,69 @@ void TestExecSupervisor::stepDownReachesTheCommandsChildren()
     // Killed by the TERM to the group; once orphaned it is reaped by init,
     // hence a wait rather than a single look.
     QTRY_VERIFY2(!isAlive(child), qPrintable(QStringLiteral("pid %1, started by the command, still runs").arg(child)));
+}
+
+void TestExecSupervisor::batonAloneKillsACommandIgnoringSigtermAfterTheGrace()
+{
+    // O3: baton's own SIGKILL at the end of the grace, with a guard that
+    // kills nothing: either path must suffice, and with the real guard
+    // killing at the same moment no other test sees this one break.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("exec"), {leaseMs, renewMs});
+    QTemporaryDir folder;
+    ExecSupervisor::Options options {QStringLiteral("trap '' TERM; touch '%1'; while :; do sleep 0.05; done")
+                                             .arg(folder.filePath(QStringLiteral("trap-set"))),
+                                     150};
+    options.guardProgram = writeInertGuard(folder);
+    QVERIFY(!options.guardProgram.isEmpty());
+    ExecSupervisor exec(&a, options);
+    Journal journal;
+    journal.follow(&a, &exec);
+    QString error;
+    QVERIFY(a.validate(&error) && exec.attach(&error) && a.init(&error));
+    QTRY_VERIFY(exec.pid() > 0);
+    QTRY_VERIFY(QFile::exists(folder.filePath(QStringLiteral("trap-set"))));
+    const qint64 pid = exec.pid();
+    QSignalSpy stopped(&a, &Service::stopped);
+    a.stop();
+    QVERIFY(stopped.wait(10000));
+    QVERIFY2(!isAlive(pid), "the command outlived the grace with only baton to kill it");
+    const QJsonObject ended = journal.last(QStringLiteral("exec-stopped"));
+    QCOMPARE(ended.value(QStringLiteral("signal")).toInt(), SIGKILL);
+    QVERIFY(ended.value(QStringLiteral("killed")).toBool());
+    QVERIFY(journal.indexOf(QStringLiteral("released"), QStringLiteral("a"))
+            > journal.indexOf(QStringLiteral("exec-stopped"), QStringLiteral("a")));
+}
+
+void TestExecSupervisor::batonAloneKillsTheCommandsWholeGroupAfterTheGrace()
+{
+    // O3: baton's own SIGKILL reaches the command's whole group, with a
+    // guard that kills nothing: work the shell started in the background
+    // ends with it (a kill of the shell alone leaves it to the next leader).
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("exec"), {leaseMs, renewMs});
+    QTemporaryDir folder;
+    const QString childPidFile = folder.filePath(QStringLiteral("child.pid"));
+    ExecSupervisor::Options options {
+            QStringLiteral("trap '' TERM; sleep 30 & echo $! > '%1'; wait").arg(childPidFile), 150};
+    options.guardProgram = writeInertGuard(folder);
+    QVERIFY(!options.guardProgram.isEmpty());
+    ExecSupervisor exec(&a, options);
+    QString error;
+    QVERIFY(a.validate(&error) && exec.attach(&error) && a.init(&error));
+    QTRY_VERIFY(QFileInfo(childPidFile).size() > 0);
+    QFile pidFile(childPidFile);
+    QVERIFY(pidFile.open(QIODevice::ReadOnly));
+    const qint64 child = pidFile.readAll().trimmed().toLongLong();
+    QVERIFY(isAlive(child));
+    const auto cleanup = qScopeGuard([child] { ::kill(pid_t(child), SIGKILL); });
+    QSignalSpy stopped(&a, &Service::stopped);
+    a.stop();
+    QVERIFY(stopped.wait(10000));
+    // Reparented to this process (a subreaper) when its shell died: a
+    // zombie here until the sweep reaps it, hence a wait.
+    QTRY_VERIFY2(!isAliveNotZombie(child),
+                 qPrintable(QStringLiteral("pid %1, started by the command, still runs").arg(child)));
 }
 
 QTEST_GUILESS_MAIN(TestExecSupervisor)
