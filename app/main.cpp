@@ -100,6 +100,10 @@ Environment:
   BATON_PREFIX, BATON_CACERT, BATON_CERT, BATON_KEY, BATON_USER,
   BATON_PASSWORD_FILE
                  status --store: the flags of the same names, when not given
+  BATON_OUTPUT_QUEUE_BYTES
+                 join: how many bytes of event records, and of log lines,
+                 may wait for a slow reader before they are dropped
+                 (default 262144, at least 4096)
 )";
 
 /*! Parses the options of one command; returns false (and an exit code) when done. */
