@@ -26,7 +26,8 @@ bool s_stamped = false;
 QByteArray format(QtMsgType type, const QMessageLogContext &context, const QString &message)
 {
     QString line = qFormatLogMessage(type, context, message);
-    if (s_stamped) // Qt's %{time} is local time without a zone: ISO 8601 UTC, as `baton status` prints
+    // Qt's %{time} is local time without a zone: ISO 8601 UTC, as `baton status` prints times.
+    if (s_stamped)
         line.prepend(QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs) + QLatin1Char(' '));
     return line.toLocal8Bit() + '\n';
 }

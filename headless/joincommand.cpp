@@ -405,7 +405,8 @@ void JoinCommand::openEvents()
     // follows, but the records lost may be of any lease of this process.
     const ClusterService *first = m_clusters.first();
     options.gapMarker = [lease = first->leaseName(), instance = first->instanceId()](quint64 count) {
-        QJsonObject record = eventrecord::make(Clock::system(), lease, instance, QStringLiteral("events-dropped"));
+        QJsonObject record =
+                eventrecord::make(Clock::system(), lease, instance, QStringLiteral("events-dropped"));
         record.insert(QStringLiteral("count"), double(count));
         return QJsonDocument(record).toJson(QJsonDocument::Compact) + '\n';
     };
@@ -417,7 +418,7 @@ void JoinCommand::openEvents()
 
 void JoinCommand::writeEvent(const QJsonObject &event)
 {
-    if (m_eventsClosed)
+    if (m_eventsClosed || !m_events)
         return;
     // Readers act on each line as it comes; one that does not keep up loses
     // records (counted, then marked in the stream) rather than holding up

@@ -269,7 +269,8 @@ void TestJoinEvents::aReaderThatNeverReadsDelaysNeitherTheRenewalsNorTheStop()
         const auto last = std::find_if(events.crbegin(), events.crend(), &isHeld);
         if (first == events.cend())
             return 0.0;
-        return last->value(QStringLiteral("mono")).toDouble() - first->value(QStringLiteral("mono")).toDouble();
+        const double from = first->value(QStringLiteral("mono")).toDouble();
+        return last->value(QStringLiteral("mono")).toDouble() - from;
     };
     QTRY_VERIFY_WITH_TIMEOUT(heldSpanMs() >= 2.0 * double(lease) || follower.isLeading(), int(6 * lease));
     QVERIFY2(!follower.isLeading(), "the follower took the lease: the leader stopped renewing it");
@@ -308,7 +309,8 @@ void TestJoinEvents::aReaderThatNeverReadsDelaysNeitherTheRenewalsNorTheStop()
 // line it reads is a whole record, in order.
 void TestJoinEvents::aSlowReaderIsToldHowManyRecordsItMissedOnceItCatchesUp()
 {
-    const QString config = writeConfig(QStringLiteral("leader"), QStringLiteral("read-slowly"), stallLeaseMs(), stallRenewMs());
+    const QString config =
+            writeConfig(QStringLiteral("leader"), QStringLiteral("read-slowly"), stallLeaseMs(), stallRenewMs());
     QVERIFY(!config.isEmpty());
     StalledFifo fifo(m_folder.path());
     QVERIFY2(fifo.isValid(), std::strerror(errno));
