@@ -3,8 +3,8 @@
 
 #include "democommand.h"
 #include "eventdispatcher.h"
+#include "headlesslogging.h"
 #include "joincommand.h"
-#include "journalstream.h"
 #include "statuscommand.h"
 #ifdef BATON_WITH_GUI
 #include "dashboard.h"
@@ -15,7 +15,6 @@
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QDateTime>
 
 #include <cstdio>
 
@@ -101,6 +100,10 @@ Environment:
   BATON_PREFIX, BATON_CACERT, BATON_CERT, BATON_KEY, BATON_USER,
   BATON_PASSWORD_FILE
                  status --store: the flags of the same names, when not given
+  BATON_OUTPUT_QUEUE_BYTES
+                 join: how many bytes of event records, and of log lines,
+                 may wait for a slow reader before they are dropped
+                 (default 262144, at least 4096)
 )";
 
 /*! Parses the options of one command; returns false (and an exit code) when done. */
@@ -458,27 +461,16 @@ int main(int argc, char *argv[])
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("baton"));
     QCoreApplication::setApplicationVersion(QStringLiteral(BATON_VERSION));
-    if (qEnvironmentVariableIsEmpty("QT_MESSAGE_PATTERN")) {
-        if (baton::journalstream::stderrIsJournal()) {
-            // The journal stamps each line itself and reads <N> as its priority.
-            qSetMessagePattern(baton::journalstream::messagePattern(true));
-        } else {
-            // Qt's %{time} is local time without a zone; log lines carry ISO 8601
-            // UTC with its Z, as `baton status` prints times.
-            qSetMessagePattern(QStringLiteral("%{if-category}%{category} %{endif}%{type}: %{message}"));
-            qInstallMessageHandler([](QtMsgType type, const QMessageLogContext &context,
-                                      const QString &message) {
-                const QString line = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs)
-                        + QLatin1Char(' ') + qFormatLogMessage(type, context, message)
-                        + QLatin1Char('\n');
-                std::fputs(qPrintable(line), stderr);
-            });
-        }
-    }
+    baton::headlesslogging::install();
 
     const QString command = argc > 1 ? QString::fromLocal8Bit(argv[1]) : QStringLiteral("help");
-    if (command == QLatin1String("join"))
-        return runJoin(app);
+    if (command == QLatin1String("join")) {
+        const int status = runJoin(app);
+        // The last lines (the release) for a log that keeps up; a stalled one
+        // does not hold the exit up past this.
+        baton::headlesslogging::drain(std::chrono::seconds(1));
+        return status;
+    }
     if (command == QLatin1String("status"))
         return runStatus(app);
     if (command == QLatin1String("demo"))

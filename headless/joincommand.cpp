@@ -2,13 +2,17 @@
 
 #include "electionmetrics.h"
 #include "execsupervisor.h"
+#include "headlesslogging.h"
 #include "journalstream.h"
+#include "outputqueue.h"
 #include "signalwatcher.h"
 #include "statusserver.h"
 #include "systemdnotifier.h"
 
 #include <baton/application.h>
+#include <baton/clock.h>
 #include <baton/clusterservice.h>
+#include <batoninternal/eventrecord.h>
 
 #include <QFile>
 #include <QJsonDocument>
@@ -16,20 +20,35 @@
 #include <QRegularExpression>
 #include <QTimer>
 
-#include <cerrno>
 #include <csignal>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
 
+#include <unistd.h>
+
 namespace baton {
 
 namespace {
 
+/*!
+ * As fprintf(stderr, ...), through the log's queue: in order with the
+ * messages, and never held up by a log that does not keep up.
+ */
+Q_ATTRIBUTE_FORMAT_PRINTF(1, 2) void logf(const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    const QString line = QString::vasprintf(format, arguments);
+    va_end(arguments);
+    headlesslogging::print(line.toLocal8Bit());
+}
+
 void complain(const QString &text)
 {
-    std::fprintf(stderr, "%sbaton join: %s\n", journalstream::errorPrefix(), qPrintable(text));
+    logf("%sbaton join: %s\n", journalstream::errorPrefix(), qPrintable(text));
 }
 
 void onBrokenPipe(int)
@@ -230,14 +249,17 @@ int JoinCommand::start()
         return BadUsage;
     }
 
+    headlesslogging::queueStderr();
     if (m_options.eventsJson)
-        catchBrokenPipe();
+        openEvents();
     if (m_options.eventsJson)
         for (ClusterService *cluster : std::as_const(m_clusters))
             connect(cluster, &ClusterService::electionEvent, this, &JoinCommand::writeEvent);
     if (!m_options.listen.isEmpty()) {
         // Fed by the event stream, beside the election: it never waits on HTTP.
         m_metrics = new ElectionMetrics(nullptr, this);
+        m_metrics->countDrops([this] { return m_events ? m_events->dropped() : 0; },
+                              &headlesslogging::droppedLines);
         for (ClusterService *cluster : std::as_const(m_clusters))
             m_metrics->follow(cluster);
         if (m_exec) {
@@ -250,7 +272,7 @@ int JoinCommand::start()
             complain(error);
             return RuntimeFailure;
         }
-        std::fprintf(stderr, "baton join: serving /metrics, /livez, /readyz and /leader on http://%s:%u\n",
+        logf("baton join: serving /metrics, /livez, /readyz and /leader on http://%s:%u\n",
                      qPrintable(listenAddress.protocol() == QAbstractSocket::IPv6Protocol
                                         ? QStringLiteral("[%1]").arg(listenAddress.toString())
                                         : listenAddress.toString()),
@@ -265,7 +287,13 @@ int JoinCommand::start()
         // comes while the lease is still held after it.
         stopWith(m_commandStatus >= 0 ? m_commandStatus : Success);
     });
-    connect(m_application.get(), &Application::stopped, this, [this] { Q_EMIT finished(m_exitCode); });
+    connect(m_application.get(), &Application::stopped, this, [this] {
+        // The last records (the release) for a reader that keeps up; one
+        // that does not read holds the exit up no longer than this.
+        if (m_events)
+            m_events->drain(std::chrono::seconds(1));
+        Q_EMIT finished(m_exitCode);
+    });
 
     m_systemd = new SystemdNotifier(this);
     for (ClusterService *cluster : std::as_const(m_clusters))
@@ -299,13 +327,13 @@ int JoinCommand::start()
     }
     m_systemd->ready();
     for (ClusterService *cluster : std::as_const(m_clusters))
-        std::fprintf(stderr, "baton join: %s takes part in \"%s\" as %s\n  %s\n",
+        logf("baton join: %s takes part in \"%s\" as %s\n  %s\n",
                      qPrintable(cluster->name()), qPrintable(cluster->leaseName()),
                      qPrintable(cluster->instanceId()),
                      qPrintable(cluster->timings().explain().replace(QLatin1Char('\n'),
                                                                      QStringLiteral("\n  "))));
     if (m_exec)
-        std::fprintf(stderr, "baton join: runs /bin/sh -c '%s' while leading \"%s\" (grace %lld ms)\n",
+        logf("baton join: runs /bin/sh -c '%s' while leading \"%s\" (grace %lld ms)\n",
                      qPrintable(m_options.exec), qPrintable(m_clusters.first()->leaseName()),
                      m_exec->graceMs());
     return -1;
@@ -360,29 +388,59 @@ void JoinCommand::onceCommandEnded()
         stopWith(status);
         return;
     }
-    std::fprintf(stderr, "baton join: --once: the command ended (status %d); holding \"%s\" %lld ms more, "
+    logf("baton join: --once: the command ended (status %d); holding \"%s\" %lld ms more, "
                          "then releasing it\n",
                  status, qPrintable(m_clusters.first()->leaseName()), holdMs);
     QTimer::singleShot(std::chrono::milliseconds(holdMs), this, [this, status] { stopWith(status); });
 }
 
+void JoinCommand::openEvents()
+{
+    catchBrokenPipe();
+    OutputQueue::Options options;
+    options.fd = STDOUT_FILENO;
+    options.maxBytes = OutputQueue::configuredBytes();
+    options.stopOnError = true;
+    // Built on this thread; the names are those of the lease the command
+    // follows, but the records lost may be of any lease of this process.
+    const ClusterService *first = m_clusters.first();
+    options.gapMarker = [lease = first->leaseName(), instance = first->instanceId()](quint64 count) {
+        QJsonObject record =
+                eventrecord::make(Clock::system(), lease, instance, QStringLiteral("events-dropped"));
+        record.insert(QStringLiteral("count"), double(count));
+        return QJsonDocument(record).toJson(QJsonDocument::Compact) + '\n';
+    };
+    options.failed = [this](int error) {
+        QMetaObject::invokeMethod(this, [this, error] { eventsFailed(error); }, Qt::QueuedConnection);
+    };
+    m_events = std::make_unique<OutputQueue>(std::move(options));
+}
+
 void JoinCommand::writeEvent(const QJsonObject &event)
 {
-    if (m_eventsClosed)
+    if (m_eventsClosed || !m_events)
         return;
+    // Readers act on each line as it comes; one that does not keep up loses
+    // records (counted, then marked in the stream) rather than holding up
+    // the election that writes them.
     const QByteArray line = QJsonDocument(event).toJson(QJsonDocument::Compact) + '\n';
-    const bool written = std::fwrite(line.constData(), 1, size_t(line.size()), stdout)
-                    == size_t(line.size())
-            && std::fflush(stdout) == 0; // readers act on each line as it comes
-    if (written)
-        return;
+    const OutputQueue::Result result = m_events->push(line);
+    if (result == OutputQueue::Result::DroppedFirst)
+        qCWarning(lcEvents, "the reader of the event stream (stdout) does not keep up: records are "
+                            "dropped until it does, then an events-dropped record says how many");
+}
+
+void JoinCommand::eventsFailed(int error)
+{
     // The reader of the stream is gone (a closed pipe, a full disk): a
     // participant nobody follows stops as on SIGTERM, so its lease is
     // released rather than left to expire (docs/events.md).
+    if (m_eventsClosed)
+        return;
     m_eventsClosed = true;
     complain(QStringLiteral("cannot write events to stdout (%1): stopping")
-                     .arg(QString::fromLocal8Bit(std::strerror(errno))));
-    QMetaObject::invokeMethod(this, [this] { stopWith(RuntimeFailure); }, Qt::QueuedConnection);
+                     .arg(QString::fromLocal8Bit(std::strerror(error))));
+    stopWith(RuntimeFailure);
 }
 
 } // namespace baton

@@ -13,6 +13,7 @@ class Application;
 class ClusterService;
 class ElectionMetrics;
 class ExecSupervisor;
+class OutputQueue;
 class SignalWatcher;
 class StatusServer;
 class SystemdNotifier;
@@ -88,7 +89,9 @@ Q_SIGNALS:
 private:
     bool load(QString *errorString);
     bool selectLeases(QString *errorString);
+    void openEvents();
     void writeEvent(const class QJsonObject &event);
+    void eventsFailed(int error);
     void stopWith(int exitCode);
     void watchFirstAttempt(ClusterService *cluster);
     void onceCommandEnded();
@@ -109,6 +112,8 @@ private:
     QElapsedTimer m_leadingFor;
     /*! stdout refused an event (its reader is gone): no more are written. */
     bool m_eventsClosed = false;
+    /*! --events json: stdout, written beside the event loop. */
+    std::unique_ptr<OutputQueue> m_events;
 };
 
 } // namespace baton

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Mutation testing (docs/testing.md, "Mutants"): each named mutant below is
 # one small edit of a safety-relevant line of the Elector, the exec
-# supervisor and its guard, or a store's conditional write. For each, the
-# script applies the edit to the source tree, builds, runs the tests that
-# should notice
+# supervisor and its guard, a store's conditional write or join's event
+# stream. For each, the script applies the edit to the source tree, builds,
+# runs the tests that should notice
 # (one at a time, in the order given, stopping at the first that fails),
 # puts the line back, and reports the mutant killed (by that test) or
 # survived. It exits non-zero when a mutant survives, when an edit no
@@ -30,6 +30,7 @@ guard=headless/exec/execguard.cpp
 memory=libcluster/src/stores/memorystore.cpp
 file=libcluster/src/stores/filestore.cpp
 etcd=libcluster/src/etcd/etcdstore.cpp
+join=headless/joincommand.cpp
 
 elector_tests="tst_elector tst_simulation"
 exec_tests="tst_execsupervisor tst_joinexec"
@@ -37,6 +38,7 @@ guard_tests="tst_execguardprotocol"
 memory_tests="tst_store_memory"
 file_tests="tst_store_file"
 etcd_tests="tst_store_etcd"
+join_tests="tst_joinevents"
 
 # name|file|exact line as it is|line as the mutant has it|tests
 mutants() {
@@ -57,6 +59,7 @@ exec-guard-no-prefork-deadline-check|GUARD|    if (tooLateToStart(m_deadline, m_
 memorystore-update-ignores-version|MEMORY|    if (current.version != version) {|    if (false) {|MEMORY_TESTS
 filestore-update-ignores-version|FILE|    } else if (head.result.entry.version != version) {|    } else if (false) {|FILE_TESTS
 etcdstore-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
+events-blocking-write|JOIN|    const OutputQueue::Result result = m_events->push(line);|    const OutputQueue::Result result = ::write(STDOUT_FILENO, line.constData(), size_t(line.size())) == line.size() ? OutputQueue::Result::Queued : OutputQueue::Result::Closed;|JOIN_TESTS
 EOF
 }
 
@@ -101,12 +104,12 @@ while IFS='|' read -r name which old new tests; do
     echo "$name" | grep -Eq -- "$only" || continue
     case $which in
         ELECTOR) path=$elector ;; EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
-        FILE) path=$file ;; ETCD) path=$etcd ;;
+        FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;;
     esac
     case $tests in
         ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;; GUARD_TESTS) tests=$guard_tests ;;
         MEMORY_TESTS) tests=$memory_tests ;; FILE_TESTS) tests=$file_tests ;;
-        ETCD_TESTS) tests=$etcd_tests ;;
+        ETCD_TESTS) tests=$etcd_tests ;; JOIN_TESTS) tests=$join_tests ;;
     esac
     cp "$path" "$backup/original"
     current=$path
@@ -140,7 +143,7 @@ while IFS='|' read -r name which old new tests; do
 done < "$backup/list"
 
 # The tree is back as it was: rebuild it so the build folder matches it.
-cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
+cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $join_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
     || { echo "mutants: the restored tree does not build" >&2; exit 2; }
 
 echo "mutants: $killed killed, $survived survived, $broken broken"

@@ -119,6 +119,12 @@ void ElectionMetrics::record(const QJsonObject &event)
     }
 }
 
+void ElectionMetrics::countDrops(std::function<quint64()> eventRecords, std::function<quint64()> logLines)
+{
+    m_eventRecordsDropped = std::move(eventRecords);
+    m_logLinesDropped = std::move(logLines);
+}
+
 QStringList ElectionMetrics::leaseNames() const
 {
     return m_leases.keys();
@@ -213,6 +219,16 @@ QByteArray ElectionMetrics::render() const
         if (it->execFollowed || it->execStarts > 0)
             sample(QStringLiteral("baton_exec_starts_total"), leaseLabel(it.key()),
                    QString::number(it->execStarts));
+    if (m_eventRecordsDropped) {
+        family("baton_events_dropped_total", "counter",
+               "Event records not written to stdout because its reader did not keep up.");
+        out += QStringLiteral("baton_events_dropped_total %1\n").arg(m_eventRecordsDropped());
+    }
+    if (m_logLinesDropped) {
+        family("baton_log_lines_dropped_total", "counter",
+               "Log lines not written because stderr (the journal, a file) did not take them in time.");
+        out += QStringLiteral("baton_log_lines_dropped_total %1\n").arg(m_logLinesDropped());
+    }
     return out.toUtf8();
 }
 

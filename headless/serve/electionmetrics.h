@@ -9,6 +9,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 class QJsonObject;
 
 namespace baton {
@@ -36,6 +38,12 @@ public:
     void follow(ClusterService *cluster);
     /*! The `--exec` command follows \a lease: its series are there before its first start. */
     void followExec(const QString &lease);
+    /*!
+     * What the process's output lost to readers that did not keep up: the
+     * event records (stdout) and the log lines (stderr) dropped so far.
+     * Read at each render, from any thread's counters; not rendered unset.
+     */
+    void countDrops(std::function<quint64()> eventRecords, std::function<quint64()> logLines);
     /*! One record of the event stream (election or exec). */
     void record(const QJsonObject &event);
 
@@ -104,6 +112,8 @@ private:
 
     const Clock *m_clock;
     QMap<QString, Lease> m_leases;
+    std::function<quint64()> m_eventRecordsDropped;
+    std::function<quint64()> m_logLinesDropped;
 };
 
 } // namespace baton

@@ -79,6 +79,7 @@ private Q_SLOTS:
     void leadershipEndsAtTheDeadlineOfALeaderThatStillThinksItLeads();
     void transitionsAreTheLeaseRecordsCount();
     void everySeriesIsThereBeforeTheFirstEvent();
+    void outputDroppedForSlowReadersIsCountedAsItIsNow();
 };
 
 void TestElectionMetrics::theExpositionParsesAndCountsEveryRecord()
@@ -297,6 +298,28 @@ void TestElectionMetrics::everySeriesIsThereBeforeTheFirstEvent()
         });
         QVERIFY2(sampled, qPrintable(family));
     }
+}
+
+// R6: the records and log lines dropped for readers that did not keep up,
+// read at each scrape from the queues' counters.
+void TestElectionMetrics::outputDroppedForSlowReadersIsCountedAsItIsNow()
+{
+    ManualClock clock;
+    ElectionMetrics metrics(&clock);
+    quint64 records = 0;
+    quint64 lines = 0;
+    metrics.countDrops([&records] { return records; }, [&lines] { return lines; });
+    test::PrometheusScrape scrape = test::parsePrometheus(metrics.render());
+    QVERIFY2(scrape.ok(), qPrintable(scrape.error));
+    QCOMPARE(scrape.types.value(QStringLiteral("baton_events_dropped_total")), QStringLiteral("counter"));
+    QCOMPARE(scrape.types.value(QStringLiteral("baton_log_lines_dropped_total")), QStringLiteral("counter"));
+    QCOMPARE(scrape.value(QStringLiteral("baton_events_dropped_total")), 0.0);
+    records = 12;
+    lines = 3;
+    scrape = test::parsePrometheus(metrics.render());
+    QVERIFY2(scrape.ok(), qPrintable(scrape.error));
+    QCOMPARE(scrape.value(QStringLiteral("baton_events_dropped_total")), 12.0);
+    QCOMPARE(scrape.value(QStringLiteral("baton_log_lines_dropped_total")), 3.0);
 }
 
 QTEST_GUILESS_MAIN(TestElectionMetrics)
