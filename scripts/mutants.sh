@@ -28,12 +28,14 @@ exec=headless/exec/execsupervisor.cpp
 memory=libcluster/src/stores/memorystore.cpp
 file=libcluster/src/stores/filestore.cpp
 etcd=libcluster/src/etcd/etcdstore.cpp
+side=libcluster/src/stores/store.cpp
 
 elector_tests="tst_elector tst_simulation"
 exec_tests="tst_execsupervisor tst_joinexec"
 memory_tests="tst_store_memory"
 file_tests="tst_store_file"
 etcd_tests="tst_store_etcd"
+history_tests="tst_storehistory tst_store_file"
 
 # name|file|exact line as it is|line as the mutant has it|tests
 mutants() {
@@ -49,8 +51,9 @@ constant-fencing-token|ELECTOR|    m_token = state.record.transitions;|    m_tok
 exec-no-sigkill-after-grace|EXEC|        m_graceTimer.start(int(m_graceMs));|        (void)m_graceMs;|EXEC_TESTS
 exec-signals-the-shell-not-its-group|EXEC|        ::kill(-pid_t(m_pid), signalNumber);|        ::kill(pid_t(m_pid), signalNumber);|EXEC_TESTS
 exec-release-before-the-command-exits|EXEC|    return m_exited->future();|    return QtFuture::makeReadyFuture();|EXEC_TESTS
-memorystore-update-ignores-version|MEMORY|    if (current.version != version) {|    if (false) {|MEMORY_TESTS
-filestore-update-ignores-version|FILE|    } else if (head.result.entry.version != version) {|    } else if (false) {|FILE_TESTS
+memorystore-update-ignores-version|MEMORY|    if (current.version != version)|    if (false)|MEMORY_TESTS
+filestore-update-ignores-version|FILE|    if (head.result.entry.version != version)|    if (false)|FILE_TESTS
+history-write-unconditional|SIDE|    if (now == *side.basedOn)|    if (true)|HISTORY_TESTS
 etcdstore-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
 EOF
 }
@@ -96,12 +99,12 @@ while IFS='|' read -r name which old new tests; do
     echo "$name" | grep -Eq -- "$only" || continue
     case $which in
         ELECTOR) path=$elector ;; EXEC) path=$exec ;; MEMORY) path=$memory ;;
-        FILE) path=$file ;; ETCD) path=$etcd ;;
+        FILE) path=$file ;; ETCD) path=$etcd ;; SIDE) path=$side ;;
     esac
     case $tests in
         ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;;
         MEMORY_TESTS) tests=$memory_tests ;; FILE_TESTS) tests=$file_tests ;;
-        ETCD_TESTS) tests=$etcd_tests ;;
+        ETCD_TESTS) tests=$etcd_tests ;; HISTORY_TESTS) tests=$history_tests ;;
     esac
     cp "$path" "$backup/original"
     current=$path
@@ -135,7 +138,7 @@ while IFS='|' read -r name which old new tests; do
 done < "$backup/list"
 
 # The tree is back as it was: rebuild it so the build folder matches it.
-cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $memory_tests $file_tests $etcd_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
+cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $memory_tests $file_tests $etcd_tests $history_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
     || { echo "mutants: the restored tree does not build" >&2; exit 2; }
 
 echo "mutants: $killed killed, $survived survived, $broken broken"
