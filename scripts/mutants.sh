@@ -31,6 +31,7 @@ memory=libcluster/src/stores/memorystore.cpp
 file=libcluster/src/stores/filestore.cpp
 etcd=libcluster/src/etcd/etcdstore.cpp
 join=headless/joincommand.cpp
+side=libcluster/src/stores/store.cpp
 
 elector_tests="tst_elector tst_simulation"
 exec_tests="tst_execsupervisor tst_joinexec"
@@ -39,6 +40,7 @@ memory_tests="tst_store_memory"
 file_tests="tst_store_file"
 etcd_tests="tst_store_etcd"
 join_tests="tst_joinevents"
+history_tests="tst_storehistory tst_store_file"
 
 # name|file|exact line as it is|line as the mutant has it|tests
 mutants() {
@@ -56,8 +58,9 @@ exec-no-sigkill-after-grace|EXEC|        m_graceTimer.start(int(m_graceMs));|   
 exec-signals-the-shell-not-its-group|EXEC|        ::kill(-pid_t(m_pid), signalNumber);|        ::kill(pid_t(m_pid), signalNumber);|EXEC_TESTS
 exec-release-before-the-command-exits|EXEC|    return m_exited->future();|    return QtFuture::makeReadyFuture();|EXEC_TESTS
 exec-guard-no-prefork-deadline-check|GUARD|    if (tooLateToStart(m_deadline, m_graceMs)) {|    if (false) {|GUARD_TESTS
-memorystore-update-ignores-version|MEMORY|    if (current.version != version) {|    if (false) {|MEMORY_TESTS
-filestore-update-ignores-version|FILE|    } else if (head.result.entry.version != version) {|    } else if (false) {|FILE_TESTS
+memorystore-update-ignores-version|MEMORY|    if (current.version != version)|    if (false)|MEMORY_TESTS
+filestore-update-ignores-version|FILE|    if (head.result.entry.version != version)|    if (false)|FILE_TESTS
+history-write-unconditional|SIDE|    if (now == *side.basedOn)|    if (true)|HISTORY_TESTS
 etcdstore-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
 events-blocking-write|JOIN|    const OutputQueue::Result result = m_events->push(line);|    const OutputQueue::Result result = ::write(STDOUT_FILENO, line.constData(), size_t(line.size())) == line.size() ? OutputQueue::Result::Queued : OutputQueue::Result::Closed;|JOIN_TESTS
 EOF
@@ -104,12 +107,13 @@ while IFS='|' read -r name which old new tests; do
     echo "$name" | grep -Eq -- "$only" || continue
     case $which in
         ELECTOR) path=$elector ;; EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
-        FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;;
+        FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;; SIDE) path=$side ;;
     esac
     case $tests in
         ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;; GUARD_TESTS) tests=$guard_tests ;;
         MEMORY_TESTS) tests=$memory_tests ;; FILE_TESTS) tests=$file_tests ;;
         ETCD_TESTS) tests=$etcd_tests ;; JOIN_TESTS) tests=$join_tests ;;
+        HISTORY_TESTS) tests=$history_tests ;;
     esac
     cp "$path" "$backup/original"
     current=$path
@@ -143,7 +147,7 @@ while IFS='|' read -r name which old new tests; do
 done < "$backup/list"
 
 # The tree is back as it was: rebuild it so the build folder matches it.
-cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $join_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
+cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $join_tests $history_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
     || { echo "mutants: the restored tree does not build" >&2; exit 2; }
 
 echo "mutants: $killed killed, $survived survived, $broken broken"

@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 #include <QSignalSpy>
 
+#include <optional>
+
 namespace baton::test {
 
 void StoreContract::init()
@@ -250,7 +252,7 @@ void StoreContract::sideWriteGoesOnlyWithAWin()
     QFETCH(bool, create);
     QFETCH(bool, wins);
     const QString key = QStringLiteral("cluster:leader");
-    const StoreSideWrite side { QStringLiteral("history:leader"), doc(200) };
+    const StoreSideWrite side { QStringLiteral("history:leader"), doc(200), std::nullopt, {} };
     CallPtr call;
     StoreEntry sideBefore;
     if (create) {
@@ -292,6 +294,69 @@ void StoreContract::sideWriteGoesOnlyWithAWin()
             QCOMPARE(sideGot->result.entry.document, sideBefore.document);
             QCOMPARE(sideGot->result.entry.version, sideBefore.version);
         }
+    }
+}
+
+void StoreContract::aLateSideWriteNeverErasesANewerOne_data()
+{
+    QTest::addColumn<bool>("create");
+    QTest::addColumn<bool>("rebases");
+    QTest::newRow("a create's side write is built again over the newer one") << true << true;
+    QTest::newRow("a create's side write leaves the newer one when it declines") << true << false;
+    QTest::newRow("an update's side write is built again over the newer one") << false << true;
+    QTest::newRow("an update's side write leaves the newer one when it declines") << false << false;
+}
+
+// R7: a side write built from a version of its key that another writer has
+// since replaced (a leader's history write arriving after its successor's)
+// never writes over the newer document: it is built again over it, or
+// left out; the write it goes with wins or loses by its own version alone.
+void StoreContract::aLateSideWriteNeverErasesANewerOne()
+{
+    QFETCH(bool, create);
+    QFETCH(bool, rebases);
+    const QString key = QStringLiteral("cluster:leader");
+    CREATE_OK(read, QStringLiteral("history:leader"), doc(100));
+    // The successor's write of the side key, after the late writer read it.
+    const CallPtr newer = updateCall(read.key, doc(101), read.version);
+    WAIT_DONE(newer);
+    COMPARE_STATUS(newer, "Ok");
+
+    StoreSideWrite side { read.key, doc(200), read.version, {} };
+    std::optional<StoreEntry> rebasedOver;
+    int rebases_ = 0;
+    side.rebase = [&](const std::optional<StoreEntry> &current) -> std::optional<QJsonObject> {
+        ++rebases_;
+        rebasedOver = current;
+        if (!rebases)
+            return std::nullopt;
+        return QJsonObject { { QStringLiteral("n"), current->document.value(QLatin1String("n")) },
+                             { QStringLiteral("late"), 200 } };
+    };
+    CallPtr call;
+    if (create) {
+        call = createWithCall(key, doc(2), side);
+    } else {
+        CREATE_OK(first, key, doc(1));
+        call = updateWithCall(key, doc(2), first.version, side);
+    }
+    WAIT_DONE(call);
+    COMPARE_STATUS(call, "Ok");
+    const CallPtr got = getCall(key);
+    const CallPtr sideGot = getCall(side.key);
+    WAIT_DONE(got);
+    WAIT_DONE(sideGot);
+    QCOMPARE(got->result.entry.document, doc(2));
+    COMPARE_STATUS(sideGot, "Ok");
+    QVERIFY2(rebases_ >= 1, "the late side write was never built again");
+    QVERIFY(rebasedOver.has_value());
+    QCOMPARE(rebasedOver->document, doc(101));
+    if (rebases) {
+        QCOMPARE(sideGot->result.entry.document,
+                 (QJsonObject { { QStringLiteral("n"), 101 }, { QStringLiteral("late"), 200 } }));
+    } else {
+        QCOMPARE(sideGot->result.entry.document, doc(101));
+        QCOMPARE(sideGot->result.entry.version, newer->result.entry.version);
     }
 }
 

@@ -193,6 +193,8 @@ private Q_SLOTS:
     void listByPrefix();
     void sideWriteGoesOnlyWithAWin_data();
     void sideWriteGoesOnlyWithAWin();
+    void aLateSideWriteNeverErasesANewerOne_data();
+    void aLateSideWriteNeverErasesANewerOne();
     void conditionalUpdateWinsOnce_data();
     void conditionalUpdateWinsOnce();
     void watchReportsChangesUnderPrefix();

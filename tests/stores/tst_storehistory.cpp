@@ -6,6 +6,7 @@
 #include "testsupport.h"
 #include "filestore.h"
 #include "memorystore.h"
+#include "storeleasebackend.h"
 
 #include <baton/clusterservice.h>
 #include <baton/store.h>
@@ -114,6 +115,7 @@ private Q_SLOTS:
     void aHistoryTooLargeIsIgnoredWithOneWarning_data() { addStoreColumn(); }
     void aHistoryTooLargeIsIgnoredWithOneWarning();
     void encodeWithinKeepsTheNewestChangesThatFit();
+    void aLateHistoryWriteNeverErasesTheSuccessorsChange();
 };
 
 void TestStoreHistory::addStoreColumn()
@@ -389,6 +391,86 @@ void TestStoreHistory::aHistoryTooLargeIsIgnoredWithOneWarning()
                     .arg(leasehistory::maxDocumentBytes + 1)
                     .arg(leasehistory::maxDocumentBytes));
     expectHistoryStartedAgain(warning);
+}
+
+namespace {
+
+/*! What a backend's call answered, once it has. */
+std::optional<LeaseReply> answerOf(const std::function<void(LeaseBackend::Callback)> &call)
+{
+    std::optional<LeaseReply> reply;
+    call([&reply](const LeaseReply &r) { reply = r; });
+    // A bound only for a broken store.
+    if (!QTest::qWaitFor([&reply] { return reply.has_value(); }, 5000))
+        qWarning("the backend did not answer");
+    return reply;
+}
+
+LeaseRecord recordOf(const QString &holder, qint64 transitions)
+{
+    LeaseRecord record;
+    record.holder = holder;
+    record.leaseDurationMs = kLeaseMs;
+    record.acquireTime = record.renewTime = QDateTime::currentDateTimeUtc();
+    record.transitions = transitions;
+    return record;
+}
+
+} // namespace
+
+// R7, O2: the reproduction on the file store, whose history write
+// comes after the lease write. A leader frozen between the two, resumed
+// after a successor took its lease and stored that change, keeps the
+// successor's change and puts its own before it: the story of the failover
+// stays true.
+void TestStoreHistory::aLateHistoryWriteNeverErasesTheSuccessorsChange()
+{
+    QVERIFY(m_folder.isValid());
+    const QJsonObject parameters { { QStringLiteral("folder"), m_folder.filePath(QStringLiteral("late")) } };
+    FileStore storeA(QStringLiteral("Registry"), parameters, nullptr);
+    FileStore storeB(QStringLiteral("Registry"), parameters, nullptr);
+    QString error;
+    QVERIFY2(storeA.init(&error), qPrintable(error));
+    QVERIFY2(storeB.init(&error), qPrintable(error));
+    StoreLeaseBackend a(&storeA, kLease);
+    StoreLeaseBackend b(&storeB, kLease);
+
+    // A is frozen right after its lease write is won, before its history
+    // write; while it is, B takes the lease over and stores that change.
+    bool frozen = false;
+    std::optional<LeaseReply> takeover;
+    storeA.setWriteStepHook([&](FileStore::WriteStep at) {
+        if (at != FileStore::WriteStep::Verified || frozen)
+            return;
+        frozen = true;
+        const std::optional<LeaseReply> seen = answerOf([&b](auto done) { b.read(done); });
+        if (!seen || seen->outcome != LeaseReply::Outcome::Ok || !seen->state.exists)
+            return;
+        takeover = answerOf([&](auto done) {
+            b.update(recordOf(QStringLiteral("b"), seen->state.record.transitions + 1),
+                     seen->state.version, change(QStringLiteral("a"), QStringLiteral("b"), 0), done);
+        });
+    });
+    const std::optional<LeaseReply> acquired = answerOf([&](auto done) {
+        a.create(recordOf(QStringLiteral("a"), 1), change(QString(), QStringLiteral("a"), 0), done);
+    });
+    QVERIFY(frozen);
+    QVERIFY(acquired);
+    QCOMPARE(acquired->outcome, LeaseReply::Outcome::Ok);
+    QVERIFY(takeover);
+    QCOMPARE(takeover->outcome, LeaseReply::Outcome::Ok);
+
+    m_store = std::make_unique<FileStore>(QStringLiteral("Registry"), parameters, nullptr);
+    QVERIFY2(m_store->init(&error), qPrintable(error));
+    QCOMPARE(read(kLeaseKey).entry.document.value(QLatin1String("holderIdentity")).toString(),
+             QStringLiteral("b"));
+    const QList<HistoryEntry> stored = history();
+    QCOMPARE(stored.size(), 2);
+    QCOMPARE(stored.at(0).to, QStringLiteral("a"));
+    QCOMPARE(stored.at(0).transitions, acquired->state.record.transitions);
+    QCOMPARE(stored.at(1).from, QStringLiteral("a"));
+    QCOMPARE(stored.at(1).to, QStringLiteral("b"));
+    QCOMPARE(stored.at(1).transitions, takeover->state.record.transitions);
 }
 
 QTEST_GUILESS_MAIN(TestStoreHistory)

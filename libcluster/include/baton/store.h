@@ -9,6 +9,7 @@
 #include <QString>
 
 #include <functional>
+#include <optional>
 
 namespace baton {
 
@@ -61,17 +62,31 @@ struct BATON_EXPORT StoreResult
 };
 
 /*!
- * A second document that a conditional write carries (O2): written, whole
- * and unconditionally, only when the conditional write succeeds. The lease's
- * stored history (`history:<leaseName>`) travels this way with the
- * acquisition that changes the holder.
+ * A second document that a conditional write carries (O2): written only
+ * when the conditional write succeeds, and itself conditional on the
+ * version it was built from, so that a writer that comes late never
+ * erases what another wrote there since. The lease's stored history
+ * (`history:<leaseName>`) travels this way with the acquisition that
+ * changes the holder.
  */
 struct BATON_EXPORT StoreSideWrite
 {
     /*! The key of the second document, e.g. `history:cron`. */
     QString key;
-    /*! What it is replaced with. */
+    /*! What it is replaced with, when \a key still has the version basedOn. */
     QJsonObject document;
+    /*!
+     * The version of \a key that \a document was built from: empty when the
+     * key was absent. Unset: over whatever is there (a document that could
+     * not be read is replaced, as an unconditional remove clears it).
+     */
+    std::optional<QString> basedOn;
+    /*!
+     * When \a key has moved past basedOn: the document to write over what
+     * is there now (none when the key is now absent) instead, or none to
+     * leave it as it is. Unset: leave it.
+     */
+    std::function<std::optional<QJsonObject>(const std::optional<StoreEntry> &current)> rebase;
 };
 
 /*!

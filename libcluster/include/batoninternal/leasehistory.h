@@ -7,6 +7,8 @@
 #include <QList>
 #include <QString>
 
+#include <optional>
+
 namespace baton {
 
 /*!
@@ -75,6 +77,17 @@ BATON_INTERNAL_EXPORT bool decodeText(const QString &text, QList<HistoryEntry> *
 /*! \a changes with \a change appended, keeping the last \a length (at least one). */
 BATON_INTERNAL_EXPORT QList<HistoryEntry> appended(QList<HistoryEntry> changes, const HistoryEntry &change,
                                                    int length);
+
+/*!
+ * R7: \a changes with \a change put in its place by transitions, for a
+ * writer that comes after another stored a later change (a leader frozen
+ * between its lease write and its history write), keeping the last
+ * \a length. None when \a changes already holds a change of that term,
+ * or when the change would be the oldest one dropped.
+ */
+BATON_INTERNAL_EXPORT std::optional<QList<HistoryEntry>> inserted(QList<HistoryEntry> changes,
+                                                                 const HistoryEntry &change,
+                                                                 int length);
 
 } // namespace leasehistory
 } // namespace baton

@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <algorithm>
 #include <limits>
 
 namespace baton::leasehistory {
@@ -191,6 +192,28 @@ QList<HistoryEntry> appended(QList<HistoryEntry> changes, const HistoryEntry &ch
     const qsizetype keep = std::max(length, 1);
     if (changes.size() > keep)
         changes.remove(0, changes.size() - keep);
+    return changes;
+}
+
+std::optional<QList<HistoryEntry>> inserted(QList<HistoryEntry> changes,
+                                            const HistoryEntry &change, int length)
+{
+    const auto sameTerm = [&change](const HistoryEntry &stored) {
+        return stored.transitions == change.transitions;
+    };
+    if (std::any_of(changes.cbegin(), changes.cend(), sameTerm))
+        return std::nullopt;
+    const auto later = std::find_if(changes.cbegin(), changes.cend(),
+                                    [&change](const HistoryEntry &stored) {
+                                        return stored.transitions > change.transitions;
+                                    });
+    const qsizetype at = later - changes.cbegin();
+    changes.insert(at, change);
+    const qsizetype drop = changes.size() - std::max(length, 1);
+    if (drop > at)
+        return std::nullopt;
+    if (drop > 0)
+        changes.remove(0, drop);
     return changes;
 }
 

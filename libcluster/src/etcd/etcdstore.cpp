@@ -7,6 +7,7 @@
 #include "etcdwatch.h"
 #include "etcdwatchhub.h"
 #include "logging.h"
+#include "sidewrite.h"
 #include "storesupport.h"
 
 #include <QJsonArray>
@@ -188,10 +189,10 @@ void EtcdStore::createKeys(const QString &key, const QJsonObject &document,
     const QString operation = QStringLiteral("create");
     QJsonArray puts { etcdtxn::putOp(full, document) };
     if (side)
-        puts.append(etcdtxn::putOp(fullKey(side->key), side->document));
+        puts.append(etcdtxn::sideOp(fullKey(side->key), *side));
     const QJsonObject body = etcdtxn::txn(etcdtxn::absent(full), puts, etcdtxn::rangeOp(full));
     m_client->call(QStringLiteral("/v3/kv/txn"), body,
-                   [this, operation, key, document, done = std::move(done)](
+                   [this, operation, key, document, side, done = std::move(done)](
                            const QJsonObject &json, const Failure &failed) {
         if (failed) {
             deliver(done, *failed);
@@ -205,7 +206,8 @@ void EtcdStore::createKeys(const QString &key, const QJsonObject &document,
             return;
         }
         if (succeeded) {
-            deliver(done, success(StoreEntry { key, document, QString::number(revision) }));
+            finishSide(json, side,
+                       success(StoreEntry { key, document, QString::number(revision) }), done);
             return;
         }
         std::optional<StoreEntry> current;
@@ -219,6 +221,19 @@ void EtcdStore::createKeys(const QString &key, const QJsonObject &document,
             deliver(done, conflict(*current, QStringLiteral("%1: key \"%2\" already exists")
                                                      .arg(describe(), key)));
     });
+}
+
+void EtcdStore::finishSide(const QJsonObject &answer, const std::optional<StoreSideWrite> &side,
+                           const StoreResult &result, const Callback &done)
+{
+    // The side document is the second operation of the write's txn. Not
+    // written there: another writer came since it was read, and it is built
+    // again over what that writer left, before the write's answer goes out.
+    if (!side || etcdtxn::sideApplied(answer, 1)) {
+        deliver(done, result);
+        return;
+    }
+    sidewrite::write(this, *side, [this, result, done] { deliver(done, result); });
 }
 
 void EtcdStore::update(const QString &key, const QJsonObject &document, const QString &version,
@@ -252,10 +267,10 @@ void EtcdStore::updateWith(const QString &key, const QJsonObject &document,
     const QJsonObject body = etcdtxn::txn(
             etcdtxn::modifiedAt(full, *revision),
             QJsonArray { etcdtxn::putOp(full, document),
-                         etcdtxn::putOp(fullKey(side.key), side.document) },
+                         etcdtxn::sideOp(fullKey(side.key), side) },
             etcdtxn::rangeOp(full));
     m_client->call(QStringLiteral("/v3/kv/txn"), body,
-                   [this, key, document, version, done = std::move(done)](
+                   [this, key, document, version, side, done = std::move(done)](
                            const QJsonObject &json, const Failure &failed) {
         const QString operation = QStringLiteral("update");
         bool succeeded = false;
@@ -266,7 +281,8 @@ void EtcdStore::updateWith(const QString &key, const QJsonObject &document,
         else if (!etcdtxn::outcome(json, &succeeded, &written, &why))
             deliver(done, badReply(operation, key, why));
         else if (succeeded)
-            deliver(done, success(StoreEntry { key, document, QString::number(written) }));
+            finishSide(json, std::optional(side),
+                       success(StoreEntry { key, document, QString::number(written) }), done);
         else
             deliver(done, notApplied(operation, key, version,
                                      etcdtxn::response(json, 0, QStringLiteral("response_range"))));

@@ -91,6 +91,12 @@ private:
                        Callback done);
 
     /*! create() and createWith(): \a side is none for a create of one key. */
+    /*!
+     * Delivers \a result, of the write whose txn \a answer answered, once
+     * \a side (its second operation) is written.
+     */
+    void finishSide(const QJsonObject &answer, const std::optional<StoreSideWrite> &side,
+                    const StoreResult &result, const Callback &done);
     void createKeys(const QString &key, const QJsonObject &document,
                     const std::optional<StoreSideWrite> &side, Callback done);
     /*! Sends what m_updates lets go now, one txn per batch. */

@@ -50,6 +50,32 @@ QJsonObject txn(const QJsonObject &compare, const QJsonArray &success, const QJs
                          { QStringLiteral("failure"), QJsonArray { failure } } };
 }
 
+QJsonObject sideOp(const QByteArray &key, const StoreSideWrite &side)
+{
+    if (!side.basedOn)
+        return putOp(key, side.document);
+    // A version this store never issued compares with nothing it has: the
+    // write is then built again over what is there.
+    const QJsonObject compare =
+            side.basedOn->isEmpty() ? absent(key) : modifiedAt(key, side.basedOn->toLongLong());
+    return QJsonObject { { QStringLiteral("request_txn"),
+                           txn(compare, putOp(key, side.document), rangeOp(key)) } };
+}
+
+bool sideApplied(const QJsonObject &answer, qsizetype index)
+{
+    const QJsonValue reply = answer.value(QLatin1String("responses")).toArray().at(index);
+    if (!reply.toObject().contains(QLatin1String("response_txn")))
+        return reply.toObject().contains(QLatin1String("response_put"));
+    bool succeeded = false;
+    return etcdcodec::optionalBool(reply.toObject()
+                                           .value(QLatin1String("response_txn"))
+                                           .toObject()
+                                           .value(QLatin1String("succeeded")),
+                                   &succeeded)
+            && succeeded;
+}
+
 bool outcome(const QJsonObject &answer, bool *succeeded, qint64 *revision, QString *why)
 {
     if (!etcdcodec::optionalBool(answer.value(QLatin1String("succeeded")), succeeded)) {

@@ -19,6 +19,15 @@ QJsonObject absent(const QByteArray &key);
 QJsonObject modifiedAt(const QByteArray &key, qint64 revision);
 QJsonObject putOp(const QByteArray &key, const QJsonObject &document);
 QJsonObject rangeOp(const QByteArray &key);
+/*!
+ * R7: the put of \a side, conditional on the version it was built from:
+ * a txn of its own, nested in the one of the write it goes with, so that
+ * the write wins or loses by its own comparison alone. Unconditional when
+ * \a side was built from no version (sideApplied() then says true).
+ */
+QJsonObject sideOp(const QByteArray &key, const StoreSideWrite &side);
+/*! Whether the \a index-th response of \a answer, a sideOp(), wrote its document. */
+bool sideApplied(const QJsonObject &answer, qsizetype index);
 /*! One comparison, one operation when it holds, another when it does not. */
 QJsonObject txn(const QJsonObject &compare, const QJsonObject &success, const QJsonObject &failure);
 /*! One comparison, the operations when it holds, one operation when it does not. */

@@ -2,6 +2,7 @@
 
 #include "earlierlayout.h"
 #include "logging.h"
+#include "sidewrite.h"
 #include <batoninternal/privatefiles.h>
 #include "storesupport.h"
 
@@ -353,9 +354,10 @@ StoreResult FileStore::updateNow(const QString &key, const QJsonObject &document
 
 void FileStore::writeSideNow(const StoreSideWrite &side)
 {
-    // Whole, over whatever is there: an unreadable file included, as an
-    // unconditional remove clears one. Another writer's version in between
-    // costs another try, a few times at most.
+    // R7: conditional on the version the document was built from. A writer
+    // frozen between its record's version and this write finds what a
+    // successor wrote meanwhile, and builds on it instead of erasing it.
+    // Another writer's version in between costs another try, a few at most.
     constexpr int kTries = 3;
     StoreResult result;
     for (int tries = 0; tries < kTries; ++tries) {
@@ -363,12 +365,27 @@ void FileStore::writeSideNow(const StoreSideWrite &side)
             result = *refused;
             break;
         }
-        const Head head = m_files->readHead(side.key);
+        Head head = m_files->readHead(side.key);
         if (head.result.status == Status::Unavailable) {
             result = head.result;
             break;
         }
-        result = writeNext(side.key, head, side.document);
+        std::optional<StoreEntry> current;
+        if (head.result.ok()) {
+            current = head.result.entry;
+        } else if (head.result.status == Status::BadReply) {
+            // Only a write built from no readable version replaces an
+            // unreadable file, as an unconditional remove clears one.
+            if (side.basedOn) {
+                result = head.result;
+                break;
+            }
+            head.result = StoreResult();
+        }
+        const std::optional<QJsonObject> document = sidewrite::documentOver(side, current);
+        if (!document)
+            return;
+        result = writeNext(side.key, head, *document);
         if (result.status != Status::Conflict)
             break;
     }
@@ -520,6 +537,17 @@ void FileStore::rescan()
         }
         for (auto seen = state.seen.begin(); seen != state.seen.end();) {
             if (found.entries.contains(seen.key()) || found.unreadable.contains(seen.key())) {
+                ++seen;
+                continue;
+            }
+            // A listing may miss a record being replaced (its new name and
+            // its old both): read it by its names before calling it removed.
+            const Head again = m_files->readHead(seen.key());
+            if (again.result.ok() || again.result.status == Status::Unavailable) {
+                if (again.result.ok() && again.result.entry.version != seen.value()) {
+                    seen.value() = again.result.entry.version;
+                    changes.append({ it.key(), again.result.entry, false });
+                }
                 ++seen;
                 continue;
             }

@@ -1,6 +1,7 @@
 #include "memorystore.h"
 
 #include "logging.h"
+#include "sidewrite.h"
 #include "storesupport.h"
 
 #include <QFile>
@@ -255,8 +256,16 @@ void MemoryStore::commitAndDeliver(const QString &key, const QJsonObject &docume
                                    Callback done, const std::optional<StoreSideWrite> &side)
 {
     QList<Change> changes { { key, document } };
-    if (side)
-        changes.append({ side->key, side->document });
+    // R7: the side document goes on the version it was built from, in the
+    // same commit; another writer's since is built on or left alone.
+    std::optional<QJsonObject> sideDocument;
+    if (side) {
+        sideDocument = sidewrite::documentOver(
+                *side, m_documents.contains(side->key) ? std::optional(entryFor(side->key))
+                                                       : std::nullopt);
+    }
+    if (sideDocument)
+        changes.append({ side->key, *sideDocument });
     QString error;
     if (!commit(changes, &error)) {
         deliver(std::move(done), failure(Status::Unavailable, error));
@@ -264,7 +273,7 @@ void MemoryStore::commitAndDeliver(const QString &key, const QJsonObject &docume
     }
     deliver(std::move(done), success(entryFor(key)));
     notifyWatches(key);
-    if (side)
+    if (sideDocument)
         notifyWatches(side->key);
 }
 

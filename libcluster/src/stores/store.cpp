@@ -1,29 +1,42 @@
 #include <baton/store.h>
 
 #include "logging.h"
+#include "sidewrite.h"
 
 
 namespace baton {
 
+namespace sidewrite {
+
+std::optional<QJsonObject> documentOver(const StoreSideWrite &side,
+                                        const std::optional<StoreEntry> &current)
+{
+    if (!side.basedOn)
+        return side.document;
+    const QString now = current ? current->version : QString();
+    if (now == *side.basedOn)
+        return side.document;
+    // Another writer came between the read this document was built from and
+    // this write: what it wrote stays unless the rebase keeps it.
+    if (!side.rebase)
+        return std::nullopt;
+    return side.rebase(current);
+}
+
 namespace {
 
-// A side document is written whole over whatever is there; another writer's
-// version in between only costs a read and another try, a few times at most.
+// Another writer's version in between only costs a read and another try, a
+// few times at most.
 constexpr int kSideWriteTries = 3;
 
-/*!
- * Writes \a side over whatever \a store holds at its key, with the
- * conditional writes every store has, then calls \a finished. A failure is
- * logged: the write it goes with has already succeeded.
- */
-void writeSide(Store *store, const StoreSideWrite &side, int triesLeft,
-               std::function<void()> finished)
+void writeTry(Store *store, const StoreSideWrite &side, int triesLeft,
+              std::function<void()> finished)
 {
     store->get(side.key, [store, side, triesLeft, finished = std::move(finished)](
                                  const StoreResult &current) mutable {
         auto written = [store, side, triesLeft, finished](const StoreResult &result) mutable {
             if (result.status == StoreResult::Status::Conflict && triesLeft > 1) {
-                writeSide(store, side, triesLeft - 1, std::move(finished));
+                writeTry(store, side, triesLeft - 1, std::move(finished));
                 return;
             }
             if (!result.ok())
@@ -32,14 +45,34 @@ void writeSide(Store *store, const StoreSideWrite &side, int triesLeft,
                                                              result.errorString);
             finished();
         };
-        if (current.ok())
-            store->update(side.key, side.document, current.entry.version, std::move(written));
-        else if (current.status == StoreResult::Status::NotFound)
-            store->create(side.key, side.document, std::move(written));
-        else
+        if (!current.ok() && current.status != StoreResult::Status::NotFound) {
             written(current);
+            return;
+        }
+        const std::optional<StoreEntry> now =
+                current.ok() ? std::optional(current.entry) : std::nullopt;
+        const std::optional<QJsonObject> document = documentOver(side, now);
+        if (!document) {
+            finished();
+            return;
+        }
+        if (now)
+            store->update(side.key, *document, now->version, std::move(written));
+        else
+            store->create(side.key, *document, std::move(written));
     });
 }
+
+} // namespace
+
+void write(Store *store, const StoreSideWrite &side, std::function<void()> finished)
+{
+    writeTry(store, side, kSideWriteTries, std::move(finished));
+}
+
+} // namespace sidewrite
+
+namespace {
 
 /*! The answer to a conditional write that, when it won, writes \a side before \a done hears of it. */
 Store::Callback thenWriteSide(Store *store, const StoreSideWrite &side, Store::Callback done)
@@ -49,7 +82,7 @@ Store::Callback thenWriteSide(Store *store, const StoreSideWrite &side, Store::C
             done(result);
             return;
         }
-        writeSide(store, side, kSideWriteTries, [done, result] { done(result); });
+        sidewrite::write(store, side, [done, result] { done(result); });
     };
 }
 

@@ -133,10 +133,16 @@ void StoreLeaseBackend::readHistory(const std::optional<HistoryEntry> &change, W
     });
 }
 
-std::optional<QList<HistoryEntry>> StoreLeaseBackend::storedChanges(const StoreResult &stored)
+std::optional<StoreLeaseBackend::StoredHistory>
+StoreLeaseBackend::storedChanges(const StoreResult &stored)
 {
     using Status = StoreResult::Status;
-    QList<HistoryEntry> changes;
+    StoredHistory history;
+    if (stored.ok())
+        history.version = stored.entry.version;
+    else if (stored.status == Status::NotFound)
+        history.version = QString();
+    QList<HistoryEntry> &changes = history.changes;
     if (stored.status == Status::Unavailable) {
         // The acquisition goes on without its history rather than wait for it.
         warnOnce(QStringLiteral("%1: lease history \"%2\" not read, so a change goes unrecorded: %3")
@@ -153,17 +159,35 @@ std::optional<QList<HistoryEntry>> StoreLeaseBackend::storedChanges(const StoreR
         warnOnce(QStringLiteral("%1: lease history \"%2\" ignored and started again: %3")
                          .arg(describe(), m_historyKey, error));
     }
-    return changes;
+    return history;
 }
 
-StoreSideWrite StoreLeaseBackend::historyWrite(const QList<HistoryEntry> &stored,
-                                               HistoryEntry change, qint64 transitions) const
+StoreSideWrite StoreLeaseBackend::historyWrite(const StoredHistory &stored, HistoryEntry change,
+                                               qint64 transitions) const
 {
     // The change names the term it began as the record written has it: the
     // create path may have raised the Elector's count (F7).
     change.transitions = transitions;
-    return StoreSideWrite { m_historyKey,
-                            leasehistory::encodeWithin(leasehistory::appended(stored, change, m_historyLength)) };
+    StoreSideWrite side { m_historyKey,
+                          leasehistory::encodeWithin(
+                                  leasehistory::appended(stored.changes, change, m_historyLength)),
+                          stored.version, {} };
+    // R7: a successor wrote the history since it was read (this write comes
+    // late: a freeze between the record's write and this one). Its changes
+    // stay; this one goes in its place among them, or not at all.
+    side.rebase = [change, length = m_historyLength](const std::optional<StoreEntry> &current)
+            -> std::optional<QJsonObject> {
+        QList<HistoryEntry> changes;
+        QString error;
+        if (current && !leasehistory::decode(current->document, &changes, &error))
+            return std::nullopt; // unreadable now: the next acquisition starts it again
+        const std::optional<QList<HistoryEntry>> merged =
+                leasehistory::inserted(changes, change, length);
+        if (!merged)
+            return std::nullopt;
+        return leasehistory::encodeWithin(*merged);
+    };
+    return side;
 }
 
 void StoreLeaseBackend::create(const LeaseRecord &record, const std::optional<HistoryEntry> &change,
@@ -172,7 +196,7 @@ void StoreLeaseBackend::create(const LeaseRecord &record, const std::optional<Hi
     if (!m_store)
         return;
     readHistory(change, [this, record, change, done = std::move(done)](
-                                const std::optional<QList<HistoryEntry>> &history) mutable {
+                                const std::optional<StoredHistory> &history) mutable {
         if (!m_store)
             return;
         const auto *floor = dynamic_cast<const VersionFloor *>(m_store.data());
@@ -214,7 +238,7 @@ void StoreLeaseBackend::update(const LeaseRecord &record, const QString &version
     if (!m_store)
         return;
     readHistory(change, [this, record, version, change, done = std::move(done)](
-                                const std::optional<QList<HistoryEntry>> &history) mutable {
+                                const std::optional<StoredHistory> &history) mutable {
         if (!m_store)
             return;
         if (history)

@@ -35,17 +35,27 @@ public:
     bool startWatching() override;
 
 private:
-    /*! The stored changes to append to, or none when nothing is to be recorded. */
-    using WithHistory = std::function<void(const std::optional<QList<HistoryEntry>> &)>;
+    /*! The stored changes to append to, and the version they were read at. */
+    struct StoredHistory
+    {
+        QList<HistoryEntry> changes;
+        /*! Empty when there was none; unset when it could not be read (R7). */
+        std::optional<QString> version;
+    };
+    /*! The stored history to append to, or none when nothing is to be recorded. */
+    using WithHistory = std::function<void(const std::optional<StoredHistory> &)>;
     /*!
      * Reads the stored history when \a change is to be recorded and calls
      * \a write with it; at once with none when there is nothing to record.
      */
     void readHistory(const std::optional<HistoryEntry> &change, WithHistory write);
-    /*! The changes \a stored (the get of the history) holds; none when it could not be read. */
-    std::optional<QList<HistoryEntry>> storedChanges(const struct StoreResult &stored);
-    /*! The write of the history: \a stored with \a change, which began the term \a transitions. */
-    struct StoreSideWrite historyWrite(const QList<HistoryEntry> &stored, HistoryEntry change,
+    /*! The history \a stored (the get of the history) holds; none when it could not be read. */
+    std::optional<StoredHistory> storedChanges(const struct StoreResult &stored);
+    /*!
+     * The write of the history: \a stored with \a change, which began the
+     * term \a transitions, on the version it was read at (R7).
+     */
+    struct StoreSideWrite historyWrite(const StoredHistory &stored, HistoryEntry change,
                                        qint64 transitions) const;
     void warnOnce(const QString &message);
     std::function<void(const struct StoreResult &)> guarded(Callback done, bool isWrite);

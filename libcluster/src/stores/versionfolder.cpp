@@ -10,6 +10,7 @@
 #include <QJsonObject>
 #include <QUrl>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -124,6 +125,8 @@ VersionFolder::Head VersionFolder::readHead(const QString &key, const KeyFiles *
                 return { failure(Status::Unavailable, error), 0 };
             listed = all.value(key);
         }
+        if (listed.versions.isEmpty())
+            listed = probeVersions(key);
         if (listed.versions.isEmpty()) {
             return { failure(Status::NotFound,
                              QStringLiteral("%1: no key \"%2\" (no file of it in %3)")
@@ -152,6 +155,8 @@ VersionFolder::Head VersionFolder::readHead(const QString &key, const KeyFiles *
                          highest };
             }
         }
+        if (head.version != 0)
+            noteVersion(key, head.version);
         return head;
     }
     return { failure(Status::Unavailable,
@@ -222,6 +227,33 @@ VersionFolder::Head VersionFolder::readVersionFile(const QString &key, quint64 v
              stored, envelope.value(QLatin1String("writer")).toString() };
 }
 
+VersionFolder::KeyFiles VersionFolder::probeVersions(const QString &key) const
+{
+    KeyFiles found;
+    const auto seen = m_seen.constFind(key);
+    if (seen == m_seen.cend())
+        return found;
+    // Each write makes the version after the highest one, so the record is
+    // at the one seen or above; one already collected has a newer one.
+    quint64 version = *seen;
+    for (int misses = 0; misses < 2; ++version) {
+        const QString name = fileName(key, version);
+        if (QFileInfo::exists(filePath(name))) {
+            found.versions.insert(version, name);
+            misses = 0;
+        } else if (!found.versions.isEmpty() || version > *seen) {
+            ++misses;
+        }
+    }
+    return found;
+}
+
+void VersionFolder::noteVersion(const QString &key, quint64 version) const
+{
+    quint64 &seen = m_seen[key];
+    seen = std::max(seen, version);
+}
+
 QString VersionFolder::writtenOver(const QString &key, quint64 version) const
 {
     QFile file(filePath(fileName(key, version)));
@@ -239,7 +271,8 @@ bool VersionFolder::newestVersion(const QString &key, quint64 *version, QString 
         *errorString = error;
         return false;
     }
-    *version = files.versions.isEmpty() ? 0 : files.versions.lastKey();
+    const KeyFiles known = files.versions.isEmpty() ? probeVersions(key) : files;
+    *version = known.versions.isEmpty() ? 0 : known.versions.lastKey();
     return true;
 }
 
@@ -287,8 +320,10 @@ VersionFolder::Link VersionFolder::linkVersion(const QString &temporary, const Q
                               QFile::encodeName(target).constData());
     const int linkError = errno;
     ::unlink(QFile::encodeName(temporary).constData());
-    if (linked == 0)
+    if (linked == 0) {
+        noteVersion(key, version);
         return Link::Created;
+    }
     if (linkError == EEXIST)
         return Link::Taken;
     *errorString = QStringLiteral("%1: cannot create %2: %3")

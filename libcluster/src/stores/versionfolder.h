@@ -88,9 +88,23 @@ public:
 
 private:
     Head readVersionFile(const QString &key, quint64 version, const QString &fileName) const;
+    /*!
+     * The versions of \a key found by their names, from the highest this
+     * folder has seen of it up: for a listing that showed none, as POSIX
+     * lets a listing during a rename miss both the new name and the old.
+     */
+    KeyFiles probeVersions(const QString &key) const;
+    /*! Keeps \a version as the highest seen of \a key, where probeVersions() starts. */
+    void noteVersion(const QString &key, quint64 version) const;
 
     QString m_path;
     QString m_description;
+    /*!
+     * key -> the highest version this folder has read or linked. A key's
+     * files never all go (its highest version, a removal's included, is
+     * kept), so versions from there up are where the record is.
+     */
+    mutable QHash<QString, quint64> m_seen;
 };
 
 } // namespace baton
