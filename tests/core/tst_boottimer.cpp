@@ -10,9 +10,16 @@
 #include "boottimer.h"
 #include <baton/clock.h>
 
+#include <QDir>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include <unistd.h>
 
 using namespace baton;
 
@@ -30,6 +37,21 @@ void runEventsFor(int ms)
     QSignalSpy done(&reference, &QTimer::timeout);
     reference.start(ms);
     QVERIFY(done.wait(ms + 10000));
+}
+
+/*! The timerfds this process holds: the timer descriptors its event loop polls. */
+int timerDescriptors()
+{
+    int count = 0;
+    const QString folder = QStringLiteral("/proc/self/fd");
+    for (const QString &name : QDir(folder).entryList(QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot)) {
+        char target[64] = {};
+        const QByteArray path = QFile::encodeName(folder + QLatin1Char('/') + name);
+        if (::readlink(path.constData(), target, sizeof target - 1) > 0
+            && qstrcmp(target, "anon_inode:[timerfd]") == 0)
+            ++count;
+    }
+    return count;
 }
 
 } // namespace
@@ -51,6 +73,8 @@ private Q_SLOTS:
     void anExpiryNotYetDeliveredIsForgottenWhenReArmed();
     void stopCancels_data();
     void stopCancels();
+    void theTimersOfAThreadShareOneDescriptorHoweverMany();
+    void manyTimersEachFireOnceAndADeletedOneNever();
 
 private:
     static void kinds();
@@ -184,6 +208,55 @@ void TestBootTimer::stopCancels()
     timer.stop();
     runEventsFor(int(intervalMs));
     QCOMPARE(fired.count(), 0);
+}
+
+void TestBootTimer::theTimersOfAThreadShareOneDescriptorHoweverMany()
+{
+    // P3: a process in a thousand elections has a wake timer each; its
+    // event loop polls every descriptor at every turn, for every event of
+    // any election, so the timers share one: counted, not timed.
+#ifndef Q_OS_LINUX
+    QSKIP("timerfd is Linux only");
+#endif
+    const int before = timerDescriptors();
+    auto heldBy = [before](int count) {
+        std::vector<std::unique_ptr<BootTimer>> timers;
+        for (int i = 0; i < count; ++i) {
+            timers.push_back(std::make_unique<BootTimer>());
+            timers.back()->start(neverMs + i);
+        }
+        return timerDescriptors() - before;
+    };
+    const int ten = heldBy(10);
+    const int thousand = heldBy(1000);
+    QCOMPARE(thousand, ten);
+    QCOMPARE(ten, 1);
+    QCOMPARE(timerDescriptors(), before); // it went with the last timer
+}
+
+void TestBootTimer::manyTimersEachFireOnceAndADeletedOneNever()
+{
+    // F4 with one descriptor for all: each timer fires once, when due,
+    // whatever the others do; one deleted by another's slot never fires.
+    std::vector<std::unique_ptr<BootTimer>> timers;
+    int fired = 0;
+    for (int i = 0; i < 200; ++i) {
+        timers.push_back(std::make_unique<BootTimer>());
+        connect(timers.back().get(), &BootTimer::timeout, this, [&fired] { ++fired; });
+        timers.back()->start((i % 10) * 5);
+    }
+    auto first = std::make_unique<BootTimer>();
+    auto second = std::make_unique<BootTimer>();
+    int pairFired = 0;
+    connect(first.get(), &BootTimer::timeout, this, [&] { ++pairFired; second.reset(); });
+    connect(second.get(), &BootTimer::timeout, this, [&] { ++pairFired; first.reset(); });
+    first->start(0);
+    second->start(0);
+    QTRY_COMPARE_WITH_TIMEOUT(fired, 200, 10000);
+    runEventsFor(4 * int(intervalMs));
+    QCOMPARE(fired, 200);
+    QCOMPARE(pairFired, 1);
+    QVERIFY(std::none_of(timers.cbegin(), timers.cend(), [](const auto &t) { return t->isActive(); }));
 }
 
 QTEST_GUILESS_MAIN(TestBootTimer)

@@ -1,19 +1,188 @@
 #include "boottimer.h"
 
+#include <QPointer>
 #include <QSocketNotifier>
 #include <QTimer>
 
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <map>
+#include <vector>
 
 #if defined(Q_OS_LINUX)
 #include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 #define BATON_HAVE_TIMERFD 1
 #endif
 
 namespace baton {
+
+/*!
+ * The one timerfd that the BootTimers of a thread share, armed for the
+ * earliest of their deadlines: one descriptor for the event loop to poll
+ * however many timers there are, and starting or stopping one costs a
+ * look-up in the deadlines, not a descriptor. It lives while a timer of
+ * its thread uses it.
+ */
+class BootTimerQueue : public QObject
+{
+public:
+    /*! This thread's queue, made when needed; null where no timerfd can be had. */
+    static BootTimerQueue *acquire();
+    /*! One timer of this thread fewer: the queue goes with the last. */
+    void release();
+
+    void schedule(BootTimer *timer, qint64 deadlineNs);
+    void cancel(BootTimer *timer);
+
+private:
+    explicit BootTimerQueue(int fd);
+    ~BootTimerQueue() override;
+
+    void arm();
+    void onReadable();
+
+    int m_fd;
+    QSocketNotifier m_notifier;
+    std::multimap<qint64, BootTimer *> m_deadlines;
+    /*! The deadline the descriptor is armed for; -1: disarmed. */
+    qint64 m_armedNs = -1;
+    int m_users = 0;
+    bool m_firing = false;
+};
+
+namespace {
+
+#ifdef BATON_HAVE_TIMERFD
+thread_local BootTimerQueue *t_queue = nullptr;
+
+qint64 bootNowNs()
+{
+    timespec now {};
+    clock_gettime(CLOCK_BOOTTIME, &now);
+    return qint64(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+#endif
+
+} // namespace
+
+BootTimerQueue *BootTimerQueue::acquire()
+{
+#ifdef BATON_HAVE_TIMERFD
+    if (!t_queue) {
+        const int fd = timerfd_create(CLOCK_BOOTTIME, TFD_NONBLOCK | TFD_CLOEXEC);
+        if (fd < 0)
+            return nullptr;
+        t_queue = new BootTimerQueue(fd);
+    }
+    ++t_queue->m_users;
+    return t_queue;
+#else
+    return nullptr;
+#endif
+}
+
+void BootTimerQueue::release()
+{
+    if (--m_users > 0)
+        return;
+#ifdef BATON_HAVE_TIMERFD
+    if (t_queue == this)
+        t_queue = nullptr; // a timer started from now on gets a new queue
+#endif
+    if (!m_firing)
+        delete this;
+}
+
+BootTimerQueue::BootTimerQueue(int fd)
+    : m_fd(fd)
+    , m_notifier(qintptr(fd), QSocketNotifier::Read)
+{
+    connect(&m_notifier, &QSocketNotifier::activated, this, &BootTimerQueue::onReadable);
+}
+
+BootTimerQueue::~BootTimerQueue()
+{
+#ifdef BATON_HAVE_TIMERFD
+    m_notifier.setEnabled(false); // before the descriptor it watches goes
+    ::close(m_fd);
+#endif
+}
+
+void BootTimerQueue::schedule(BootTimer *timer, qint64 deadlineNs)
+{
+    cancel(timer);
+    timer->m_deadlineNs = deadlineNs;
+    timer->m_queued = true;
+    m_deadlines.emplace(deadlineNs, timer);
+    // A later deadline waits behind the armed one; only an earlier re-arms.
+    if (m_armedNs < 0 || deadlineNs < m_armedNs)
+        arm();
+}
+
+void BootTimerQueue::cancel(BootTimer *timer)
+{
+    if (!timer->m_queued)
+        return;
+    timer->m_queued = false;
+    auto [it, end] = m_deadlines.equal_range(timer->m_deadlineNs);
+    for (; it != end; ++it) {
+        if (it->second == timer) {
+            m_deadlines.erase(it);
+            break;
+        }
+    }
+    // The descriptor stays armed: waking for nothing once is cheaper than
+    // a system call at every stop.
+}
+
+void BootTimerQueue::arm()
+{
+#ifdef BATON_HAVE_TIMERFD
+    itimerspec spec {};
+    if (m_deadlines.empty()) {
+        m_armedNs = -1;
+    } else {
+        // Relative, as a timer of its own was: libfaketime scales relative
+        // timers (the clock-drift tests). An all-zero it_value would
+        // disarm: a deadline already past is 1 ns away.
+        m_armedNs = m_deadlines.begin()->first;
+        const qint64 left = std::max<qint64>(1, m_armedNs - bootNowNs());
+        spec.it_value.tv_sec = time_t(left / 1'000'000'000);
+        spec.it_value.tv_nsec = long(left % 1'000'000'000);
+    }
+    // Setting a timerfd also clears the expirations of its earlier arming.
+    timerfd_settime(m_fd, 0, &spec, nullptr);
+#endif
+}
+
+void BootTimerQueue::onReadable()
+{
+#ifdef BATON_HAVE_TIMERFD
+    std::uint64_t expirations = 0;
+    // EAGAIN: re-armed since the notifier saw it; the clock decides below.
+    (void)::read(m_fd, &expirations, sizeof expirations);
+    const qint64 now = bootNowNs();
+    // Taken out before any fires: a slot may start, stop or delete any timer.
+    std::vector<std::pair<QPointer<BootTimer>, quint64>> due;
+    while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
+        BootTimer *timer = m_deadlines.begin()->second;
+        m_deadlines.erase(m_deadlines.begin());
+        timer->m_queued = false;
+        due.emplace_back(timer, timer->m_arming);
+    }
+    arm();
+    m_firing = true;
+    for (const auto &[timer, arming] : due)
+        if (timer && timer->m_arming == arming)
+            timer->fire();
+    m_firing = false;
+    if (m_users == 0)
+        deleteLater(); // its last timer went in a slot: not under its own notifier's signal
+#endif
+}
 
 BootTimer::BootTimer(QObject *parent)
     : BootTimer(Kind::BootClock, parent)
@@ -28,19 +197,14 @@ BootTimer::BootTimer(Kind kind, QObject *parent)
 
 void BootTimer::prepare()
 {
-    if (m_notifier || m_fallback)
+    if (m_queue || m_fallback)
         return;
-    // Made at the first start(), not before: a process with a thousand
-    // elections arms the stop timers of only those that stop.
-#ifdef BATON_HAVE_TIMERFD
+    // At the first start(), not before: a process with a thousand
+    // elections holds the queue only for timers that run.
     if (m_kind == Kind::BootClock)
-        m_fd = timerfd_create(CLOCK_BOOTTIME, TFD_NONBLOCK | TFD_CLOEXEC);
-    if (m_fd >= 0) {
-        m_notifier = new QSocketNotifier(qintptr(m_fd), QSocketNotifier::Read, this);
-        connect(m_notifier, &QSocketNotifier::activated, this, &BootTimer::onReadable);
+        m_queue = BootTimerQueue::acquire();
+    if (m_queue)
         return;
-    }
-#endif
     // No timerfd (another system, or none left to this process): the
     // interval is counted on CLOCK_MONOTONIC, which misses a suspend; the
     // decisions themselves still read CLOCK_BOOTTIME and catch up at the
@@ -53,61 +217,35 @@ void BootTimer::prepare()
 
 BootTimer::~BootTimer()
 {
-#ifdef BATON_HAVE_TIMERFD
-    if (m_fd >= 0) {
-        delete m_notifier; // before the descriptor it watches goes
-        ::close(m_fd);
+    if (m_queue) {
+        m_queue->cancel(this);
+        m_queue->release();
     }
-#endif
 }
 
 void BootTimer::start(qint64 ms)
 {
     prepare();
     m_active = true;
+    ++m_arming;
     if (m_fallback) {
         m_fallback->start(int(qBound<qint64>(0, ms, qint64(INT_MAX))));
         return;
     }
 #ifdef BATON_HAVE_TIMERFD
-    // An all-zero it_value disarms a timerfd: "now" is one nanosecond.
-    const qint64 clamped = std::max<qint64>(ms, 0);
-    itimerspec spec {};
-    spec.it_value.tv_sec = time_t(clamped / 1000);
-    spec.it_value.tv_nsec = long(clamped % 1000) * 1'000'000L;
-    if (clamped == 0)
-        spec.it_value.tv_nsec = 1;
-    // Setting a timerfd also clears the expirations of its earlier arming,
-    // so a re-armed timer never fires for the interval it replaced.
-    timerfd_settime(m_fd, 0, &spec, nullptr);
+    const qint64 clamped = std::clamp<qint64>(ms, 0, qint64(INT64_MAX / 1'000'000 / 2));
+    m_queue->schedule(this, bootNowNs() + clamped * 1'000'000);
 #endif
 }
 
 void BootTimer::stop()
 {
     m_active = false;
-    if (!m_notifier && !m_fallback)
-        return; // never started
-    if (m_fallback) {
+    ++m_arming;
+    if (m_fallback)
         m_fallback->stop();
-        return;
-    }
-#ifdef BATON_HAVE_TIMERFD
-    const itimerspec disarm {};
-    timerfd_settime(m_fd, 0, &disarm, nullptr);
-#endif
-}
-
-void BootTimer::onReadable()
-{
-#ifdef BATON_HAVE_TIMERFD
-    std::uint64_t expirations = 0;
-    // EAGAIN: the notifier saw an expiration that a later start() or
-    // stop() has cleared since; nothing is due.
-    if (::read(m_fd, &expirations, sizeof expirations) != ssize_t(sizeof expirations))
-        return;
-#endif
-    fire();
+    else if (m_queue)
+        m_queue->cancel(this);
 }
 
 void BootTimer::fire()

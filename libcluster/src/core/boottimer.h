@@ -2,10 +2,11 @@
 
 #include <QObject>
 
-class QSocketNotifier;
 class QTimer;
 
 namespace baton {
+
+class BootTimerQueue;
 
 /*!
  * A single-shot timer that counts time the way the decisions do: on
@@ -14,11 +15,15 @@ namespace baton {
  * deadline armed on it fires late by the time the host slept; this one
  * fires when the interval has passed on the decisions' clock.
  *
- * On Linux it is a timerfd on CLOCK_BOOTTIME watched by a QSocketNotifier
- * in the owner's event loop. Where timerfd is unavailable (another
- * system, or timerfd_create refused) it falls back to a precise QTimer,
- * which is as good as that system's timers get; usesBootClock() tells
- * which one runs.
+ * On Linux the timers of one thread share one timerfd on CLOCK_BOOTTIME,
+ * armed for the earliest of their deadlines and watched by one
+ * QSocketNotifier in that thread's event loop: a process in a thousand
+ * elections would otherwise have the event loop poll a thousand
+ * descriptors at every turn, for every event of any election. A timer
+ * stays in the thread where it was first started. Where timerfd is
+ * unavailable (another system, or timerfd_create refused) it falls back to
+ * a precise QTimer, which is as good as that system's timers get;
+ * usesBootClock() tells which one runs.
  */
 class BootTimer : public QObject
 {
@@ -41,20 +46,25 @@ public:
     void stop();
     bool isActive() const { return m_active; }
     /*! After the first start(): whether the interval runs on CLOCK_BOOTTIME. */
-    bool usesBootClock() const { return m_fd >= 0; }
+    bool usesBootClock() const { return m_queue != nullptr; }
 
 Q_SIGNALS:
     void timeout();
 
 private:
+    friend class BootTimerQueue;
+
     void prepare();
-    void onReadable();
     void fire();
 
     Kind m_kind;
-    int m_fd = -1;
-    QSocketNotifier *m_notifier = nullptr;
+    BootTimerQueue *m_queue = nullptr;
     QTimer *m_fallback = nullptr;
+    /*! CLOCK_BOOTTIME nanoseconds when due, while queued. */
+    qint64 m_deadlineNs = 0;
+    /*! Counts start() and stop(): an expiry taken for an earlier arming does not fire. */
+    quint64 m_arming = 0;
+    bool m_queued = false;
     bool m_active = false;
 };
 
