@@ -1,8 +1,9 @@
 #!/bin/sh
 # Mutation testing (docs/testing.md, "Mutants"): each named mutant below is
 # one small edit of a safety-relevant line of the Elector, the exec
-# supervisor or a store's conditional write. For each, the script applies
-# the edit to the source tree, builds, runs the tests that should notice
+# supervisor, a store's conditional write or the Kubernetes backend's
+# update. For each, the script applies the edit to the source tree,
+# builds, runs the tests that should notice
 # (one at a time, in the order given, stopping at the first that fails),
 # puts the line back, and reports the mutant killed (by that test) or
 # survived. It exits non-zero when a mutant survives, when an edit no
@@ -28,12 +29,14 @@ exec=headless/exec/execsupervisor.cpp
 memory=libcluster/src/stores/memorystore.cpp
 file=libcluster/src/stores/filestore.cpp
 etcd=libcluster/src/etcd/etcdstore.cpp
+kube=libcluster/src/kube/kubernetesleasebackend.cpp
 
 elector_tests="tst_elector tst_simulation"
 exec_tests="tst_execsupervisor tst_joinexec"
 memory_tests="tst_store_memory"
 file_tests="tst_store_file"
 etcd_tests="tst_store_etcd"
+kube_tests="tst_kubeleasebackend"
 
 # name|file|exact line as it is|line as the mutant has it|tests
 mutants() {
@@ -52,6 +55,8 @@ exec-release-before-the-command-exits|EXEC|    return m_exited->future();|    re
 memorystore-update-ignores-version|MEMORY|    if (current.version != version) {|    if (false) {|MEMORY_TESTS
 filestore-update-ignores-version|FILE|    } else if (head.result.entry.version != version) {|    } else if (false) {|FILE_TESTS
 etcdstore-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
+kube-update-from-bare-object|KUBE|    const bool known = !last.isEmpty();|    const bool known = false;|KUBE_TESTS
+kube-update-at-unseen-version-without-reading|KUBE|    if (seenAt(version).isEmpty()) {|    if (false) {|KUBE_TESTS
 EOF
 }
 
@@ -96,12 +101,12 @@ while IFS='|' read -r name which old new tests; do
     echo "$name" | grep -Eq -- "$only" || continue
     case $which in
         ELECTOR) path=$elector ;; EXEC) path=$exec ;; MEMORY) path=$memory ;;
-        FILE) path=$file ;; ETCD) path=$etcd ;;
+        FILE) path=$file ;; ETCD) path=$etcd ;; KUBE) path=$kube ;;
     esac
     case $tests in
         ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;;
         MEMORY_TESTS) tests=$memory_tests ;; FILE_TESTS) tests=$file_tests ;;
-        ETCD_TESTS) tests=$etcd_tests ;;
+        ETCD_TESTS) tests=$etcd_tests ;; KUBE_TESTS) tests=$kube_tests ;;
     esac
     cp "$path" "$backup/original"
     current=$path
@@ -135,7 +140,7 @@ while IFS='|' read -r name which old new tests; do
 done < "$backup/list"
 
 # The tree is back as it was: rebuild it so the build folder matches it.
-cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $memory_tests $file_tests $etcd_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
+cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $memory_tests $file_tests $etcd_tests $kube_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
     || { echo "mutants: the restored tree does not build" >&2; exit 2; }
 
 echo "mutants: $killed killed, $survived survived, $broken broken"
