@@ -1,9 +1,9 @@
 #!/bin/sh
 # Mutation testing (docs/testing.md, "Mutants"): each named mutant below is
 # one small edit of a safety-relevant line of the Elector, the exec
-# supervisor and its guard, a store's conditional write or join's event
-# stream. For each, the script applies the edit to the source tree, builds,
-# runs the tests that should notice
+# supervisor and its guard, a store's conditional write, join's event
+# stream or the Kubernetes backend's update. For each, the script applies
+# the edit to the source tree, builds, runs the tests that should notice
 # (one at a time, in the order given, stopping at the first that fails),
 # puts the line back, and reports the mutant killed (by that test) or
 # survived. It exits non-zero when a mutant survives, when an edit no
@@ -32,6 +32,7 @@ file=libcluster/src/stores/filestore.cpp
 etcd=libcluster/src/etcd/etcdstore.cpp
 join=headless/joincommand.cpp
 side=libcluster/src/stores/store.cpp
+kube=libcluster/src/kube/kubernetesleasebackend.cpp
 
 elector_tests="tst_elector tst_simulation"
 exec_tests="tst_execsupervisor tst_joinexec"
@@ -41,6 +42,7 @@ file_tests="tst_store_file"
 etcd_tests="tst_store_etcd"
 join_tests="tst_joinevents"
 history_tests="tst_storehistory tst_store_file"
+kube_tests="tst_kubeleasebackend"
 
 # name|file|exact line as it is|line as the mutant has it|tests
 mutants() {
@@ -63,6 +65,8 @@ filestore-update-ignores-version|FILE|    if (head.result.entry.version != versi
 history-write-unconditional|SIDE|    if (now == *side.basedOn)|    if (true)|HISTORY_TESTS
 etcdstore-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
 events-blocking-write|JOIN|    const OutputQueue::Result result = m_events->push(line);|    const OutputQueue::Result result = ::write(STDOUT_FILENO, line.constData(), size_t(line.size())) == line.size() ? OutputQueue::Result::Queued : OutputQueue::Result::Closed;|JOIN_TESTS
+kube-update-from-bare-object|KUBE|    const bool known = !last.isEmpty();|    const bool known = false;|KUBE_TESTS
+kube-update-at-unseen-version-without-reading|KUBE|    if (seenAt(version).isEmpty()) {|    if (false) {|KUBE_TESTS
 EOF
 }
 
@@ -107,13 +111,13 @@ while IFS='|' read -r name which old new tests; do
     echo "$name" | grep -Eq -- "$only" || continue
     case $which in
         ELECTOR) path=$elector ;; EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
-        FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;; SIDE) path=$side ;;
+        FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;; SIDE) path=$side ;; KUBE) path=$kube ;;
     esac
     case $tests in
         ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;; GUARD_TESTS) tests=$guard_tests ;;
         MEMORY_TESTS) tests=$memory_tests ;; FILE_TESTS) tests=$file_tests ;;
         ETCD_TESTS) tests=$etcd_tests ;; JOIN_TESTS) tests=$join_tests ;;
-        HISTORY_TESTS) tests=$history_tests ;;
+        HISTORY_TESTS) tests=$history_tests ;; KUBE_TESTS) tests=$kube_tests ;;
     esac
     cp "$path" "$backup/original"
     current=$path
@@ -147,7 +151,7 @@ while IFS='|' read -r name which old new tests; do
 done < "$backup/list"
 
 # The tree is back as it was: rebuild it so the build folder matches it.
-cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $join_tests $history_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
+cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $join_tests $history_tests $kube_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
     || { echo "mutants: the restored tree does not build" >&2; exit 2; }
 
 echo "mutants: $killed killed, $survived survived, $broken broken"

@@ -794,6 +794,9 @@ bool decodeLease(const QByteArray &body, const QString &ns, const QString &urlNa
     for (const QString &key : {QStringLiteral("labels"), QStringLiteral("annotations")})
         if (meta.value(key).isObject())
             outMeta.insert(key, meta.value(key));
+    for (const QString &key : {QStringLiteral("ownerReferences"), QStringLiteral("finalizers")})
+        if (meta.value(key).isArray())
+            outMeta.insert(key, meta.value(key));
     if (meta.contains(QStringLiteral("resourceVersion")))
         outMeta.insert(QStringLiteral("resourceVersion"), meta.value(QStringLiteral("resourceVersion")));
     *lease = QJsonObject {{QStringLiteral("kind"), QStringLiteral("Lease")},
@@ -866,7 +869,10 @@ LeaseApiServer::Answer LeaseApiServer::doUpdate(const QString &ns, const QString
                                     .arg(name),
                             QStringLiteral("Conflict"), leaseDetails(name))};
     QJsonObject next = currentMeta;
-    for (const QString &key : {QStringLiteral("labels"), QStringLiteral("annotations")}) {
+    // What the client may set is replaced by what it sent, absent or not:
+    // an update that leaves out another writer's labels removes them.
+    for (const QString &key : {QStringLiteral("labels"), QStringLiteral("annotations"),
+                               QStringLiteral("ownerReferences"), QStringLiteral("finalizers")}) {
         if (meta.contains(key))
             next.insert(key, meta.value(key));
         else
@@ -1008,16 +1014,65 @@ void LeaseApiServer::record(const QString &type, const QString &ns, const QStrin
                                                              {QStringLiteral("object"), object}})
                                           .toJson(QJsonDocument::Compact)
                                   + '\n');
-    for (const Watch &w : std::as_const(m_watches)) {
-        if ((w.ns.isEmpty() || w.ns == ns) && (w.name.isEmpty() || w.name == name)
-            && w.connection->socket) {
-            if (m_delayMs > 0)
-                QTimer::singleShot(m_delayMs, w.connection->socket,
-                                   [c = w.connection, line] { c->socket->write(line); });
-            else
-                w.connection->socket->write(line);
-        }
+    for (const Watch &w : std::as_const(m_watches))
+        if ((w.ns.isEmpty() || w.ns == ns) && (w.name.isEmpty() || w.name == name))
+            sendOnWatch(w.connection, line);
+}
+
+void LeaseApiServer::sendOnWatch(LeaseApiConnection *connection, const QByteArray &line)
+{
+    if (!connection->socket)
+        return;
+    if (m_holdWatchEvents) {
+        m_heldEvents.push_back({connection, line});
+        return;
     }
+    if (m_delayMs > 0)
+        QTimer::singleShot(m_delayMs, connection->socket,
+                           [connection, line] { connection->socket->write(line); });
+    else
+        connection->socket->write(line);
+}
+
+void LeaseApiServer::holdWatchEvents()
+{
+    m_holdWatchEvents = true;
+}
+
+void LeaseApiServer::releaseWatchEvents(int count)
+{
+    const bool holding = std::exchange(m_holdWatchEvents, false);
+    while (!m_heldEvents.empty() && count != 0) {
+        const HeldEvent held = m_heldEvents.front();
+        m_heldEvents.pop_front();
+        --count;
+        sendOnWatch(held.connection, held.line);
+    }
+    m_holdWatchEvents = holding;
+}
+
+void LeaseApiServer::stopHoldingWatchEvents()
+{
+    releaseWatchEvents(-1);
+    m_holdWatchEvents = false;
+}
+
+bool LeaseApiServer::replayWatchEvent(const QString &resourceVersion)
+{
+    const qint64 rv = resourceVersion.toLongLong();
+    for (const Event &e : m_history) {
+        if (e.rv != rv)
+            continue;
+        const QByteArray line = chunk(QJsonDocument(QJsonObject {{QStringLiteral("type"), e.type},
+                                                                 {QStringLiteral("object"), e.object}})
+                                              .toJson(QJsonDocument::Compact)
+                                      + '\n');
+        for (const Watch &w : std::as_const(m_watches))
+            if ((w.ns.isEmpty() || w.ns == e.ns) && (w.name.isEmpty() || w.name == e.name))
+                sendOnWatch(w.connection, line);
+        return true;
+    }
+    return false;
 }
 
 void LeaseApiServer::sendBookmarks()
@@ -1032,6 +1087,9 @@ void LeaseApiServer::sendBookmarks()
                                                                     resourceVersion()}}}}}})
                     .toJson(QJsonDocument::Compact)
             + '\n');
+    // A lagging watch cache does not bookmark past the events it has sent.
+    if (m_holdWatchEvents)
+        return;
     for (const Watch &w : std::as_const(m_watches))
         if (w.bookmarks && w.connection->socket)
             w.connection->socket->write(line);
@@ -1041,6 +1099,8 @@ void LeaseApiServer::dropWatch(LeaseApiConnection *connection)
 {
     const qsizetype before = m_watches.size();
     m_watches.removeIf([connection](const Watch &w) { return w.connection == connection; });
+    // What a watch that ended was still owed goes with it.
+    std::erase_if(m_heldEvents, [connection](const HeldEvent &h) { return h.connection == connection; });
     connection->streaming = false;
     if (connection->watchTimeout) {
         connection->watchTimeout->deleteLater();

@@ -50,7 +50,10 @@ class LeaseApiConnection;
  *   `Conflict` on a stale resourceVersion, 422 `Invalid` without one on an
  *   existing Lease, 201 on a missing name (Leases allow create on update);
  *   an update that changes nothing keeps its resourceVersion and sends no
- *   watch event; DELETE 200 with a Success Status / 404.
+ *   watch event; an update replaces the labels, annotations, owner
+ *   references and finalizers with those it carries (so one that leaves
+ *   them out removes them) and keeps uid and creationTimestamp; DELETE 200
+ *   with a Success Status / 404 (finalizers do not hold it back).
  * - Validation: name a DNS-1123 subdomain, `leaseDurationSeconds` > 0,
  *   `leaseTransitions` >= 0: 422 `Invalid` with `details.causes`. A MicroTime
  *   without exactly six fraction digits, or a field of the wrong JSON type,
@@ -78,9 +81,13 @@ class LeaseApiConnection;
  *   `events/list`.
  *
  * Fault injection for tests: the next N requests fail with a status, a
- * delay before each answer, history compaction on demand. And one door
- * that the real server lacks: putRaw() stores an object without
- * validation, to show how the client handles Leases it cannot trust.
+ * delay before each answer, history compaction on demand, a watch that
+ * lags behind the answers to writes (holdWatchEvents()), as a real
+ * apiserver's does when its watch cache falls behind the store. And two
+ * doors that the real server lacks: putRaw() stores an object without
+ * validation, to show how the client handles Leases it cannot trust;
+ * replayWatchEvent() sends an old event again on the open watches, after
+ * newer ones (see there).
  *
  * Not reproduced: PATCH, server-side apply, managedFields, label selectors,
  * namespaces as objects (every namespace exists), watch from a
@@ -127,6 +134,27 @@ public:
     void setResponseDelay(int ms);
     /*! Ends every open watch stream cleanly, as a server restart or timeout would. */
     void endAllWatches();
+    /*!
+     * A lagging watch: from now on, events (and bookmarks) for the open
+     * watches are kept back, in order, while the answers to requests go out
+     * at once, until releaseWatchEvents() sends them. So a client sees the
+     * answer to its write before the watch events of older versions.
+     */
+    void holdWatchEvents();
+    /*! Sends the oldest \a count events held back (all when negative); events keep being held. */
+    void releaseWatchEvents(int count = -1);
+    /*! Sends every event held back and stops holding them. */
+    void stopHoldingWatchEvents();
+    int heldWatchEvents() const { return int(m_heldEvents.size()); }
+    /*!
+     * Test-only: sends the event that made \a resourceVersion again on every
+     * open watch of its Lease, after any newer ones. The real server never
+     * repeats an event within one stream; this puts into one stream what a
+     * client sees across streams when it resumes a watch from an older
+     * version, or when a relist is answered from a lagging cache: an older
+     * object after a newer one. False when the history no longer has it.
+     */
+    bool replayWatchEvent(const QString &resourceVersion);
 
     /*! Answers every request on events with 403 Forbidden, as a Role without them would. */
     void setEventsForbidden(bool forbidden) { m_eventsForbidden = forbidden; }
@@ -189,6 +217,7 @@ private:
     void record(const QString &type, const QString &ns, const QString &name,
                 const QJsonObject &object);
     void sendBookmarks();
+    void sendOnWatch(LeaseApiConnection *connection, const QByteArray &line);
     void dropWatch(LeaseApiConnection *connection);
     QString nextResourceVersion();
 
@@ -208,6 +237,13 @@ private:
     qint64 m_compactedRv = 0;
     int m_historyLimit = 200;
     QList<Watch> m_watches;
+    struct HeldEvent
+    {
+        LeaseApiConnection *connection = nullptr;
+        QByteArray line;
+    };
+    bool m_holdWatchEvents = false;
+    std::deque<HeldEvent> m_heldEvents;
     QSet<LeaseApiConnection *> m_connections;
     QTimer *m_bookmarkTimer = nullptr;
 

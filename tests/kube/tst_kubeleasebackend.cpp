@@ -1,15 +1,21 @@
 // The Kubernetes lease backend against the test Lease API server, in
 // process: what a write the API server treats as a no-op means for the
-// leader's authority (F4).
+// leader's authority (F4), and what a renewal keeps of what other writers
+// put on the Lease (R7).
 
 #include "leasebackendtesting.h"
 #include "kubernetesleasebackend.h"
 #include "leaseapiserver.h"
 
+#include "kubelease.h"
+
 #include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
 #include <QSignalSpy>
 #include <QTest>
 
+#include <memory>
 #include <optional>
 
 using namespace baton;
@@ -20,6 +26,46 @@ namespace {
 
 const QString kNamespace = QStringLiteral("backend");
 const QString kToken = QStringLiteral("kube-backend-test-token");
+// A participant whose Role also allows list and watch (B5): it follows the Lease.
+const QString kWatchingToken = QStringLiteral("kube-backend-watching-token");
+
+// What other tools put on a Lease they manage or track.
+const QString kManagedBy = QStringLiteral("app.kubernetes.io/managed-by");
+const QString kArgoTracking = QStringLiteral("argocd.argoproj.io/tracking-id");
+const QJsonArray kOwner {QJsonObject {{QStringLiteral("apiVersion"), QStringLiteral("apps/v1")},
+                                      {QStringLiteral("kind"), QStringLiteral("Deployment")},
+                                      {QStringLiteral("name"), QStringLiteral("billing")},
+                                      {QStringLiteral("uid"), QStringLiteral("6f1c2a52-0000-4000-8000-000000000001")}}};
+
+KubeClientConfig configFor(const QUrl &server, const QString &token)
+{
+    KubeClientConfig config;
+    config.server = server;
+    config.token = token;
+    config.namespaceName = kNamespace;
+    config.source = QStringLiteral("the test");
+    return config;
+}
+
+QJsonObject metadataOf(const QJsonObject &lease)
+{
+    return lease.value(QStringLiteral("metadata")).toObject();
+}
+
+QString versionOf(const QJsonObject &lease)
+{
+    return metadataOf(lease).value(QStringLiteral("resourceVersion")).toString();
+}
+
+HistoryEntry firstAcquisition(const QString &holder)
+{
+    HistoryEntry entry;
+    entry.to = holder;
+    entry.why = QStringLiteral("first-acquire");
+    entry.at = QDateTime::currentDateTimeUtc();
+    entry.transitions = 0;
+    return entry;
+}
 
 } // namespace
 
@@ -29,8 +75,26 @@ class TestKubeLeaseBackend : public QObject
 private Q_SLOTS:
     void initTestCase();
     void anUpdateIdenticalToTheStoredLeaseRenewsNothing();
+    void labelsAndAnnotationsOfOtherWritersSurviveAHundredRenewalsBehindALaggingWatch();
+    void aWatchThatReplaysAnOlderObjectLeavesTheNextRenewalWhole();
+    void anUpdateAtAVersionNeverSeenReadsTheObjectFirst();
+    void anUpdateAtAVersionNeverSeenThatIsNoLongerCurrentIsAConflictWithoutAWrite();
+
+    void cleanup();
 
 private:
+    std::unique_ptr<KubernetesLeaseBackend> backend(const QString &name, const QString &token);
+    /*! Creates \a name held by \a record.holder, with its first change in the stored history. */
+    QString createWithHistory(KubernetesLeaseBackend &backend, const LeaseRecord &record);
+    /*! Another client (Helm, Argo CD) labels and annotates the Lease; returns its new version. */
+    QString labelAsAnotherTool(const QString &name);
+    /*! One renewal at \a version; the new version, or empty (with the test failed). */
+    QString renew(KubernetesLeaseBackend &backend, LeaseRecord &record, const QString &version);
+    /*! Whether the stored Lease still has the other tool's metadata and our history; why not in \a why. */
+    bool keepsWhatOthersWrote(const QString &name, QString *why) const;
+    /*! Starts \a backend's watch and waits until the server streams to it and the list was reported. */
+    bool watchStarted(KubernetesLeaseBackend &backend, QSignalSpy &changes);
+
     test::LeaseApiServer m_server;
 };
 
@@ -40,6 +104,101 @@ void TestKubeLeaseBackend::initTestCase()
     QVERIFY2(m_server.listen(&error), qPrintable(error));
     m_server.addToken(kToken, QStringLiteral("system:serviceaccount:backend:participant"),
                       {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update")});
+    m_server.addToken(kWatchingToken, QStringLiteral("system:serviceaccount:backend:watching"),
+                      {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
+                       QStringLiteral("list"), QStringLiteral("watch")});
+}
+
+void TestKubeLeaseBackend::cleanup()
+{
+    // A test that failed while the watch lagged leaves no lag to the next.
+    m_server.stopHoldingWatchEvents();
+}
+
+std::unique_ptr<KubernetesLeaseBackend> TestKubeLeaseBackend::backend(const QString &name,
+                                                                      const QString &token)
+{
+    auto backend = std::make_unique<KubernetesLeaseBackend>(configFor(m_server.url(), token), name, 5000);
+    QString error;
+    if (!backend->setUp(&error))
+        qWarning("%s", qPrintable(error));
+    return backend;
+}
+
+QString TestKubeLeaseBackend::createWithHistory(KubernetesLeaseBackend &backend, const LeaseRecord &record)
+{
+    ReplyWaiter created;
+    backend.create(record, firstAcquisition(record.holder), created.callback());
+    if (!created.wait() || created.reply().outcome != LeaseReply::Outcome::Ok) {
+        QTest::qFail("the Lease was not created", __FILE__, __LINE__);
+        return {};
+    }
+    return created.reply().state.version;
+}
+
+QString TestKubeLeaseBackend::labelAsAnotherTool(const QString &name)
+{
+    QJsonObject lease = m_server.lease(kNamespace, name);
+    QJsonObject meta = metadataOf(lease);
+    QJsonObject labels = meta.value(QStringLiteral("labels")).toObject();
+    labels.insert(kManagedBy, QStringLiteral("Helm"));
+    labels.insert(QStringLiteral("app.kubernetes.io/instance"), QStringLiteral("billing"));
+    meta.insert(QStringLiteral("labels"), labels);
+    QJsonObject annotations = meta.value(QStringLiteral("annotations")).toObject();
+    annotations.insert(kArgoTracking, QStringLiteral("billing:coordination.k8s.io/Lease:backend/") + name);
+    meta.insert(QStringLiteral("annotations"), annotations);
+    meta.insert(QStringLiteral("ownerReferences"), kOwner);
+    lease.insert(QStringLiteral("metadata"), meta);
+    return versionOf(m_server.putRaw(kNamespace, name, lease));
+}
+
+QString TestKubeLeaseBackend::renew(KubernetesLeaseBackend &backend, LeaseRecord &record,
+                                    const QString &version)
+{
+    record.renewTime = record.renewTime.addMSecs(1000);
+    ReplyWaiter renewed;
+    backend.update(record, version, std::nullopt, renewed.callback());
+    if (!renewed.wait() || renewed.reply().outcome != LeaseReply::Outcome::Ok) {
+        QTest::qFail(qPrintable(QStringLiteral("the renewal at version %1 failed: %2")
+                                        .arg(version, renewed.wait() ? renewed.reply().errorString
+                                                                     : QStringLiteral("no answer"))),
+                     __FILE__, __LINE__);
+        return {};
+    }
+    return renewed.reply().state.version;
+}
+
+bool TestKubeLeaseBackend::keepsWhatOthersWrote(const QString &name, QString *why) const
+{
+    const QJsonObject meta = metadataOf(m_server.lease(kNamespace, name));
+    const QJsonObject labels = meta.value(QStringLiteral("labels")).toObject();
+    const QJsonObject annotations = meta.value(QStringLiteral("annotations")).toObject();
+    QList<HistoryEntry> history;
+    QString historyError;
+    if (labels.value(kManagedBy).toString() != QStringLiteral("Helm")
+        || labels.value(QStringLiteral("app.kubernetes.io/instance")).toString() != QStringLiteral("billing")) {
+        *why = QStringLiteral("the other tool's labels are gone");
+    } else if (!annotations.value(kArgoTracking).toString().endsWith(name)) {
+        *why = QStringLiteral("the other tool's annotation is gone");
+    } else if (meta.value(QStringLiteral("ownerReferences")).toArray() != kOwner) {
+        *why = QStringLiteral("the owner reference is gone");
+    } else if (!kubelease::decodeHistory(meta, &history, &historyError)) {
+        *why = QStringLiteral("the stored history does not decode: ") + historyError;
+    } else if (history.size() != 1 || history.first().why != QStringLiteral("first-acquire")) {
+        *why = QStringLiteral("the stored history has %1 changes, not the first acquisition").arg(history.size());
+    } else {
+        return true;
+    }
+    *why += QStringLiteral(" (metadata: %1)")
+                    .arg(QString::fromUtf8(QJsonDocument(meta).toJson(QJsonDocument::Compact)));
+    return false;
+}
+
+bool TestKubeLeaseBackend::watchStarted(KubernetesLeaseBackend &backend, QSignalSpy &changes)
+{
+    const int watches = m_server.watchCount();
+    backend.startWatching();
+    return QTest::qWaitFor([&] { return m_server.watchCount() > watches && changes.count() > 0; }, 5000);
 }
 
 // F4: the API server keeps the resourceVersion of an update identical to the
@@ -49,12 +208,7 @@ void TestKubeLeaseBackend::initTestCase()
 // that does change the Lease still succeeds with a new version.
 void TestKubeLeaseBackend::anUpdateIdenticalToTheStoredLeaseRenewsNothing()
 {
-    KubeClientConfig config;
-    config.server = m_server.url();
-    config.token = kToken;
-    config.namespaceName = kNamespace;
-    config.source = QStringLiteral("the test");
-    KubernetesLeaseBackend backend(config, QStringLiteral("identical"), 5000);
+    KubernetesLeaseBackend backend(configFor(m_server.url(), kToken), QStringLiteral("identical"), 5000);
     QString error;
     QVERIFY2(backend.setUp(&error), qPrintable(error));
 
@@ -87,6 +241,131 @@ void TestKubeLeaseBackend::anUpdateIdenticalToTheStoredLeaseRenewsNothing()
     QVERIFY(renewed.wait());
     QCOMPARE(int(renewed.reply().outcome), int(LeaseReply::Outcome::Ok));
     QVERIFY(renewed.reply().state.version != version);
+}
+
+// R7: a renewal is built from the object the API server returned at the
+// version it names, whatever the watch delivered since. Here the watch lags
+// one event behind the answers to the renewals, as an apiserver's watch
+// cache does under load: each renewal's answer arrives before the event of
+// the renewal before it. The labels, annotation and finalizer another tool
+// put on the Lease, and the stored history, survive a hundred renewals.
+void TestKubeLeaseBackend::labelsAndAnnotationsOfOtherWritersSurviveAHundredRenewalsBehindALaggingWatch()
+{
+    const QString name = QStringLiteral("lagging-watch");
+    const auto leader = backend(name, kWatchingToken);
+    QSignalSpy changes(leader.get(), &LeaseBackend::changed);
+    LeaseRecord record = test::heldRecord(QStringLiteral("leader"), 0);
+    QVERIFY(!createWithHistory(*leader, record).isEmpty());
+    QString version = labelAsAnotherTool(name);
+    QVERIFY(watchStarted(*leader, changes));
+    QTRY_COMPARE(changes.last().at(0).value<LeaseState>().version, version);
+
+    m_server.holdWatchEvents();
+    for (int renewal = 1; renewal <= 100; ++renewal) {
+        version = renew(*leader, record, version);
+        QVERIFY(!version.isEmpty());
+        // All but the newest event: the one of the renewal before this one
+        // arrives after this renewal's answer.
+        const int late = m_server.heldWatchEvents() - 1;
+        if (late > 0) {
+            const qsizetype seen = changes.count();
+            m_server.releaseWatchEvents(late);
+            QVERIFY(QTest::qWaitFor([&] { return changes.count() == seen + late; }, 5000));
+            QVERIFY(changes.last().at(0).value<LeaseState>().version != version);
+        }
+        QString why;
+        QVERIFY2(keepsWhatOthersWrote(name, &why),
+                 qPrintable(QStringLiteral("after renewal %1: %2").arg(renewal).arg(why)));
+    }
+    m_server.stopHoldingWatchEvents();
+    QCOMPARE(versionOf(m_server.lease(kNamespace, name)), version);
+}
+
+// R7: an older object delivered after a newer one (a watch resumed from an
+// older version, a relist answered from a lagging cache) never becomes the
+// base of the next renewal; here the replayed object is even the one from
+// before the other tool labelled the Lease.
+void TestKubeLeaseBackend::aWatchThatReplaysAnOlderObjectLeavesTheNextRenewalWhole()
+{
+    const QString name = QStringLiteral("replaying-watch");
+    const auto leader = backend(name, kWatchingToken);
+    QSignalSpy changes(leader.get(), &LeaseBackend::changed);
+    LeaseRecord record = test::heldRecord(QStringLiteral("leader"), 0);
+    const QString unlabelled = createWithHistory(*leader, record);
+    QVERIFY(!unlabelled.isEmpty());
+    QString version = labelAsAnotherTool(name);
+    QVERIFY(watchStarted(*leader, changes));
+    QTRY_COMPARE(changes.last().at(0).value<LeaseState>().version, version);
+    for (int renewal = 1; renewal <= 3; ++renewal) {
+        version = renew(*leader, record, version);
+        QVERIFY(!version.isEmpty());
+    }
+    QTRY_COMPARE(changes.last().at(0).value<LeaseState>().version, version);
+
+    for (const QString &old : {unlabelled, QString::number(version.toLongLong() - 1)}) {
+        const qsizetype seen = changes.count();
+        QVERIFY(m_server.replayWatchEvent(old));
+        QTRY_COMPARE(changes.count(), seen + 1);
+        QCOMPARE(changes.last().at(0).value<LeaseState>().version, old);
+        version = renew(*leader, record, version);
+        QVERIFY(!version.isEmpty());
+        QString why;
+        QVERIFY2(keepsWhatOthersWrote(name, &why),
+                 qPrintable(QStringLiteral("after the replay of version %1: %2").arg(old, why)));
+    }
+}
+
+// R7: asked to update at a version it holds no object for, the backend reads
+// the Lease first and builds the update from what the server returned,
+// rather than writing a bare object over the other writers' metadata.
+void TestKubeLeaseBackend::anUpdateAtAVersionNeverSeenReadsTheObjectFirst()
+{
+    const QString name = QStringLiteral("never-seen");
+    LeaseRecord record = test::heldRecord(QStringLiteral("leader"), 0);
+    {
+        const auto creator = backend(name, kToken);
+        QVERIFY(!createWithHistory(*creator, record).isEmpty());
+    }
+    const QString version = labelAsAnotherTool(name);
+    const auto leader = backend(name, kToken);
+    const int gets = m_server.count(QStringLiteral("system:serviceaccount:backend:participant"),
+                                    QStringLiteral("get"));
+    QVERIFY(!renew(*leader, record, version).isEmpty());
+    QCOMPARE(m_server.count(QStringLiteral("system:serviceaccount:backend:participant"), QStringLiteral("get")),
+             gets + 1);
+    QString why;
+    QVERIFY2(keepsWhatOthersWrote(name, &why), qPrintable(why));
+    QCOMPARE(m_server.lease(kNamespace, name).value(QStringLiteral("spec")).toObject()
+                     .value(QStringLiteral("renewTime")).toString(),
+             KubernetesLeaseBackend::microTime(record.renewTime));
+}
+
+// R7, B3: when the read shows that the Lease moved past the version, the
+// conditional write could only lose: it is a conflict with the state read,
+// and nothing is written.
+void TestKubeLeaseBackend::anUpdateAtAVersionNeverSeenThatIsNoLongerCurrentIsAConflictWithoutAWrite()
+{
+    const QString name = QStringLiteral("never-seen-stale");
+    LeaseRecord record = test::heldRecord(QStringLiteral("leader"), 0);
+    QString stale;
+    {
+        const auto creator = backend(name, kToken);
+        stale = createWithHistory(*creator, record);
+        QVERIFY(!stale.isEmpty());
+    }
+    const QString current = labelAsAnotherTool(name);
+    const auto late = backend(name, kToken);
+    const QString user = QStringLiteral("system:serviceaccount:backend:participant");
+    const int updates = m_server.count(user, QStringLiteral("update"));
+    record.renewTime = record.renewTime.addMSecs(1000);
+    ReplyWaiter refused;
+    late->update(record, stale, std::nullopt, refused.callback());
+    QVERIFY(refused.wait());
+    QCOMPARE(int(refused.reply().outcome), int(LeaseReply::Outcome::Conflict));
+    QVERIFY(refused.reply().stateKnown);
+    QCOMPARE(refused.reply().state.version, current);
+    QCOMPARE(m_server.count(user, QStringLiteral("update")), updates);
+    QCOMPARE(versionOf(m_server.lease(kNamespace, name)), current);
 }
 
 QTEST_GUILESS_MAIN(TestKubeLeaseBackend)

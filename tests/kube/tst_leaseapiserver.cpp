@@ -68,6 +68,8 @@ private Q_SLOTS:
     void forbiddenNamesTheVerb();
     void getCreateUpdate();
     void identicalUpdateChangesNothing();
+    void anUpdateReplacesTheMetadataOtherWritersMaySet();
+    void aLaggingWatchSendsItsEventsInOrderAfterTheAnswers();
     void putToAMissingNameCreates();
     void validation_data();
     void validation();
@@ -279,6 +281,77 @@ void TestLeaseApiServer::identicalUpdateChangesNothing()
     QCOMPARE(event[QStringLiteral("type")].toString(), QStringLiteral("MODIFIED"));
     QCOMPARE(event[QStringLiteral("object")][QStringLiteral("spec")][QStringLiteral("holderIdentity")].toString(),
              QStringLiteral("b"));
+    watch->abort();
+    watch->deleteLater();
+}
+
+// As the apiserver: what a client may set in metadata is replaced by what
+// an update carries, so an update that leaves it out removes it (R7 tests
+// rely on this to see a client drop other writers' metadata).
+void TestLeaseApiServer::anUpdateReplacesTheMetadataOtherWritersMaySet()
+{
+    QJsonObject body = leaseBody(QStringLiteral("owned"), spec(QStringLiteral("a")));
+    QJsonObject meta = body[QStringLiteral("metadata")].toObject();
+    meta.insert(QStringLiteral("labels"), QJsonObject {{QStringLiteral("app.kubernetes.io/managed-by"), QStringLiteral("Helm")}});
+    meta.insert(QStringLiteral("ownerReferences"),
+                QJsonArray {QJsonObject {{QStringLiteral("kind"), QStringLiteral("Deployment")},
+                                         {QStringLiteral("name"), QStringLiteral("billing")}}});
+    meta.insert(QStringLiteral("finalizers"), QJsonArray {QStringLiteral("example.com/keep")});
+    body.insert(QStringLiteral("metadata"), meta);
+    Answer a = send("POST", leases, body);
+    QCOMPARE(a.status, 201);
+    for (const QString &key : {QStringLiteral("labels"), QStringLiteral("ownerReferences"), QStringLiteral("finalizers")})
+        QVERIFY2(a.json[QStringLiteral("metadata")].toObject().contains(key), qPrintable(key));
+    const QString uid = a.json[QStringLiteral("metadata")][QStringLiteral("uid")].toString();
+
+    a = send("PUT", leases + QStringLiteral("/owned"),
+             leaseBody(QStringLiteral("owned"), spec(QStringLiteral("b")), rvOf(a.json)));
+    QCOMPARE(a.status, 200);
+    const QJsonObject stored = m_server->lease(QStringLiteral("ns1"), QStringLiteral("owned"))[QStringLiteral("metadata")].toObject();
+    for (const QString &key : {QStringLiteral("labels"), QStringLiteral("ownerReferences"), QStringLiteral("finalizers")})
+        QVERIFY2(!stored.contains(key), qPrintable(key));
+    QCOMPARE(stored[QStringLiteral("uid")].toString(), uid);
+}
+
+// The test control for a watch that lags: events are held, in order, while
+// answers go out; released one by one, then all; a replay sends an old one again.
+void TestLeaseApiServer::aLaggingWatchSendsItsEventsInOrderAfterTheAnswers()
+{
+    Answer a = send("POST", leases, leaseBody(QStringLiteral("lag"), spec(QStringLiteral("a"))));
+    const QString first = rvOf(a.json);
+    QSignalSpy watchStarted(m_server.get(), &LeaseApiServer::watchStarted);
+    QNetworkReply *watch = m_network.get(request(leases + QStringLiteral("?watch=1&resourceVersion=") + first, admin));
+    QVERIFY(watchStarted.wait(10000));
+    m_server->holdWatchEvents();
+    QStringList versions;
+    QString rv = first;
+    for (const QString &holder : {QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("d")}) {
+        a = send("PUT", leases + QStringLiteral("/lag"), leaseBody(QStringLiteral("lag"), spec(holder), rv));
+        QCOMPARE(a.status, 200);
+        rv = rvOf(a.json);
+        versions << rv;
+    }
+    QCOMPARE(m_server->heldWatchEvents(), 3);
+
+    auto next = [watch] {
+        return QJsonDocument::fromJson(watch->readLine()).object()[QStringLiteral("object")].toObject();
+    };
+    m_server->releaseWatchEvents(1);
+    QTRY_VERIFY(watch->canReadLine());
+    QCOMPARE(rvOf(next()), versions[0]);
+    QCOMPARE(m_server->heldWatchEvents(), 2);
+    m_server->stopHoldingWatchEvents();
+    QTRY_VERIFY(watch->canReadLine());
+    QCOMPARE(rvOf(next()), versions[1]);
+    QTRY_VERIFY(watch->canReadLine());
+    QCOMPARE(rvOf(next()), versions[2]);
+
+    QVERIFY(m_server->replayWatchEvent(versions[0]));
+    QTRY_VERIFY(watch->canReadLine());
+    const QJsonObject replayed = next();
+    QCOMPARE(rvOf(replayed), versions[0]);
+    QCOMPARE(replayed[QStringLiteral("spec")][QStringLiteral("holderIdentity")].toString(), QStringLiteral("b"));
+    QVERIFY(!m_server->replayWatchEvent(QStringLiteral("999")));
     watch->abort();
     watch->deleteLater();
 }

@@ -21,6 +21,16 @@ namespace {
 const QString eventReason = QStringLiteral("LeaderElection");
 const QString eventComponent = QStringLiteral("baton");
 
+// Versions whose object is kept: more than a watch lags behind in practice;
+// a version that fell out costs one GET before its update.
+constexpr qsizetype keptVersions = 16;
+
+QString versionOf(const QJsonObject &lease)
+{
+    return lease.value(QStringLiteral("metadata")).toObject()
+            .value(QStringLiteral("resourceVersion")).toString();
+}
+
 /*! metav1.Time, the type of an Event's first and last timestamps: whole seconds, UTC. */
 QString kubeTime(const QDateTime &time)
 {
@@ -103,20 +113,17 @@ QJsonObject KubernetesLeaseBackend::withChangeRecorded(QJsonObject metadata, con
 QJsonObject KubernetesLeaseBackend::toLease(const LeaseRecord &record, const QString &version,
                                             const std::optional<HistoryEntry> &change) const
 {
-    // Start from the object we last saw at this version, so that labels,
-    // annotations and fields of newer API versions survive our write.
-    const bool known = !version.isEmpty()
-            && m_lastObject.value(QStringLiteral("metadata")).toObject().value(QStringLiteral("resourceVersion")).toString()
-                    == version;
+    // Start from the object the server returned at this version, so that
+    // labels, annotations, owner references and fields of newer API
+    // versions that other writers put there survive our write (R7).
+    const QJsonObject last = seenAt(version);
+    const bool known = !last.isEmpty();
     QJsonObject meta {{QStringLiteral("name"), m_name},
                       {QStringLiteral("namespace"), m_config.namespaceName}};
     QJsonObject spec;
     if (known) {
-        const QJsonObject lastMeta = m_lastObject.value(QStringLiteral("metadata")).toObject();
-        for (const QString &key : {QStringLiteral("labels"), QStringLiteral("annotations")})
-            if (lastMeta.contains(key))
-                meta.insert(key, lastMeta.value(key));
-        spec = m_lastObject.value(QStringLiteral("spec")).toObject();
+        meta = last.value(QStringLiteral("metadata")).toObject();
+        spec = last.value(QStringLiteral("spec")).toObject();
     }
     if (!version.isEmpty())
         meta.insert(QStringLiteral("resourceVersion"), version);
@@ -174,7 +181,7 @@ void KubernetesLeaseBackend::read(Callback done)
                 done(LeaseReply::error(error));
                 return;
             }
-            m_lastObject = result.json;
+            remember(result.json);
             done(LeaseReply::ok(state));
         } else if (result.error.httpStatus == 404) {
             done(LeaseReply::ok(LeaseState {}));
@@ -182,6 +189,28 @@ void KubernetesLeaseBackend::read(Callback done)
             done(LeaseReply::error(explain(result, QStringLiteral("reading"))));
         }
     });
+}
+
+void KubernetesLeaseBackend::remember(const QJsonObject &lease)
+{
+    const QString version = versionOf(lease);
+    if (version.isEmpty())
+        return;
+    // The server returns one object per version, whichever request brought it.
+    m_seen.removeIf([&version](const QJsonObject &seen) { return versionOf(seen) == version; });
+    m_seen.append(lease);
+    while (m_seen.size() > keptVersions)
+        m_seen.removeFirst();
+}
+
+QJsonObject KubernetesLeaseBackend::seenAt(const QString &version) const
+{
+    if (version.isEmpty())
+        return {};
+    for (auto it = m_seen.crbegin(); it != m_seen.crend(); ++it)
+        if (versionOf(*it) == version)
+            return *it;
+    return {};
 }
 
 void KubernetesLeaseBackend::writeReply(const HttpResult &result, const QString &verb,
@@ -194,7 +223,7 @@ void KubernetesLeaseBackend::writeReply(const HttpResult &result, const QString 
             done(LeaseReply::error(error));
             return;
         }
-        m_lastObject = result.json;
+        remember(result.json);
         if (change)
             postLeaderEvent(result.json, change->to);
         done(LeaseReply::ok(state));
@@ -283,6 +312,29 @@ void KubernetesLeaseBackend::update(const LeaseRecord &record, const QString &ve
         later(std::move(done), LeaseReply::error(QStringLiteral("%1: an update needs the version read").arg(describe())));
         return;
     }
+    if (seenAt(version).isEmpty()) {
+        // R7: a bare object would erase what other writers put on the Lease
+        // (labels, annotations, the stored history): read it first.
+        read([this, record, version, change, done = std::move(done)](const LeaseReply &current) {
+            if (current.outcome != LeaseReply::Outcome::Ok) {
+                done(current);
+                return;
+            }
+            if (!current.state.exists || current.state.version != version) {
+                // The conditional write could only lose the race (B3).
+                done(LeaseReply::conflict(current.state));
+                return;
+            }
+            sendUpdate(record, version, change, done);
+        });
+        return;
+    }
+    sendUpdate(record, version, change, std::move(done));
+}
+
+void KubernetesLeaseBackend::sendUpdate(const LeaseRecord &record, const QString &version,
+                                        const std::optional<HistoryEntry> &change, Callback done)
+{
     m_api->send("PUT", leaseUrl(), toLease(record, version, change),
          [this, version, change, done = std::move(done)](const HttpResult &result) {
              const QString stored = result.json.value(QStringLiteral("metadata")).toObject()
@@ -367,7 +419,7 @@ void KubernetesLeaseBackend::list()
                 state = {};
                 break;
             }
-            m_lastObject = item.toObject();
+            remember(item.toObject());
         }
         if (state.exists || items.isEmpty())
             Q_EMIT changed(state);
@@ -442,7 +494,8 @@ void KubernetesLeaseBackend::onWatchEvent(const QJsonObject &event)
     if (object.value(QStringLiteral("metadata")).toObject().value(QStringLiteral("name")).toString() != m_name)
         return;
     if (type == QStringLiteral("DELETED")) {
-        m_lastObject = {};
+        // No version before the deletion can be written again.
+        m_seen.clear();
         Q_EMIT changed(LeaseState {});
         return;
     }
@@ -452,7 +505,7 @@ void KubernetesLeaseBackend::onWatchEvent(const QJsonObject &event)
         qCWarning(lcKube).noquote() << error;
         return;
     }
-    m_lastObject = object;
+    remember(object);
     Q_EMIT changed(state);
 }
 

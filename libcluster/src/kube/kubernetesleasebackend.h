@@ -21,6 +21,12 @@ class KubeApiClient;
  *
  * Writes are conditional on metadata.resourceVersion; a 409 is reported as
  * a Conflict (never retried here), with the winner's state from one GET.
+ * An update is built from the object the API server returned at the version
+ * it names (kept for the last few versions seen, whichever of a reply, the
+ * list or the watch brought it), so it keeps every label, annotation, owner
+ * reference and field that other writers put there; at a version it holds
+ * no object for, it reads the Lease first, and when the Lease has moved on
+ * answers a Conflict without writing.
  * Following the Lease (F8) is a LIST of that one name, then a streaming
  * WATCH from the list's resourceVersion with bookmarks, resumed from the
  * last version seen, relisted on 410 Gone. Where the service account may
@@ -72,6 +78,11 @@ public:
 private:
     QString explain(const HttpResult &result, const QString &verb) const;
     void later(Callback done, LeaseReply reply);
+    void sendUpdate(const LeaseRecord &record, const QString &version,
+                    const std::optional<HistoryEntry> &change, Callback done);
+    void remember(const QJsonObject &lease);
+    /*! The Lease as the server returned it at \a version, or an empty object when not kept. */
+    QJsonObject seenAt(const QString &version) const;
     void writeReply(const HttpResult &result, const QString &verb,
                     const std::optional<HistoryEntry> &change, Callback done);
     QJsonObject withChangeRecorded(QJsonObject metadata, const HistoryEntry &change) const;
@@ -87,8 +98,13 @@ private:
     KubeClientConfig m_config;
     QString m_name;
     KubeApiClient *m_api;
-    /*! The last Lease seen: its other fields (labels, strategy...) survive our updates. */
-    QJsonObject m_lastObject;
+    /*!
+     * The Lease as the server returned it at each of the last versions seen,
+     * oldest first. Looked up by exact version, never "the latest": a watch
+     * that lags or replays delivers older objects after newer replies, and
+     * versions are opaque, so none can be told newer than another (R7).
+     */
+    QList<QJsonObject> m_seen;
     int m_historyLength = leasehistory::defaultLength;
     /*! The Role lacks create on events: said once, then no more tries. */
     bool m_eventsForbidden = false;
