@@ -1,6 +1,7 @@
 #include "joincommand.h"
 
 #include "electionmetrics.h"
+#include "electionscope.h"
 #include "execsupervisor.h"
 #include "journalstream.h"
 #include "signalwatcher.h"
@@ -208,6 +209,7 @@ int JoinCommand::start()
         for (ClusterService *cluster : std::as_const(m_clusters)) {
             std::printf("%s (lease \"%s\"): %s\n", qPrintable(cluster->name()),
                         qPrintable(cluster->leaseName()), qPrintable(cluster->timings().explain()));
+            std::printf("  scope: %s\n", qPrintable(electionScope(*m_application, *cluster).text));
             if (m_exec && cluster == m_clusters.first())
                 std::printf("  --exec: SIGTERM when it stops leading, SIGKILL %lld ms later "
                             "(grace in effect; at most %lld ms, the safety margin less a "
@@ -304,6 +306,9 @@ int JoinCommand::start()
                      qPrintable(cluster->instanceId()),
                      qPrintable(cluster->timings().explain().replace(QLatin1Char('\n'),
                                                                      QStringLiteral("\n  "))));
+    for (ClusterService *cluster : std::as_const(m_clusters))
+        std::fprintf(stderr, "baton join: %s: scope: %s\n", qPrintable(cluster->name()),
+                     qPrintable(electionScope(*m_application, *cluster).text));
     if (m_exec)
         std::fprintf(stderr, "baton join: runs /bin/sh -c '%s' while leading \"%s\" (grace %lld ms)\n",
                      qPrintable(m_options.exec), qPrintable(m_clusters.first()->leaseName()),
