@@ -12,6 +12,7 @@
 #include "participants.h"
 #include "testsupport.h"
 
+#include <algorithm>
 #include <QFile>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -20,8 +21,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
-
-#include <algorithm>
 
 using namespace baton;
 
@@ -108,6 +107,9 @@ private Q_SLOTS:
     void aRequestHeadBeyondItsBoundsIsRefused();
     void aClientTooSlowToSendItsRequestIsClosed_data();
     void aClientTooSlowToSendItsRequestIsClosed();
+    void aRequestOutsideWhatThePagesNeedIsRefused_data();
+    void aRequestOutsideWhatThePagesNeedIsRefused();
+    void requestsSentTogetherAreAnsweredInOrderOnOneConnection();
     // Last: the server frees the places of its connections when it sees
     // them closed, a moment after the test closed them.
     void oneConnectionTooManyIsClosedWhileTheOpenOnesAreServed();
@@ -355,6 +357,57 @@ void TestListenBounds::aClientTooSlowToSendItsRequestIsClosed()
     QCOMPARE(client.takeAnswer(), status);
     if (trickles)
         QVERIFY2(sent > 0, "closed before the first byte was sent");
+}
+
+void TestListenBounds::aRequestOutsideWhatThePagesNeedIsRefused_data()
+{
+    QTest::addColumn<QByteArray>("request");
+    QTest::addColumn<int>("status");
+    QTest::newRow("a POST without a body")
+        << QByteArray("POST /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n")
+        << 405;
+    QTest::newRow("a header folded onto the line before")
+        << QByteArray("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: 1\r\n 2\r\n\r\n") << 400;
+    QTest::newRow("two different lengths")
+        << QByteArray("GET /metrics HTTP/1.1\r\nContent-Length: 0\r\nContent-Length: 5\r\n\r\n")
+        << 400;
+    QTest::newRow("lines ended by LF alone")
+        << QByteArray("GET /metrics HTTP/1.1\nHost: 127.0.0.1\r\n\r\n") << 400;
+    QTest::newRow("HTTP/2 as text") << QByteArray("GET /metrics HTTP/2.0\r\n\r\n") << 505;
+}
+
+// R6: a strict reading, so that no request is read two ways by two parsers
+// (a proxy in front and this server), and refused requests close.
+void TestListenBounds::aRequestOutsideWhatThePagesNeedIsRefused()
+{
+    QFETCH(QByteArray, request);
+    QFETCH(int, status);
+    RawClient client(port());
+    QVERIFY(client.connected());
+    client.socket.write(request);
+    QTRY_VERIFY_WITH_TIMEOUT(client.answered() || client.closed(), 10000);
+    QCOMPARE(client.takeAnswer(), status);
+    QTRY_VERIFY_WITH_TIMEOUT(client.closed(), 10000);
+}
+
+// R6: one request at a time is read, the next once the answer is written;
+// the connection stays open for more.
+void TestListenBounds::requestsSentTogetherAreAnsweredInOrderOnOneConnection()
+{
+    RawClient client(port());
+    QVERIFY(client.connected());
+    client.socket.write("GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                        "HEAD /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                        "GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    QTRY_VERIFY_WITH_TIMEOUT(client.received.count("HTTP/1.1 ") == 3 || client.closed(), 10000);
+    QVERIFY2(client.received.startsWith("HTTP/1.1 200 OK\r\n"), client.received.constData());
+    QVERIFY2(client.received.contains("\r\n\r\nok\nHTTP/1.1 200 OK\r\n"),
+             client.received.constData());
+    // HEAD: the length of the page, and no page.
+    QVERIFY2(client.received.contains("\r\n\r\nHTTP/1.1 404 Not Found\r\n"),
+             client.received.constData());
+    QVERIFY2(client.received.endsWith("\r\n\r\nnot found\n"), client.received.constData());
+    QVERIFY(!client.closed());
 }
 
 QTEST_GUILESS_MAIN(TestListenBounds)
