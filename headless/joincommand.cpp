@@ -1,6 +1,7 @@
 #include "joincommand.h"
 
 #include "electionmetrics.h"
+#include "electionscope.h"
 #include "execsupervisor.h"
 #include "headlesslogging.h"
 #include "journalstream.h"
@@ -227,6 +228,7 @@ int JoinCommand::start()
         for (ClusterService *cluster : std::as_const(m_clusters)) {
             std::printf("%s (lease \"%s\"): %s\n", qPrintable(cluster->name()),
                         qPrintable(cluster->leaseName()), qPrintable(cluster->timings().explain()));
+            std::printf("  scope: %s\n", qPrintable(electionScope(*m_application, *cluster).text));
             if (m_exec && cluster == m_clusters.first())
                 std::printf("  --exec: SIGTERM when it stops leading, SIGKILL %lld ms later "
                             "(grace in effect; at most %lld ms, the safety margin less a "
@@ -332,6 +334,9 @@ int JoinCommand::start()
                      qPrintable(cluster->instanceId()),
                      qPrintable(cluster->timings().explain().replace(QLatin1Char('\n'),
                                                                      QStringLiteral("\n  "))));
+    for (ClusterService *cluster : std::as_const(m_clusters))
+        std::fprintf(stderr, "baton join: %s: scope: %s\n", qPrintable(cluster->name()),
+                     qPrintable(electionScope(*m_application, *cluster).text));
     if (m_exec)
         logf("baton join: runs /bin/sh -c '%s' while leading \"%s\" (grace %lld ms)\n",
                      qPrintable(m_options.exec), qPrintable(m_clusters.first()->leaseName()),

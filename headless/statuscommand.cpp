@@ -1,5 +1,6 @@
 #include "statuscommand.h"
 
+#include "electionscope.h"
 #include "signalwatcher.h"
 
 #include <batoninternal/eventrecord.h>
@@ -7,6 +8,7 @@
 
 #include <baton/clock.h>
 #include <baton/leaseobserver.h>
+#include <baton/store.h>
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -171,6 +173,10 @@ int StatusCommand::createObserver()
         return why == LeaseObserver::OpenError::SourceUnavailable ? storeFailure() : int(BadUsage);
     }
     m_emptyText = QStringLiteral("no leases (%1)").arg(m_observer->describeEmpty());
+    // R8: the default Registry only, which nobody chose; on stderr, so that
+    // the table and the records stay as they are.
+    if (const Store *store = m_observer->store(); store && m_observer->isDefaultRegistry())
+        complain(QStringLiteral("warning: ") + storeScope(*store, true).text);
     return -1;
 }
 

@@ -62,6 +62,9 @@ private Q_SLOTS:
     void batonConfigStandsForConfig();
     void badConfigurationFromBatonConfigExitsTwo();
     void logLinesAreUtcWithZ();
+    void explainSaysWhichHostsTheElectionReaches_data();
+    void explainSaysWhichHostsTheElectionReaches();
+    void theDefaultRegistryIsWarnedOfAtStartAndInStatus();
     void statusCheckSaysWhetherEveryLeaseHasALiveHolder_data();
     void statusCheckSaysWhetherEveryLeaseHasALiveHolder();
     void statusNeverCreatesAFolder();
@@ -177,6 +180,81 @@ void TestCommandLine::badConfigurationFromBatonConfigExitsTwo()
     QVERIFY(run.out.isEmpty());
     QVERIFY2(run.err.contains(QStringLiteral(R"(parameter "leaseNme" = "x": unknown parameter, did you mean "leaseName"?)")),
              qPrintable(run.err));
+}
+
+void TestCommandLine::explainSaysWhichHostsTheElectionReaches_data()
+{
+    QTest::addColumn<QString>("registry");
+    QTest::addColumn<QString>("scope");
+    const QString data = m_folder.filePath(QStringLiteral("scope-data"));
+    const QString folder = m_folder.filePath(QStringLiteral("scope-registry"));
+    QTest::newRow("no Registry: the default one, of this host only")
+            << QString()
+            << QStringLiteral("scope: this host only: the default file Registry at %1/registry (no "
+                              "Registry in the configuration)")
+                       .arg(data);
+    QTest::newRow("a file Registry: this host only")
+            << QStringLiteral(R"("Registry": {"type": "Webda/FileStore", "folder": "%1"},)").arg(folder)
+            << QStringLiteral("scope: this host only: file Registry at %1\n").arg(folder);
+    QTest::newRow("an etcd Registry: every host that uses it")
+            << QStringLiteral("\"Registry\": {\"type\": \"Webda/EtcdStore\", \"endpoints\": [\"http://127.0.0.1:1\"]},")
+            << QStringLiteral("scope: every host that uses Registry (Webda/EtcdStore)\n");
+}
+
+void TestCommandLine::explainSaysWhichHostsTheElectionReaches()
+{
+    // R8: the same configuration on three servers without a shared store
+    // elects three leaders; --explain says so before anything runs.
+    QFETCH(QString, registry);
+    QFETCH(QString, scope);
+    const QString path = writeConfig(
+            QStringLiteral("scope.json"),
+            QStringLiteral(R"({"services": {%1 "cluster": {"type": "StoreClusterService", "leaseName": "nightly-report"}}})")
+                    .arg(registry)
+                    .toUtf8());
+    const QString data = m_folder.filePath(QStringLiteral("scope-data"));
+    const Run run = runBaton({QStringLiteral("join"), QStringLiteral("--config"), path, QStringLiteral("--explain")},
+                             {QStringLiteral("BATON_DATA_DIR=") + data});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.out.contains(scope), qPrintable(run.out + run.err));
+    QVERIFY(!QFile::exists(data)); // --explain creates nothing, the default Registry included
+}
+
+void TestCommandLine::theDefaultRegistryIsWarnedOfAtStartAndInStatus()
+{
+    // R8: at start, at warning level, and in `baton status`, which reads the
+    // Registry the participant made.
+    const QString path = writeConfig(
+            QStringLiteral("default-scope.json"),
+            R"({"services": {"cluster": {"type": "StoreClusterService", "leaseName": "nightly-report"}}})");
+    const QString data = m_folder.filePath(QStringLiteral("default-scope-data"));
+    QProcess baton;
+    baton.setEnvironment(QProcess::systemEnvironment() << QStringLiteral("BATON_DATA_DIR=") + data);
+    baton.start(baton::test::batonBinary(), {QStringLiteral("join"), QStringLiteral("--config"), path});
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += baton.readAllStandardError()).contains("scope:"), 20000);
+    baton.terminate();
+    QVERIFY(baton.waitForFinished(20000));
+    const QString registry = data + QStringLiteral("/registry");
+    const QString log = QString::fromUtf8(err);
+    QVERIFY2(log.contains(QStringLiteral("baton.config warning: no Registry in the configuration: the "
+                                         "elections are of this host only, in the default file "
+                                         "Registry at %1")
+                                  .arg(registry)),
+             qPrintable(log));
+    QVERIFY2(log.contains(QStringLiteral("baton join: cluster: scope: this host only: the default file "
+                                         "Registry at %1")
+                                  .arg(registry)),
+             qPrintable(log));
+
+    const Run status = runBaton({QStringLiteral("status"), QStringLiteral("--config"), path},
+                                {QStringLiteral("BATON_DATA_DIR=") + data});
+    QCOMPARE(status.exitCode, 0);
+    QVERIFY2(status.err.contains(QStringLiteral("baton status: warning: this host only: the default file "
+                                                "Registry at %1")
+                                         .arg(registry)),
+             qPrintable(status.err));
+    QVERIFY2(status.out.startsWith(QStringLiteral("LEASE")), qPrintable(status.out));
 }
 
 void TestCommandLine::logLinesAreUtcWithZ()

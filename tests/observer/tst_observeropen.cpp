@@ -7,6 +7,7 @@
 #include <baton/store.h>
 
 #include <QDir>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -36,6 +37,7 @@ private Q_SLOTS:
     void aFileUrlIsReadWithoutWriting();
     void aStoreServiceGivesItsStoreToJoinThrough();
     void aMissingFolderIsNamedAndNotCreated();
+    void onlyAConfigurationWithoutARegistryIsTheDefaultRegistry();
 };
 
 void TestObserverOpen::refusals_data()
@@ -143,6 +145,40 @@ void TestObserverOpen::aMissingFolderIsNamedAndNotCreated()
     QCOMPARE(why, LeaseObserver::OpenError::SourceUnavailable);
     QVERIFY2(error.contains(missing), qPrintable(error));
     QVERIFY(!QFileInfo::exists(missing));
+}
+
+void TestObserverOpen::onlyAConfigurationWithoutARegistryIsTheDefaultRegistry()
+{
+    // R8: `baton status` warns of the default Registry, and of it only.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString data = dir.filePath(QStringLiteral("data"));
+    QVERIFY(QDir().mkpath(data + QStringLiteral("/registry")));
+    const QString configPath = dir.filePath(QStringLiteral("config.json"));
+    QFile config(configPath);
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(R"({"services": {"cluster": {"type": "StoreClusterService"}}})");
+    config.close();
+    LeaseSourceOptions byConfig;
+    byConfig.kind = LeaseSourceOptions::Kind::Configuration;
+    byConfig.configPath = configPath;
+    qputenv("BATON_DATA_DIR", data.toUtf8());
+    QString error;
+    QObject parent;
+    LeaseObserver *byDefault = LeaseObserver::open(byConfig, &parent, &error);
+    qunsetenv("BATON_DATA_DIR");
+    QVERIFY2(byDefault, qPrintable(error));
+    QVERIFY(byDefault->isDefaultRegistry());
+    LeaseObserver *named = LeaseObserver::open(storeUrl(QUrl::fromLocalFile(data + QStringLiteral("/registry")).toString()),
+                                               &parent, &error);
+    QVERIFY2(named, qPrintable(error));
+    QVERIFY(!named->isDefaultRegistry());
+    LeaseSourceOptions service;
+    service.kind = LeaseSourceOptions::Kind::StoreService;
+    service.storeService = {{QStringLiteral("type"), QStringLiteral("Webda/MemoryStore")}};
+    LeaseObserver *described = LeaseObserver::open(service, &parent, &error);
+    QVERIFY2(described, qPrintable(error));
+    QVERIFY(!described->isDefaultRegistry());
 }
 
 QTEST_GUILESS_MAIN(TestObserverOpen)

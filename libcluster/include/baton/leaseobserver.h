@@ -213,6 +213,11 @@ public:
     QString describeEmpty() const;
     /*! The store observed; null on Kubernetes, which has none. */
     Store *store() const;
+    /*!
+     * Whether store() is the default Registry: a configuration without one,
+     * whose elections are then among the processes of this host only.
+     */
+    bool isDefaultRegistry() const;
 
     /*! Lists every \a ms where the source cannot watch, or after a failed list. */
     void setPollInterval(int ms);

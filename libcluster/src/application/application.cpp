@@ -331,6 +331,14 @@ Store *Application::registry()
             delete store;
             return nullptr;
         }
+        // R8: an election meant for several hosts, run without a shared
+        // store, would elect one leader per host, silently.
+        qCWarning(lcConfig).noquote()
+                << QStringLiteral("no Registry in the configuration: the elections are of this host "
+                                  "only, in the default file Registry at %1; participants on other "
+                                  "hosts elect leaders of their own (for one election across hosts, "
+                                  "configure a shared store, such as etcd, as the Registry)")
+                           .arg(store->parameters().value(QStringLiteral("folder")).toString());
         d->defaultRegistry = store;
     }
     return d->defaultRegistry;

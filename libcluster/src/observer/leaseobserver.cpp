@@ -85,6 +85,11 @@ Store *LeaseObserver::store() const
     return d->m_store;
 }
 
+bool LeaseObserver::isDefaultRegistry() const
+{
+    return d->m_defaultRegistry;
+}
+
 void LeaseObserver::setPollInterval(int ms)
 {
     d->m_pollIntervalMs = ms;

@@ -60,6 +60,7 @@ public:
     std::unique_ptr<Application> m_application;
     std::unique_ptr<Store> m_ownedStore;
     Store *m_store = nullptr;
+    bool m_defaultRegistry = false;
     QString m_emptyText;
     QHash<QString, ObservedLease> m_leases;
     /*!

@@ -200,6 +200,8 @@ LeaseObserver *LeaseObserver::open(const LeaseSourceOptions &options, QObject *p
     LeaseObserver *observer = kubernetes ? new LeaseObserver(kubernetes, clock, parent)
                                          : new LeaseObserver(store, clock, parent);
     observer->d->m_application = std::move(application);
+    // openRegistry() owns a store only when it made the default one.
+    observer->d->m_defaultRegistry = options.kind != LeaseSourceOptions::Kind::StoreService && ownedStore;
     observer->d->m_ownedStore = std::move(ownedStore);
     if (!emptyText.isEmpty())
         observer->d->m_emptyText = emptyText;
