@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const QJsonDocument document = QJsonDocument::fromJson(baton::fuzz::bytes(data, size));
     if (!document.isObject())
         return 0; // the stores refuse non-JSON before the codec sees it
-    const baton::LeaseRecord sentinel {QStringLiteral("sentinel"), 4242, {}, {}, 7};
+    const baton::LeaseRecord sentinel {QStringLiteral("sentinel"), 4242, {}, {}, 7, {}};
     baton::LeaseRecord record = sentinel;
     QString error;
     if (!baton::leasecodec::decode(document.object(), &record, &error)) {
