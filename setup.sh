@@ -14,7 +14,6 @@ packages="
   build-essential cmake ninja-build pkg-config
   qt6-base-dev qt6-base-dev-tools libgl-dev
   qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools
-  qt6-httpserver-dev qt6-websockets-dev
   qtkeychain-qt6-dev libyaml-cpp-dev
   qt6-svg-dev fonts-dejavu-core
   etcd-server etcd-client
