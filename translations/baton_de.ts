@@ -155,24 +155,24 @@
         <translation>Längster Failover nach Absturz</translation>
     </message>
     <message>
-        <source>%1 (F6)</source>
-        <translation>%1 (F6)</translation>
+        <source>within %1 of the leader's crash</source>
+        <translation>innerhalb von %1 nach dem Absturz des Leaders</translation>
     </message>
     <message>
         <source>Clean handover</source>
         <translation>Saubere Übergabe</translation>
     </message>
     <message>
-        <source>milliseconds with a watch, else %1 (F5, F8)</source>
-        <translation>Millisekunden mit Watch, sonst %1 (F5, F8)</translation>
+        <source>milliseconds with a watch, else %1</source>
+        <translation>Millisekunden mit Watch, sonst %1</translation>
     </message>
     <message>
         <source>Leader steps down after</source>
         <translation>Der Leader tritt zurück nach</translation>
     </message>
     <message>
-        <source>%1 without a successful renewal (F4)</source>
-        <translation>%1 ohne erfolgreiche Erneuerung (F4)</translation>
+        <source>%1 without a successful renewal</source>
+        <translation>%1 ohne erfolgreiche Erneuerung</translation>
     </message>
     <message>
         <source>Safety margin</source>
@@ -834,12 +834,12 @@ Von diesem Beobachter gesehen: gehalten seit %3, letzte Änderung vor %4 (Lease 
         <translation>Lease-Dauer %1</translation>
     </message>
     <message>
-        <source>F4 step-down deadline %1</source>
-        <translation>F4-Rücktrittsfrist %1</translation>
+        <source>step-down deadline %1</source>
+        <translation>Rücktrittsfrist %1</translation>
     </message>
     <message>
-        <source>F4 step-down deadline ≈ %1 (renew interval estimated)</source>
-        <translation>F4-Rücktrittsfrist ≈ %1 (Erneuerungsintervall geschätzt)</translation>
+        <source>step-down deadline ≈ %1 (renew interval estimated)</source>
+        <translation>Rücktrittsfrist ≈ %1 (Erneuerungsintervall geschätzt)</translation>
     </message>
     <message>
         <source>No renewal seen yet: intervals appear from the second change of the record.</source>

@@ -155,24 +155,24 @@
         <translation>Pire bascule après panne</translation>
     </message>
     <message>
-        <source>%1 (F6)</source>
-        <translation>%1 (F6)</translation>
+        <source>within %1 of the leader's crash</source>
+        <translation>dans les %1 qui suivent la panne du leader</translation>
     </message>
     <message>
         <source>Clean handover</source>
         <translation>Passation propre</translation>
     </message>
     <message>
-        <source>milliseconds with a watch, else %1 (F5, F8)</source>
-        <translation>quelques millisecondes avec une surveillance, sinon %1 (F5, F8)</translation>
+        <source>milliseconds with a watch, else %1</source>
+        <translation>quelques millisecondes avec une surveillance, sinon %1</translation>
     </message>
     <message>
         <source>Leader steps down after</source>
         <translation>Le leader se retire après</translation>
     </message>
     <message>
-        <source>%1 without a successful renewal (F4)</source>
-        <translation>%1 sans renouvellement réussi (F4)</translation>
+        <source>%1 without a successful renewal</source>
+        <translation>%1 sans renouvellement réussi</translation>
     </message>
     <message>
         <source>Safety margin</source>
@@ -834,12 +834,12 @@ Vu par cet observateur : détenu depuis %3, dernier changement il y a %4 (bail %
         <translation>durée du bail %1</translation>
     </message>
     <message>
-        <source>F4 step-down deadline %1</source>
-        <translation>échéance de retrait F4 %1</translation>
+        <source>step-down deadline %1</source>
+        <translation>échéance de retrait %1</translation>
     </message>
     <message>
-        <source>F4 step-down deadline ≈ %1 (renew interval estimated)</source>
-        <translation>échéance de retrait F4 ≈ %1 (intervalle de renouvellement estimé)</translation>
+        <source>step-down deadline ≈ %1 (renew interval estimated)</source>
+        <translation>échéance de retrait ≈ %1 (intervalle de renouvellement estimé)</translation>
     </message>
     <message>
         <source>No renewal seen yet: intervals appear from the second change of the record.</source>

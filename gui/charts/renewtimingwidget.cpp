@@ -96,8 +96,8 @@ void RenewTimingWidget::paintEvent(QPaintEvent *)
     bound(lease, QColor(0xd6, 0x3b, 0x3b), Qt::DashLine,
           tr("lease duration %1").arg(LeaseTableModel::formatDuration(lease)));
     bound(deadline, QColor(0xe0, 0x9b, 0x1a), Qt::DashLine,
-          m_renewIntervalMs > 0 ? tr("F4 step-down deadline %1").arg(LeaseTableModel::formatDuration(deadline))
-                                : tr("F4 step-down deadline ≈ %1 (renew interval estimated)")
+          m_renewIntervalMs > 0 ? tr("step-down deadline %1").arg(LeaseTableModel::formatDuration(deadline))
+                                : tr("step-down deadline ≈ %1 (renew interval estimated)")
                                           .arg(LeaseTableModel::formatDuration(deadline)));
 
     // The renewals: a line per holder, a dot per renewal seen.

@@ -29,9 +29,9 @@ QString TimingsExplanation::describe(qint64 leaseMs, qint64 renewMs, RenewSource
     }
     const ElectionTimings t = ElectionTimings::forParameters(leaseMs, renewMs);
     row(source == RenewSource::Known ? tr("Renew interval") : tr("Renew interval (estimated)"), d(renewMs));
-    row(tr("Worst crash failover"), tr("%1 (F6)").arg(d(t.worstCrashFailover)));
-    row(tr("Clean handover"), tr("milliseconds with a watch, else %1 (F5, F8)").arg(d(t.cleanHandover)));
-    row(tr("Leader steps down after"), tr("%1 without a successful renewal (F4)").arg(d(t.stepDownDeadline)));
+    row(tr("Worst crash failover"), tr("within %1 of the leader's crash").arg(d(t.worstCrashFailover)));
+    row(tr("Clean handover"), tr("milliseconds with a watch, else %1").arg(d(t.cleanHandover)));
+    row(tr("Leader steps down after"), tr("%1 without a successful renewal").arg(d(t.stepDownDeadline)));
     row(tr("Safety margin"), d(t.safetyMargin));
     row(tr("Tolerated clock-rate difference"),
         QStringLiteral("%1 %").arg(QLocale().toString(t.toleratedClockDrift * 100.0, 'f', 1)));

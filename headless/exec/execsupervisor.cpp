@@ -198,7 +198,7 @@ qint64 ExecSupervisor::effectiveGrace(qint64 requestedMs, const ElectionTimings 
                                "--grace %1 ms does not fit in the safety margin of %2 ms "
                                "((leaseDuration %3 - renewInterval %4) / 2) with the quarter "
                                "kept for the kill and clock drift: the command could still run "
-                               "when another instance takes the lease (O3); use at most "
+                               "when another instance takes the lease; use at most "
                                "%5 ms, or a longer leaseDuration")
                                .arg(requestedMs)
                                .arg(timings.safetyMargin)
@@ -412,7 +412,7 @@ void ExecSupervisor::onGuardOutput()
         } else if (word == "expired") {
             m_expired = true;
             qCWarning(lcExec).noquote()
-                    << QStringLiteral("%1: the exec guard saw the F4 deadline pass before this "
+                    << QStringLiteral("%1: the exec guard saw the step-down deadline pass before this "
                                       "process stepped down: it stops pid %2")
                                .arg(m_cluster ? m_cluster->leaseName() : QString())
                                .arg(m_pid);

@@ -145,7 +145,7 @@ QByteArray ElectionMetrics::render() const
 
     // The label is `identity`, not `instance`: Prometheus sets `instance`
     // to the scraped address and would rename ours `exported_instance`.
-    family("baton_is_leader", "gauge", "Whether this instance leads the lease now (F4 deadline checked).");
+    family("baton_is_leader", "gauge", "Whether this instance leads the lease now (its step-down deadline checked).");
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
         sample(QStringLiteral("baton_is_leader"),
                leaseLabel(it.key()) + QStringLiteral(",identity=") + labelValue(it->identity),
@@ -157,7 +157,7 @@ QByteArray ElectionMetrics::render() const
                        + labelValue(it->cluster ? it->cluster->currentHolder() : it->lastHolder),
                QStringLiteral("1"));
     family("baton_leader_transitions_total", "counter",
-           "Terms of the lease (F7 leaseTransitions) as last read from the store, as baton status shows them.");
+           "Terms of the lease (its leaseTransitions) as last read from the store, as baton status shows them.");
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
         sample(QStringLiteral("baton_leader_transitions_total"), leaseLabel(it.key()),
                QString::number(it->cluster ? it->cluster->leaseTransitions() : it->lastToken));

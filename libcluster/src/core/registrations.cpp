@@ -258,7 +258,7 @@ void Registrations::reconcile(quint64 id)
     entry->servedPeriod = m_period;
     if (m_stillLeading && !m_stillLeading()) {
         qCInfo(lcRegistrations).noquote()
-            << describe(id, true) << "not started: leadership may have expired (F4)";
+            << describe(id, true) << "not started: leadership may have expired (the step-down deadline passed)";
         return;
     }
     entry->fnHasRun = true;
