@@ -1,6 +1,8 @@
 // The shortest way to run periodic work on the leader only: a LeaderTimer in
 // place of a QTimer. Run three copies with the same configuration and only
-// the leader prints; kill it and another one starts printing.
+// the leader prints; kill it and another one starts printing. SIGTERM or
+// Ctrl-C stops it cleanly: the lease is released and another one starts
+// printing at once.
 //
 //   leadertimer-example --config leadertimer.json
 

@@ -1,6 +1,8 @@
 // The seed example: a service that polls something every second, on the
 // leader only. Run three copies with the same configuration and exactly one
-// polls; kill it (kill -9) and another takes over within the lease.
+// polls; kill it (kill -9) and another takes over within the lease; stop it
+// (kill -TERM, Ctrl-C) and another takes over at once: the Application
+// stops cleanly on these signals and exec() returns 0.
 //
 //   poller-example --config poller.json
 //

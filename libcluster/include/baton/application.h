@@ -25,6 +25,23 @@ class ApplicationPrivate;
  *
  * The Application owns its services. While it exists it is the process's
  * current application: useCluster() and baton::whenLeader() look there.
+ *
+ * Once started, it stops cleanly on SIGTERM and SIGINT (see
+ * setStopOnSignals()), so a complete program is:
+ *
+ * \code
+ * int main(int argc, char *argv[])
+ * {
+ *     QCoreApplication qtApp(argc, argv);
+ *     baton::Application app;
+ *     QString error;
+ *     if (!app.loadConfigFile(QStringLiteral("app.json"), &error) || !app.init(&error)) {
+ *         qCritical("%s", qPrintable(error));
+ *         return 2;
+ *     }
+ *     return qtApp.exec(); // 0 after a clean stop on SIGTERM or SIGINT
+ * }
+ * \endcode
  */
 class BATON_EXPORT Application : public QObject
 {
@@ -61,6 +78,28 @@ public:
      * finished stopping; emits stopped() once at the end.
      */
     void stop();
+
+    /*!
+     * Whether this application stops cleanly on SIGTERM and SIGINT; true
+     * unless turned off. When on, init() catches each of the two signals
+     * that still has its default action (a signal the program handles or
+     * ignores itself is left alone), for the first started application of
+     * the process only. The first such signal calls stop(): the leader work
+     * is told to stop, and then the lease is released, so that another
+     * instance takes over at once instead of when the lease expires. Once
+     * stopped, the application ends the event loop with
+     * QCoreApplication::exit(0). A second signal during that stop ends the
+     * process at once with 128 + the signal's number (143 for SIGTERM, 130
+     * for SIGINT), leaving the lease to expire. Destroying the application
+     * puts the default actions back.
+     *
+     * Turn it off, before or after init(), to handle these signals yourself
+     * (call stop() from your handler and wait for stopped()) or to keep
+     * their default action, which ends the process with no release.
+     */
+    void setStopOnSignals(bool enabled);
+    /*! Whether setStopOnSignals() is on (the default). */
+    bool stopOnSignals() const;
 
     /*! The service configured as \a name, or nullptr. */
     Service *service(const QString &name) const;

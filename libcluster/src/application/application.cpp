@@ -6,6 +6,7 @@
 #include "localclusterservice.h"
 #include "logging.h"
 #include "parameters.h"
+#include "signalstop.h"
 
 #include <baton/clusterservice.h>
 #include <baton/servicefactory.h>
@@ -102,6 +103,7 @@ Application::~Application()
 {
     if (s_current == this)
         s_current = nullptr;
+    d->releaseSignals();
     // Services are children; delete them last-first, as they were started.
     for (auto it = d->services.rbegin(); it != d->services.rend(); ++it)
         delete *it;
@@ -253,6 +255,10 @@ bool Application::init(QString *errorString)
     d->initialised = true;
     if (!d->pendingAttached)
         d->attachPending(d->localCluster()); // W8
+    // Before the election begins, so that even a first acquisition is
+    // released when a stop comes at once (F5).
+    if (d->stopOnSignals)
+        d->catchSignals();
     Q_EMIT started();
     return true;
 }
@@ -283,13 +289,59 @@ void ApplicationPrivate::stopNext()
     if (stopIndex == 0) {
         if (defaultRegistry)
             defaultRegistry->stop();
-        QMetaObject::invokeMethod(q, [app = q] { Q_EMIT app->stopped(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+                q,
+                [app = q] {
+                    get(app)->stopped = true;
+                    Q_EMIT app->stopped();
+                    if (get(app)->exitWhenStopped && QCoreApplication::instance())
+                        QCoreApplication::exit(0);
+                },
+                Qt::QueuedConnection);
         return;
     }
     Service *service = services.at(--stopIndex);
     QObject::connect(service, &Service::stopped, q, [this] { stopNext(); },
                      Qt::SingleShotConnection);
     service->stop();
+}
+
+void ApplicationPrivate::catchSignals()
+{
+    if (signalStop || !initialised)
+        return;
+    signalStop = SignalStop::install(q);
+    if (!signalStop)
+        return;
+    QObject::connect(signalStop, &SignalStop::received, q, [this](int signalNumber) {
+        qCInfo(lcConfig).noquote()
+                << QStringLiteral("signal %1: stopping cleanly (a second one ends the process at once)")
+                           .arg(signalNumber);
+        exitWhenStopped = true;
+        if (stopped)
+            QCoreApplication::exit(0);
+        else
+            q->stop();
+    });
+}
+
+void ApplicationPrivate::releaseSignals()
+{
+    delete signalStop;
+}
+
+void Application::setStopOnSignals(bool enabled)
+{
+    d->stopOnSignals = enabled;
+    if (enabled)
+        d->catchSignals();
+    else
+        d->releaseSignals();
+}
+
+bool Application::stopOnSignals() const
+{
+    return d->stopOnSignals;
 }
 
 Service *Application::service(const QString &name) const

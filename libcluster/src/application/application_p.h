@@ -10,6 +10,7 @@
 namespace baton {
 
 class ClusterService;
+class SignalStop;
 class Store;
 
 class ApplicationPrivate
@@ -33,6 +34,9 @@ public:
     void attachPending(ClusterService &cluster);
     ClusterService &localCluster();
     void stopNext();
+    /*! setStopOnSignals(): catches SIGTERM and SIGINT for a clean stop, then the end of the event loop. */
+    void catchSignals();
+    void releaseSignals();
 
     Application *q;
     QString sourceName;
@@ -43,6 +47,10 @@ public:
     bool pendingAttached = false;
     bool stopping = false;
     int stopIndex = 0;
+    bool stopped = false;
+    bool stopOnSignals = true;
+    bool exitWhenStopped = false;
+    QPointer<SignalStop> signalStop;
     QPointer<Store> defaultRegistry;
     QPointer<ClusterService> local;
     QList<PendingRegistration> pending;
