@@ -197,6 +197,7 @@ private Q_SLOTS:
     void twoProcessesWithOneInstanceIdNeverBothLead();
     void aProcessRestartedWithAFixedIdWaitsOneLeaseUnlessItsEarlierRunReleased_data();
     void aProcessRestartedWithAFixedIdWaitsOneLeaseUnlessItsEarlierRunReleased();
+    void aWriteAnsweredWithAnotherIncarnationNeverMakesALeader();
 };
 
 namespace {
@@ -805,6 +806,28 @@ void TestElector::onlyAChangeOfHolderIsRecordedWithItsReasonAndGap()
     QCOMPARE(store.history.at(2).to, QStringLiteral("c"));
     QCOMPARE(store.history.at(2).why, QStringLiteral("released"));
     QCOMPARE(store.history.at(2).gapMs, 0);
+}
+
+void TestElector::aWriteAnsweredWithAnotherIncarnationNeverMakesALeader()
+{
+    // R5: something between us and the store (a webhook stripping unknown
+    // annotations) rewrites the record. Leading on it would mean renewals
+    // in a loop and a release refused as "not the holder": never lead.
+    LeaseStore store;
+    Instance a(QStringLiteral("worker"), L, R, QStringLiteral("aaaa"));
+    take(a, a.elector.start());
+    for (int round = 0; round < 4 && a.pending; ++round) {
+        const ElectorAction request = *a.pending;
+        a.pending.reset();
+        LeaseReply reply = store.apply(request);
+        store.state.record.holderIncarnation.clear();
+        reply.state.record.holderIncarnation.clear();
+        take(a, a.elector.onReply(requestIdOf(request), reply));
+    }
+    QVERIFY(!a.elector.isLeader());
+    QVERIFY(!a.wasTold<action::BecameLeader>());
+    QCOMPARE(a.last<action::AttemptFinished>()->outcome, AttemptOutcome::Error);
+    QVERIFY(a.last<action::AttemptFinished>()->errorString.contains(QStringLiteral("not this instance's")));
 }
 
 QTEST_GUILESS_MAIN(TestElector)

@@ -176,6 +176,21 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
 {
     switch (reply.outcome) {
     case LeaseReply::Outcome::Ok: {
+        if (!reply.state.exists || !isMine(reply.state.record)) {
+            // R5: a store (or something in front of it: an admission webhook
+            // that strips unknown annotations) that answers our write with a
+            // record that is not ours would leave this instance leading on a
+            // lease it cannot recognise, renew or release. Never lead on it.
+            m_haveObserved = false;
+            if (m_leading)
+                stepDown(StopReason::RenewFailed, out);
+            finishAttempt(out, AttemptOutcome::Error,
+                          QStringLiteral("the store answered the write with a record that is not "
+                                         "this instance's (holder \"%1\", incarnation \"%2\"): "
+                                         "something between this instance and the store rewrites it")
+                                  .arg(reply.state.record.holder, reply.state.record.holderIncarnation));
+            break;
+        }
         observe(reply.state, out);
         if (m_attemptIsRenewal) {
             if (!m_leading) {
