@@ -58,6 +58,10 @@ namespace {
 #ifdef BATON_HAVE_TIMERFD
 thread_local BootTimerQueue *t_queue = nullptr;
 
+// See arm() and schedule().
+constexpr qint64 minimumArmingNs = 1'000;
+constexpr qint64 stalledArmingNs = 100'000'000;
+
 qint64 bootNowNs()
 {
     timespec now {};
@@ -117,9 +121,14 @@ void BootTimerQueue::schedule(BootTimer *timer, qint64 deadlineNs)
     timer->m_deadlineNs = deadlineNs;
     timer->m_queued = true;
     m_deadlines.emplace(deadlineNs, timer);
-    // A later deadline waits behind the armed one; only an earlier re-arms.
-    if (m_armedNs < 0 || deadlineNs < m_armedNs)
+    // A later deadline waits behind the armed one; only an earlier re-arms,
+    // or an armed one already past that has not woken us: the descriptor
+    // may have been disarmed under us (a clock that scales relative times
+    // rounds a tiny one to zero), and nothing else would re-arm it.
+#ifdef BATON_HAVE_TIMERFD
+    if (m_armedNs < 0 || deadlineNs < m_armedNs || m_armedNs < bootNowNs() - stalledArmingNs)
         arm();
+#endif
 }
 
 void BootTimerQueue::cancel(BootTimer *timer)
@@ -147,9 +156,14 @@ void BootTimerQueue::arm()
     } else {
         // Relative, as a timer of its own was: libfaketime scales relative
         // timers (the clock-drift tests). An all-zero it_value would
-        // disarm: a deadline already past is 1 ns away.
+        // disarm: a deadline already past is a moment away.
         m_armedNs = m_deadlines.begin()->first;
-        const qint64 left = std::max<qint64>(1, m_armedNs - bootNowNs());
+        // Never less than a microsecond: libfaketime divides a relative
+        // time by its rate, and a nanosecond at a rate above 1 becomes 0,
+        // which disarms the descriptor and would stop every timer of the
+        // thread (seen in tst_clockdrift, the follower at 1.2 times the
+        // host's rate).
+        const qint64 left = std::max<qint64>(minimumArmingNs, m_armedNs - bootNowNs());
         spec.it_value.tv_sec = time_t(left / 1'000'000'000);
         spec.it_value.tv_nsec = long(left % 1'000'000'000);
     }
