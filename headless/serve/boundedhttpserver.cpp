@@ -6,6 +6,7 @@
 #include <QTimer>
 #include <QUrl>
 #include <QUrlQuery>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 namespace baton::statusmodule {
@@ -123,16 +124,19 @@ Request parseHead(const QByteArray &head)
     return request;
 }
 
+} // namespace
+
 /*!
  * One client connection, from accept to close; deletes itself when done.
  * It holds at most one request head and one answer at a time: while an
  * answer is being written it reads nothing, so a client that sends request
  * after request without reading the answers waits on its own socket.
  */
-class Connection : public QObject
+class HttpConnection : public QObject
 {
 public:
-    Connection(QTcpSocket *socket, BoundedHttpServer *server)
+    /*! With busy, the connection is refused at once (503): the server has no place for it. */
+    HttpConnection(QTcpSocket *socket, BoundedHttpServer *server, bool busy)
         : QObject(server)
         , m_socket(socket)
         , m_server(server)
@@ -140,16 +144,41 @@ public:
         m_socket->setParent(this);
         m_socket->setReadBufferSize(BoundedHttpServer::maxHeadBytes);
         m_timer.setSingleShot(true);
-        connect(&m_timer, &QTimer::timeout, this, &Connection::timedOut);
-        connect(m_socket, &QTcpSocket::readyRead, this, &Connection::readRequest);
-        connect(m_socket, &QTcpSocket::bytesWritten, this, &Connection::written);
+        m_firstByte.setSingleShot(true);
+        connect(&m_timer, &QTimer::timeout, this, &HttpConnection::timedOut);
+        connect(&m_firstByte, &QTimer::timeout, this, &HttpConnection::stayedSilent);
+        connect(m_socket, &QTcpSocket::readyRead, this, &HttpConnection::readRequest);
+        connect(m_socket, &QTcpSocket::bytesWritten, this, &HttpConnection::written);
         connect(m_socket, &QTcpSocket::disconnected, this, &QObject::deleteLater);
         if (m_socket->state() != QAbstractSocket::ConnectedState) {
             deleteLater();
             return;
         }
+        if (busy) {
+            refuse(503, "too many connections");
+            return;
+        }
         m_timer.start(BoundedHttpServer::requestTimeoutMs);
+        m_firstByte.start(BoundedHttpServer::firstByteTimeoutMs);
         readRequest();
+    }
+
+    /*! Whether it waits for a request of which no byte has come: it may give its place up. */
+    bool idle() const
+    {
+        if (m_state != State::Reading || !m_buffer.isEmpty() || m_socket->bytesAvailable() > 0)
+            return false;
+        // Bytes the kernel holds that the event loop has not read yet are a request begun.
+        int pending = 0;
+        return ::ioctl(int(m_socket->socketDescriptor()), FIONREAD, &pending) == 0 && pending == 0;
+    }
+
+    /*! Closed for a newer connection, or as the oldest of too many closing. */
+    void evict()
+    {
+        m_server->forget(this);
+        m_socket->abort();
+        deleteLater();
     }
 
 private:
@@ -157,11 +186,18 @@ private:
 
     void readRequest()
     {
+        if (m_state == State::Closing) {
+            // Read and dropped, so that the close is seen and is not a reset.
+            m_socket->readAll();
+            return;
+        }
         if (m_state != State::Reading)
             return;
         const qsizetype room = BoundedHttpServer::maxHeadBytes + 1 - m_buffer.size();
         if (room > 0)
             m_buffer += m_socket->read(room);
+        if (!m_buffer.isEmpty())
+            m_firstByte.stop();
         const qsizetype end = m_buffer.indexOf("\r\n\r\n");
         if (end < 0 || end + 2 > BoundedHttpServer::maxHeadBytes) {
             if (m_buffer.size() > BoundedHttpServer::maxHeadBytes)
@@ -236,6 +272,7 @@ private:
         }
         m_state = State::Reading;
         m_timer.start(BoundedHttpServer::requestTimeoutMs);
+        m_server->waitsAgain(this);
         readRequest();
     }
 
@@ -247,8 +284,19 @@ private:
     void close()
     {
         m_state = State::Closing;
+        m_firstByte.stop();
         ::shutdown(int(m_socket->socketDescriptor()), SHUT_WR);
         m_timer.start(BoundedHttpServer::closeGraceMs);
+        m_socket->readAll();
+        m_server->closing(this);
+    }
+
+    void stayedSilent()
+    {
+        if (idle()) {
+            m_socket->abort();
+            deleteLater();
+        }
     }
 
     void timedOut()
@@ -262,14 +310,13 @@ private:
     }
 
     QTcpSocket *m_socket;
-    const BoundedHttpServer *m_server;
+    BoundedHttpServer *m_server;
     QTimer m_timer;
+    QTimer m_firstByte;
     QByteArray m_buffer;
     State m_state = State::Reading;
     bool m_closeAfter = false;
 };
-
-} // namespace
 
 BoundedHttpServer::BoundedHttpServer(Pages pages, QObject *parent)
     : QTcpServer(parent)
@@ -281,22 +328,38 @@ BoundedHttpServer::BoundedHttpServer(Pages pages, QObject *parent)
 void BoundedHttpServer::acceptPending()
 {
     while (QTcpSocket *socket = nextPendingConnection()) {
-        if (m_open >= maxConnections) {
-            // Answered and closed at once: a flood of them holds no socket
-            // for long, and the connections already open keep working.
-            socket->write(
-                "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
-                "Content-Length: 21\r\nConnection: close\r\n\r\ntoo many connections\n");
-            connect(socket, &QTcpSocket::disconnected, socket, &QObject::deleteLater);
-            socket->disconnectFromHost();
-            if (socket->state() == QAbstractSocket::UnconnectedState)
-                socket->deleteLater();
-            continue;
+        if (m_open.size() >= maxConnections) {
+            const auto waiting = std::find_if(m_open.cbegin(), m_open.cend(),
+                                              [](const HttpConnection *c) { return c->idle(); });
+            if (waiting != m_open.cend())
+                (*waiting)->evict();
         }
-        ++m_open;
-        auto *connection = new Connection(socket, this);
-        connect(connection, &QObject::destroyed, this, [this] { --m_open; });
+        const bool busy = m_open.size() >= maxConnections;
+        auto *connection = new HttpConnection(socket, this, busy);
+        connect(connection, &QObject::destroyed, this, [this, connection] { forget(connection); });
+        if (!busy)
+            m_open.append(connection);
     }
+}
+
+void BoundedHttpServer::waitsAgain(HttpConnection *connection)
+{
+    if (m_open.removeOne(connection))
+        m_open.append(connection);
+}
+
+void BoundedHttpServer::closing(HttpConnection *connection)
+{
+    m_open.removeOne(connection);
+    m_closing.append(connection);
+    if (m_closing.size() > maxConnections)
+        m_closing.first()->evict();
+}
+
+void BoundedHttpServer::forget(HttpConnection *connection)
+{
+    m_open.removeOne(connection);
+    m_closing.removeOne(connection);
 }
 
 } // namespace baton::statusmodule

@@ -1,9 +1,12 @@
 // What a client of `--listen` can cost a real `baton join`, over real
 // sockets: a body of 400 MiB is refused unread (413) and the process's RSS
 // does not grow by it; a request head beyond its bounds is refused (414,
-// 431); one connection more than the bound is answered 503 and closed while
-// those open are still served; a client that sends nothing, or a byte a
-// second, is closed once the bound for a whole request has passed. And
+// 431); at the bound on connections a new client takes the place of the
+// oldest one that has sent nothing, and only when every open one is in the
+// middle of a request is it answered 503 and closed while those open are
+// still served; a client that sends nothing is closed after a short while,
+// one that sends a byte a second once the bound for a whole request has
+// passed. And
 // through all of it the election does not notice: the leader keeps leading
 // and renews without a gap as long as the lease (R6).
 
@@ -13,6 +16,7 @@
 #include "testsupport.h"
 
 #include <algorithm>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -110,6 +114,7 @@ private Q_SLOTS:
     void aRequestOutsideWhatThePagesNeedIsRefused_data();
     void aRequestOutsideWhatThePagesNeedIsRefused();
     void requestsSentTogetherAreAnsweredInOrderOnOneConnection();
+    void aNewClientIsServedWhileTheOpenConnectionsSendNothing();
     // Last: the server frees the places of its connections when it sees
     // them closed, a moment after the test closed them.
     void oneConnectionTooManyIsClosedWhileTheOpenOnesAreServed();
@@ -284,11 +289,36 @@ void TestListenBounds::aRequestHeadBeyondItsBoundsIsRefused()
     QTRY_VERIFY_WITH_TIMEOUT(client.closed(), 10000);
 }
 
+// R6: connections that only wait, fresh ones or kept open between requests,
+// hold no place a new client needs: a client that keeps the bound's worth
+// of them open (and opens them again when they close) cannot make the
+// health probes fail.
+void TestListenBounds::aNewClientIsServedWhileTheOpenConnectionsSendNothing()
+{
+    std::vector<std::unique_ptr<RawClient>> idle;
+    for (int i = 0; i < maxConnections; ++i) {
+        idle.push_back(std::make_unique<RawClient>(port()));
+        QVERIFY(idle.back()->connected());
+    }
+    RawClient probe(port());
+    QVERIFY(probe.connected());
+    probe.socket.write("GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    QTRY_VERIFY_WITH_TIMEOUT(probe.answered() || probe.closed(), 10000);
+    QCOMPARE(probe.takeAnswer(), 200);
+    // The place was the oldest idle connection's.
+    QTRY_VERIFY_WITH_TIMEOUT(idle.front()->closed(), 10000);
+    QCOMPARE(idle.front()->received, QByteArray());
+}
+
 // R6: a client that opens connection after connection gets no more than the
-// bound; the ones open are still answered, and a closed one frees its place.
+// bound; while every open one is in the middle of a request none is closed
+// for the new one, which is answered 503 (its request read, so that the
+// answer is not lost to a reset); the ones open are still answered, and a
+// closed one frees its place.
 void TestListenBounds::oneConnectionTooManyIsClosedWhileTheOpenOnesAreServed()
 {
     const QByteArray get("GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    const qsizetype half = get.size() / 2;
     std::vector<std::unique_ptr<RawClient>> open;
     for (int i = 0; i < maxConnections; ++i) {
         open.push_back(std::make_unique<RawClient>(port()));
@@ -296,14 +326,19 @@ void TestListenBounds::oneConnectionTooManyIsClosedWhileTheOpenOnesAreServed()
         open.back()->socket.write(get);
         QTRY_VERIFY_WITH_TIMEOUT(open.back()->answered(), 10000);
         QCOMPARE(open.back()->takeAnswer(), 200);
+        // The next request begun: the connection is busy, not idle.
+        open.back()->socket.write(get.left(half));
+        QVERIFY(open.back()->socket.waitForBytesWritten(10000));
     }
     RawClient extra(port());
     QVERIFY(extra.connected());
+    extra.socket.write(get);
     QTRY_VERIFY_WITH_TIMEOUT(extra.closed(), 10000);
     QCOMPARE(extra.takeAnswer(), 503);
     for (const auto &client : open) {
-        client->socket.write(get);
-        QTRY_VERIFY_WITH_TIMEOUT(client->answered(), 10000);
+        QVERIFY(!client->closed());
+        client->socket.write(get.mid(half));
+        QTRY_VERIFY_WITH_TIMEOUT(client->answered() || client->closed(), 10000);
         QCOMPARE(client->takeAnswer(), 200);
     }
     for (const auto &client : open)
@@ -335,12 +370,14 @@ void TestListenBounds::aClientTooSlowToSendItsRequestIsClosed_data()
 }
 
 // R6: the bound is on the whole request, so a byte now and then does not
-// keep a connection open.
+// keep a connection open; one that sends nothing is closed well before it.
 void TestListenBounds::aClientTooSlowToSendItsRequestIsClosed()
 {
     QFETCH(bool, trickles);
     QFETCH(int, status);
     RawClient client(port());
+    QElapsedTimer open;
+    open.start();
     QVERIFY(client.connected());
     const QByteArray start("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
     qsizetype sent = 0;
@@ -354,9 +391,16 @@ void TestListenBounds::aClientTooSlowToSendItsRequestIsClosed()
     if (trickles)
         trickle.start(1000);
     QTRY_VERIFY_WITH_TIMEOUT(client.closed(), 3 * requestTimeoutMs + test::scaledMs(10000));
+    const qint64 openMs = open.elapsed();
+    qInfo("closed after %lld ms", openMs);
     QCOMPARE(client.takeAnswer(), status);
     if (trickles)
         QVERIFY2(sent > 0, "closed before the first byte was sent");
+    else
+        QVERIFY2(openMs < requestTimeoutMs,
+                 qPrintable(QStringLiteral("a client that sent nothing was closed after %1 ms, "
+                                           "as late as one that sent part of a request")
+                                .arg(openMs)));
 }
 
 void TestListenBounds::aRequestOutsideWhatThePagesNeedIsRefused_data()
