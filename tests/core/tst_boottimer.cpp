@@ -11,6 +11,7 @@
 #include <baton/clock.h>
 
 #include <QDir>
+#include <QEventLoop>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
@@ -75,6 +76,8 @@ private Q_SLOTS:
     void stopCancels();
     void theTimersOfAThreadShareOneDescriptorHoweverMany();
     void manyTimersEachFireOnceAndADeletedOneNever();
+    void aSlotCanDeleteTheLastTimerAfterANestedLoopInWhichAnotherFired();
+    void theLastTimerCanGoInsideANestedLoopWhileAnOuterSlotRuns();
 
 private:
     static void kinds();
@@ -257,6 +260,78 @@ void TestBootTimer::manyTimersEachFireOnceAndADeletedOneNever()
     QCOMPARE(fired, 200);
     QCOMPARE(pairFired, 1);
     QVERIFY(std::none_of(timers.cbegin(), timers.cend(), [](const auto &t) { return t->isActive(); }));
+}
+
+void TestBootTimer::aSlotCanDeleteTheLastTimerAfterANestedLoopInWhichAnotherFired()
+{
+    // F4: the driver acts in the timer's slot, and a user's callback there
+    // may run a nested event loop (a modal dialog) in which another timer
+    // of the thread fires; back in the outer slot the thread's last timers
+    // are deleted. The shared descriptor must outlive the firing still on
+    // the stack below that slot, and go once it has returned.
+    const int before = timerDescriptors();
+    auto outer = std::make_unique<BootTimer>();
+    auto inner = std::make_unique<BootTimer>();
+    int innerFired = 0;
+    bool outerDone = false;
+    connect(inner.get(), &BootTimer::timeout, this, [&innerFired] { ++innerFired; });
+    connect(outer.get(), &BootTimer::timeout, this, [&] {
+        QEventLoop nested;
+        connect(inner.get(), &BootTimer::timeout, &nested, &QEventLoop::quit);
+        // Never reached when it works: the test fails below, it does not hang.
+        QTimer::singleShot(10000, &nested, &QEventLoop::quit);
+        inner->start(0);
+        nested.exec();
+        inner.reset();
+        outer.reset();
+        outerDone = true;
+    });
+    outer->start(0);
+    QTRY_VERIFY_WITH_TIMEOUT(outerDone, 10000);
+    QCOMPARE(innerFired, 1);
+    QTRY_COMPARE_WITH_TIMEOUT(timerDescriptors(), before, 10000);
+
+    BootTimer next; // the thread's timers still work
+    QSignalSpy fired(&next, &BootTimer::timeout);
+    next.start(0);
+    QVERIFY(fired.wait(10000));
+}
+
+void TestBootTimer::theLastTimerCanGoInsideANestedLoopWhileAnOuterSlotRuns()
+{
+    // F4: as above, but the thread's last timers are deleted by the slot
+    // of the timer that fired inside the nested loop, which then goes on
+    // running events (deferred deletions among them) before the outer
+    // slot returns to its firing.
+    const int before = timerDescriptors();
+    auto outer = std::make_unique<BootTimer>();
+    auto inner = std::make_unique<BootTimer>();
+    int innerFired = 0;
+    bool outerDone = false;
+    connect(outer.get(), &BootTimer::timeout, this, [&] {
+        QEventLoop nested;
+        connect(inner.get(), &BootTimer::timeout, this, [&] {
+            ++innerFired;
+            inner.reset();
+            outer.reset();
+            QTimer::singleShot(4 * int(intervalMs), &nested, &QEventLoop::quit);
+        });
+        // Never reached when it works: the test fails below, it does not hang.
+        QTimer::singleShot(10000, &nested, &QEventLoop::quit);
+        inner->start(0);
+        nested.exec();
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+        outerDone = true;
+    });
+    outer->start(0);
+    QTRY_VERIFY_WITH_TIMEOUT(outerDone, 10000);
+    QCOMPARE(innerFired, 1);
+    QTRY_COMPARE_WITH_TIMEOUT(timerDescriptors(), before, 10000);
+
+    BootTimer next;
+    QSignalSpy fired(&next, &BootTimer::timeout);
+    next.start(0);
+    QVERIFY(fired.wait(10000));
 }
 
 QTEST_GUILESS_MAIN(TestBootTimer)

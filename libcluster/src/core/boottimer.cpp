@@ -2,6 +2,7 @@
 
 #include <QPointer>
 #include <QSocketNotifier>
+#include <QThread>
 #include <QTimer>
 
 #include <algorithm>
@@ -24,7 +25,8 @@ namespace baton {
  * earliest of their deadlines: one descriptor for the event loop to poll
  * however many timers there are, and starting or stopping one costs a
  * look-up in the deadlines, not a descriptor. It lives while a timer of
- * its thread uses it.
+ * its thread uses it, and is used from that thread only: it is that
+ * thread's, and nothing in it is locked.
  */
 class BootTimerQueue : public QObject
 {
@@ -50,7 +52,13 @@ private:
     /*! The deadline the descriptor is armed for; -1: disarmed. */
     qint64 m_armedNs = -1;
     int m_users = 0;
-    bool m_firing = false;
+    /*!
+     * Firings on the stack. A slot may run a nested event loop (a modal
+     * dialog in a user's callback) in which the queue fires again, and the
+     * last timer may go in either frame: only the outermost, once all have
+     * returned from their slots, may let the queue go.
+     */
+    int m_firingDepth = 0;
 };
 
 namespace {
@@ -90,14 +98,16 @@ BootTimerQueue *BootTimerQueue::acquire()
 
 void BootTimerQueue::release()
 {
+    Q_ASSERT(QThread::currentThread() == thread());
     if (--m_users > 0)
         return;
 #ifdef BATON_HAVE_TIMERFD
     if (t_queue == this)
         t_queue = nullptr; // a timer started from now on gets a new queue
 #endif
-    if (!m_firing)
+    if (m_firingDepth == 0)
         delete this;
+    // Otherwise the outermost firing lets it go when it returns.
 }
 
 BootTimerQueue::BootTimerQueue(int fd)
@@ -117,6 +127,7 @@ BootTimerQueue::~BootTimerQueue()
 
 void BootTimerQueue::schedule(BootTimer *timer, qint64 deadlineNs)
 {
+    Q_ASSERT(QThread::currentThread() == thread());
     cancel(timer);
     timer->m_deadlineNs = deadlineNs;
     timer->m_queued = true;
@@ -133,6 +144,7 @@ void BootTimerQueue::schedule(BootTimer *timer, qint64 deadlineNs)
 
 void BootTimerQueue::cancel(BootTimer *timer)
 {
+    Q_ASSERT(QThread::currentThread() == thread());
     if (!timer->m_queued)
         return;
     timer->m_queued = false;
@@ -188,13 +200,18 @@ void BootTimerQueue::onReadable()
         due.emplace_back(timer, timer->m_arming);
     }
     arm();
-    m_firing = true;
+    ++m_firingDepth;
     for (const auto &[timer, arming] : due)
         if (timer && timer->m_arming == arming)
             timer->fire();
-    m_firing = false;
-    if (m_users == 0)
-        deleteLater(); // its last timer went in a slot: not under its own notifier's signal
+    // An inner firing touches nothing once its slots have run: the
+    // outermost one, below it on the stack, still reads this queue.
+    if (--m_firingDepth > 0 || m_users > 0)
+        return;
+    // Its last timer went in a slot: deleted later, not under its own
+    // notifier's signal, and that notifier silent until then.
+    m_notifier.setEnabled(false);
+    deleteLater();
 #endif
 }
 
@@ -231,14 +248,23 @@ void BootTimer::prepare()
 
 BootTimer::~BootTimer()
 {
+    // A timer that never ran holds nothing of any thread.
+    Q_ASSERT((!m_queue && !m_fallback) || inItsThread());
     if (m_queue) {
         m_queue->cancel(this);
         m_queue->release();
     }
 }
 
+bool BootTimer::inItsThread() const
+{
+    const QThread *current = QThread::currentThread();
+    return current == thread() && (!m_queue || current == m_queue->thread());
+}
+
 void BootTimer::start(qint64 ms)
 {
+    Q_ASSERT(inItsThread());
     prepare();
     m_active = true;
     ++m_arming;
@@ -254,6 +280,7 @@ void BootTimer::start(qint64 ms)
 
 void BootTimer::stop()
 {
+    Q_ASSERT(inItsThread());
     m_active = false;
     ++m_arming;
     if (m_fallback)

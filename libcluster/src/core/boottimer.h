@@ -20,7 +20,8 @@ class BootTimerQueue;
  * QSocketNotifier in that thread's event loop: a process in a thousand
  * elections would otherwise have the event loop poll a thousand
  * descriptors at every turn, for every event of any election. A timer
- * stays in the thread where it was first started. Where timerfd is
+ * stays in the thread where it was first started, and is started, stopped
+ * and destroyed in that thread only (asserted). Where timerfd is
  * unavailable (another system, or timerfd_create refused) it falls back to
  * a precise QTimer, which is as good as that system's timers get;
  * usesBootClock() tells which one runs.
@@ -56,6 +57,8 @@ private:
 
     void prepare();
     void fire();
+    /*! Called from the thread of this timer and of the queue it holds. */
+    bool inItsThread() const;
 
     Kind m_kind;
     BootTimerQueue *m_queue = nullptr;
