@@ -252,7 +252,8 @@ void StoreContract::sideWriteGoesOnlyWithAWin()
     QFETCH(bool, create);
     QFETCH(bool, wins);
     const QString key = QStringLiteral("cluster:leader");
-    const StoreSideWrite side { QStringLiteral("history:leader"), doc(200), std::nullopt, {} };
+    // Built from the side key as read: absent, or the version written below.
+    StoreSideWrite side { QStringLiteral("history:leader"), doc(200), QString(), {} };
     CallPtr call;
     StoreEntry sideBefore;
     if (create) {
@@ -263,6 +264,7 @@ void StoreContract::sideWriteGoesOnlyWithAWin()
     } else {
         CREATE_OK(written, side.key, doc(100));
         sideBefore = written;
+        side.basedOn = written.version;
         CREATE_OK(first, key, doc(1));
         const CallPtr updated = updateCall(key, doc(2), first.version);
         WAIT_DONE(updated);
@@ -301,20 +303,34 @@ void StoreContract::aLateSideWriteNeverErasesANewerOne_data()
 {
     QTest::addColumn<bool>("create");
     QTest::addColumn<bool>("rebases");
-    QTest::newRow("a create's side write is built again over the newer one") << true << true;
-    QTest::newRow("a create's side write leaves the newer one when it declines") << true << false;
-    QTest::newRow("an update's side write is built again over the newer one") << false << true;
-    QTest::newRow("an update's side write leaves the newer one when it declines") << false << false;
+    QTest::addColumn<bool>("readUnreadable");
+    QTest::newRow("a create's side write is built again over the newer one")
+        << true << true << false;
+    QTest::newRow("a create's side write leaves the newer one when it declines")
+        << true << false << false;
+    QTest::newRow("an update's side write is built again over the newer one")
+        << false << true << false;
+    QTest::newRow("an update's side write leaves the newer one when it declines")
+        << false << false << false;
+    QTest::newRow(
+        "a create's side write built from an unreadable read is built again over the one stored")
+        << true << true << true;
+    QTest::newRow(
+        "an update's side write built from an unreadable read is built again over the one stored")
+        << false << true << true;
 }
 
 // R7: a side write built from a version of its key that another writer has
 // since replaced (a leader's history write arriving after its successor's)
 // never writes over the newer document: it is built again over it, or
 // left out; the write it goes with wins or loses by its own version alone.
+// So is one whose read of its key was answered unreadably (basedOn unset: a
+// garbled reply while the successor's document was stored and readable).
 void StoreContract::aLateSideWriteNeverErasesANewerOne()
 {
     QFETCH(bool, create);
     QFETCH(bool, rebases);
+    QFETCH(bool, readUnreadable);
     const QString key = QStringLiteral("cluster:leader");
     CREATE_OK(read, QStringLiteral("history:leader"), doc(100));
     // The successor's write of the side key, after the late writer read it.
@@ -323,6 +339,8 @@ void StoreContract::aLateSideWriteNeverErasesANewerOne()
     COMPARE_STATUS(newer, "Ok");
 
     StoreSideWrite side { read.key, doc(200), read.version, {} };
+    if (readUnreadable)
+        side.basedOn.reset();
     std::optional<StoreEntry> rebasedOver;
     int rebases_ = 0;
     side.rebase = [&](const std::optional<StoreEntry> &current) -> std::optional<QJsonObject> {

@@ -590,7 +590,7 @@ private Q_SLOTS:
         QFETCH(bool, create);
         QVERIFY(openStore());
         const QString key = QStringLiteral("cluster:leader");
-        const StoreSideWrite side {QStringLiteral("history:leader"), doc(100), std::nullopt, {}};
+        const StoreSideWrite side { QStringLiteral("history:leader"), doc(100), QString(), {} };
         QString version;
         if (!create) {
             CREATE_OK(created, key, doc(1));

@@ -3,25 +3,24 @@
 // change of holder and never on a renewal, the last historyLength kept, a bad
 // stored history ignored with one warning while the election goes on.
 
-#include "testsupport.h"
 #include "filestore.h"
 #include "memorystore.h"
 #include "storeleasebackend.h"
+#include "testsupport.h"
 
 #include <baton/clusterservice.h>
 #include <baton/store.h>
-
 #include <batoninternal/leasehistory.h>
 #include <batoninternal/storelease.h>
-
+#include <memory>
+#include <optional>
+#include <QDir>
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <memory>
-#include <optional>
 
 using namespace baton;
 
@@ -115,6 +114,7 @@ private Q_SLOTS:
     void aHistoryTooLargeIsIgnoredWithOneWarning_data() { addStoreColumn(); }
     void aHistoryTooLargeIsIgnoredWithOneWarning();
     void encodeWithinKeepsTheNewestChangesThatFit();
+    void aLateHistoryWriteNeverErasesTheSuccessorsChange_data();
     void aLateHistoryWriteNeverErasesTheSuccessorsChange();
 };
 
@@ -422,11 +422,33 @@ LeaseRecord recordOf(const QString &holder, qint64 transitions)
 // comes after the lease write. A leader frozen between the two, resumed
 // after a successor took its lease and stored that change, keeps the
 // successor's change and puts its own before it: the story of the failover
-// stays true.
+// stays true. So it does when A could not read the history (a corrupt file
+// that B's write then replaced): what A read tells nothing of what B wrote.
+void TestStoreHistory::aLateHistoryWriteNeverErasesTheSuccessorsChange_data()
+{
+    QTest::addColumn<bool>("unreadable");
+    QTest::newRow("over a history A read") << false;
+    QTest::newRow("over a history A could not read") << true;
+}
+
 void TestStoreHistory::aLateHistoryWriteNeverErasesTheSuccessorsChange()
 {
+    QFETCH(bool, unreadable);
     QVERIFY(m_folder.isValid());
-    const QJsonObject parameters { { QStringLiteral("folder"), m_folder.filePath(QStringLiteral("late")) } };
+    const QString folder = m_folder.filePath(unreadable ? QStringLiteral("late-unreadable")
+                                                        : QStringLiteral("late"));
+    const QJsonObject parameters { { QStringLiteral("folder"), folder } };
+    if (unreadable) {
+        QVERIFY(QDir().mkpath(folder));
+        QFile corrupt(folder + QLatin1Char('/') + FileStore::fileNameForKey(kHistoryKey, 1));
+        QVERIFY(corrupt.open(QIODevice::WriteOnly));
+        QVERIFY(corrupt.write("{ not json") > 0);
+        corrupt.close();
+        // A and B each say once that they could not read it.
+        const QRegularExpression warning(QStringLiteral("lease history \"history:leader\""));
+        QTest::ignoreMessage(QtWarningMsg, warning);
+        QTest::ignoreMessage(QtWarningMsg, warning);
+    }
     FileStore storeA(QStringLiteral("Registry"), parameters, nullptr);
     FileStore storeB(QStringLiteral("Registry"), parameters, nullptr);
     QString error;

@@ -9,19 +9,17 @@
 
 #include "filestore.h"
 
+#include <atomic>
 #include <baton/store.h>
-
+#include <cstring>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <optional>
+#include <QFile>
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <atomic>
-#include <cstring>
-#include <optional>
-
-#include <dirent.h>
-#include <dlfcn.h>
 
 using namespace baton;
 
@@ -91,6 +89,8 @@ private Q_SLOTS:
     void theSeamHidesTheRecordFromAListing();
     void aRecordThatAListingMissesIsStillReadAndWritten();
     void aWatchNeverTellsOfARemovalThatAListingMissed();
+    void aRecordManyVersionsAheadOfWhatThisStoreSawIsFoundWhenAListingMissesIt();
+    void aWatchNeverTellsOfARemovalWhenTheRecordIsUnreadable();
 };
 
 // The seam itself: with it armed, a process that never saw the record
@@ -157,6 +157,75 @@ void TestVersionListing::aWatchNeverTellsOfARemovalThatAListingMissed()
     QTRY_VERIFY(!changed.isEmpty());
     QCOMPARE(changed.constFirst().constFirst().value<StoreEntry>().key, other);
     QVERIFY2(removed.isEmpty(), qPrintable(removed.isEmpty() ? QString() : removed.constFirst().constFirst().toString()));
+}
+
+// B1, F3: older versions are collected after every write, so a store that
+// last saw the record several writes ago (another process wrote them) finds
+// only the newest file; a listing that misses it still finds it.
+void TestVersionListing::aRecordManyVersionsAheadOfWhatThisStoreSawIsFoundWhenAListingMissesIt()
+{
+    const QJsonObject parameters { { QStringLiteral("folder"),
+                                     m_folder.filePath(QStringLiteral("behind")) } };
+    FileStore behind(QStringLiteral("Registry"), parameters, nullptr);
+    FileStore writer(QStringLiteral("Registry"), parameters, nullptr);
+    QString error;
+    QVERIFY2(behind.init(&error), qPrintable(error));
+    QVERIFY2(writer.init(&error), qPrintable(error));
+    const QString key = QStringLiteral("cluster:leader");
+    StoreResult last = call([&](auto done) {
+        behind.create(key, { { QStringLiteral("n"), 0 } }, done);
+    });
+    QVERIFY2(last.ok(), qPrintable(last.errorString));
+    // Ten versions on, by the other process: only the newest file is left.
+    for (int n = 1; n <= 10; ++n) {
+        last = call([&](auto done) {
+            writer.update(key, { { QStringLiteral("n"), n } }, last.entry.version, done);
+        });
+        QVERIFY2(last.ok(), qPrintable(last.errorString));
+    }
+
+    g_hiding = true;
+    const StoreResult got = call([&](auto done) { behind.get(key, done); });
+    QVERIFY2(got.ok(), qPrintable(got.errorString));
+    QCOMPARE(got.entry.version, last.entry.version);
+    QCOMPARE(got.entry.document.value(QLatin1String("n")).toInt(), 10);
+}
+
+// B1, F3: a watch whose listing misses the record and whose read of it by
+// its names finds it unreadable (a corrupt newest version) still has a
+// record: unreadable, never removed.
+void TestVersionListing::aWatchNeverTellsOfARemovalWhenTheRecordIsUnreadable()
+{
+    const QString folder = m_folder.filePath(QStringLiteral("unreadable"));
+    FileStore store(QStringLiteral("Registry"), { { QStringLiteral("folder"), folder } }, nullptr);
+    QString error;
+    QVERIFY2(store.init(&error), qPrintable(error));
+    const QString key = QStringLiteral("cluster:leader");
+    const StoreResult created = call([&](auto done) {
+        store.create(key, { { QStringLiteral("n"), 1 } }, done);
+    });
+    QVERIFY2(created.ok(), qPrintable(created.errorString));
+    QObject owner;
+    StoreWatch *watch = store.watch(QStringLiteral("cluster:"), &owner);
+    QVERIFY(watch);
+    QSignalSpy changed(watch, &StoreWatch::entryChanged);
+    QSignalSpy removed(watch, &StoreWatch::entryRemoved);
+
+    QFile corrupt(folder + QLatin1Char('/')
+                  + FileStore::fileNameForKey(key, created.entry.version.toULongLong() + 1));
+    QVERIFY(corrupt.open(QIODevice::WriteOnly));
+    QVERIFY(corrupt.write("{ not json") > 0);
+    corrupt.close();
+    g_hiding = true;
+    const QString other = QStringLiteral("cluster:other");
+    QVERIFY(call([&](auto done) {
+                store.create(other, { { QStringLiteral("n"), 1 } }, done);
+            }).ok());
+    QTRY_VERIFY(!changed.isEmpty());
+    QCOMPARE(changed.constFirst().constFirst().value<StoreEntry>().key, other);
+    QVERIFY2(
+        removed.isEmpty(),
+        qPrintable(removed.isEmpty() ? QString() : removed.constFirst().constFirst().toString()));
 }
 
 QTEST_GUILESS_MAIN(TestVersionListing)

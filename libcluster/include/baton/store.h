@@ -77,8 +77,11 @@ struct BATON_EXPORT StoreSideWrite
     QJsonObject document;
     /*!
      * The version of \a key that \a document was built from: empty when the
-     * key was absent. Unset: over whatever is there (a document that could
-     * not be read is replaced, as an unconditional remove clears it).
+     * key was absent. Unset: built from a read that could not be understood,
+     * which tells nothing of what is there; then \a document replaces only a
+     * document the store itself still cannot read (the file store's corrupt
+     * file, as an unconditional remove clears one), and over anything else,
+     * an absence included, rebase decides.
      */
     std::optional<QString> basedOn;
     /*!

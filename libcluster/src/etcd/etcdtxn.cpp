@@ -52,8 +52,10 @@ QJsonObject txn(const QJsonObject &compare, const QJsonArray &success, const QJs
 
 QJsonObject sideOp(const QByteArray &key, const StoreSideWrite &side)
 {
+    // R7: built from a reply that could not be read, it has nothing to
+    // compare with; a read in its place leaves it unapplied, built again.
     if (!side.basedOn)
-        return putOp(key, side.document);
+        return rangeOp(key);
     // A version this store never issued compares with nothing it has: the
     // write is then built again over what is there.
     const QJsonObject compare =

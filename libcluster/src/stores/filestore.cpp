@@ -371,18 +371,22 @@ void FileStore::writeSideNow(const StoreSideWrite &side)
             break;
         }
         std::optional<StoreEntry> current;
+        std::optional<QJsonObject> document;
         if (head.result.ok()) {
             current = head.result.entry;
         } else if (head.result.status == Status::BadReply) {
             // Only a write built from no readable version replaces an
-            // unreadable file, as an unconditional remove clears one.
+            // unreadable file, as an unconditional remove clears one; the
+            // file is still unreadable now, so no other writer's is lost.
             if (side.basedOn) {
                 result = head.result;
                 break;
             }
             head.result = StoreResult();
+            document = side.document;
         }
-        const std::optional<QJsonObject> document = sidewrite::documentOver(side, current);
+        if (!document)
+            document = sidewrite::documentOver(side, current);
         if (!document)
             return;
         result = writeNext(side.key, head, *document);
@@ -542,8 +546,9 @@ void FileStore::rescan()
             }
             // A listing may miss a record being replaced (its new name and
             // its old both): read it by its names before calling it removed.
+            // Unreadable or unavailable is still there; only NotFound is gone.
             const Head again = m_files->readHead(seen.key());
-            if (again.result.ok() || again.result.status == Status::Unavailable) {
+            if (again.result.status != Status::NotFound) {
                 if (again.result.ok() && again.result.entry.version != seen.value()) {
                     seen.value() = again.result.entry.version;
                     changes.append({ it.key(), again.result.entry, false });

@@ -11,10 +11,10 @@ namespace sidewrite {
 std::optional<QJsonObject> documentOver(const StoreSideWrite &side,
                                         const std::optional<StoreEntry> &current)
 {
-    if (!side.basedOn)
-        return side.document;
+    // R7: a side write whose read was not understood may be late over a
+    // successor's document as much as over any other: it is built again.
     const QString now = current ? current->version : QString();
-    if (now == *side.basedOn)
+    if (side.basedOn && now == *side.basedOn)
         return side.document;
     // Another writer came between the read this document was built from and
     // this write: what it wrote stays unless the rebase keeps it.

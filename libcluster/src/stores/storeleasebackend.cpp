@@ -149,10 +149,18 @@ StoreLeaseBackend::storedChanges(const StoreResult &stored)
                          .arg(describe(), m_historyKey, stored.errorString));
         return std::nullopt;
     }
+    if (stored.status == Status::BadReply) {
+        // R7: a reply not understood (a garbled answer, or a corrupt file)
+        // says nothing of what is stored: the write leaves basedOn unset and
+        // goes in among what it finds then, replacing only what the store
+        // still cannot read itself.
+        warnOnce(QStringLiteral("%1: lease history \"%2\" not read; this change goes in over what "
+                                "is stored when it is written: %3")
+                     .arg(describe(), m_historyKey, stored.errorString));
+        return history;
+    }
     QString error;
-    if (stored.status == Status::BadReply)
-        error = stored.errorString;
-    else if (stored.ok() && !leasehistory::decode(stored.entry.document, &changes, &error))
+    if (stored.ok() && !leasehistory::decode(stored.entry.document, &changes, &error))
         changes.clear();
     if (!error.isEmpty()) {
         // Never an error of the election: the history starts again from this change.

@@ -31,6 +31,10 @@ constexpr qint64 kMaxFileSize = 16 * 1024 * 1024;
 // A reader whose file is collected under it lists again; each time, a newer
 // version exists, so only a flood of writes can exhaust this.
 constexpr int kMaxReadTries = 100;
+// Versions found by name past the last one that exists, before the probe
+// gives up: a process that last read the key this many writes ago no longer
+// finds it when every listing misses it. A stat() each, only then.
+constexpr int kMaxProbeMisses = 1000;
 // A temporary file is linked milliseconds after it is made. One this old was
 // left by a writer that died; removing a live writer's only fails its link,
 // so this age is tidiness, not safety, and the wall clock is good enough.
@@ -120,10 +124,9 @@ VersionFolder::Head VersionFolder::readHead(const QString &key, const KeyFiles *
     for (int tries = 0; tries < kMaxReadTries; ++tries) {
         if (tries > 0 || !files) {
             QString error;
-            QHash<QString, KeyFiles> all = listFiles(key, &error);
+            listed = listKey(key, &error);
             if (!error.isEmpty())
                 return { failure(Status::Unavailable, error), 0 };
-            listed = all.value(key);
         }
         if (listed.versions.isEmpty())
             listed = probeVersions(key);
@@ -227,6 +230,19 @@ VersionFolder::Head VersionFolder::readVersionFile(const QString &key, quint64 v
              stored, envelope.value(QLatin1String("writer")).toString() };
 }
 
+VersionFolder::KeyFiles VersionFolder::listKey(const QString &key, QString *errorString) const
+{
+    KeyFiles listed = listFiles(key, errorString).value(key);
+    // A key seen once always has a file (its highest version is kept), so a
+    // listing without one missed it: the race is transient, and the next
+    // listing is what ends it, before the names are probed one by one.
+    for (int tries = 1; listed.versions.isEmpty() && m_seen.contains(key) && tries < kMaxReadTries
+         && errorString->isEmpty();
+         ++tries)
+        listed = listFiles(key, errorString).value(key);
+    return listed;
+}
+
 VersionFolder::KeyFiles VersionFolder::probeVersions(const QString &key) const
 {
     KeyFiles found;
@@ -234,9 +250,12 @@ VersionFolder::KeyFiles VersionFolder::probeVersions(const QString &key) const
     if (seen == m_seen.cend())
         return found;
     // Each write makes the version after the highest one, so the record is
-    // at the one seen or above; one already collected has a newer one.
+    // at the one seen or above; one already collected has a newer one. Only
+    // the newest is kept after a write, so the versions in between are gone:
+    // the probe goes on far until it finds one, then to two past the last.
     quint64 version = *seen;
-    for (int misses = 0; misses < 2; ++version) {
+    for (int misses = 0; misses < kMaxProbeMisses && (found.versions.isEmpty() || misses < 2);
+         ++version) {
         const QString name = fileName(key, version);
         if (QFileInfo::exists(filePath(name))) {
             found.versions.insert(version, name);
@@ -266,7 +285,7 @@ QString VersionFolder::writtenOver(const QString &key, quint64 version) const
 bool VersionFolder::newestVersion(const QString &key, quint64 *version, QString *errorString) const
 {
     QString error;
-    const KeyFiles files = listFiles(key, &error).value(key);
+    const KeyFiles files = listKey(key, &error);
     if (!error.isEmpty()) {
         *errorString = error;
         return false;

@@ -94,6 +94,11 @@ private:
      * lets a listing during a rename miss both the new name and the old.
      */
     KeyFiles probeVersions(const QString &key) const;
+    /*!
+     * The files of \a key as the folder lists them, listed again while
+     * none shows of a key this folder has seen.
+     */
+    KeyFiles listKey(const QString &key, QString *errorString) const;
     /*! Keeps \a version as the highest seen of \a key, where probeVersions() starts. */
     void noteVersion(const QString &key, quint64 version) const;
 
