@@ -40,6 +40,16 @@ qint64 scaledMs(qint64 ms)
     return qint64(std::llround(double(ms) * timeScale()));
 }
 
+bool isRunningProcess(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (pid <= 0 || !stat.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray text = stat.readAll();
+    const qsizetype end = text.lastIndexOf(')');
+    return end > 0 && end + 2 < text.size() && text.at(end + 2) != 'Z';
+}
+
 int fileMode(const QString &path)
 {
     struct stat info {};

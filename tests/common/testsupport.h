@@ -23,6 +23,13 @@ double timeScale();
 /*! \a ms milliseconds of a quiet machine, for this run (timeScale()). */
 qint64 scaledMs(qint64 ms);
 
+/*!
+ * Whether process \a pid exists and has not ended. A zombie has ended
+ * (kill(pid, 0) still answers for it): whoever its parent is, init
+ * included, reaps it in its own time.
+ */
+bool isRunningProcess(qint64 pid);
+
 /*! The permission bits of \a path (0600...), or -1 when it does not exist (R2 tests). */
 int fileMode(const QString &path);
 

@@ -39,20 +39,6 @@ const qint64 renewMs = scaledMs(500);
 // Within three quarters of the safety margin, (leaseMs - renewMs) / 2.
 const qint64 graceMs = scaledMs(500);
 
-/*!
- * Alive: it exists and has not ended. A zombie has ended; whoever its
- * parent is, init included, reaps it in its own time.
- */
-bool isAlive(qint64 pid)
-{
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (pid <= 0 || !stat.open(QIODevice::ReadOnly))
-        return false;
-    const QByteArray text = stat.readAll();
-    const qsizetype end = text.lastIndexOf(')');
-    return end > 0 && end + 2 < text.size() && text.at(end + 2) != 'Z';
-}
-
 int countEvents(const ParticipantProcess &p, const QString &name)
 {
     const QList<QJsonObject> events = p.events();
@@ -135,7 +121,7 @@ void TestExecGuard::cleanup()
     }
     m_participants.clear();
     for (qint64 pid : std::as_const(m_strays))
-        if (isAlive(pid))
+        if (isRunningProcess(pid))
             ::kill(pid_t(pid), SIGKILL);
     m_strays.clear();
 }
@@ -250,7 +236,7 @@ void TestExecGuard::aFrozenBatonAloneNeverLetsTwoCommandsRun()
              qPrintable(QStringLiteral("the frozen leader's command ran %1 ms into the next leader's")
                                 .arg((old.lastNs - current.firstNs) / 1000000)));
     QCOMPARE(old.lastKind, lastKind); // "stop": ended by SIGTERM; "tick": by SIGKILL
-    QVERIFY(!isAlive(frozenPid));
+    QVERIFY(!isRunningProcess(frozenPid));
     qInfo("the frozen leader's command ended %lld ms before the next one started",
           (current.firstNs - old.lastNs) / 1000000);
 
@@ -262,7 +248,7 @@ void TestExecGuard::aFrozenBatonAloneNeverLetsTwoCommandsRun()
              QStringLiteral("stopped"));
     QTRY_COMPARE_WITH_TIMEOUT(countEvents(*frozen, QStringLiteral("stopped-leading")), 1, 10000);
     QVERIFY(frozen->isRunning());
-    QVERIFY(isAlive(nextPid));
+    QVERIFY(isRunningProcess(nextPid));
     QCOMPARE(countEvents(*frozen, QStringLiteral("exec-started")), 1);
 }
 
@@ -291,8 +277,8 @@ void TestExecGuard::aKilledBatonLeavesNothingOfTheCommand()
     QFile file(pidFile);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const qint64 grandchild = file.readAll().trimmed().toLongLong();
-    QVERIFY(isAlive(shell));
-    QVERIFY(isAlive(grandchild));
+    QVERIFY(isRunningProcess(shell));
+    QVERIFY(isRunningProcess(grandchild));
 
     QSignalSpy died(p, &ParticipantProcess::finished);
     p->sendSignal(SIGKILL);
@@ -304,7 +290,7 @@ void TestExecGuard::aKilledBatonLeavesNothingOfTheCommand()
     // scheduling bound a busy machine breaks (950 ms for 500 under two CPU
     // hogs and a build); this one is the contract's, scaled as the
     // participants' lease is.
-    QTRY_VERIFY_WITH_TIMEOUT(!isAlive(shell) && !isAlive(grandchild), int(leaseMs - renewMs));
+    QTRY_VERIFY_WITH_TIMEOUT(!isRunningProcess(shell) && !isRunningProcess(grandchild), int(leaseMs - renewMs));
 }
 
 void TestExecGuard::aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes_data()
@@ -366,7 +352,7 @@ void TestExecGuard::aKilledGuardLeavesNothingOfTheCommandBeforeTheLeaseGoes()
     const QMap<qint64, Copy> seen = copies();
     const Copy old = seen.value(orphan);
     const Copy current = seen.value(nextWorker);
-    QVERIFY2(!isAlive(orphan), "what the command started outlived its guard");
+    QVERIFY2(!isRunningProcess(orphan), "what the command started outlived its guard");
     QVERIFY2(old.lastNs < current.firstNs,
              qPrintable(QStringLiteral("the orphan of the killed guard ran %1 ms into the next leader's command")
                                 .arg((old.lastNs - current.firstNs) / 1000000)));

@@ -43,16 +43,6 @@ bool isAlive(qint64 pid)
     return pid > 0 && ::kill(pid_t(pid), 0) == 0;
 }
 
-/*! Alive and not a zombie (an ended child nobody reaped yet answers kill(0)). */
-bool isAliveNotZombie(qint64 pid)
-{
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (pid <= 0 || !stat.open(QIODevice::ReadOnly))
-        return false;
-    const QByteArray text = stat.readAll();
-    const qsizetype end = text.lastIndexOf(')');
-    return end > 0 && end + 2 < text.size() && text.at(end + 2) != 'Z';
-}
 
 /*! Every exec-started / exec-stopped and election record of several instances, in order. */
 class Journal : public QObject
@@ -447,7 +437,7 @@ void TestExecSupervisor::batonAloneKillsTheCommandsWholeGroupAfterTheGrace()
     QVERIFY(stopped.wait(10000));
     // Reparented to this process (a subreaper) when its shell died: a
     // zombie here until the sweep reaps it, hence a wait.
-    QTRY_VERIFY2(!isAliveNotZombie(child),
+    QTRY_VERIFY2(!baton::test::isRunningProcess(child),
                  qPrintable(QStringLiteral("pid %1, started by the command, still runs").arg(child)));
 }
 

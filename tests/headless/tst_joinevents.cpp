@@ -130,6 +130,24 @@ bool isHeld(const QJsonObject &e)
 
 const char droppingWarning[] = "the reader of the event stream (stdout) does not keep up";
 
+/*!
+ * The follower leads, after a leader-changed from "leader" that says
+ * "released" (not an expiry), within \a boundMs; then it is stopped.
+ * Check QTest::currentTestFailed() after it.
+ */
+void verifyTheFollowerTookTheReleasedLease(ParticipantProcess &follower, qint64 boundMs)
+{
+    QTRY_VERIFY_WITH_TIMEOUT(follower.isLeading(), int(boundMs));
+    const QList<QJsonObject> events = follower.events();
+    QVERIFY(std::any_of(events.cbegin(), events.cend(), [](const QJsonObject &e) {
+        return e.value(QStringLiteral("event")) == QStringLiteral("leader-changed")
+                && e.value(QStringLiteral("from")) == QStringLiteral("leader")
+                && e.value(QStringLiteral("why")) == QStringLiteral("released");
+    }));
+    follower.sendSignal(SIGTERM);
+    QTRY_VERIFY_WITH_TIMEOUT(!follower.isRunning(), int(boundMs));
+}
+
 } // namespace
 
 class TestJoinEvents : public QObject
@@ -214,15 +232,7 @@ void TestJoinEvents::aLeaderWhoseEventReaderIsGoneStopsAndReleases()
     QCOMPARE(log.count(QStringLiteral("cannot write events to stdout")), 1);
 
     // F5: released, so the follower saw a release (not an expiry) and leads.
-    QTRY_VERIFY_WITH_TIMEOUT(follower.isLeading(), int(leaseMs));
-    const QList<QJsonObject> events = follower.events();
-    QVERIFY(std::any_of(events.cbegin(), events.cend(), [](const QJsonObject &e) {
-        return e.value(QStringLiteral("event")) == QStringLiteral("leader-changed")
-                && e.value(QStringLiteral("from")) == QStringLiteral("leader")
-                && e.value(QStringLiteral("why")) == QStringLiteral("released");
-    }));
-    follower.sendSignal(SIGTERM);
-    QTRY_VERIFY_WITH_TIMEOUT(!follower.isRunning(), int(leaseMs));
+    verifyTheFollowerTookTheReleasedLease(follower, leaseMs);
 }
 
 void TestJoinEvents::aReaderThatNeverReadsDelaysNeitherTheRenewalsNorTheStop_data()
@@ -292,15 +302,7 @@ void TestJoinEvents::aReaderThatNeverReadsDelaysNeitherTheRenewalsNorTheStop()
     if (!log)
         QCOMPARE(QString::fromUtf8(leaderLog).count(QLatin1String(droppingWarning)), 1);
     // Released (F5), not left to expire: the follower saw a release.
-    QTRY_VERIFY_WITH_TIMEOUT(follower.isLeading(), int(lease));
-    const QList<QJsonObject> events = follower.events();
-    QVERIFY(std::any_of(events.cbegin(), events.cend(), [](const QJsonObject &e) {
-        return e.value(QStringLiteral("event")) == QStringLiteral("leader-changed")
-                && e.value(QStringLiteral("from")) == QStringLiteral("leader")
-                && e.value(QStringLiteral("why")) == QStringLiteral("released");
-    }));
-    follower.sendSignal(SIGTERM);
-    QTRY_VERIFY_WITH_TIMEOUT(!follower.isRunning(), int(lease));
+    verifyTheFollowerTookTheReleasedLease(follower, lease);
 }
 
 // R6: the reader reads 10 bytes a second, less than the records come, then
