@@ -61,7 +61,6 @@
 
 #include "processsignal.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -176,19 +175,7 @@ using baton::execguard::SignalOutcome;
 /*! Every process below this one, read from /proc. */
 std::vector<ProcessIdentity> descendants()
 {
-    std::vector<ProcessIdentity> parents;
-    if (DIR *proc = ::opendir("/proc")) {
-        while (const dirent *entry = ::readdir(proc)) {
-            char *end = nullptr;
-            const long pid = std::strtol(entry->d_name, &end, 10);
-            if (pid <= 0 || *end != '\0')
-                continue;
-            ProcessIdentity process;
-            if (baton::execguard::readProcess(pid_t(pid), &process))
-                parents.push_back(std::move(process));
-        }
-        ::closedir(proc);
-    }
+    const std::vector<ProcessIdentity> parents = baton::execguard::readAllProcesses();
     std::vector<ProcessIdentity> found(1);
     found[0].pid = ::getpid();
     for (size_t i = 0; i < found.size(); ++i)

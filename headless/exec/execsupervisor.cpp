@@ -18,7 +18,6 @@
 #include <ctime>
 #include <vector>
 
-#include <dirent.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -41,58 +40,9 @@ qint64 bootTimeMs()
 constexpr int sweepRescanMs = 20;
 constexpr qint64 sweepGiveUpMs = 5000;
 
-struct ProcessEntry
-{
-    pid_t pid = 0;
-    pid_t parent = 0;
-    pid_t group = 0;
-    char state = 0;
-    /*! Clock ticks after boot: with the pid, names one process for good. */
-    unsigned long long startTime = 0;
-};
+using execguard::ProcessIdentity;
 
-std::vector<ProcessEntry> readProcesses()
-{
-    std::vector<ProcessEntry> processes;
-    DIR *proc = ::opendir("/proc");
-    if (!proc)
-        return processes;
-    while (const dirent *entry = ::readdir(proc)) {
-        char *end = nullptr;
-        const long pid = std::strtol(entry->d_name, &end, 10);
-        if (pid <= 0 || *end != '\0')
-            continue;
-        char path[64];
-        std::snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        FILE *file = std::fopen(path, "re");
-        if (!file)
-            continue;
-        char buffer[512];
-        const size_t size = std::fread(buffer, 1, sizeof buffer - 1, file);
-        std::fclose(file);
-        buffer[size] = '\0';
-        // The name in parentheses may hold spaces and ')': skip to the last one.
-        const char *afterName = std::strrchr(buffer, ')');
-        ProcessEntry process;
-        process.pid = pid_t(pid);
-        int parent = 0;
-        int group = 0;
-        // Fields 3 to 22 of proc(5): state, ppid, pgrp, ..., starttime.
-        if (afterName
-            && std::sscanf(afterName + 1,
-                           " %c %d %d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-                           &process.state, &parent, &group, &process.startTime)
-                    == 4) {
-            process.parent = parent;
-            process.group = group;
-            processes.push_back(process);
-        }
-    }
-    ::closedir(proc);
-    return processes;
-}
-
-QPair<qint64, quint64> identity(const ProcessEntry &process)
+QPair<qint64, quint64> identity(const ProcessIdentity &process)
 {
     return {qint64(process.pid), quint64(process.startTime)};
 }
@@ -106,17 +56,17 @@ QPair<qint64, quint64> identity(const ProcessEntry &process)
  * names processes by pid and start time, so that a pid used again is not
  * spared for what an earlier process of that pid did.
  */
-std::vector<ProcessEntry> strays(const QList<QPair<qint64, quint64>> &keep)
+std::vector<ProcessIdentity> strays(const QList<QPair<qint64, quint64>> &keep)
 {
-    const std::vector<ProcessEntry> processes = readProcesses();
+    const std::vector<ProcessIdentity> processes = execguard::readAllProcesses();
     const pid_t self = ::getpid();
     const pid_t ownGroup = ::getpgrp();
-    std::vector<ProcessEntry> found;
-    for (const ProcessEntry &process : processes)
+    std::vector<ProcessIdentity> found;
+    for (const ProcessIdentity &process : processes)
         if (process.parent == self && process.group != ownGroup && !keep.contains(identity(process)))
             found.push_back(process);
     for (size_t i = 0; i < found.size(); ++i)
-        for (const ProcessEntry &process : processes)
+        for (const ProcessIdentity &process : processes)
             if (process.parent == found[i].pid && !keep.contains(identity(process)))
                 found.push_back(process);
     return found;
@@ -429,7 +379,7 @@ void ExecSupervisor::onGuardOutput()
         } else if (word == "stuck" && number > 0) {
             // The guard named it on stderr (our log) and exits: the sweep
             // must not wait on it again.
-            for (const ProcessEntry &process : readProcesses())
+            for (const ProcessIdentity &process : execguard::readAllProcesses())
                 if (process.pid == number)
                     m_abandoned.append(identity(process));
         } else if (word == "exit" || word == "signal") {
@@ -471,17 +421,12 @@ void ExecSupervisor::sweepStrays()
     // Nothing is left when the guard did its job; after a guard killed
     // outright, its descendants are here, and the lease must not go, nor a
     // new copy start, while one of them runs (F5, W3).
-    const std::vector<ProcessEntry> left = strays(m_abandoned);
+    const std::vector<ProcessIdentity> left = strays(m_abandoned);
     if (!left.empty() && m_sweepStarted.elapsed() < sweepGiveUpMs) {
-        for (const ProcessEntry &process : left) {
+        for (const ProcessIdentity &process : left) {
             // By pidfd, once the pid is checked to name the process found:
             // one reaped since the scan leaves its pid to anyone.
-            execguard::ProcessIdentity seen;
-            seen.pid = process.pid;
-            seen.parent = process.parent;
-            seen.group = process.group;
-            seen.startTime = process.startTime;
-            execguard::signalIfStillTheOneSeen(seen, SIGKILL, ::getpid());
+            execguard::signalIfStillTheOneSeen(process, SIGKILL, ::getpid());
             // Ours since the guard died: reap it, or it stays a zombie.
             if (process.parent == ::getpid())
                 ::waitpid(process.pid, nullptr, WNOHANG | __WALL);
@@ -489,7 +434,7 @@ void ExecSupervisor::sweepStrays()
         m_sweepTimer.start(sweepRescanMs);
         return;
     }
-    for (const ProcessEntry &process : left) {
+    for (const ProcessIdentity &process : left) {
         if (process.state == 'Z')
             continue;
         qCCritical(lcExec).noquote() << QStringLiteral("gave up on pid %1 (state %2), left by the command, "

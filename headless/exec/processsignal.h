@@ -21,9 +21,12 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -80,6 +83,26 @@ inline bool readProcess(pid_t pid, ProcessIdentity *out)
     process.name.assign(name + 1, afterName);
     *out = process;
     return true;
+}
+
+/*! Every process /proc shows now, read as readProcess() reads one. */
+inline std::vector<ProcessIdentity> readAllProcesses()
+{
+    std::vector<ProcessIdentity> processes;
+    DIR *proc = ::opendir("/proc");
+    if (!proc)
+        return processes;
+    while (const dirent *entry = ::readdir(proc)) {
+        char *end = nullptr;
+        const long pid = std::strtol(entry->d_name, &end, 10);
+        if (pid <= 0 || *end != '\0')
+            continue;
+        ProcessIdentity process;
+        if (readProcess(pid_t(pid), &process))
+            processes.push_back(std::move(process));
+    }
+    ::closedir(proc);
+    return processes;
 }
 
 /*!
