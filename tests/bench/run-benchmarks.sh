@@ -96,7 +96,7 @@ section="$work/section.md"
     echo "| duration of the run | $(( elapsed / 60 )) min |"
     echo
     cat "$work/handover.md" "$work/failover.md" "$work/requests.md" "$work/footprint.md"
-    echo "### Scale: one process, many elections (P3)"
+    echo "### Scale: one process, many elections"
     echo
     echo "One \`baton join --events json\` with N cluster services on one etcd Registry"
     echo "(renewInterval 1000 ms, leaseDuration 10000 ms), measured after all N lead."
