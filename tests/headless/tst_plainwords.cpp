@@ -30,7 +30,10 @@ namespace {
 
 const QString sourceDir = QStringLiteral(BATON_SOURCE_DIR);
 
-/*! The ids of docs/contract.md: W1..W8, C1..C3, B1..B5, P1..P3, F1..F8, O1..O6, R1..R8, H1..H4, S1..S4. */
+/*!
+ * The shape of a contract rule id: a section's letter, then a number. H and
+ * S (steering, scheduled runs) are in the pattern before their rules exist.
+ */
 const QRegularExpression &ruleId()
 {
     static const QRegularExpression re(QStringLiteral("\\b[WCBPFORHS][0-9]{1,2}\\b"));
