@@ -12,13 +12,19 @@ namespace {
 
 const QString registryName = QStringLiteral("Registry");
 
+// Where a FileStore without a folder, the default Registry among them, keeps
+// its files (FileStore and Application::registry() say the same).
+QString registryFolderOf(const Application &application)
+{
+    return QDir(application.dataFolder()).filePath(QStringLiteral("registry"));
+}
+
 QString folderOf(const Service &store)
 {
     const QString folder = store.parameters().value(QStringLiteral("folder")).toString();
     if (!folder.isEmpty() || !store.application())
         return folder;
-    // A FileStore without a folder takes the data folder's, as the default Registry does.
-    return QDir(store.application()->dataFolder()).filePath(QStringLiteral("registry"));
+    return registryFolderOf(*store.application());
 }
 
 QString defaultText(const QString &folder)
@@ -61,8 +67,7 @@ ElectionScope electionScope(const Application &application, const ClusterService
     if (const Service *store
         = application.service(storeName.isString() ? storeName.toString() : registryName))
         return storeScope(*store, false);
-    return { defaultText(QDir(application.dataFolder()).filePath(QStringLiteral("registry"))), true,
-             true };
+    return { defaultText(registryFolderOf(application)), true, true };
 }
 
 } // namespace baton
