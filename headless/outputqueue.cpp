@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -26,7 +27,12 @@ struct OutputQueue::State
         quint64 gap = 0;
     };
 
+    /*!
+     * A duplicate the thread owns: the caller may close its descriptor while
+     * lines are still queued, and the number, reused, must not receive them.
+     */
     int fd = -1;
+    bool ownsFd = false;
     qsizetype maxBytes = 0;
     bool stopOnError = false;
     std::function<QByteArray(quint64)> gapMarker;
@@ -94,7 +100,10 @@ int writeAll(int fd, const QByteArray &bytes)
 OutputQueue::OutputQueue(Options options)
     : m_state(std::make_shared<State>())
 {
-    m_state->fd = options.fd;
+    m_state->fd = options.fd >= 0 ? ::fcntl(options.fd, F_DUPFD_CLOEXEC, 3) : -1;
+    m_state->ownsFd = m_state->fd >= 0;
+    if (!m_state->ownsFd)
+        m_state->fd = options.fd; // out of descriptors: write to the caller's
     m_state->maxBytes = std::max(options.maxBytes, minimumBytes);
     m_state->stopOnError = options.stopOnError;
     m_state->gapMarker = std::move(options.gapMarker);
@@ -180,8 +189,12 @@ void OutputQueue::run(std::shared_ptr<State> shared)
     std::unique_lock<std::mutex> lock(state.mutex);
     for (;;) {
         state.queued.wait(lock, [&state] { return !state.items.empty() || state.closing; });
-        if (state.items.empty())
-            return; // closing, and all written
+        if (state.items.empty()) {
+            // Closing, and all written.
+            if (state.ownsFd)
+                ::close(state.fd);
+            return;
+        }
         // Copied, not referenced: the pushing thread may append meanwhile.
         const State::Item item = state.items.front();
         lock.unlock();
@@ -196,6 +209,8 @@ void OutputQueue::run(std::shared_ptr<State> shared)
             if (state.failed)
                 state.failed(error);
             state.written.notify_all();
+            if (state.ownsFd)
+                ::close(state.fd);
             return;
         }
         if (error != 0) {

@@ -21,7 +21,8 @@ namespace baton {
  * queued again. Lines are written whole, never interleaved.
  *
  * The thread is never joined: it may be blocked in write() for good. It
- * owns what it uses, so the queue can be destroyed (and the process end)
+ * owns what it uses, a duplicate of the descriptor too, so the queue can be
+ * destroyed (and the process end, or the caller close its descriptor)
  * under it.
  */
 class OutputQueue

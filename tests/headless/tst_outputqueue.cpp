@@ -60,6 +60,17 @@ struct Pipe
     }
 };
 
+/*! Fills the pipe with "fill\n" lines until a write would block; how many. */
+qsizetype fillPipe(const Pipe &pipe)
+{
+    qsizetype lines = 0;
+    ::fcntl(pipe.write, F_SETFL, O_NONBLOCK);
+    while (::write(pipe.write, "fill\n", 5) == 5)
+        ++lines;
+    ::fcntl(pipe.write, F_SETFL, 0);
+    return lines;
+}
+
 QByteArray lineNumber(int i)
 {
     return QByteArray("line ") + QByteArray::number(i) + QByteArray(90, '.') + '\n';
@@ -84,6 +95,7 @@ private Q_SLOTS:
     void drainGivesUpAfterItsBoundWhenNobodyReadsAndEndsWhenAllIsRead();
     void aWriteErrorEndsAnOutputThatStopsOnErrorsAndSaysSoOnce();
     void aLineTheLogCannotWriteIsCountedAndTheLogGoesOn();
+    void linesLeftWhenTheCallerClosesItsDescriptorNeverReachTheNumberReused();
 };
 
 // R6: 1000 lines into a pipe nobody reads: push() returns each time (a
@@ -94,6 +106,9 @@ void TestOutputQueue::aReaderThatDoesNotReadLosesLinesButNeverHoldsUpPush()
 {
     Pipe pipe;
     QVERIFY2(pipe.isValid(), std::strerror(errno));
+    // The pipe is full before the first line, so that the queue fills
+    // behind it however fast the writer's thread runs: one gap, exactly.
+    const qsizetype filled = fillPipe(pipe);
     OutputQueue queue(optionsFor(pipe));
     QList<int> queued;
     int firsts = 0;
@@ -121,7 +136,9 @@ void TestOutputQueue::aReaderThatDoesNotReadLosesLinesButNeverHoldsUpPush()
 
     // The reader catches up: everything queued, in order, each line whole.
     QByteArray stream;
-    QTRY_COMPARE_WITH_TIMEOUT((stream += pipe.readAvailable()).count('\n'), queued.size(), 20000);
+    QTRY_COMPARE_WITH_TIMEOUT((stream += pipe.readAvailable()).count('\n'), filled + queued.size(), 20000);
+    QVERIFY(stream.startsWith(QByteArray("fill\n").repeated(filled)));
+    stream.remove(0, filled * 5);
     QCOMPARE(queue.push("after\n"), OutputQueue::Result::Queued);
     QVERIFY(queue.drain(10s));
     stream += pipe.readAvailable();
@@ -143,10 +160,7 @@ void TestOutputQueue::drainGivesUpAfterItsBoundWhenNobodyReadsAndEndsWhenAllIsRe
     QVERIFY2(pipe.isValid(), std::strerror(errno));
     OutputQueue queue(optionsFor(pipe));
     // The pipe is full before the first line: the queue fills behind it.
-    ::fcntl(pipe.write, F_SETFL, O_NONBLOCK);
-    while (::write(pipe.write, "fill\n", 5) == 5) {
-    }
-    ::fcntl(pipe.write, F_SETFL, 0);
+    fillPipe(pipe);
     int i = 0;
     while (queue.push(lineNumber(i++)) == OutputQueue::Result::Queued) {
     }
@@ -199,6 +213,39 @@ void TestOutputQueue::aLineTheLogCannotWriteIsCountedAndTheLogGoesOn()
     QTRY_COMPARE_WITH_TIMEOUT(queue.dropped(), quint64(1), 10000);
     QCOMPARE(queue.push("two\n"), OutputQueue::Result::Queued);
     QTRY_COMPARE_WITH_TIMEOUT(queue.dropped(), quint64(2), 10000);
+}
+
+// R6: the queue is destroyed with lines still waiting for a reader, and
+// the caller closes its descriptor; the number, reused by another pipe
+// (here on purpose, with dup2), must not receive them: they go where they
+// were pushed for, and the thread lets go of its duplicate once done.
+void TestOutputQueue::linesLeftWhenTheCallerClosesItsDescriptorNeverReachTheNumberReused()
+{
+    Pipe pushedFor;
+    Pipe reuser;
+    QVERIFY2(pushedFor.isValid() && reuser.isValid(), std::strerror(errno));
+    const qsizetype filled = fillPipe(pushedFor);
+    const int number = pushedFor.write;
+    {
+        OutputQueue queue(optionsFor(pushedFor));
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(queue.push(lineNumber(i)), OutputQueue::Result::Queued);
+    }
+    QCOMPARE(::dup2(reuser.write, number), number); // closes the caller's, takes the number
+    QByteArray stream;
+    bool ended = false;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            char buffer[65536];
+            ssize_t n = 0;
+            while ((n = ::read(pushedFor.read, buffer, sizeof buffer)) > 0)
+                stream.append(buffer, n);
+            ended = n == 0;
+            return ended;
+        }(),
+        20000);
+    QCOMPARE(stream, QByteArray("fill\n").repeated(filled) + lineNumber(0) + lineNumber(1) + lineNumber(2));
+    QCOMPARE(reuser.readAvailable(), QByteArray());
 }
 
 QTEST_GUILESS_MAIN(TestOutputQueue)
