@@ -109,6 +109,19 @@ void TestConfiguration::misconfigurationIsRefusedWithOneExactLine_data()
             << QByteArray(R"({"services": {}, "version": 2})")
             << QStringLiteral(R"(bad.json: key "version" = 2: unknown key at the top of the configuration, which holds only "services")");
 
+    // P1: a service given twice (QJsonDocument would keep the last one
+    // silently; two jobs edited in two places would become one).
+    QTest::newRow("a service defined twice is refused with both places")
+            << QByteArray(R"({"services": {"cluster": {"type": "StoreClusterService"},)" "\n"
+                          R"(  "cluster": {"type": "StoreClusterService", "leaseName": "b"}}})")
+            << QStringLiteral(R"(bad.json:2:3: service "cluster" is defined twice, first at line 1 column 15: only one of them would be used, without a word; keep one)");
+    QTest::newRow("a service without a type is refused with the known types")
+            << configWith(QStringLiteral(R"("cluster": {"leaseName": "x"})"))
+            << QStringLiteral(R"(bad.json:1:15: service "cluster" has no "type": say which service it is (known types: TYPES))");
+    QTest::newRow("a type that is not a string is refused with the known types")
+            << configWith(QStringLiteral(R"("cluster": {"type": 3})"))
+            << QStringLiteral(R"(bad.json:1:15: service "cluster": "type" is 3, not the name of a service type (known types: TYPES))");
+
     // Unknown parameters of a service (F4 cannot hold if two jobs share a lease by a typo).
     row("typos of leaseName and leaseDuration and an unknown key are each named",
         cluster.arg(QStringLiteral(R"("leaseNme": "x", "leaseDuraton": 5000, "foldr": 1)")),
@@ -257,6 +270,7 @@ void TestConfiguration::misconfigurationIsRefusedWithOneExactLine()
     // moc reads "//" in a raw string as a comment: the rows spell it *SLASHES*.
     json.replace("*SLASHES*", "://");
     message.replace(QStringLiteral("*SLASHES*"), QStringLiteral("://"));
+    message.replace(QStringLiteral("TYPES"), ServiceFactory::types().join(QStringLiteral(", ")));
     Application app;
     const QString refusal = refusalOf(json, &app);
     QCOMPARE(refusal, message);

@@ -181,7 +181,21 @@ bool Application::loadConfig(const QByteArray &json, const QString &sourceName,
         *errorString = message;
         return false;
     };
-    for (const ConfiguredService &configured : servicesInFileOrder(json)) {
+    const QList<ConfiguredService> configuredServices = servicesInFileOrder(json);
+    for (const ConfiguredService &configured : configuredServices) {
+        if (configured.earlierLine == 0)
+            continue;
+        return fail(QStringLiteral("%1:%2:%3: service \"%4\" is defined twice, first at line %5 "
+                                   "column %6: only one of them would be used, without a word; "
+                                   "keep one")
+                            .arg(sourceName)
+                            .arg(configured.line)
+                            .arg(configured.column)
+                            .arg(configured.name)
+                            .arg(configured.earlierLine)
+                            .arg(configured.earlierColumn));
+    }
+    for (const ConfiguredService &configured : configuredServices) {
         const QString where = QStringLiteral("%1:%2:%3")
                                       .arg(sourceName)
                                       .arg(configured.line)
@@ -192,10 +206,16 @@ bool Application::loadConfig(const QByteArray &json, const QString &sourceName,
                                 .arg(where, configured.name, jsonutil::describe(entry)));
         const QJsonObject parameters = entry.toObject();
         const QJsonValue type = parameters.value(QStringLiteral("type"));
+        if (type.isUndefined())
+            return fail(QStringLiteral("%1: service \"%2\" has no \"type\": say which service it is "
+                                       "(known types: %3)")
+                                .arg(where, configured.name,
+                                     ServiceFactory::types().join(QStringLiteral(", "))));
         if (!type.isString())
-            return fail(QStringLiteral("%1: service \"%2\": parameter \"type\" = %3 must name a "
-                                       "service type")
-                                .arg(where, configured.name, jsonutil::describe(type)));
+            return fail(QStringLiteral("%1: service \"%2\": \"type\" is %3, not the name of a "
+                                       "service type (known types: %4)")
+                                .arg(where, configured.name, jsonutil::describe(type),
+                                     ServiceFactory::types().join(QStringLiteral(", "))));
         const QString fullType = ServiceFactory::resolve(type.toString());
         Service *service = fullType.isEmpty()
                 ? nullptr

@@ -5,6 +5,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <algorithm>
+
 namespace baton {
 
 namespace {
@@ -117,7 +119,13 @@ QList<ConfiguredService> servicesInFileOrder(const QByteArray &validJson)
                 service.name = walker.readString();
                 walker.expect(':');
                 walker.skipValue();
-                found.removeIf([&](const ConfiguredService &s) { return s.name == service.name; });
+                const auto earlier = std::find_if(found.cbegin(), found.cend(), [&](const ConfiguredService &s) {
+                    return s.name == service.name;
+                });
+                if (earlier != found.cend()) {
+                    service.earlierLine = earlier->line;
+                    service.earlierColumn = earlier->column;
+                }
                 found.append(service);
                 if (walker.peek(','))
                     walker.expect(',');
