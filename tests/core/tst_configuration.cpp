@@ -4,6 +4,7 @@
 // meant; durations take units; secrets come from files.
 
 #include "parameters.h"
+#include <batoninternal/durationtext.h>
 #include "secretfile.h"
 
 #include <baton/application.h>
@@ -69,6 +70,8 @@ private Q_SLOTS:
     void misconfigurationIsRefusedWithOneExactLine();
     void durationsTakeMillisecondsOrAUnit_data();
     void durationsTakeMillisecondsOrAUnit();
+    void durationsAreWrittenAsTheyAreRead_data();
+    void durationsAreWrittenAsTheyAreRead();
     void typesThatDeclareNothingAreNotChecked();
     void passwordFileIsReadAndNeverShown();
     void passwordFileResolvesAgainstTheCredentialsFolder();
@@ -167,7 +170,7 @@ void TestConfiguration::misconfigurationIsRefusedWithOneExactLine_data()
         QStringLiteral(R"("poller": {"type": "Test/Declared", "target": {"ulr": "x"}})"),
         QStringLiteral(R"(bad.json:1:15: service "poller" (Test/Declared): parameter "target.ulr" = "x": unknown parameter, did you mean "target.url"?)"));
 
-    // Durations (P1): a number of milliseconds or a whole number with a unit.
+    // Durations (P1): a number of milliseconds, or a number with a unit ("1.5s", "1m30s").
     row("a duration with an unknown unit is refused naming the unit",
         cluster.arg(QStringLiteral(R"("leaseDuration": "15x")")),
         QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = "15x": unknown unit "x" (ms, s, m or h))"));
@@ -176,22 +179,37 @@ void TestConfiguration::misconfigurationIsRefusedWithOneExactLine_data()
         QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = "15 seconds": unknown unit "seconds" (ms, s, m or h))"));
     row("a negative duration is refused",
         cluster.arg(QStringLiteral(R"("leaseDuration": -15000)")),
-        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = -15000: it must be a positive duration: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = -15000: it must be a duration from 1ms to 24h)"));
     row("a negative duration with a unit is refused",
         cluster.arg(QStringLiteral(R"("renewInterval": "-5s")")),
-        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "renewInterval" = "-5s": it must be a positive duration: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "renewInterval" = "-5s": it must be a duration from 1ms to 24h)"));
     row("a zero duration is refused",
         cluster.arg(QStringLiteral(R"("renewInterval": 0)")),
-        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "renewInterval" = 0: it must be a positive duration: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "renewInterval" = 0: it must be a duration from 1ms to 24h)"));
     row("a zero duration with a unit is refused",
         cluster.arg(QStringLiteral(R"("leaseDuration": "0s")")),
-        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = "0s": it must be a positive duration: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = "0s": it must be a duration from 1ms to 24h)"));
     row("a fractional number of milliseconds is refused",
         cluster.arg(QStringLiteral(R"("leaseDuration": 1500.5)")),
-        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = 1500.5: it must be a positive duration: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = 1500.5: finer than a millisecond (a bare number is milliseconds))"));
     row("a duration that is true is refused",
         cluster.arg(QStringLiteral(R"("leaseDuration": true)")),
-        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = true: it must be a positive duration: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = true: not a duration: it must be milliseconds (5000) or a number with a unit ms, s, m or h ("500ms", "1.5s", "2m", "1h30m"))"));
+    row("a duration far too long is out of range, and says the range",
+        cluster.arg(QStringLiteral(R"("leaseDuration": "100h")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = "100h": it must be a duration from 1ms to 24h)"));
+    row("the largest int is out of range, and says the range",
+        cluster.arg(QStringLiteral(R"("leaseDuration": 2147483647)")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = 2147483647: it must be a duration from 1ms to 24h)"));
+    row("a number beyond any clock is too long",
+        cluster.arg(QStringLiteral(R"("leaseDuration": 1e99)")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = 1e+99: too long a duration)"));
+    row("a duration finer than a millisecond is refused",
+        cluster.arg(QStringLiteral(R"("leaseDuration": "0.0001s")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = "0.0001s": finer than a millisecond)"));
+    row("a string without a unit is refused",
+        cluster.arg(QStringLiteral(R"("leaseDuration": "15")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = "15": a number without a unit (ms, s, m or h))"));
     row("a renewInterval equal to leaseDuration in other units is refused",
         cluster.arg(QStringLiteral(R"("leaseDuration": "15s", "renewInterval": 15000)")),
         QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "renewInterval" = 15000: it must be lower than "leaseDuration" (15000 ms))"));
@@ -200,13 +218,13 @@ void TestConfiguration::misconfigurationIsRefusedWithOneExactLine_data()
         QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "renewInterval" = "20s": it must be lower than "leaseDuration" (15000 ms))"));
     row("a FileStore lockTimeout above ten minutes is refused with its range",
         QStringLiteral(R"("Registry": {"type": "FileStore", "folder": "/tmp/x", "lockTimeout": "11m"})"),
-        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/FileStore): parameter "lockTimeout" = "11m": it must be a duration from 0 ms to 600000 ms: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/FileStore): parameter "lockTimeout" = "11m": it must be a duration from 0s to 10m)"));
     row("an etcd timeout of zero is refused with its range",
         etcd.arg(QStringLiteral(R"("timeout": "0ms")")),
-        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "timeout" = "0ms": it must be a duration from 1 ms to 600000 ms: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "timeout" = "0ms": it must be a duration from 1ms to 10m)"));
     row("a Kubernetes timeout of two hours is refused with its range",
         kube.arg(QStringLiteral(R"("leaseName": "billing-cron", "timeout": "2h")")),
-        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "timeout" = "2h": it must be a duration from 1 ms to 600000 ms: milliseconds (5000) or a whole number with a unit ms, s, m or h ("500ms", "15s", "1m"))"));
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "timeout" = "2h": it must be a duration from 1ms to 10m)"));
     row("a Kubernetes historyLength above a thousand is refused with its range",
         kube.arg(QStringLiteral(R"("leaseName": "billing-cron", "historyLength": 1001)")),
         QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "historyLength" = 1001: it must be a whole number from 0 to 1000)"));
@@ -297,6 +315,10 @@ void TestConfiguration::durationsTakeMillisecondsOrAUnit_data()
                                               << qint64(60000) << qint64(20000);
     QTest::newRow("hours") << QStringLiteral(R"("1h")") << QStringLiteral(R"("1m")")
                            << qint64(3600000) << qint64(60000);
+    QTest::newRow("decimals, as Go and kubectl write them")
+            << QStringLiteral(R"("1.5s")") << QStringLiteral(R"("0.5s")") << qint64(1500) << qint64(500);
+    QTest::newRow("units in a row") << QStringLiteral(R"("1m30s")") << QStringLiteral(R"("2.5s")")
+                                    << qint64(90000) << qint64(2500);
 }
 
 void TestConfiguration::durationsTakeMillisecondsOrAUnit()
@@ -318,6 +340,31 @@ void TestConfiguration::durationsTakeMillisecondsOrAUnit()
     QVERIFY2(cluster->validate(&error), qPrintable(error));
     QCOMPARE(cluster->timings().leaseDuration, leaseMs);
     QCOMPARE(cluster->timings().renewInterval, renewMs);
+}
+
+void TestConfiguration::durationsAreWrittenAsTheyAreRead_data()
+{
+    QTest::addColumn<qint64>("ms");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("zero") << qint64(0) << QStringLiteral("0s");
+    QTest::newRow("below a second") << qint64(999) << QStringLiteral("999ms");
+    QTest::newRow("a second and a half") << qint64(1500) << QStringLiteral("1.5s");
+    QTest::newRow("minutes and seconds") << qint64(90000) << QStringLiteral("1m30s");
+    QTest::newRow("hours and minutes") << qint64(5400000) << QStringLiteral("1h30m");
+    QTest::newRow("a day") << qint64(86400000) << QStringLiteral("24h");
+    QTest::newRow("every unit, milliseconds as decimals") << qint64(3723004) << QStringLiteral("1h2m3.004s");
+    QTest::newRow("negative") << qint64(-1500) << QStringLiteral("-1.5s");
+}
+
+void TestConfiguration::durationsAreWrittenAsTheyAreRead()
+{
+    // P1: what baton prints of a duration reads back as the same duration.
+    QFETCH(qint64, ms);
+    QFETCH(QString, text);
+    QCOMPARE(durationtext::format(ms), text);
+    QString problem;
+    QCOMPARE(durationtext::parse(text, &problem), std::optional<qint64>(ms));
+    QVERIFY(problem.isEmpty());
 }
 
 void TestConfiguration::typesThatDeclareNothingAreNotChecked()

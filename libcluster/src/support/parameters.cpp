@@ -1,8 +1,9 @@
 #include "parameters.h"
 
+#include <batoninternal/durationtext.h>
+
 #include "jsonutil.h"
 
-#include <QRegularExpression>
 
 #include <algorithm>
 #include <cmath>
@@ -141,17 +142,14 @@ qint64 ParameterReader::duration(const QString &name, qint64 fallback, qint64 mi
     if (!has(name) || !ok())
         return fallback;
     const QJsonValue v = value(name);
-    const std::optional<qint64> ms = parameters::parseDuration(v);
+    QString problem;
+    const std::optional<qint64> ms = parameters::parseDuration(v, &problem);
+    if (!ms) {
+        refuse(name, v, problem);
+        return fallback;
+    }
     // Zero is a number the parser accepts; the range decides whether it may be.
-    if (!ms || *ms < minimum || *ms > maximum) {
-        static const QRegularExpression withUnit(QStringLiteral("^\\s*-?\\d+(?:\\.\\d+)?\\s*([A-Za-z]+)\\s*$"));
-        const QRegularExpressionMatch unit = withUnit.match(v.toString());
-        const QStringList units {QStringLiteral("ms"), QStringLiteral("s"), QStringLiteral("m"),
-                                 QStringLiteral("h")};
-        if (!ms && unit.hasMatch() && !units.contains(unit.captured(1))) {
-            refuse(name, v, QStringLiteral("unknown unit \"%1\" (ms, s, m or h)").arg(unit.captured(1)));
-            return fallback;
-        }
+    if (*ms < minimum || *ms > maximum) {
         refuse(name, v, parameters::durationRule(minimum, maximum));
         return fallback;
     }
@@ -222,38 +220,33 @@ QJsonObject ParameterReader::block(const QString &name, const QString &example)
 
 namespace parameters {
 
-std::optional<qint64> parseDuration(const QJsonValue &value)
+std::optional<qint64> parseDuration(const QJsonValue &value, QString *problem)
 {
     if (value.isDouble()) {
-        if (!jsonutil::isInteger(value))
+        // Bare numbers are milliseconds, as in the original configuration files.
+        const double number = value.toDouble();
+        if (!std::isfinite(number) || std::abs(number) > 1e15) {
+            *problem = QStringLiteral("too long a duration");
             return std::nullopt;
-        return qint64(value.toDouble());
+        }
+        if (!jsonutil::isInteger(value)) {
+            *problem = QStringLiteral("finer than a millisecond (a bare number is milliseconds)");
+            return std::nullopt;
+        }
+        return qint64(number);
     }
-    if (!value.isString())
+    if (!value.isString()) {
+        *problem = QStringLiteral("not a duration: it must be milliseconds (5000) or %1")
+                           .arg(durationtext::forms());
         return std::nullopt;
-    static const QRegularExpression pattern(QStringLiteral("^\\s*(\\d{1,12})\\s*(ms|s|m|h)\\s*$"));
-    const QRegularExpressionMatch match = pattern.match(value.toString());
-    if (!match.hasMatch())
-        return std::nullopt;
-    const qint64 amount = match.captured(1).toLongLong();
-    const QString unit = match.captured(2);
-    const qint64 factor = unit == QLatin1String("ms") ? 1
-            : unit == QLatin1String("s")              ? 1000
-            : unit == QLatin1String("m")              ? 60 * 1000
-                                                      : 3600 * 1000;
-    return amount * factor;
+    }
+    return durationtext::parse(value.toString(), problem);
 }
 
 QString durationRule(qint64 minimum, qint64 maximum)
 {
-    const QString forms = QStringLiteral("milliseconds (5000) or a whole number with a unit "
-                                         "ms, s, m or h (\"500ms\", \"15s\", \"1m\")");
-    if (minimum == 1 && maximum == ParameterReader::kMaxDurationMs)
-        return QStringLiteral("it must be a positive duration: %1").arg(forms);
-    return QStringLiteral("it must be a duration from %1 ms to %2 ms: %3")
-            .arg(minimum)
-            .arg(maximum)
-            .arg(forms);
+    return QStringLiteral("it must be a duration from %1 to %2")
+            .arg(durationtext::format(minimum), durationtext::format(maximum));
 }
 
 QString shownValue(const QString &key, const QJsonValue &value)

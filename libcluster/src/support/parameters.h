@@ -70,11 +70,12 @@ private:
 namespace parameters {
 
 /*!
- * Milliseconds of a duration as a configuration writes it: a positive whole
- * number, or a string of a positive whole number and a unit (ms, s, m, h).
- * Returns nothing when \a value is neither.
+ * Milliseconds of a duration as a configuration writes it: a whole number
+ * of milliseconds, or a string in the one duration syntax ("1.5s", "500ms",
+ * see durationtext). Returns nothing, with \a problem saying why, when
+ * \a value is neither; the range is the caller's.
  */
-std::optional<qint64> parseDuration(const QJsonValue &value);
+std::optional<qint64> parseDuration(const QJsonValue &value, QString *problem);
 
 /*! The rule a duration breaks, for messages. */
 QString durationRule(qint64 minimum, qint64 maximum);
