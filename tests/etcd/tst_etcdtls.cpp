@@ -171,7 +171,9 @@ void TestEtcdTls::aWrongFileIsOneClearErrorNamingIt_data()
 
     QTest::newRow("a CA that did not sign etcd's certificate names the CA file")
             << "other-ca.crt" << "client.crt" << "client.key"
-            << QStringList { QStringLiteral("other-ca.crt") };
+            << QStringList { QStringLiteral("other-ca.crt"),
+                             QStringLiteral("the server's certificate is not trusted: name the CA "
+                                            "that signed it in tls.ca") };
     QTest::newRow("no client certificate says tls.cert and tls.key are missing")
             << "ca.crt" << "" << ""
             << QStringList { QStringLiteral("no client certificate (tls.cert, tls.key)") };

@@ -223,6 +223,22 @@ private Q_SLOTS:
         QVERIFY2(failed->result.errorString.contains(dead), qPrintable(failed->result.errorString));
         QVERIFY2(failed->result.errorString.contains(QLatin1String("refused")),
                  qPrintable(failed->result.errorString));
+        // R1: a refusal is not a timeout: the message says what each endpoint
+        // did, not that none answered within the timeout.
+        QVERIFY2(!failed->result.errorString.contains(QLatin1String("within")),
+                 qPrintable(failed->result.errorString));
+
+        QTcpServer second;
+        QVERIFY(second.listen(QHostAddress::LocalHost));
+        const QString alsoDead = QStringLiteral("http://127.0.0.1:%1").arg(second.serverPort());
+        second.close();
+        QVERIFY(open(etcdParameters({ dead, alsoDead }, freshPrefix())));
+        const CallPtr bothFailed = getCall(created.key);
+        WAIT_DONE(bothFailed);
+        COMPARE_STATUS(bothFailed, "Unavailable");
+        QVERIFY2(bothFailed->result.errorString.contains(dead + QStringLiteral("/v3/kv/range: connection refused"))
+                         && bothFailed->result.errorString.contains(alsoDead + QStringLiteral("/v3/kv/range: connection refused")),
+                 qPrintable(bothFailed->result.errorString));
     }
 
     // P3: the watches of single keys share one stream (a stream holds an

@@ -38,7 +38,8 @@ struct EtcdClient::Request
     int attempts = 0;
     bool reauthenticated = false;
     bool isAuthentication = false;
-    QString lastError;
+    /*! What each failed attempt met, in order: `POST http://a:2379/...: connection refused`. */
+    QStringList failures;
 };
 
 EtcdClient::EtcdClient(const QString &description, QObject *parent)
@@ -115,6 +116,13 @@ QString EtcdClient::redact(QString text) const
 
 QString EtcdClient::explainFailure(const HttpError &error) const
 {
+    if (!m_usesHttps)
+        return error.message;
+    if (error.certificateRejected) {
+        return QStringLiteral("%1 (the server's certificate is not trusted: name the CA that "
+                              "signed it in tls.ca, as etcdctl's --cacert; %2)")
+                .arg(error.message, tlsFiles());
+    }
     // A failed handshake, or a connection the server dropped during it (an
     // etcd with --client-cert-auth refusing the client's certificate), says
     // nothing of which file is wrong: the operator is told which were used.
@@ -124,17 +132,21 @@ QString EtcdClient::explainFailure(const HttpError &error) const
             || error.kind == HttpError::Kind::Network
             || (!m_hasClientCertificate
                 && (error.kind == HttpError::Kind::Timeout
-                    || error.kind == HttpError::Kind::Connection));
-    if (!m_usesHttps || !tlsFailure)
+                    || (error.kind == HttpError::Kind::Connection && !error.connectionRefused)));
+    if (!tlsFailure)
         return error.message;
     return QStringLiteral("%1 (%2)").arg(error.message, tlsNotes());
 }
 
+QString EtcdClient::tlsFiles() const
+{
+    return m_tlsFiles.isEmpty() ? QStringLiteral("no tls files: the system's CAs")
+                                : QStringLiteral("TLS files: ") + m_tlsFiles;
+}
+
 QString EtcdClient::tlsNotes() const
 {
-    QStringList notes;
-    notes.append(m_tlsFiles.isEmpty() ? QStringLiteral("no tls files: the system's CAs")
-                                      : QStringLiteral("TLS files: ") + m_tlsFiles);
+    QStringList notes {tlsFiles()};
     if (!m_hasClientCertificate) {
         notes.append(QStringLiteral("no client certificate (tls.cert, tls.key): an etcd that "
                                     "requires one refuses the connection"));
@@ -308,18 +320,21 @@ void EtcdClient::send(const RequestPtr &request)
     const qint64 remaining = request->deadline.remainingTime();
     const int endpointsLeft = std::max(1, int(m_endpoints.size()) - request->attempts);
     if (remaining <= 0 || request->attempts >= m_endpoints.size()) {
-        // Over HTTPS, an etcd that drops the handshake can leave a request
-        // with no error at all until its time is up: the TLS files are
-        // still the likeliest cause, and said.
-        const QString last = !request->lastError.isEmpty() ? request->lastError
-                : m_usesHttps                               ? tlsNotes()
-                                                            : QStringLiteral("no answer");
+        // Each endpoint tried says what it met; an endpoint not tried in
+        // time is why the time is named. Over HTTPS, an etcd that drops the
+        // handshake can leave a request with no error at all until its time
+        // is up: the TLS files are still the likeliest cause, and said.
+        QStringList met = request->failures;
+        if (met.isEmpty())
+            met.append(m_usesHttps ? QStringLiteral("no answer (%1)").arg(tlsNotes())
+                                   : QStringLiteral("no answer"));
+        const QString what = request->attempts >= m_endpoints.size()
+                ? QStringLiteral("no endpoint answered")
+                : QStringLiteral("no endpoint answered within %1 ms").arg(m_timeoutMs);
         finish(request, failure(Status::Unavailable,
-                                redact(QStringLiteral("%1: no endpoint answered within %2 ms "
-                                                      "(last: %3)")
-                                               .arg(m_description)
-                                               .arg(m_timeoutMs)
-                                               .arg(last))));
+                                redact(QStringLiteral("%1: %2: %3")
+                                               .arg(m_description, what,
+                                                    met.join(QStringLiteral("; "))))));
         return;
     }
     // Each endpoint left gets its share of the time left, so that a hung
@@ -357,7 +372,7 @@ void EtcdClient::onAnswer(const RequestPtr &request, int endpoint, const QByteAr
         return;
     }
     if (error.isTransient()) {
-        request->lastError = explainFailure(error);
+        request->failures.append(explainFailure(error));
         endpointFailed(endpoint, error.message);
         send(request);
         return;

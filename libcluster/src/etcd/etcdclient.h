@@ -123,6 +123,8 @@ private:
     void invalidateToken(const QByteArray &token);
     /*! The TLS files in use, and whether a client certificate is among them. */
     QString tlsNotes() const;
+    /*! The TLS files in use, or that the system's CAs are. */
+    QString tlsFiles() const;
 
     QString m_description;
     HttpClient *m_http = nullptr;

@@ -11,6 +11,7 @@
 #include <QNetworkRequest>
 #include <QPointer>
 #include <QSslCertificate>
+#include <QSslError>
 #include <QSslKey>
 #include <QTimer>
 
@@ -21,6 +22,9 @@ namespace baton {
 namespace {
 
 using Kind = HttpError::Kind;
+
+/*! A reply's property: it reported certificate errors before its handshake failed. */
+constexpr char kCertificateRejected[] = "baton.certificateRejected";
 
 // What a server's error body says, short enough for a log line.
 QString serverMessageOf(const QByteArray &body)
@@ -89,6 +93,12 @@ void HttpClient::track(QNetworkAccessManager *manager, QNetworkReply *reply)
 {
     ++m_inFlight[manager];
     connect(reply, &QObject::destroyed, this, [this, manager] { --m_inFlight[manager]; });
+    // Only the signal tells a refused certificate from a failed handshake:
+    // the reply's error is SslHandshakeFailedError for both.
+    connect(reply, &QNetworkReply::sslErrors, reply, [reply](const QList<QSslError> &errors) {
+        if (!errors.isEmpty())
+            reply->setProperty(kCertificateRejected, true);
+    });
 }
 
 HttpClient::~HttpClient() = default;
@@ -234,6 +244,7 @@ HttpError HttpClient::mapError(QNetworkReply *reply, const QByteArray &body, Kin
         return error;
     }
     const QNetworkReply::NetworkError networkError = reply->error();
+    error.connectionRefused = networkError == QNetworkReply::ConnectionRefusedError;
     switch (networkError) {
     case QNetworkReply::NoError:
         break;
@@ -282,8 +293,10 @@ HttpError HttpClient::mapError(QNetworkReply *reply, const QByteArray &body, Kin
     QString why = describeKind(networkError);
     if (why.isEmpty())
         why = error.kind == Kind::Timeout ? QStringLiteral("timed out") : reply->errorString();
-    if (error.kind == Kind::Tls)
+    if (error.kind == Kind::Tls) {
         why = QStringLiteral("TLS error: %1").arg(reply->errorString());
+        error.certificateRejected = reply->property(kCertificateRejected).toBool();
+    }
     error.message = QStringLiteral("%1: %2").arg(where, why);
     return error;
 }

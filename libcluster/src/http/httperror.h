@@ -39,6 +39,13 @@ struct HttpError
     /*! For HttpStatus: the body's own message (etcd `message`, Kubernetes Status `message`). */
     QString serverMessage;
     QString message;
+    /*!
+     * For Tls: the server's certificate was refused (no trusted CA signed
+     * it, another name, expired), rather than the handshake failing.
+     */
+    bool certificateRejected = false;
+    /*! For Connection: refused, so nothing of TLS was reached. */
+    bool connectionRefused = false;
 
     bool ok() const { return kind == Kind::None; }
     /*! Whether another endpoint might do better: the server was not reached or is failing. */
