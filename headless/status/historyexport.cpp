@@ -1,4 +1,4 @@
-#include "statuscommand.h"
+#include "historyexport.h"
 
 #include <batoninternal/privatefiles.h>
 
@@ -6,37 +6,26 @@
 
 #include <QSaveFile>
 
-#include <cstdio>
+namespace baton::historyexport {
 
-namespace baton {
-
-namespace {
-
-void complain(const QString &text)
+bool isExportName(const QString &path)
 {
-    std::fprintf(stderr, "baton status: %s\n", qPrintable(text));
+    return path.endsWith(QLatin1String(".csv")) || path.endsWith(QLatin1String(".json"));
 }
 
-} // namespace
-
-bool StatusCommand::exportHistory()
+bool write(const QString &path, const QList<LeaseFailover> &history, QString *error)
 {
-    if (m_options.historyPath.isEmpty())
-        return true;
-    QList<LeaseFailover> history = m_observer->history();
-    history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
-    QSaveFile file(m_options.historyPath);
+    QSaveFile file(path);
     if (!privatefiles::openForWriting(file)
-        || file.write(m_options.historyPath.endsWith(QLatin1String(".csv"))
+        || file.write(path.endsWith(QLatin1String(".csv"))
                               ? LeaseObserver::historyToCsv(history)
                               : LeaseObserver::historyToJson(history))
                 < 0
         || !file.commit()) {
-        complain(QStringLiteral("cannot write the history to %1: %2")
-                         .arg(m_options.historyPath, file.errorString()));
+        *error = QStringLiteral("cannot write the history to %1: %2").arg(path, file.errorString());
         return false;
     }
     return true;
 }
 
-} // namespace baton
+} // namespace baton::historyexport

@@ -1,37 +1,24 @@
-#include "statuscommand.h"
+#include "statuscheck.h"
 
-#include <baton/clock.h>
 #include <baton/leaseobserver.h>
 
-#include <cstdio>
+#include <algorithm>
 
-namespace baton {
+namespace baton::statuscheck {
 
-namespace {
-
-void complain(const QString &text)
+QStringList whyNotLive(const QList<ObservedLease> &leases, const QStringList &named, const QString &emptyText,
+                       const QDateTime &wall)
 {
-    std::fprintf(stderr, "baton status: %s\n", qPrintable(text));
-}
-
-} // namespace
-
-bool StatusCommand::everyLeaseHasALiveHolder(const QList<ObservedLease> &leases) const
-{
-    const QDateTime wall = m_observer->clock().wallNow();
-    bool live = true;
-    for (const QString &name : std::as_const(m_options.leases)) {
+    QStringList problems;
+    for (const QString &name : named) {
         const bool found = std::any_of(leases.cbegin(), leases.cend(),
                                        [&](const ObservedLease &l) { return l.name == name; });
         if (!found) {
-            complain(QStringLiteral("lease \"%1\": not found").arg(name));
-            live = false;
+            problems.append(QStringLiteral("lease \"%1\": not found").arg(name));
         }
     }
-    if (leases.isEmpty() && m_options.leases.isEmpty()) {
-        complain(m_emptyText);
-        live = false;
-    }
+    if (leases.isEmpty() && named.isEmpty())
+        problems.append(emptyText);
     for (const ObservedLease &lease : leases) {
         const LeaseRecord &r = lease.record;
         // One look has no clock of its own to judge by: the holder's renewal
@@ -46,12 +33,10 @@ bool StatusCommand::everyLeaseHasALiveHolder(const QList<ObservedLease> &leases)
             why = QStringLiteral("the lease of %1 expired (not renewed for %2 ms, by its clock)")
                           .arg(r.holder)
                           .arg(renewedAgo);
-        if (!why.isEmpty()) {
-            complain(QStringLiteral("lease \"%1\": %2").arg(lease.name, why));
-            live = false;
-        }
+        if (!why.isEmpty())
+            problems.append(QStringLiteral("lease \"%1\": %2").arg(lease.name, why));
     }
-    return live;
+    return problems;
 }
 
-} // namespace baton
+} // namespace baton::statuscheck

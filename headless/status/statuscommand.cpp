@@ -1,10 +1,12 @@
 #include "statuscommand.h"
 
 #include "electionscope.h"
+#include "historyexport.h"
 #include "signalwatcher.h"
+#include "statuscheck.h"
+#include "statusformat.h"
 
 #include <batoninternal/eventrecord.h>
-#include <batoninternal/privatefiles.h>
 
 #include <baton/clock.h>
 #include <baton/leaseobserver.h>
@@ -14,12 +16,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QSaveFile>
 #include <QSysInfo>
 
 #include <cstdio>
 
 namespace baton {
+
+using namespace statusformat;
 
 namespace {
 
@@ -32,16 +35,6 @@ void say(const QString &text)
 void complain(const QString &text)
 {
     std::fprintf(stderr, "baton status: %s\n", qPrintable(text));
-}
-
-QString orNone(const QString &holder)
-{
-    return holder.isEmpty() ? QStringLiteral("(none)") : holder;
-}
-
-QString timeText(const QDateTime &time)
-{
-    return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QString();
 }
 
 } // namespace
@@ -60,8 +53,7 @@ StatusCommand::~StatusCommand() = default;
 
 int StatusCommand::start()
 {
-    if (!m_options.historyPath.isEmpty() && !m_options.historyPath.endsWith(QLatin1String(".csv"))
-        && !m_options.historyPath.endsWith(QLatin1String(".json"))) {
+    if (!m_options.historyPath.isEmpty() && !historyexport::isExportName(m_options.historyPath)) {
         complain(QStringLiteral("--history %1: the file name must end in .csv or .json")
                          .arg(m_options.historyPath));
         return BadUsage;
@@ -85,12 +77,7 @@ int StatusCommand::start()
                 writeJson(r);
                 return;
             }
-            QString line = QStringLiteral("%1  %2: %3 -> %4 (%5")
-                                   .arg(timeText(change.when), change.lease, orNone(change.from),
-                                        orNone(change.to), change.why);
-            if (change.gapMs > 0)
-                line += QStringLiteral(", %1 ms without a leader").arg(change.gapMs);
-            say(line + QLatin1Char(')'));
+            say(changeLine(change));
         };
         connect(m_observer, &LeaseObserver::failover, this, printChange);
         // A handover prints twice: the release when seen, then the release
@@ -111,9 +98,8 @@ int StatusCommand::start()
                 writeJson(r);
                 return;
             }
-            say(QStringLiteral("%1  %2: the lease of %3 expired: not renewed for %4 ms")
-                        .arg(timeText(m_observer->clock().wallNow()), name, lease->record.holder)
-                        .arg(lease->record.leaseDurationMs));
+            say(expiredLine(name, lease->record.holder, lease->record.leaseDurationMs,
+                            m_observer->clock().wallNow()));
         });
         if (m_options.json)
             connect(m_observer, &LeaseObserver::leaseChanged, this, [this](const QString &name) {
@@ -229,7 +215,7 @@ void StatusCommand::printSnapshot()
     const std::optional<WideColumns> wide = m_options.wide
             ? std::optional(WideColumns {now, m_observer->describeSource()})
             : std::nullopt;
-    QStringList lines = formatTable(leases, wall, m_emptyText, wide);
+    QStringList lines = table(leases, wall, m_emptyText, wide);
     if (m_options.noHeaders && !leases.isEmpty())
         lines.removeFirst();
     for (const QString &line : std::as_const(lines))
@@ -254,7 +240,7 @@ void StatusCommand::printHistory()
         say(selectedLeases().isEmpty() ? m_emptyText : QStringLiteral("no holder changes stored or seen"));
         return;
     }
-    QStringList lines = formatHistory(history, m_options.wide);
+    QStringList lines = statusformat::history(history, m_options.wide);
     if (m_options.noHeaders)
         lines.removeFirst();
     for (const QString &line : std::as_const(lines))
@@ -268,10 +254,32 @@ QJsonObject StatusCommand::record(const QString &lease, const QString &event) co
 
 void StatusCommand::writeJson(const QJsonObject &record)
 {
-    const QByteArray line = QJsonDocument(record).toJson(QJsonDocument::Compact);
+    const QByteArray line = jsonLine(record);
     std::fwrite(line.constData(), 1, size_t(line.size()), stdout);
-    std::fputc('\n', stdout);
     std::fflush(stdout);
+}
+
+bool StatusCommand::everyLeaseHasALiveHolder(const QList<ObservedLease> &leases) const
+{
+    const QStringList problems =
+            statuscheck::whyNotLive(leases, m_options.leases, m_emptyText, m_observer->clock().wallNow());
+    for (const QString &problem : problems)
+        complain(problem);
+    return problems.isEmpty();
+}
+
+bool StatusCommand::exportHistory()
+{
+    if (m_options.historyPath.isEmpty())
+        return true;
+    QList<LeaseFailover> history = m_observer->history();
+    history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
+    QString error;
+    if (!historyexport::write(m_options.historyPath, history, &error)) {
+        complain(error);
+        return false;
+    }
+    return true;
 }
 
 void StatusCommand::finish(int exitCode)

@@ -1,12 +1,13 @@
-#include "statuscommand.h"
+#include "statusformat.h"
 
 #include <batoninternal/eventrecord.h>
 
 #include <baton/leaseobserver.h>
 
+#include <QJsonDocument>
 #include <QJsonObject>
 
-namespace baton {
+namespace baton::statusformat {
 
 namespace {
 
@@ -14,6 +15,8 @@ QString seconds(qint64 ms)
 {
     return QStringLiteral("%1s").arg(double(ms) / 1000.0, 0, 'f', 1);
 }
+
+} // namespace
 
 QString orNone(const QString &holder)
 {
@@ -25,9 +28,7 @@ QString timeText(const QDateTime &time)
     return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QString();
 }
 
-} // namespace
-
-QStringList StatusCommand::formatHistory(const QList<LeaseFailover> &history, bool wide)
+QStringList history(const QList<LeaseFailover> &history, bool wide)
 {
     int leaseWidth = 5;
     int fromWidth = 4;
@@ -67,7 +68,7 @@ QStringList StatusCommand::formatHistory(const QList<LeaseFailover> &history, bo
     return lines;
 }
 
-QJsonObject StatusCommand::changeRecord(const LeaseFailover &change, const QString &observerId)
+QJsonObject changeRecord(const LeaseFailover &change, const QString &observerId)
 {
     // When the change happened, not when it is printed: a history is read
     // long after. A stored change's mono is this observer's estimate.
@@ -83,7 +84,7 @@ QJsonObject StatusCommand::changeRecord(const LeaseFailover &change, const QStri
     return r;
 }
 
-void StatusCommand::insertChange(QJsonObject *record, const LeaseFailover &change)
+void insertChange(QJsonObject *record, const LeaseFailover &change)
 {
     record->insert(QStringLiteral("from"), change.from);
     record->insert(QStringLiteral("to"), change.to);
@@ -94,8 +95,8 @@ void StatusCommand::insertChange(QJsonObject *record, const LeaseFailover &chang
     record->insert(QStringLiteral("recorded"), change.recorded);
 }
 
-QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,
-                                       const QString &emptyText, const std::optional<WideColumns> &wide)
+QStringList table(const QList<ObservedLease> &leases, const QDateTime &nowWall, const QString &emptyText,
+                  const std::optional<WideColumns> &wide)
 {
     if (leases.isEmpty())
         return {emptyText.isEmpty() ? QStringLiteral("no leases (no cluster:* entries in the Registry)") : emptyText};
@@ -166,8 +167,8 @@ QStringList StatusCommand::formatTable(const QList<ObservedLease> &leases, const
     return lines;
 }
 
-QJsonObject StatusCommand::leaseRecord(const ObservedLease &lease, const QString &observerId,
-                                       qint64 nowMono, const QDateTime &nowWall)
+QJsonObject leaseRecord(const ObservedLease &lease, const QString &observerId, qint64 nowMono,
+                        const QDateTime &nowWall)
 {
     QJsonObject r {
             {QStringLiteral("v"), eventrecord::streamVersion},
@@ -191,4 +192,26 @@ QJsonObject StatusCommand::leaseRecord(const ObservedLease &lease, const QString
     return r;
 }
 
-} // namespace baton
+QString changeLine(const LeaseFailover &change)
+{
+    QString line = QStringLiteral("%1  %2: %3 -> %4 (%5")
+                           .arg(timeText(change.when), change.lease, orNone(change.from), orNone(change.to),
+                                change.why);
+    if (change.gapMs > 0)
+        line += QStringLiteral(", %1 ms without a leader").arg(change.gapMs);
+    return line + QLatin1Char(')');
+}
+
+QString expiredLine(const QString &lease, const QString &holder, qint64 leaseDurationMs, const QDateTime &nowWall)
+{
+    return QStringLiteral("%1  %2: the lease of %3 expired: not renewed for %4 ms")
+            .arg(timeText(nowWall), lease, holder)
+            .arg(leaseDurationMs);
+}
+
+QByteArray jsonLine(const QJsonObject &record)
+{
+    return QJsonDocument(record).toJson(QJsonDocument::Compact) + '\n';
+}
+
+} // namespace baton::statusformat
