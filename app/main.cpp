@@ -1,12 +1,15 @@
-// The baton executable: reads the command line and hands over to the
-// headless library, where the work and its tests live.
+// The baton executable: hands the command line over to the command it
+// names. Each command's options, and its entry in `baton help`, are
+// defined beside the command in the headless library, where the work and
+// its tests live.
 
-#include "commandline.h"
+#include "democommand.h"
 #include "demooptions.h"
 #include "eventdispatcher.h"
 #include "headlesslogging.h"
 #include "joinoptions.h"
 #include "statusoptions.h"
+#include "usage.h"
 #ifdef BATON_WITH_GUI
 #include "dashboard.h"
 #include "dashboardlauncher.h"
@@ -18,7 +21,45 @@
 
 #include <cstdio>
 
-using namespace baton::commandline;
+namespace {
+
+/*! Starts \a command and runs until it finishes; its exit status. */
+template<typename Command>
+int run(QCoreApplication &app, Command &command)
+{
+    QObject::connect(&command, &Command::finished, &app, &QCoreApplication::exit);
+    const int early = command.start();
+    return early >= 0 ? early : app.exec();
+}
+
+int runJoin(QCoreApplication &app)
+{
+    const baton::joinoptions::Parsed line = baton::joinoptions::parse(QCoreApplication::arguments());
+    if (line.exitCode != baton::commandline::Run)
+        return line.exitCode;
+    baton::JoinCommand join(line.options);
+    return run(app, join);
+}
+
+int runStatus(QCoreApplication &app)
+{
+    const baton::statusoptions::Parsed line = baton::statusoptions::parse(QCoreApplication::arguments());
+    if (line.exitCode != baton::commandline::Run)
+        return line.exitCode;
+    baton::StatusCommand status(line.options);
+    return run(app, status);
+}
+
+int runDemo(QCoreApplication &app)
+{
+    const int done = baton::demooptions::parse(QCoreApplication::arguments());
+    if (done != baton::commandline::Run)
+        return done;
+    baton::DemoCommand demo(QCoreApplication::applicationFilePath());
+    return run(app, demo);
+}
+
+} // namespace
 
 int main(int argc, char *argv[])
 {
@@ -51,7 +92,7 @@ int main(int argc, char *argv[])
     }
     if (command == QLatin1String("help") || command == QLatin1String("--help")
         || command == QLatin1String("-h")) {
-        std::fputs(usage, stdout);
+        std::fputs(baton::usage::text().c_str(), stdout);
         return 0;
     }
     // One line, with the command a typo most likely meant, not the whole usage.

@@ -1,21 +1,21 @@
 #include "demooptions.h"
 
 #include "commandline.h"
-#include "democommand.h"
 
-namespace baton::commandline {
+namespace baton::demooptions {
 
-int runDemo(QCoreApplication &app)
+const char *const usage = R"(  demo           three participants on a file Registry: a crash failover and
+                 a clean handover, shown live, then the history
+)";
+
+int parse(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(
             QStringLiteral("Three participants on a file Registry: a crash failover and a clean "
                            "handover, shown live, then the history."));
-    int exitCode = 0;
-    if (!parseCommand(app, parser, "demo", &exitCode))
-        return exitCode; // --help shows the usage and runs nothing
-    baton::DemoCommand demo(QCoreApplication::applicationFilePath());
-    return run(app, demo);
+    // --help shows the usage and runs nothing.
+    return commandline::parse(parser, "demo", arguments);
 }
 
-} // namespace baton::commandline
+} // namespace baton::demooptions

@@ -1,9 +1,14 @@
 #pragma once
 
-class QCoreApplication;
+#include <QStringList>
 
-namespace baton::commandline {
+/*! The command line of `baton demo`: no options but --help; and its entry in `baton help`. */
+namespace baton::demooptions {
 
-int runDemo(QCoreApplication &app);
+/*! Its lines in `baton help`. */
+extern const char *const usage;
 
-} // namespace baton::commandline
+/*! Reads \a arguments (the program's: "demo" second): commandline::Run, or the exit status. */
+int parse(const QStringList &arguments);
+
+} // namespace baton::demooptions

@@ -1,11 +1,37 @@
 #include "joinoptions.h"
 
 #include "commandline.h"
-#include "joincommand.h"
 
-namespace baton::commandline {
+namespace baton::joinoptions {
 
-int runJoin(QCoreApplication &app)
+using namespace commandline;
+
+const char *const usage = R"(  join --config FILE [--lease NAME ...] [--exec CMD] [--grace MS]
+       [--on-exit restart|step-down] [--once] [--try DURATION]
+       [--events json] [--listen ADDR] [--explain]
+                 take part in the elections of FILE (or of the leases named)
+                 until SIGTERM or SIGINT, then deregister, stop the command,
+                 release and exit 0;
+                 --exec CMD runs /bin/sh -c CMD while leading the first lease:
+                 SIGTERM to its process group when leadership ends, SIGKILL
+                 after --grace MS (at most 3/4 of the safety margin, default
+                 half), by baton or, if baton is frozen or dies, by the guard;
+                 --on-exit: a command that exits by itself while leading is
+                 restarted with back-off, or (step-down) the lease is released
+                 and baton exits 3;
+                 --once: run the command one time while leading, hold the
+                 lease for at least its duration, release it and exit with
+                 the command's status (5 if leadership ended under it);
+                 --try DURATION: exit 4 unless leading the first lease
+                 within DURATION (0: only if it is free now; 500ms, 30s, 5m);
+                 --events json writes one JSON event a line to stdout;
+                 --listen [HOST:]PORT serves /metrics, /livez (or /healthz),
+                 /readyz and /leader (loopback
+                 unless a non-loopback address is given as numbers);
+                 --explain prints what the timings guarantee, and exits
+)";
+
+Parsed parse(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Take part in the elections of a configuration."));
@@ -41,17 +67,16 @@ int runJoin(QCoreApplication &app)
                                                    "the lease is free now)."),
                                     QStringLiteral("DURATION"));
     parser.addOptions({config, lease, exec, grace, onExit, once, tryFor, events, listen, explain});
-    int exitCode = 0;
-    if (!parseCommand(app, parser, "join", &exitCode))
-        return exitCode;
-    static_assert(baton::JoinCommand::BadUsage == 2);
-    auto refuse = [](const QString &text) { return commandline::refuse("join", text); };
+    if (const int done = commandline::parse(parser, "join", arguments); done != Run)
+        return {{}, done};
+    static_assert(JoinCommand::BadUsage == BadUsage);
+    auto refuse = [](const QString &text) { return Parsed {{}, commandline::refuse("join", text)}; };
     const QString configPath = configPathOf(parser, config);
     if (configPath.isEmpty())
         return refuse(QStringLiteral("--config FILE (or BATON_CONFIG) is required"));
     if (parser.isSet(events) && parser.value(events) != QLatin1String("json"))
         return refuse(QStringLiteral("--events takes \"json\", not \"%1\"").arg(parser.value(events)));
-    baton::JoinCommand::Options options;
+    JoinCommand::Options options;
     options.configPath = configPath;
     options.leases = parser.values(lease);
     options.eventsJson = parser.isSet(events);
@@ -70,7 +95,7 @@ int runJoin(QCoreApplication &app)
     if (parser.isSet(onExit)) {
         const QString action = parser.value(onExit);
         if (action == QLatin1String("step-down"))
-            options.onExit = baton::JoinCommand::OnExit::StepDown;
+            options.onExit = JoinCommand::OnExit::StepDown;
         else if (action != QLatin1String("restart"))
             return refuse(QStringLiteral("--on-exit takes \"restart\" or \"step-down\", not \"%1\"").arg(action));
         if (!parser.isSet(exec))
@@ -86,14 +111,13 @@ int runJoin(QCoreApplication &app)
     }
     if (parser.isSet(tryFor)) {
         QString error;
-        options.tryMs = baton::JoinCommand::parseDuration(parser.value(tryFor), &error);
+        options.tryMs = JoinCommand::parseDuration(parser.value(tryFor), &error);
         if (options.tryMs < 0)
             return refuse(error);
     }
     options.listen = parser.value(listen);
     options.explain = parser.isSet(explain);
-    baton::JoinCommand join(options);
-    return run(app, join);
+    return {options};
 }
 
-} // namespace baton::commandline
+} // namespace baton::joinoptions

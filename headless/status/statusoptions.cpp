@@ -1,9 +1,40 @@
 #include "statusoptions.h"
 
 #include "commandline.h"
-#include "statuscommand.h"
 
-namespace baton::commandline {
+namespace baton::statusoptions {
+
+using namespace commandline;
+
+const char *const usage = R"(  status [LEASE...] --config FILE [-w|--watch] [-o table|wide|jsonl|json|name]
+         [--no-headers] [--json] [--check] [--history [FILE.csv|FILE.json]]
+  status [LEASE...] --store URL [--prefix P] [--cacert F] [--cert F --key F]
+         [--user NAME --password-file F] [-w] [-o FORMAT] [--check] [--history [F]]
+  status [LEASE...] --kube-context CONTEXT [--kubeconfig FILE]
+         [-n|--namespace N | -A|--all-namespaces] [-w] [-o FORMAT] [--check]
+                 the leases of FILE's Registry, of the store at URL
+                 (file:///folder, or etcd http://host:port[,...]; no
+                 credentials in URLs), or the Kubernetes Leases of
+                 a namespace (default: the context's) or of all namespaces
+                 (named namespace/name), one line each: holder, held since,
+                 last renewal against the lease duration, transitions;
+                 only the LEASEs named; status never creates or writes
+                 anything (a missing folder is an error naming it);
+                 -o wide: also the renewal time, the lease duration, the
+                 time since this observer saw the record change (by its
+                 clock), and the source; -o jsonl (or --json): one JSON
+                 record a line; -o json: one document; -o name: the names
+                 only; --check: exit 0 when
+                 every lease shown has a live holder, 1 when one has none
+                 or has expired, 3 when the store could not be read;
+                 --watch: follow them and
+                 print each failover until SIGINT/SIGTERM; --history: the
+                 holder changes instead (time, lease, from, to, why, gap,
+                 transitions), those stored with each lease then those
+                 seen, oldest first; --history FILE: write them on exit.
+                 On Kubernetes it needs only
+                 get, list and watch on leases (without watch, it polls)
+)";
 
 namespace {
 
@@ -39,7 +70,7 @@ QString takeHistoryExport(QStringList *arguments)
 
 } // namespace
 
-int runStatus(QCoreApplication &app)
+Parsed parse(QStringList arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -114,13 +145,11 @@ int runStatus(QCoreApplication &app)
     parser.addPositionalArgument(QStringLiteral("LEASE"),
                                  QStringLiteral("Only these leases (all when none is named)."),
                                  QStringLiteral("[LEASE...]"));
-    int exitCode = 0;
-    QStringList arguments = app.arguments();
     const QString historyPath = takeHistoryExport(&arguments);
-    if (!parseCommand(app, parser, "status", &exitCode, true, arguments))
-        return exitCode;
-    static_assert(baton::StatusCommand::BadUsage == 2);
-    auto refuse = [](const QString &text) { return commandline::refuse("status", text); };
+    if (const int done = commandline::parse(parser, "status", arguments, true); done != Run)
+        return {{}, done};
+    static_assert(StatusCommand::BadUsage == BadUsage);
+    auto refuse = [](const QString &text) { return Parsed {{}, commandline::refuse("status", text)}; };
     const bool kubernetes = parser.isSet(kubeContext) || parser.isSet(kubeconfig);
     const int sources = int(parser.isSet(config)) + int(parser.isSet(store)) + int(kubernetes);
     if (sources > 1)
@@ -149,7 +178,7 @@ int runStatus(QCoreApplication &app)
         return refuse("--watch prints events as they come: use -o table or -o jsonl");
     if (parser.isSet(history) && format == QLatin1String("name"))
         return refuse("-o name lists leases, --history their holder changes: use one of them");
-    baton::StatusCommand::Options options;
+    StatusCommand::Options options;
     auto valueOrEnvironment = [&](const QCommandLineOption &option, const char *variable) {
         return parser.isSet(option) ? parser.value(option) : qEnvironmentVariable(variable);
     };
@@ -183,8 +212,7 @@ int runStatus(QCoreApplication &app)
     options.json = format == QLatin1String("jsonl");
     options.historyPath = historyPath;
     options.history = parser.isSet(history);
-    baton::StatusCommand status(options);
-    return run(app, status);
+    return {options};
 }
 
-} // namespace baton::commandline
+} // namespace baton::statusoptions
