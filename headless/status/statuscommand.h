@@ -5,8 +5,6 @@
 #include <QString>
 #include <QStringList>
 
-#include <optional>
-
 class QJsonObject;
 
 namespace baton {
@@ -25,8 +23,9 @@ struct ObservedLease;
  * failovers seen to a CSV or JSON file on exit; --history alone prints
  * each lease's holder changes, those stored with it first. Observes only: it never
  * starts the configuration's cluster services, and on Kubernetes it uses
- * only get, list and watch (B5). The watching is LeaseObserver's; this
- * class only formats.
+ * only get, list and watch (B5). The watching is LeaseObserver's, how a
+ * line reads statusformat's, the --check verdict statuscheck's and the
+ * file historyexport's; this class decides what to print and when.
  */
 class StatusCommand : public QObject
 {
@@ -91,34 +90,6 @@ public:
 
     /*! Returns an exit code when over at once, or -1: finished() comes later. */
     int start();
-
-    /*! What `-o wide` adds: the observer's clock reading and what it observes. */
-    struct WideColumns
-    {
-        qint64 nowMono = 0;
-        QString source;
-    };
-    /*!
-     * One table line per lease; the header first. For people. \a emptyText
-     * when there is none; with \a wide, the `-o wide` columns before STATE.
-     */
-    static QStringList formatTable(const QList<ObservedLease> &leases, const QDateTime &nowWall,
-                                   const QString &emptyText = QString(),
-                                   const std::optional<WideColumns> &wide = std::nullopt);
-    /*!
-     * `--history`: one line per holder change, oldest first; the header
-     * first. With \a wide, a SOURCE column says whether the change was read
-     * from the stored history (its time by the new holder's clock) or seen
-     * by this observer.
-     */
-    static QStringList formatHistory(const QList<LeaseFailover> &history, bool wide);
-    /*! A `leader-changed` record (docs/events.md) of one row of the history. */
-    static QJsonObject changeRecord(const LeaseFailover &change, const QString &observerId);
-    /*! The fields of a leader-changed record (O5) that say what changed. */
-    static void insertChange(QJsonObject *record, const LeaseFailover &change);
-    /*! The `lease` snapshot record (docs/events.md). */
-    static QJsonObject leaseRecord(const ObservedLease &lease, const QString &observerId,
-                                   qint64 nowMono, const QDateTime &nowWall);
 
 Q_SIGNALS:
     void finished(int exitCode);

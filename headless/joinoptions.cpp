@@ -1,0 +1,123 @@
+#include "joinoptions.h"
+
+#include "commandline.h"
+
+namespace baton::joinoptions {
+
+using namespace commandline;
+
+const char *const usage = R"(  join --config FILE [--lease NAME ...] [--exec CMD] [--grace MS]
+       [--on-exit restart|step-down] [--once] [--try DURATION]
+       [--events json] [--listen ADDR] [--explain]
+                 take part in the elections of FILE (or of the leases named)
+                 until SIGTERM or SIGINT, then deregister, stop the command,
+                 release and exit 0;
+                 --exec CMD runs /bin/sh -c CMD while leading the first lease:
+                 SIGTERM to its process group when leadership ends, SIGKILL
+                 after --grace MS (at most 3/4 of the safety margin, default
+                 half), by baton or, if baton is frozen or dies, by the guard;
+                 --on-exit: a command that exits by itself while leading is
+                 restarted with back-off, or (step-down) the lease is released
+                 and baton exits 3;
+                 --once: run the command one time while leading, hold the
+                 lease for at least its duration, release it and exit with
+                 the command's status (5 if leadership ended under it);
+                 --try DURATION: exit 4 unless leading the first lease
+                 within DURATION (0: only if it is free now; 500ms, 30s, 5m);
+                 --events json writes one JSON event a line to stdout;
+                 --listen [HOST:]PORT serves /metrics, /livez (or /healthz),
+                 /readyz and /leader (loopback
+                 unless a non-loopback address is given as numbers);
+                 --explain prints what the timings guarantee, and exits
+)";
+
+Parsed parse(const QStringList &arguments)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Take part in the elections of a configuration."));
+    const QCommandLineOption config = configOption();
+    const QCommandLineOption lease(QStringLiteral("lease"),
+                                   QStringLiteral("Only this lease name (repeat for several)."),
+                                   QStringLiteral("NAME"));
+    const QCommandLineOption exec(QStringLiteral("exec"),
+                                  QStringLiteral("Run CMD with /bin/sh -c while leading the first lease."),
+                                  QStringLiteral("CMD"));
+    const QCommandLineOption grace(QStringLiteral("grace"),
+                                   QStringLiteral("Milliseconds between SIGTERM and SIGKILL of the "
+                                                  "command (at most 3/4 of the safety margin)."),
+                                   QStringLiteral("MS"));
+    const QCommandLineOption onExit(QStringLiteral("on-exit"),
+                                    QStringLiteral("When the command exits while leading: restart "
+                                                   "(default) or step-down."),
+                                    QStringLiteral("ACTION"));
+    const QCommandLineOption events(QStringLiteral("events"),
+                                    QStringLiteral("Write the event stream to stdout: json."),
+                                    QStringLiteral("FORMAT"));
+    const QCommandLineOption listen(QStringLiteral("listen"),
+                                    QStringLiteral("Serve /metrics, /livez, /readyz and /leader on ADDR "
+                                                   "(PORT or HOST:PORT; loopback by default)."),
+                                    QStringLiteral("ADDR"));
+    const QCommandLineOption explain(QStringLiteral("explain"),
+                                     QStringLiteral("Print what the timings guarantee and exit."));
+    const QCommandLineOption once(QStringLiteral("once"),
+                                  QStringLiteral("Run the command one time while leading, then release "
+                                                 "and exit with its status."));
+    const QCommandLineOption tryFor(QStringLiteral("try"),
+                                    QStringLiteral("Exit 4 unless leading within DURATION (0: only if "
+                                                   "the lease is free now)."),
+                                    QStringLiteral("DURATION"));
+    parser.addOptions({config, lease, exec, grace, onExit, once, tryFor, events, listen, explain});
+    if (const int done = commandline::parse(parser, "join", arguments); done != Run)
+        return {{}, done};
+    static_assert(JoinCommand::BadUsage == BadUsage);
+    auto refuse = [](const QString &text) { return Parsed {{}, commandline::refuse("join", text)}; };
+    const QString configPath = configPathOf(parser, config);
+    if (configPath.isEmpty())
+        return refuse(QStringLiteral("--config FILE (or BATON_CONFIG) is required"));
+    if (parser.isSet(events) && parser.value(events) != QLatin1String("json"))
+        return refuse(QStringLiteral("--events takes \"json\", not \"%1\"").arg(parser.value(events)));
+    JoinCommand::Options options;
+    options.configPath = configPath;
+    options.leases = parser.values(lease);
+    options.eventsJson = parser.isSet(events);
+    options.exec = parser.value(exec);
+    if (parser.isSet(exec) && options.exec.trimmed().isEmpty())
+        return refuse(QStringLiteral("--exec needs a command"));
+    if (parser.isSet(grace)) {
+        bool ok = false;
+        options.graceMs = parser.value(grace).toLongLong(&ok);
+        if (!ok || options.graceMs < 0)
+            return refuse(QStringLiteral("--grace takes milliseconds (a whole number), not \"%1\"")
+                                  .arg(parser.value(grace)));
+        if (!parser.isSet(exec))
+            return refuse(QStringLiteral("--grace only means something with --exec"));
+    }
+    if (parser.isSet(onExit)) {
+        const QString action = parser.value(onExit);
+        if (action == QLatin1String("step-down"))
+            options.onExit = JoinCommand::OnExit::StepDown;
+        else if (action != QLatin1String("restart"))
+            return refuse(QStringLiteral("--on-exit takes \"restart\" or \"step-down\", not \"%1\"").arg(action));
+        if (!parser.isSet(exec))
+            return refuse(QStringLiteral("--on-exit only means something with --exec"));
+    }
+    if (parser.isSet(once)) {
+        if (!parser.isSet(exec))
+            return refuse(QStringLiteral("--once only means something with --exec"));
+        if (parser.isSet(onExit))
+            return refuse(QStringLiteral("--once and --on-exit exclude each other: with --once the "
+                                         "command's exit ends baton with its status"));
+        options.once = true;
+    }
+    if (parser.isSet(tryFor)) {
+        QString error;
+        options.tryMs = JoinCommand::parseDuration(parser.value(tryFor), &error);
+        if (options.tryMs < 0)
+            return refuse(error);
+    }
+    options.listen = parser.value(listen);
+    options.explain = parser.isSet(explain);
+    return {options};
+}
+
+} // namespace baton::joinoptions

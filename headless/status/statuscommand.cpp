@@ -1,0 +1,295 @@
+#include "statuscommand.h"
+
+#include "electionscope.h"
+#include "historyexport.h"
+#include "signalwatcher.h"
+#include "statuscheck.h"
+#include "statusformat.h"
+
+#include <batoninternal/eventrecord.h>
+
+#include <baton/clock.h>
+#include <baton/leaseobserver.h>
+#include <baton/store.h>
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSysInfo>
+
+#include <cstdio>
+
+namespace baton {
+
+using namespace statusformat;
+
+namespace {
+
+void say(const QString &text)
+{
+    std::fprintf(stdout, "%s\n", qPrintable(text));
+    std::fflush(stdout);
+}
+
+void complain(const QString &text)
+{
+    std::fprintf(stderr, "baton status: %s\n", qPrintable(text));
+}
+
+} // namespace
+
+StatusCommand::StatusCommand(Options options, QObject *parent)
+    : QObject(parent)
+    , m_options(std::move(options))
+{
+    // An observer writes records too; its identity says it is one (O5 `instance`).
+    m_observerId = QStringLiteral("observer-%1-%2")
+                           .arg(QSysInfo::machineHostName())
+                           .arg(QCoreApplication::applicationPid());
+}
+
+StatusCommand::~StatusCommand() = default;
+
+int StatusCommand::start()
+{
+    if (!m_options.historyPath.isEmpty() && !historyexport::isExportName(m_options.historyPath)) {
+        complain(QStringLiteral("--history %1: the file name must end in .csv or .json")
+                         .arg(m_options.historyPath));
+        return BadUsage;
+    }
+    const int early = createObserver();
+    if (early >= 0)
+        return early;
+    connect(m_observer, &LeaseObserver::storeError, this, [this](const QString &message) {
+        m_storeError = message;
+        if (m_options.watch && m_observer->isReady())
+            complain(message);
+    });
+    connect(m_observer, &LeaseObserver::ready, this, &StatusCommand::onReady);
+    if (m_options.watch) {
+        const auto printChange = [this](const LeaseFailover &change) {
+            if (!selected(change.lease))
+                return;
+            if (m_options.json) {
+                QJsonObject r = record(change.lease, QStringLiteral("leader-changed"));
+                insertChange(&r, change);
+                writeJson(r);
+                return;
+            }
+            say(changeLine(change));
+        };
+        connect(m_observer, &LeaseObserver::failover, this, printChange);
+        // A handover prints twice: the release when seen, then the release
+        // with its successor and the time without a leader.
+        connect(m_observer, &LeaseObserver::handedOver, this,
+                [printChange](int, const LeaseFailover &change) { printChange(change); });
+        connect(m_observer, &LeaseObserver::storedChangeSeen, this,
+                [printChange](int, const LeaseFailover &change) { printChange(change); });
+        connect(m_observer, &LeaseObserver::leaseExpired, this, [this](const QString &name) {
+            const auto lease = m_observer->lease(name);
+            if (!lease || !selected(name))
+                return;
+            if (m_options.json) {
+                QJsonObject r = record(name, QStringLiteral("lease-expired"));
+                r.insert(QStringLiteral("holder"), lease->record.holder);
+                r.insert(QStringLiteral("sinceChangeMs"),
+                         double(lease->sinceChangeMs(m_observer->clock().monotonicMs())));
+                writeJson(r);
+                return;
+            }
+            say(expiredLine(name, lease->record.holder, lease->record.leaseDurationMs,
+                            m_observer->clock().wallNow()));
+        });
+        if (m_options.json)
+            connect(m_observer, &LeaseObserver::leaseChanged, this, [this](const QString &name) {
+                if (!m_observer->isReady() || !selected(name))
+                    return;
+                if (const auto lease = m_observer->lease(name))
+                    writeJson(leaseRecord(*lease, m_observerId, m_observer->clock().monotonicMs(),
+                                          m_observer->clock().wallNow()));
+            });
+        m_signals = new SignalWatcher(this);
+        connect(m_signals, &SignalWatcher::terminationRequested, this, [this] {
+            if (!m_options.json) {
+                const QList<LeaseFailover> history = m_observer->history();
+                say(QStringLiteral("\n%1 failover(s) seen").arg(history.size()));
+            }
+            finish(exportHistory() ? Success : RuntimeFailure);
+        });
+    }
+    m_observer->start();
+    return -1;
+}
+
+int StatusCommand::createObserver()
+{
+    LeaseSourceOptions source;
+    if (!m_options.storeUrl.isEmpty()) {
+        source.kind = LeaseSourceOptions::Kind::StoreUrl;
+        source.storeUrl = m_options.storeUrl;
+        source.caFile = m_options.caFile;
+        source.certFile = m_options.certFile;
+        source.keyFile = m_options.keyFile;
+        source.user = m_options.user;
+        source.passwordFile = m_options.passwordFile;
+        source.prefix = m_options.prefix;
+    } else if (!m_options.configPath.isEmpty()) {
+        source.kind = LeaseSourceOptions::Kind::Configuration;
+        source.configPath = m_options.configPath;
+    } else {
+        source.kind = LeaseSourceOptions::Kind::Kubernetes;
+        source.kubeconfigPath = m_options.kubeconfigPath;
+        source.kubeContext = m_options.kubeContext;
+        source.namespaceName = m_options.namespaceName;
+        source.allNamespaces = m_options.allNamespaces;
+    }
+    // Looking never writes: a file Registry is opened read-only.
+    source.readOnly = true;
+    QString error;
+    LeaseObserver::OpenError why = LeaseObserver::OpenError::NoError;
+    m_observer = LeaseObserver::open(source, this, &error, &why);
+    if (!m_observer) {
+        complain(error);
+        return why == LeaseObserver::OpenError::SourceUnavailable ? storeFailure() : int(BadUsage);
+    }
+    m_emptyText = QStringLiteral("no leases (%1)").arg(m_observer->describeEmpty());
+    // R8: the default Registry only, which nobody chose; on stderr, so that
+    // the table and the records stay as they are.
+    if (const Store *store = m_observer->store(); store && m_observer->isDefaultRegistry())
+        complain(QStringLiteral("warning: ") + storeScope(*store, true).text);
+    return -1;
+}
+
+void StatusCommand::onReady()
+{
+    if (!m_storeError.isEmpty() && !m_options.watch) {
+        complain(m_storeError);
+        finish(storeFailure());
+        return;
+    }
+    if (!m_storeError.isEmpty())
+        complain(m_storeError);
+    if (m_options.history)
+        printHistory();
+    else
+        printSnapshot();
+    if (m_options.watch)
+        return;
+    const bool live = !m_options.check || everyLeaseHasALiveHolder(selectedLeases());
+    if (!exportHistory())
+        finish(RuntimeFailure);
+    else
+        finish(live ? Success : NoLiveHolder);
+}
+
+QList<ObservedLease> StatusCommand::selectedLeases() const
+{
+    QList<ObservedLease> leases = m_observer->leases();
+    leases.removeIf([this](const ObservedLease &lease) { return !selected(lease.name); });
+    return leases;
+}
+
+void StatusCommand::printSnapshot()
+{
+    const qint64 now = m_observer->clock().monotonicMs();
+    const QDateTime wall = m_observer->clock().wallNow();
+    const QList<ObservedLease> leases = selectedLeases();
+    if (m_options.namesOnly) {
+        for (const ObservedLease &lease : leases)
+            say(lease.name);
+        return;
+    }
+    if (m_options.jsonDocument) {
+        QJsonArray records;
+        for (const ObservedLease &lease : leases)
+            records.append(leaseRecord(lease, m_observerId, now, wall));
+        say(QString::fromUtf8(QJsonDocument(records).toJson(QJsonDocument::Indented)).trimmed());
+        return;
+    }
+    if (m_options.json) {
+        for (const ObservedLease &lease : leases)
+            writeJson(leaseRecord(lease, m_observerId, now, wall));
+        return;
+    }
+    const std::optional<WideColumns> wide = m_options.wide
+            ? std::optional(WideColumns {now, m_observer->describeSource()})
+            : std::nullopt;
+    QStringList lines = table(leases, wall, m_emptyText, wide);
+    if (m_options.noHeaders && !leases.isEmpty())
+        lines.removeFirst();
+    for (const QString &line : std::as_const(lines))
+        say(line);
+}
+
+void StatusCommand::printHistory()
+{
+    QList<LeaseFailover> history = m_observer->history();
+    history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
+    if (m_options.jsonDocument) {
+        // The same document as an export to FILE.json: one format to parse.
+        say(QString::fromUtf8(LeaseObserver::historyToJson(history)).trimmed());
+        return;
+    }
+    if (m_options.json) {
+        for (const LeaseFailover &change : std::as_const(history))
+            writeJson(changeRecord(change, m_observerId));
+        return;
+    }
+    if (history.isEmpty()) {
+        say(selectedLeases().isEmpty() ? m_emptyText : QStringLiteral("no holder changes stored or seen"));
+        return;
+    }
+    QStringList lines = statusformat::history(history, m_options.wide);
+    if (m_options.noHeaders)
+        lines.removeFirst();
+    for (const QString &line : std::as_const(lines))
+        say(line);
+}
+
+QJsonObject StatusCommand::record(const QString &lease, const QString &event) const
+{
+    return eventrecord::make(m_observer->clock(), lease, m_observerId, event);
+}
+
+void StatusCommand::writeJson(const QJsonObject &record)
+{
+    const QByteArray line = jsonLine(record);
+    std::fwrite(line.constData(), 1, size_t(line.size()), stdout);
+    std::fflush(stdout);
+}
+
+bool StatusCommand::everyLeaseHasALiveHolder(const QList<ObservedLease> &leases) const
+{
+    const QStringList problems =
+            statuscheck::whyNotLive(leases, m_options.leases, m_emptyText, m_observer->clock().wallNow());
+    for (const QString &problem : problems)
+        complain(problem);
+    return problems.isEmpty();
+}
+
+bool StatusCommand::exportHistory()
+{
+    if (m_options.historyPath.isEmpty())
+        return true;
+    QList<LeaseFailover> history = m_observer->history();
+    history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
+    QString error;
+    if (!historyexport::write(m_options.historyPath, history, &error)) {
+        complain(error);
+        return false;
+    }
+    return true;
+}
+
+void StatusCommand::finish(int exitCode)
+{
+    if (m_done)
+        return;
+    m_done = true;
+    if (m_observer)
+        m_observer->stop();
+    QMetaObject::invokeMethod(this, [this, exitCode] { Q_EMIT finished(exitCode); }, Qt::QueuedConnection);
+}
+
+} // namespace baton

@@ -1,0 +1,53 @@
+#include "usage.h"
+
+#include "demooptions.h"
+#include "joinoptions.h"
+#include "statusoptions.h"
+
+namespace baton::usage {
+
+namespace {
+
+const char *const head = R"(Usage: baton COMMAND [OPTIONS]
+
+Leader election for Qt applications.
+
+Commands:
+)";
+
+const char *const tail = R"(  help           this text
+
+Exit status:
+  0    done (a stop by SIGTERM/SIGINT is a success)
+  1    failed while running (store unreachable for status, listen failed);
+       status --check: a lease without a live holder
+  2    bad command line or configuration (nothing was started)
+  3    join --exec --on-exit step-down: the command exited while leading;
+       the lease was released; status --check: the store could not be read
+  4    join --try: this instance did not lead within DURATION
+  5    join --once: leadership ended before the command finished; it was
+       stopped (otherwise --once exits with the command's own status)
+  130, 143
+       a second SIGINT/SIGTERM during a clean stop: exited at once
+
+Environment:
+  BATON_CONFIG   the configuration of join and status when --config is not
+                 given
+  BATON_DATA_DIR the data folder (default Registry: BATON_DATA_DIR/registry)
+  BATON_PREFIX, BATON_CACERT, BATON_CERT, BATON_KEY, BATON_USER,
+  BATON_PASSWORD_FILE
+                 status --store: the flags of the same names, when not given
+  BATON_OUTPUT_QUEUE_BYTES
+                 join: how many bytes of event records, and of log lines,
+                 may wait for a slow reader before they are dropped
+                 (default 262144, at least 4096)
+)";
+
+} // namespace
+
+std::string text()
+{
+    return std::string(head) + joinoptions::usage + statusoptions::usage + demooptions::usage + tail;
+}
+
+} // namespace baton::usage
