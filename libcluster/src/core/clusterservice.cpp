@@ -5,7 +5,7 @@
 #include "logging.h"
 #include "registrations.h"
 
-#include <baton/application.h>
+#include "servicehost.h"
 
 #include <QThread>
 
@@ -156,9 +156,9 @@ bool ClusterService::init(QString *errorString)
     qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 joins the election for \"%3\" on %4")
                                             .arg(name(), d->params.identity, d->leaseName,
                                                  d->backend->describe());
-    Application *app = application();
-    if (app && !app->isInitialised())
-        connect(app, &Application::started, d.get(), &ClusterServicePrivate::startElection,
+    ServiceHost *host = ServiceHost::of(*this);
+    if (host && !host->isStarted())
+        connect(host, &ServiceHost::started, d.get(), &ClusterServicePrivate::startElection,
                 Qt::SingleShotConnection);
     else
         d->startElection();
