@@ -1,7 +1,7 @@
 #include "clusterservice_p.h"
 
 #include <baton/clock.h>
-#include "leasebackend.h"
+#include "localleasebackend.h"
 #include "logging.h"
 #include "registrations.h"
 
@@ -90,8 +90,6 @@ QString ClusterService::leaseName() const
 
 qint64 ClusterService::fencingToken() const
 {
-    if (d->local)
-        return d->isLeaderNow() ? 0 : -1;
     return d->elector ? d->elector->fencingToken() : -1;
 }
 
@@ -99,8 +97,8 @@ qint64 ClusterService::validForMs() const
 {
     if (!d->isLeaderNow())
         return 0;
-    if (d->local)
-        return d->params.leaseDurationMs; // no store, nothing that could end it early
+    if (d->unbounded)
+        return d->params.leaseDurationMs; // nobody else could take it
     return std::max<qint64>(0, d->elector->validUntilMono() - d->clock->monotonicMs());
 }
 
@@ -113,7 +111,7 @@ qint64 ClusterService::leaseTransitions() const
 
 qint64 ClusterService::remainingLeadershipMs() const
 {
-    if (d->local && d->isLeaderNow())
+    if (d->unbounded && d->isLeaderNow())
         return -1;
     return validForMs();
 }
@@ -142,16 +140,15 @@ bool ClusterService::init(QString *errorString)
         return false;
     QString backendError;
     std::unique_ptr<LeaseBackend> backend = createLeaseBackend(&backendError);
-    if (!backend && !backendError.isEmpty()) {
-        *errorString = backendError;
+    if (!backend) {
+        *errorString = backendError.isEmpty()
+                ? QStringLiteral("service \"%1\": no lease backend").arg(name())
+                : backendError;
         return false;
     }
     d->registrations->setObjectName(d->leaseName);
     d->registrations->setLeaseName(d->leaseName);
-    if (!backend) {
-        d->startLocal();
-        return true;
-    }
+    d->unbounded = qobject_cast<LocalLeaseBackend *>(backend.get()) != nullptr;
     d->backend = std::move(backend);
     qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 joins the election for \"%3\" on %4")
                                             .arg(name(), d->params.identity, d->leaseName,

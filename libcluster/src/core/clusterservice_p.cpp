@@ -22,16 +22,6 @@ ClusterServicePrivate::ClusterServicePrivate(ClusterService *qq)
 
 ClusterServicePrivate::~ClusterServicePrivate() = default;
 
-void ClusterServicePrivate::startLocal()
-{
-    local = true;
-    started = true;
-    holder = params.identity;
-    registrations->setLeading(true); // W8: the only instance always leads
-    emitEvent(QStringLiteral("started-leading"), {{QStringLiteral("token"), 0}});
-    announceHolder();
-}
-
 void ClusterServicePrivate::startElection()
 {
     if (stopping || started)
@@ -54,8 +44,6 @@ void ClusterServicePrivate::startElection()
 
 bool ClusterServicePrivate::isLeaderNow() const
 {
-    if (local)
-        return started && !stopping;
     return elector && elector->isLeader();
 }
 
@@ -215,17 +203,6 @@ void ClusterServicePrivate::beginStop()
     stopping = true;
     if (!started) {
         finishStop();
-        return;
-    }
-    if (local) {
-        registrations->setLeading(false);
-        emitEvent(QStringLiteral("stopped-leading"),
-                  {{QStringLiteral("reason"), QStringLiteral("stopping")},
-                   {QStringLiteral("validUntilMono"), double(clock->monotonicMs())}});
-        if (registrations->isIdle())
-            finishStop();
-        else
-            connect(registrations, &Registrations::idle, this, &ClusterServicePrivate::finishStop);
         return;
     }
     const bool wasLeading = elector->isLeader();
