@@ -34,7 +34,8 @@ void LocalLeaseBackend::update(const LeaseRecord &record, const QString &version
                                const std::optional<HistoryEntry> &change, Callback done)
 {
     Q_UNUSED(change);
-    answer(std::move(done), version == m_state.version ? write(record) : LeaseReply::conflict(m_state));
+    answer(std::move(done),
+           version == m_state.version ? write(record) : LeaseReply::conflict(m_state));
 }
 
 bool LocalLeaseBackend::startWatching()

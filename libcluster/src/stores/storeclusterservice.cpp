@@ -42,8 +42,8 @@ std::unique_ptr<LeaseBackend> StoreClusterService::createLeaseBackend(QString *e
     ServiceHost *host = ServiceHost::of(*this);
     Store *store = nullptr;
     if (!storeName.isUndefined()) {
-        Service *named = (storeName.isString() && host) ? host->service(storeName.toString())
-                                                        : nullptr;
+        Service *named
+                = (storeName.isString() && host) ? host->service(storeName.toString()) : nullptr;
         store = qobject_cast<Store *>(named);
         if (!store) {
             ParameterReader reader(ParameterReader::describeService(name(), type()), parameters());
