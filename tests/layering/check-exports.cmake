@@ -11,7 +11,7 @@ if(NOT rc EQUAL 0)
 endif()
 
 # A few private classes of every part; none of them may leave the library.
-set(private_classes Elector Registrations LeaseObserverPrivate StoreLeaseBackend StoreLeaseSource
+set(private_classes Elector Registrations ServiceHost LocalLeaseBackend LeaseObserverPrivate StoreLeaseBackend StoreLeaseSource
     FileStore MemoryStore EtcdStore EtcdWatch HttpClient KubeApiClient KubernetesLeaseSource
     ParameterReader)
 set(failures "")

@@ -11,6 +11,7 @@
 namespace baton {
 
 class Application;
+class ServiceHost;
 class ServicePrivate;
 
 /*!
@@ -63,6 +64,7 @@ protected:
 
 private:
     friend class Application;
+    friend class ServiceHost;
     void setType(const QString &type);
     std::unique_ptr<ServicePrivate> d;
 };

@@ -30,6 +30,7 @@ const QString registryName = QStringLiteral("Registry");
 
 ApplicationPrivate::ApplicationPrivate(Application *qq)
     : q(qq)
+    , host(qq)
 {
 }
 
@@ -279,7 +280,12 @@ bool Application::init(QString *errorString)
     // released when a stop comes at once (F5).
     if (d->stopOnSignals)
         d->catchSignals();
+    // The services hear it after the application's own receivers, as when
+    // they connected to started() themselves during init().
+    QPointer<Application> self = this;
     Q_EMIT started();
+    if (self)
+        Q_EMIT d->host.started();
     return true;
 }
 

@@ -4,6 +4,8 @@
 #include <baton/leadercallback.h>
 #include <baton/remover.h>
 
+#include "servicehost.h"
+
 #include <QHash>
 #include <QPointer>
 
@@ -12,6 +14,25 @@ namespace baton {
 class ClusterService;
 class SignalStop;
 class Store;
+
+/*! The application as its services see it (ServiceHost). */
+class ApplicationHost final : public ServiceHost
+{
+public:
+    explicit ApplicationHost(Application *application)
+        : ServiceHost(application)
+        , q(application)
+    {
+    }
+
+    bool isStarted() const override { return q->isInitialised(); }
+    QString dataFolder() const override { return q->dataFolder(); }
+    Service *service(const QString &name) const override { return q->service(name); }
+    Store *registry() override { return q->registry(); }
+
+private:
+    Application *q;
+};
 
 class ApplicationPrivate
 {
@@ -39,6 +60,7 @@ public:
     void releaseSignals();
 
     Application *q;
+    ApplicationHost host;
     QString sourceName;
     QList<Service *> services; // configuration order
     QHash<QString, QString> locations; // service name -> "file:line:column"

@@ -34,7 +34,6 @@ public:
 
     bool readParameters(QString *errorString);
     void startElection();
-    void startLocal();
     void beginStop();
 
     void execute(ElectorActions actions);
@@ -53,7 +52,11 @@ public:
     const Clock *clock;
     ElectorParams params;
     QString leaseName;
-    bool local = false;
+    /*!
+     * No other instance can take the lease (W8): the leadership has no
+     * bound, which validForMs() and remainingLeadershipMs() tell.
+     */
+    bool unbounded = false;
     bool started = false;
     bool stopping = false;
     bool stopFinished = false;

@@ -1,7 +1,7 @@
 #include "localclusterservice.h"
 
 #include "clusterservice_p.h"
-#include "leasebackend.h"
+#include "localleasebackend.h"
 
 namespace baton {
 
@@ -13,7 +13,7 @@ QStringList LocalClusterService::parameterNames()
 std::unique_ptr<LeaseBackend> LocalClusterService::createLeaseBackend(QString *errorString)
 {
     Q_UNUSED(errorString);
-    return nullptr; // no backend and no error: the only instance, always leading
+    return std::make_unique<LocalLeaseBackend>(leaseName());
 }
 
 } // namespace baton

@@ -6,7 +6,8 @@ namespace baton {
 
 /*!
  * `Webda/LocalClusterService`: a single-instance application (W8).
- * It always leads, so `fn` runs at once; it needs no store.
+ * It always leads, so `fn` runs as soon as the election has begun; it needs
+ * no store: its lease lives in the process (LocalLeaseBackend).
  */
 class LocalClusterService final : public ClusterService
 {

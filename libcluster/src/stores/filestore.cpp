@@ -6,7 +6,7 @@
 #include <batoninternal/privatefiles.h>
 #include "storesupport.h"
 
-#include <baton/application.h>
+#include "servicehost.h"
 
 #include <QFileInfo>
 #include <QFileSystemWatcher>
@@ -60,7 +60,8 @@ bool FileStore::init(QString *errorString)
         folder = folderValue.toString();
     }
     if (folder.isEmpty()) {
-        const QString dataFolder = application() ? application()->dataFolder() : QString();
+        const ServiceHost *host = ServiceHost::of(*this);
+        const QString dataFolder = host ? host->dataFolder() : QString();
         if (dataFolder.isEmpty()) {
             return refuse(errorString, service, QStringLiteral("folder"), folderValue,
                           QStringLiteral("it is required when there is no application data "

@@ -2,9 +2,9 @@
 
 #include "clusterservice_p.h"
 #include "parameters.h"
+#include "servicehost.h"
 #include "storeleasebackend.h"
 
-#include <baton/application.h>
 #include <baton/store.h>
 
 namespace baton {
@@ -39,11 +39,11 @@ std::unique_ptr<LeaseBackend> StoreClusterService::createLeaseBackend(QString *e
     if (!readHistoryLength(*this, &historyLength, errorString))
         return nullptr;
     const QJsonValue storeName = parameters().value(QStringLiteral("store"));
+    ServiceHost *host = ServiceHost::of(*this);
     Store *store = nullptr;
     if (!storeName.isUndefined()) {
-        Service *named = (storeName.isString() && application())
-                ? application()->service(storeName.toString())
-                : nullptr;
+        Service *named
+                = (storeName.isString() && host) ? host->service(storeName.toString()) : nullptr;
         store = qobject_cast<Store *>(named);
         if (!store) {
             ParameterReader reader(ParameterReader::describeService(name(), type()), parameters());
@@ -52,8 +52,8 @@ std::unique_ptr<LeaseBackend> StoreClusterService::createLeaseBackend(QString *e
             *errorString = reader.errorString();
             return nullptr;
         }
-    } else if (application()) {
-        store = application()->registry();
+    } else if (host) {
+        store = host->registry();
     }
     if (!store) {
         *errorString = QStringLiteral("service \"%1\": no Registry store: configure a store named "

@@ -1,5 +1,6 @@
-#include <baton/application.h>
 #include <baton/service.h>
+
+#include "servicehost.h"
 
 #include <QPointer>
 #include <QTimer>
@@ -12,7 +13,9 @@ public:
     QString name;
     QString type;
     QJsonObject parameters;
-    QPointer<Application> application;
+    Application *application = nullptr;
+    /*! Gone with the application: application() then answers nullptr. */
+    QPointer<ServiceHost> host;
     bool stopFinished = false;
 };
 
@@ -22,6 +25,7 @@ Service::Service(const QString &name, const QJsonObject &parameters, Application
     d->name = name;
     d->parameters = parameters;
     d->application = application;
+    d->host = ServiceHost::find(application);
     setObjectName(name);
 }
 
@@ -44,7 +48,12 @@ QJsonObject Service::parameters() const
 
 Application *Service::application() const
 {
-    return d->application;
+    return d->host ? d->application : nullptr;
+}
+
+ServiceHost *ServiceHost::of(const Service &service)
+{
+    return service.d->host;
 }
 
 void Service::setType(const QString &type)

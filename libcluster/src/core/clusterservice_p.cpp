@@ -1,0 +1,305 @@
+#include "clusterservice_p.h"
+
+#include <baton/clock.h>
+#include <batoninternal/eventrecord.h>
+#include "leasebackend.h"
+#include "logging.h"
+#include "registrations.h"
+
+namespace baton {
+
+ClusterServicePrivate::ClusterServicePrivate(ClusterService *qq)
+    : q(qq)
+    , clock(&Clock::system())
+    , registrations(new Registrations(QString(), this))
+{
+    connect(&wakeTimer, &BootTimer::timeout, this, [this] {
+        if (elector)
+            execute(elector->onTimer());
+    });
+    registrations->setLeadingCheck([this] { return isLeaderNow(); });
+}
+
+ClusterServicePrivate::~ClusterServicePrivate() = default;
+
+void ClusterServicePrivate::startElection()
+{
+    if (stopping || started)
+        return; // stopped before the application finished starting
+    elector = std::make_unique<Elector>(params, *clock);
+    started = true;
+    connect(backend.get(), &LeaseBackend::changed, this, [this](const LeaseState &state) {
+        if (elector)
+            execute(elector->onWatch(state));
+    });
+    if (backend->startWatching())
+        qCDebug(lcElection).noquote()
+                << QStringLiteral("%1: follows %2 by watch").arg(leaseName, backend->describe());
+    else
+        qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 cannot be watched; polling every %3 ms")
+                                                .arg(leaseName, backend->describe())
+                                                .arg(params.renewIntervalMs);
+    execute(elector->start());
+}
+
+bool ClusterServicePrivate::isLeaderNow() const
+{
+    return elector && elector->isLeader();
+}
+
+void ClusterServicePrivate::execute(ElectorActions actions)
+{
+    // A slot or a callback reached from one action may re-enter the
+    // service (stop() from a slot of leadershipChanged): the actions that
+    // causes come after the rest of this list, so that the events and
+    // signals are told in the order things happened ("attempt: acquired"
+    // before the "stopped-leading" of the stop it led to).
+    for (ElectorAction &a : actions)
+        pendingActions.push_back(std::move(a));
+    if (executing)
+        return;
+    executing = true;
+    while (!pendingActions.empty()) {
+        const ElectorAction a = std::move(pendingActions.front());
+        pendingActions.pop_front();
+        perform(a);
+    }
+    executing = false;
+    announceHolder();
+    armTimer();
+}
+
+void ClusterServicePrivate::perform(const ElectorAction &a)
+{
+    if (std::holds_alternative<action::Read>(a) || std::holds_alternative<action::Create>(a)
+        || std::holds_alternative<action::Update>(a)) {
+        sendRequest(a);
+    } else if (const auto *became = std::get_if<action::BecameLeader>(&a)) {
+        qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 is now the leader, token %3")
+                                                .arg(leaseName, params.identity)
+                                                .arg(became->token);
+        emitEvent(QStringLiteral("started-leading"),
+                  {{QStringLiteral("token"), double(became->token)},
+                   {QStringLiteral("validUntilMono"), double(became->validUntilMono)}});
+        announceLeadership(elector->isLeader());
+        // A slot of leadershipChanged may have stopped the service already.
+        if (elector->isLeader())
+            registrations->setLeading(true);
+    } else if (const auto *stoppedLeading = std::get_if<action::StoppedLeading>(&a)) {
+        const QString reason = wireName(stoppedLeading->reason);
+        const QString message = QStringLiteral("%1: %2 stopped leading: %3")
+                                        .arg(leaseName, params.identity, reason);
+        if (stoppedLeading->reason == StopReason::Stopping)
+            qCInfo(lcElection).noquote() << message;
+        else
+            qCWarning(lcElection).noquote() << message;
+        emitEvent(QStringLiteral("stopped-leading"),
+                  {{QStringLiteral("reason"), reason},
+                   {QStringLiteral("validUntilMono"), double(stoppedLeading->validUntilMono)}});
+        announceLeadership(false);
+        registrations->setLeading(false);
+        // A stop asked for while this step-down was on its way waited
+        // for the registrations to hear of it (F5): they have now.
+        releaseWhenIdle();
+    } else if (const auto *changed = std::get_if<action::LeaderChanged>(&a)) {
+        holder = changed->to;
+        const QString why = wireName(changed->why);
+        auto who = [](const QString &id) { return id.isEmpty() ? QStringLiteral("(none)") : id; };
+        qCInfo(lcElection).noquote() << QStringLiteral("%1: leader %2 -> %3 (%4)")
+                                                .arg(leaseName, who(changed->from),
+                                                     who(changed->to), why);
+        emitEvent(QStringLiteral("leader-changed"), {{QStringLiteral("from"), changed->from},
+                                                     {QStringLiteral("to"), changed->to},
+                                                     {QStringLiteral("why"), why}});
+        Q_EMIT q->leaderChanged(changed->from, changed->to, why);
+    } else if (const auto *attempt = std::get_if<action::AttemptFinished>(&a)) {
+        QJsonObject fields {{QStringLiteral("outcome"), wireName(attempt->outcome)},
+                            {QStringLiteral("latencyMs"), double(attempt->latencyMs)}};
+        if (!attempt->errorString.isEmpty()) {
+            fields.insert(QStringLiteral("error"), attempt->errorString);
+            qCWarning(lcElection).noquote()
+                    << QStringLiteral("%1: attempt failed: %2").arg(leaseName, attempt->errorString);
+        } else {
+            qCDebug(lcElection).noquote() << QStringLiteral("%1: attempt %2 in %3 ms")
+                                                     .arg(leaseName, wireName(attempt->outcome))
+                                                     .arg(attempt->latencyMs);
+        }
+        emitEvent(QStringLiteral("attempt"), fields);
+    } else if (const auto *conflict = std::get_if<action::IdentityConflict>(&a)) {
+        ++identityConflicts;
+        const QString theirs = conflict->theirIncarnation.isEmpty()
+                ? QStringLiteral("(none recorded)")
+                : conflict->theirIncarnation;
+        qCWarning(lcElection).noquote()
+                << QStringLiteral("%1: another process holds the lease under this instance's id "
+                                  "\"%2\" (its incarnation %3, ours %4): two processes are "
+                                  "configured with one instanceId. This one waits for that "
+                                  "lease to expire or be released; give each process its own "
+                                  "instanceId.")
+                           .arg(leaseName, params.identity, theirs, params.incarnation);
+        emitEvent(QStringLiteral("identity-conflict"),
+                  {{QStringLiteral("theirIncarnation"), conflict->theirIncarnation},
+                   {QStringLiteral("incarnation"), params.incarnation}});
+        Q_EMIT q->identityConflict(conflict->theirIncarnation);
+    } else if (const auto *released = std::get_if<action::ReleaseFinished>(&a)) {
+        if (released->released)
+            qCInfo(lcElection).noquote()
+                    << QStringLiteral("%1: %2 released the lease").arg(leaseName, params.identity);
+        else
+            qCInfo(lcElection).noquote() << QStringLiteral("%1: lease not released: %2")
+                                                    .arg(leaseName, released->detail);
+        emitEvent(QStringLiteral("released"), {{QStringLiteral("released"), released->released}});
+        finishStop();
+    }
+}
+
+void ClusterServicePrivate::announceHolder()
+{
+    // A first sighting of another's lease is no leader-changed event, but a
+    // binding on the holder property must see it all the same.
+    const QString now = q->currentHolder();
+    if (now == announcedHolder)
+        return;
+    announcedHolder = now;
+    Q_EMIT q->holderChanged(now);
+}
+
+void ClusterServicePrivate::sendRequest(const ElectorAction &request)
+{
+    auto answer = [this](quint64 id) {
+        return [this, id](const LeaseReply &reply) {
+            // A stopped instance takes no part any more: whatever the reply
+            // says, nothing may follow from it (F5).
+            if (elector && !stopFinished)
+                execute(elector->onReply(id, reply));
+        };
+    };
+    if (const auto *read = std::get_if<action::Read>(&request))
+        backend->read(answer(read->request));
+    else if (const auto *create = std::get_if<action::Create>(&request))
+        backend->create(create->record, create->change, answer(create->request));
+    else if (const auto *update = std::get_if<action::Update>(&request))
+        backend->update(update->record, update->version, update->change, answer(update->request));
+}
+
+void ClusterServicePrivate::armTimer()
+{
+    if (!elector || stopFinished) {
+        wakeTimer.stop();
+        return;
+    }
+    const auto next = elector->nextWakeMono();
+    if (!next) {
+        wakeTimer.stop();
+        return;
+    }
+    wakeTimer.start(*next - clock->monotonicMs());
+}
+
+void ClusterServicePrivate::beginStop()
+{
+    if (stopping)
+        return;
+    stopping = true;
+    if (!started) {
+        finishStop();
+        return;
+    }
+    const bool wasLeading = elector->isLeader();
+    const qint64 deadline = elector->validUntilMono();
+    execute(elector->stop());
+    // F5: the lease goes only after the deregistered callbacks are done,
+    // also those of an earlier step-down (or of the one stop() itself
+    // reported, the deadline having passed before any timer said so): the
+    // stop ends when they do.
+    connect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle,
+            Qt::UniqueConnection);
+    // But a stop always ends, whatever a callback's future does. A leader
+    // waits never past its F4 deadline: past it, others may already hold
+    // the lease, and work still running would be running twice. A follower
+    // has nothing to release past that deadline either, but the callbacks
+    // of its last term may still be in the grace the application gave
+    // them (an --exec command being stopped, its grace capped below the
+    // safety margin): it waits until that term's lease has expired for the
+    // others, the deadline plus the safety margin. After that nothing is
+    // left that the wait could protect, and a hung callback only kept the
+    // process from exiting.
+    const qint64 waitUntil = wasLeading
+            ? deadline
+            : deadline + q->timings().safetyMargin;
+    connect(&stopDeadlineTimer, &BootTimer::timeout, this, [this, wasLeading] {
+        if (stopFinished)
+            return;
+        qCWarning(lcElection).noquote()
+                << (wasLeading ? QStringLiteral("%1: deregistered callbacks still running at the "
+                                                "step-down deadline; the lease is left to expire")
+                               : QStringLiteral("%1: deregistered callbacks still running when the "
+                                                "lease of the last term expired; the stop ends "
+                                                "without them"))
+                           .arg(leaseName);
+        if (wasLeading) {
+            finishStop();
+            return;
+        }
+        // A follower may have a write on its way that acquires the lease
+        // (a re-acquisition after its step-down): the release waits for its
+        // answer and gives back what it won. Ending the stop here instead
+        // would leave such a lease held by nobody until it expires.
+        releaseAsked = true;
+        disconnect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle);
+        execute(elector->release());
+    });
+    if (!releaseAsked) // the release is bounded by the Elector's own timeouts
+        stopDeadlineTimer.start(waitUntil - clock->monotonicMs());
+    releaseWhenIdle();
+}
+
+void ClusterServicePrivate::releaseWhenIdle()
+{
+    if (!stopping || releaseAsked || stopFinished || !elector)
+        return;
+    // F5: idle is not enough while the registrations still believe this
+    // instance leads: the step-down has not reached them yet (stop() from
+    // inside fn or a slot), and their deregistered callbacks must run, and
+    // end, before the release.
+    if (registrations->isLeading() || !registrations->isIdle())
+        return;
+    releaseAsked = true;
+    disconnect(registrations, &Registrations::idle, this, &ClusterServicePrivate::releaseWhenIdle);
+    stopDeadlineTimer.stop();
+    execute(elector->release());
+}
+
+void ClusterServicePrivate::finishStop()
+{
+    if (stopFinished)
+        return;
+    stopFinished = true;
+    wakeTimer.stop();
+    stopDeadlineTimer.stop();
+    if (backend)
+        disconnect(backend.get(), nullptr, this, nullptr); // a stopped instance reports nothing
+    q->finishStop();
+}
+
+void ClusterServicePrivate::announceLeadership(bool leading)
+{
+    // Called with the elector's state as it is when the signal goes out, not
+    // the one an older action described: a slot or a callback may have
+    // stopped the service meanwhile (fn calling stop()), and the last signal
+    // must tell the truth.
+    if (leading == announcedLeading)
+        return;
+    announcedLeading = leading;
+    Q_EMIT q->leadershipChanged(leading);
+}
+
+void ClusterServicePrivate::emitEvent(const QString &event, QJsonObject fields)
+{
+    QJsonObject record = eventrecord::make(*clock, leaseName, params.identity, event);
+    for (auto it = fields.constBegin(); it != fields.constEnd(); ++it)
+        record.insert(it.key(), it.value());
+    Q_EMIT q->electionEvent(record);
+}
+
+} // namespace baton

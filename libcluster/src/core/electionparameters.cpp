@@ -1,0 +1,118 @@
+#include "clusterservice_p.h"
+
+#include "parameters.h"
+
+#include <QCoreApplication>
+#include <QRandomGenerator>
+#include <QSysInfo>
+
+namespace baton {
+
+namespace {
+
+constexpr qint64 defaultLeaseDurationMs = 15000;
+constexpr qint64 defaultRenewIntervalMs = 5000;
+
+QString defaultInstanceId()
+{
+    // P2: host name and pid repeat across containers; the random part does not.
+    QString host = qEnvironmentVariable("HOSTNAME");
+    if (host.isEmpty())
+        host = QSysInfo::machineHostName();
+    const quint32 random = QRandomGenerator::system()->generate();
+    return QStringLiteral("%1-%2-%3")
+            .arg(host)
+            .arg(QCoreApplication::applicationPid())
+            .arg(random, 8, 16, QLatin1Char('0'));
+}
+
+QString drawIncarnation()
+{
+    // R5: drawn at each start, never configured, so that two processes
+    // given one instanceId are still told apart by the record.
+    const quint64 random = QRandomGenerator::system()->generate64();
+    return QStringLiteral("%1").arg(random, 16, 16, QLatin1Char('0'));
+}
+
+} // namespace
+
+ElectionTimings ElectionTimings::forParameters(qint64 leaseDuration, qint64 renewInterval)
+{
+    ElectionTimings t;
+    t.leaseDuration = leaseDuration;
+    t.renewInterval = renewInterval;
+    t.worstCrashFailover = leaseDuration + renewInterval;
+    t.cleanHandover = renewInterval;
+    t.stepDownDeadline = (leaseDuration + renewInterval) / 2;
+    t.safetyMargin = leaseDuration - t.stepDownDeadline;
+    // A follower waits leaseDuration on its clock, the leader stops after
+    // stepDownDeadline on its own: safe while the leader's clock runs no
+    // slower than stepDownDeadline / leaseDuration of the follower's.
+    t.toleratedClockDrift = leaseDuration > 0
+            ? 1.0 - double(t.stepDownDeadline) / double(leaseDuration)
+            : 0.0;
+    return t;
+}
+
+QString ElectionTimings::explain() const
+{
+    return QStringLiteral(
+                   "lease %1 ms, renewal every %2 ms\n"
+                   "  crash failover: within %3 ms of the leader's last renewal (about %1 ms "
+                   "where the follower saw that renewal)\n"
+                   "  clean handover: milliseconds where the store can watch, else within %4 ms\n"
+                   "  the leader stops leading %5 ms after the start of its last successful "
+                   "attempt\n"
+                   "  safety margin: %6 ms between that deadline and the earliest takeover\n"
+                   "  tolerated clock-rate difference between hosts: %7 %")
+            .arg(leaseDuration)
+            .arg(renewInterval)
+            .arg(worstCrashFailover)
+            .arg(cleanHandover)
+            .arg(stepDownDeadline)
+            .arg(safetyMargin)
+            .arg(toleratedClockDrift * 100.0, 0, 'f', 1);
+}
+
+QStringList clusterParameterNames()
+{
+    return {QStringLiteral("leaseDuration"), QStringLiteral("renewInterval"),
+            QStringLiteral("leaseName"), QStringLiteral("instanceId")};
+}
+
+bool ClusterServicePrivate::readParameters(QString *errorString)
+{
+    ParameterReader reader(ParameterReader::describeService(q->name(), q->type()),
+                           q->parameters());
+    const qint64 leaseDurationMs = reader.duration(QStringLiteral("leaseDuration"),
+                                                   defaultLeaseDurationMs);
+    const qint64 renewIntervalMs = reader.duration(QStringLiteral("renewInterval"),
+                                                   defaultRenewIntervalMs);
+    if (reader.ok() && renewIntervalMs >= leaseDurationMs)
+        reader.refuse(QStringLiteral("renewInterval"),
+                      reader.has(QStringLiteral("renewInterval"))
+                              ? reader.value(QStringLiteral("renewInterval"))
+                              : QJsonValue(double(renewIntervalMs)),
+                      QStringLiteral("it must be lower than \"leaseDuration\" (%1 ms)")
+                              .arg(leaseDurationMs));
+    const QString name = reader.string(QStringLiteral("leaseName"), QStringLiteral("leader"));
+    const QString id = reader.string(QStringLiteral("instanceId"));
+    if (!reader.ok()) {
+        *errorString = reader.errorString();
+        return false;
+    }
+    params.leaseDurationMs = leaseDurationMs;
+    params.renewIntervalMs = renewIntervalMs;
+    leaseName = name;
+    // An identity drawn by an earlier validate() is kept: the one printed
+    // before the start is the one that joins.
+    if (!id.isEmpty())
+        params.identity = id;
+    else if (params.identity.isEmpty())
+        params.identity = defaultInstanceId();
+    if (params.incarnation.isEmpty())
+        params.incarnation = drawIncarnation();
+    return true;
+}
+
+} // namespace baton
