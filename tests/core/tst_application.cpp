@@ -137,11 +137,11 @@ void TestApplication::badConfigurationIsRefused_data()
     QTest::newRow("a negative leaseDuration")
             << store + QStringLiteral(R"("cluster": {"type": "StoreClusterService", "leaseDuration": -15000})")
             << QStringList {QStringLiteral("cluster"), QStringLiteral("leaseDuration"),
-                            QStringLiteral("-15000"), QStringLiteral("positive")};
+                            QStringLiteral("-15000"), QStringLiteral("from 1ms")};
     QTest::newRow("a zero renewInterval")
             << store + QStringLiteral(R"("cluster": {"type": "StoreClusterService", "renewInterval": 0})")
             << QStringList {QStringLiteral("cluster"), QStringLiteral("renewInterval"),
-                            QStringLiteral("0"), QStringLiteral("positive")};
+                            QStringLiteral("0"), QStringLiteral("from 1ms")};
     QTest::newRow("a duration written in words")
             << store + QStringLiteral(R"("cluster": {"type": "StoreClusterService", "leaseDuration": "fifteen"})")
             << QStringList {QStringLiteral("cluster"), QStringLiteral("leaseDuration"),
