@@ -49,7 +49,9 @@ QString FileStore::describe() const
 
 QStringList FileStore::parameterNames()
 {
-    return {QStringLiteral("folder"), QStringLiteral("lockTimeout")};
+    // Not lockTimeout: the earlier layout's lock is gone, and a parameter
+    // that changes nothing is refused rather than believed (P1).
+    return {QStringLiteral("folder")};
 }
 
 bool FileStore::init(QString *errorString)
@@ -73,16 +75,6 @@ bool FileStore::init(QString *errorString)
         }
         folder = dataFolder + QStringLiteral("/registry");
     }
-
-    ParameterReader reader(service, parameters());
-    // Writes take no lock any more; a configuration of the earlier layout
-    // still names a lock timeout, which is checked as it was and not used.
-    const bool lockTimeoutGiven = parameters().contains(QLatin1String("lockTimeout"));
-    reader.duration(QStringLiteral("lockTimeout"), 0, 0, 600000);
-    if (!accept(errorString, reader))
-        return false;
-    if (lockTimeoutGiven)
-        qCInfo(lcStore).noquote() << service << "ignores parameter lockTimeout: writes take no lock";
 
     const QFileInfo info(folder);
     const QString path = info.absoluteFilePath();

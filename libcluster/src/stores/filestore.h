@@ -26,8 +26,8 @@ namespace baton {
  * an old writer holds (F7).
  *
  * Parameters: `folder` (created owner-only when missing; when absent, the
- * application's data folder followed by `/registry`). `lockTimeout` is
- * accepted from configurations of the earlier layout and not used.
+ * application's data folder followed by `/registry`). The earlier layout's
+ * `lockTimeout` is refused as unknown: writes take no lock.
  *
  * The folder holds, all owner-only:
  * - `<key>.<version>.json` per version of a key, the key percent-encoded
