@@ -3,10 +3,9 @@
 #include "freshnessdelegate.h"
 #include "leasetablemodel.h"
 
+#include <algorithm>
 #include <QEvent>
 #include <QHeaderView>
-
-#include <algorithm>
 
 namespace baton {
 
@@ -41,24 +40,28 @@ void LeaseTableView::setLeaseModel(QAbstractItemModel *model, const QByteArray &
     if (!m_headerRestored)
         setPreferredWidths();
     fitColumns();
-    connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this, &LeaseTableView::currentLeaseChanged);
+    connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &LeaseTableView::currentLeaseChanged);
 }
 
 void LeaseTableView::setPreferredWidths()
 {
     sortByColumn(LeaseTableModel::LeaseColumn, Qt::AscendingOrder);
     const QFontMetrics metrics = fontMetrics();
-    const auto width = [&metrics](const QString &sample) { return metrics.horizontalAdvance(sample) + 24; };
+    const auto width
+        = [&metrics](const QString &sample) { return metrics.horizontalAdvance(sample) + 24; };
     setColumnWidth(LeaseTableModel::LeaseColumn, width(QStringLiteral("search-indexer-xx")));
     setColumnWidth(LeaseTableModel::HolderColumn, width(QStringLiteral("node-a-7f3c-xx")));
-    setColumnWidth(LeaseTableModel::HeldSinceColumn, width(QStringLiteral("00:00:00 (00 min 00 s)")));
+    setColumnWidth(LeaseTableModel::HeldSinceColumn,
+                   width(QStringLiteral("00:00:00 (00 min 00 s)")));
     setColumnWidth(LeaseTableModel::FreshnessColumn, width(QStringLiteral("00.0 s of 15 s")) + 40);
     resizeColumnToContents(LeaseTableModel::ChangesColumn);
     resizeColumnToContents(LeaseTableModel::TransitionsColumn);
     // Never narrower than the header, whatever the language.
     m_preferredWidths.clear();
     for (int column = 0; column < LeaseTableModel::StateColumn; ++column) {
-        setColumnWidth(column, std::max(columnWidth(column), horizontalHeader()->sectionSizeHint(column)));
+        setColumnWidth(column,
+                       std::max(columnWidth(column), horizontalHeader()->sectionSizeHint(column)));
         m_preferredWidths.append(columnWidth(column));
     }
 }
@@ -76,7 +79,8 @@ void LeaseTableView::selectLease(const QString &lease)
     for (int row = 0; row < model()->rowCount(); ++row) {
         const QModelIndex index = model()->index(row, 0);
         if (index.data(LeaseTableModel::LeaseNameRole).toString() == lease) {
-            selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            selectionModel()->setCurrentIndex(
+                index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
             scrollTo(index);
             return;
         }
@@ -110,8 +114,10 @@ void LeaseTableView::fitColumns()
         if (!header->isSectionHidden(column))
             needed += widths.at(column);
     int excess = needed - viewport()->width();
-    for (int column : {LeaseTableModel::HeldSinceColumn, LeaseTableModel::HolderColumn, LeaseTableModel::LeaseColumn}) {
-        const int cut = std::clamp(excess, 0, std::max(0, widths.at(column) - header->sectionSizeHint(column)));
+    for (int column : { LeaseTableModel::HeldSinceColumn, LeaseTableModel::HolderColumn,
+                        LeaseTableModel::LeaseColumn }) {
+        const int cut = std::clamp(
+            excess, 0, std::max(0, widths.at(column) - header->sectionSizeHint(column)));
         widths[column] -= cut;
         excess -= cut;
     }

@@ -37,7 +37,8 @@ protected:
 
 private:
     void setPreferredWidths();
-    /*! Narrows the name columns when the table would scroll sideways or cut the State column off. */
+    /*! Narrows the name columns when the table would scroll sideways or cut the State column off.
+     */
     void fitColumns();
 
     bool m_headerRestored = false;

@@ -6,10 +6,9 @@
 #include "screenshotdemo.h"
 #include "translations.h"
 
+#include <cstdio>
 #include <QApplication>
 #include <QCommandLineParser>
-
-#include <cstdio>
 
 int main(int argc, char *argv[])
 {
@@ -19,11 +18,14 @@ int main(int argc, char *argv[])
     baton::dashboard::setUpApplication();
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Renders the Baton dashboard on a scripted demo election into PNGs in DIR."));
-    const QCommandLineOption lang(QStringLiteral("lang"), QStringLiteral("Language of the dashboard (fr, de, en)."),
+    parser.setApplicationDescription(QStringLiteral(
+        "Renders the Baton dashboard on a scripted demo election into PNGs in DIR."));
+    const QCommandLineOption lang(QStringLiteral("lang"),
+                                  QStringLiteral("Language of the dashboard (fr, de, en)."),
                                   QStringLiteral("LANG"));
     parser.addOption(lang);
-    parser.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("Where the PNGs are written."));
+    parser.addPositionalArgument(QStringLiteral("DIR"),
+                                 QStringLiteral("Where the PNGs are written."));
     parser.addHelpOption();
     if (!parser.parse(QCoreApplication::arguments())) {
         std::fprintf(stderr, "baton-screenshots: %s\n", qPrintable(parser.errorText()));

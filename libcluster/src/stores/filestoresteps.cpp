@@ -1,10 +1,9 @@
 #include "filestoresteps.h"
 
+#include <atomic>
 #include <QHash>
 #include <QMutex>
 #include <QMutexLocker>
-
-#include <atomic>
 
 namespace baton::filestoresteps {
 
