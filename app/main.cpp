@@ -64,7 +64,7 @@ int runDemo(QCoreApplication &app)
 int main(int argc, char *argv[])
 {
 #ifdef BATON_WITH_GUI
-    // No arguments on a desktop, --screenshot or --lang: the dashboard.
+    // No arguments on a desktop, or --lang: the dashboard.
     if (baton::dashboard::wanted(argc, argv))
         return baton::runDashboardModule(argc, argv);
 #endif

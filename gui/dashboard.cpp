@@ -4,7 +4,6 @@
 #include "dashboardparticipant.h"
 #include "dashboardsession.h"
 #include "mainwindow.h"
-#include "screenshotdemo.h"
 #include "secretstore.h"
 #include "translations.h"
 
@@ -15,7 +14,6 @@
 #include <QTimer>
 
 #include <cstdio>
-#include <cstring>
 
 // At global scope: Q_INIT_RESOURCE names a function of the global namespace.
 static void initResources()
@@ -26,31 +24,26 @@ static void initResources()
 
 namespace baton::dashboard {
 
-int run(int argc, char **argv)
+void setUpApplication()
 {
-    bool screenshots = false;
-    for (int i = 1; i < argc; ++i)
-        screenshots = screenshots || std::strcmp(argv[i], "--screenshot") == 0;
-    // Screenshots render offscreen, display or not.
-    if (screenshots)
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-
-    QApplication app(argc, argv);
     initResources();
     QCoreApplication::setOrganizationName(QStringLiteral("baton"));
     QCoreApplication::setApplicationName(QStringLiteral("baton"));
     QGuiApplication::setApplicationDisplayName(QStringLiteral("Baton"));
     QGuiApplication::setDesktopFileName(QStringLiteral("baton"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/baton.svg")));
+}
+
+int run(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    setUpApplication();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Baton dashboard"));
     const QCommandLineOption lang(QStringLiteral("lang"), QStringLiteral("Language of the dashboard (fr, de, en)."),
                                   QStringLiteral("LANG"));
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                        QStringLiteral("Render the dashboard on a scripted demo into PNGs in DIR."),
-                                        QStringLiteral("DIR"));
-    parser.addOptions({lang, screenshot});
+    parser.addOption(lang);
     parser.addHelpOption();
     if (!parser.parse(QCoreApplication::arguments())) {
         std::fprintf(stderr, "baton: %s\n", qPrintable(parser.errorText()));
@@ -60,13 +53,6 @@ int run(int argc, char **argv)
     if (parser.isSet(lang))
         QLocale::setDefault(locale);
     installTranslations(&app, locale);
-
-    if (parser.isSet(screenshot)) {
-        ScreenshotDemo demo(parser.value(screenshot));
-        QObject::connect(&demo, &ScreenshotDemo::finished, &app, &QCoreApplication::exit);
-        demo.start();
-        return app.exec();
-    }
 
     QSettings settings;
     SecretStore secrets;

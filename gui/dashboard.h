@@ -8,7 +8,7 @@ namespace baton::dashboard {
 
 /*!
  * Whether this command line asks for the dashboard: no arguments while a
- * display exists, or `--screenshot DIR`, or `--lang LANG` (O4). Inline
+ * display exists, or `--lang LANG` (O4). Inline
  * and Qt Core only: `baton` decides with it before it loads the dashboard
  * module, and without loading Qt Gui.
  */
@@ -17,10 +17,16 @@ inline bool wanted(int argc, char **argv)
     if (argc <= 1)
         return !qEnvironmentVariableIsEmpty("DISPLAY") || !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")
                 || !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
-    return std::strcmp(argv[1], "--screenshot") == 0 || std::strcmp(argv[1], "--lang") == 0;
+    return std::strcmp(argv[1], "--lang") == 0;
 }
 
-/*! Runs the dashboard (or renders its screenshots) and returns the exit code. */
+/*! Runs the dashboard and returns the exit code. */
 int run(int argc, char **argv);
+
+/*!
+ * Names the QApplication that runs and gives it the dashboard's icon: what
+ * the dashboard and its screenshots (gui/screenshots/) show alike.
+ */
+void setUpApplication();
 
 } // namespace baton::dashboard

@@ -5,11 +5,11 @@
 #include "dashboardparticipant.h"
 #include "dashboardsession.h"
 #include "failoverhistorymodel.h"
-#include "freshnessdelegate.h"
 #include "guilogging.h"
 #include "leaseactivity.h"
 #include "leasedetailpanel.h"
 #include "leasefilterproxymodel.h"
+#include "leasetableview.h"
 #include <baton/leaseobserver.h>
 #include "leasetablemodel.h"
 #include "participationpanel.h"
@@ -49,7 +49,7 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
     , m_session(session)
     , m_repository(repository)
     , m_settings(settings)
-    , m_table(new QTableView(this))
+    , m_table(new LeaseTableView(this))
     , m_filter(new QLineEdit(this))
     , m_connections(new QComboBox(this))
     , m_detail(new LeaseDetailPanel(this))
@@ -67,8 +67,45 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
 {
     setWindowTitle(tr("Baton"));
     setObjectName(QStringLiteral("dashboard"));
+    QAction *manage = addConnectionBar();
+    connect(m_table, &LeaseTableView::currentLeaseChanged, this, &MainWindow::onCurrentChanged);
+    // One after the other: the order they are made in is the order of the focus chain.
+    QWidget *side = sidePanel();
+    QWidget *timelines = timelinePanel();
+    QWidget *history = historyPage();
+    layOut(side, timelines, history);
+    statusBar()->addPermanentWidget(m_leaseCount);
 
-    // Tool bar: the connection, the filter.
+    if (QSystemTrayIcon::isSystemTrayAvailable()) {
+        m_tray = new QSystemTrayIcon(windowIcon(), this);
+        m_tray->setToolTip(tr("Baton dashboard"));
+        m_tray->show();
+    }
+    if (m_repository) {
+        connect(m_repository, &ConnectionRepository::changed, this, &MainWindow::reloadConnections);
+        reloadConnections();
+        connect(m_connections, &QComboBox::activated, this, [this](int index) {
+            openConnection(m_connections->itemData(index).toString());
+        });
+    } else {
+        m_connections->setEnabled(false);
+        manage->setEnabled(false);
+    }
+    connect(m_session, &DashboardSession::opened, this, &MainWindow::bindSession);
+    connect(m_session, &DashboardSession::closed, this, &MainWindow::bindSession);
+    connect(m_session, &DashboardSession::alert, this, &MainWindow::notify);
+    connect(m_session, &DashboardSession::storeError, this,
+            [this](const QString &message) { statusBar()->showMessage(tr("Store: %1").arg(message), 10000); });
+    resize(1280, 820);
+    m_top->setSizes({780, 500});
+    m_bottom->setSizes({700, 580});
+    m_vertical->setSizes({470, 350});
+    restoreLayout();
+    bindSession();
+}
+
+QAction *MainWindow::addConnectionBar()
+{
     QToolBar *bar = addToolBar(tr("Connection"));
     bar->setObjectName(QStringLiteral("connectionBar"));
     bar->setMovable(false);
@@ -93,22 +130,11 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
         m_filter->selectAll();
     });
     connect(m_filter, &QLineEdit::returnPressed, m_table, qOverload<>(&QWidget::setFocus));
+    return manage;
+}
 
-    // The table.
-    m_table->setObjectName(QStringLiteral("leaseTable"));
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setSortingEnabled(true);
-    m_table->setAlternatingRowColors(true);
-    m_table->setWordWrap(false);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->horizontalHeader()->setSectionsMovable(true);
-    m_table->setItemDelegate(new FreshnessDelegate(m_table));
-    m_table->setTabKeyNavigation(false);
-    m_table->viewport()->installEventFilter(this);
-
+QWidget *MainWindow::sidePanel()
+{
     auto *side = new QWidget(this);
     auto *sideLayout = new QVBoxLayout(side);
     sideLayout->setContentsMargins(8, 0, 0, 0);
@@ -117,12 +143,11 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
     sideLayout->addStretch(1);
     connect(m_participation, &ParticipationPanel::message, this,
             [this](const QString &text) { statusBar()->showMessage(text, 10000); });
+    return side;
+}
 
-    m_top->addWidget(m_table);
-    m_top->addWidget(side);
-    m_top->setStretchFactor(0, 3);
-    m_top->setStretchFactor(1, 2);
-
+QWidget *MainWindow::timelinePanel()
+{
     auto *timelineBox = new QWidget(this);
     auto *timelineLayout = new QVBoxLayout(timelineBox);
     timelineLayout->setContentsMargins(0, 0, 0, 0);
@@ -141,7 +166,11 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
         m_fleet->model()->setHolderFilter(LeaseFilterProxyModel::holderWordsIn(text));
     });
     m_renewTimings->setObjectName(QStringLiteral("renewTimings"));
+    return timelineBox;
+}
 
+QWidget *MainWindow::historyPage()
+{
     auto *historyPage = new QWidget(this);
     auto *historyLayout = new QVBoxLayout(historyPage);
     m_history->setObjectName(QStringLiteral("historyTable"));
@@ -161,12 +190,19 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
     historyLayout->addLayout(exportRow);
     connect(csv, &QPushButton::clicked, this, [this] { exportHistoryInteractively(false); });
     connect(json, &QPushButton::clicked, this, [this] { exportHistoryInteractively(true); });
+    return historyPage;
+}
 
+void MainWindow::layOut(QWidget *side, QWidget *timelines, QWidget *history)
+{
+    m_top->addWidget(m_table);
+    m_top->addWidget(side);
+    m_top->setStretchFactor(0, 3);
+    m_top->setStretchFactor(1, 2);
     m_tabs->setObjectName(QStringLiteral("detailTabs"));
-    m_tabs->addTab(historyPage, tr("Failover history"));
+    m_tabs->addTab(history, tr("Failover history"));
     m_tabs->addTab(m_renewTimings, tr("Renew timings"));
-
-    m_bottom->addWidget(timelineBox);
+    m_bottom->addWidget(timelines);
     m_bottom->addWidget(m_tabs);
     m_bottom->setStretchFactor(0, 3);
     m_bottom->setStretchFactor(1, 2);
@@ -178,36 +214,6 @@ MainWindow::MainWindow(DashboardSession *session, ConnectionRepository *reposito
     m_bottom->setObjectName(QStringLiteral("bottomSplitter"));
     m_vertical->setObjectName(QStringLiteral("verticalSplitter"));
     setCentralWidget(m_vertical);
-    statusBar()->addPermanentWidget(m_leaseCount);
-
-    if (QSystemTrayIcon::isSystemTrayAvailable()) {
-        m_tray = new QSystemTrayIcon(windowIcon(), this);
-        m_tray->setToolTip(tr("Baton dashboard"));
-        m_tray->show();
-    }
-
-    if (m_repository) {
-        connect(m_repository, &ConnectionRepository::changed, this, &MainWindow::reloadConnections);
-        reloadConnections();
-        connect(m_connections, &QComboBox::activated, this, [this](int index) {
-            openConnection(m_connections->itemData(index).toString());
-        });
-    } else {
-        m_connections->setEnabled(false);
-        manage->setEnabled(false);
-    }
-
-    connect(m_session, &DashboardSession::opened, this, &MainWindow::bindSession);
-    connect(m_session, &DashboardSession::closed, this, &MainWindow::bindSession);
-    connect(m_session, &DashboardSession::alert, this, &MainWindow::notify);
-    connect(m_session, &DashboardSession::storeError, this,
-            [this](const QString &message) { statusBar()->showMessage(tr("Store: %1").arg(message), 10000); });
-    resize(1280, 820);
-    m_top->setSizes({780, 500});
-    m_bottom->setSizes({700, 580});
-    m_vertical->setSizes({470, 350});
-    restoreLayout();
-    bindSession();
 }
 
 MainWindow::~MainWindow()
@@ -232,7 +238,7 @@ void MainWindow::reloadConnections()
 void MainWindow::bindSession()
 {
     if (!m_session || !m_session->isOpen()) {
-        m_table->setModel(nullptr);
+        m_table->setLeaseModel(nullptr);
         m_history->setModel(nullptr);
         m_timeline->setActivity(nullptr);
         m_fleet->setActivity(nullptr);
@@ -247,36 +253,12 @@ void MainWindow::bindSession()
         m_connections->clear();
         m_connections->addItem(m_session->title());
     }
-    QItemSelectionModel *oldSelection = m_table->selectionModel();
-    m_table->setModel(m_session->filterModel());
-    delete oldSelection;
+    m_table->setLeaseModel(m_session->filterModel(),
+                           m_settings ? m_settings->value(QStringLiteral("window/leaseTable")).toByteArray() : QByteArray());
     m_session->filterModel()->setFilterText(m_filter->text());
     connect(m_filter, &QLineEdit::textChanged, m_session->filterModel(), &LeaseFilterProxyModel::setFilterText,
             Qt::UniqueConnection);
     m_fleet->model()->setHolderFilter(LeaseFilterProxyModel::holderWordsIn(m_filter->text()));
-    if (!m_headerRestored && m_settings) {
-        m_headerRestored = m_table->horizontalHeader()->restoreState(m_settings->value(QStringLiteral("window/leaseTable")).toByteArray());
-    }
-    if (!m_headerRestored) {
-        m_table->sortByColumn(LeaseTableModel::LeaseColumn, Qt::AscendingOrder);
-        const QFontMetrics metrics = m_table->fontMetrics();
-        const auto width = [&metrics](const QString &sample) { return metrics.horizontalAdvance(sample) + 24; };
-        m_table->setColumnWidth(LeaseTableModel::LeaseColumn, width(QStringLiteral("search-indexer-xx")));
-        m_table->setColumnWidth(LeaseTableModel::HolderColumn, width(QStringLiteral("node-a-7f3c-xx")));
-        m_table->setColumnWidth(LeaseTableModel::HeldSinceColumn, width(QStringLiteral("00:00:00 (00 min 00 s)")));
-        m_table->setColumnWidth(LeaseTableModel::FreshnessColumn, width(QStringLiteral("00.0 s of 15 s")) + 40);
-        m_table->resizeColumnToContents(LeaseTableModel::ChangesColumn);
-        m_table->resizeColumnToContents(LeaseTableModel::TransitionsColumn);
-        // Never narrower than the header, whatever the language.
-        m_preferredWidths.clear();
-        for (int column = 0; column < LeaseTableModel::StateColumn; ++column) {
-            m_table->setColumnWidth(column, std::max(m_table->columnWidth(column),
-                                                     m_table->horizontalHeader()->sectionSizeHint(column)));
-            m_preferredWidths.append(m_table->columnWidth(column));
-        }
-    }
-    fitColumns();
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &MainWindow::onCurrentChanged);
 
     QItemSelectionModel *oldHistorySelection = m_history->selectionModel();
     m_history->setModel(m_session->historyModel());
@@ -327,28 +309,6 @@ void MainWindow::onCurrentChanged()
     DashboardParticipant *p = m_session ? m_session->participant() : nullptr;
     const bool mine = p && p->isJoined() && p->parameters().leaseName == lease;
     m_renewTimings->setRenewInterval(mine ? p->parameters().renewIntervalMs : -1);
-}
-
-QString MainWindow::selectedLease() const
-{
-    const QModelIndex current = m_table->selectionModel() ? m_table->selectionModel()->currentIndex() : QModelIndex();
-    return current.isValid() ? current.data(LeaseTableModel::LeaseNameRole).toString() : QString();
-}
-
-void MainWindow::selectLease(const QString &lease)
-{
-    QAbstractItemModel *model = m_table->model();
-    if (!model)
-        return;
-    for (int row = 0; row < model->rowCount(); ++row) {
-        const QModelIndex index = model->index(row, 0);
-        if (index.data(LeaseTableModel::LeaseNameRole).toString() == lease) {
-            m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect
-                                                                      | QItemSelectionModel::Rows);
-            m_table->scrollTo(index);
-            return;
-        }
-    }
 }
 
 void MainWindow::openConnection(const QString &id)
@@ -453,46 +413,6 @@ void MainWindow::notify(const QString &title, const QString &message)
     if (m_tray && m_tray->isVisible() && QSystemTrayIcon::supportsMessages())
         m_tray->showMessage(title, message, QSystemTrayIcon::Warning, 10000);
     statusBar()->showMessage(QString(message).replace(QLatin1Char('\n'), QStringLiteral(" · ")), 15000);
-}
-
-bool MainWindow::eventFilter(QObject *watched, QEvent *event)
-{
-    if (watched == m_table->viewport() && event->type() == QEvent::Resize)
-        fitColumns();
-    return QMainWindow::eventFilter(watched, event);
-}
-
-void MainWindow::fitColumns()
-{
-    // Whatever the language, the table fits its width: the State column
-    // whole and no sideways scrolling. Starting each time from the widths
-    // the columns want, Held since gives way first, then the holder, then
-    // the lease name (elided), never below their header; a wider table
-    // gives them back. Widths the operator
-    // set (restored from the settings) are left alone.
-    const QHeaderView *header = m_table->horizontalHeader();
-    if (!m_table->model() || m_preferredWidths.size() != LeaseTableModel::StateColumn)
-        return;
-    const int state = std::max(header->sectionSizeHint(LeaseTableModel::StateColumn),
-                               static_cast<QAbstractItemView *>(m_table)->sizeHintForColumn(LeaseTableModel::StateColumn));
-    int needed = state;
-    QList<int> widths = m_preferredWidths;
-    for (int column = 0; column < LeaseTableModel::StateColumn; ++column)
-        if (!header->isSectionHidden(column))
-            needed += widths.at(column);
-    int excess = needed - m_table->viewport()->width();
-    for (int column : {LeaseTableModel::HeldSinceColumn, LeaseTableModel::HolderColumn, LeaseTableModel::LeaseColumn}) {
-        const int cut = std::clamp(excess, 0, std::max(0, widths.at(column) - header->sectionSizeHint(column)));
-        widths[column] -= cut;
-        excess -= cut;
-    }
-    for (int column = 0; column < LeaseTableModel::StateColumn; ++column)
-        if (header->sectionSize(column) != widths.at(column))
-            m_table->setColumnWidth(column, widths.at(column));
-    // The last section stretches over what is left, but never below the
-    // width it was last given (100 px by default): give it what it needs.
-    if (header->sectionSize(LeaseTableModel::StateColumn) > state)
-        m_table->setColumnWidth(LeaseTableModel::StateColumn, state);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

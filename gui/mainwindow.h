@@ -1,9 +1,11 @@
 #pragma once
 
-#include <QList>
+#include "leasetableview.h"
+
 #include <QMainWindow>
 #include <QPointer>
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -45,14 +47,14 @@ public:
     /*! Opens the connection used last, if any. */
     void openLastConnection();
     /*! Selects \a lease in the table (and so in the detail views). */
-    void selectLease(const QString &lease);
-    QString selectedLease() const;
+    void selectLease(const QString &lease) { m_table->selectLease(lease); }
+    QString selectedLease() const { return m_table->selectedLease(); }
     /*! Writes the history shown to \a path: CSV, or JSON when \a json. */
     bool exportHistory(const QString &path, bool json, QString *errorString) const;
     /*! The connection dialog, as the Connections action opens it. */
     void showConnections();
 
-    QTableView *leaseView() const { return m_table; }
+    LeaseTableView *leaseView() const { return m_table; }
     TimelineWidget *timeline() const { return m_timeline; }
     FleetTimelineWidget *fleetTimeline() const { return m_fleet; }
     /*! The tabs of the timelines: the selected lease's, and the fleet's. */
@@ -65,12 +67,19 @@ public:
 
 protected:
     void closeEvent(QCloseEvent *event) override;
-    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
+    /*! The tool bar: the connection, the filter; returns the action that manages connections. */
+    QAction *addConnectionBar();
+    /*! The selected lease's details, and joining its election. */
+    QWidget *sidePanel();
+    /*! The timelines: the selected lease's, and the fleet's. */
+    QWidget *timelinePanel();
+    /*! The failover history and its export buttons. */
+    QWidget *historyPage();
+    /*! The table and \a side above, \a timelines beside the tabs of \a history and the renew timings below. */
+    void layOut(QWidget *side, QWidget *timelines, QWidget *history);
     void bindSession();
-    /*! Narrows the name columns when the table would scroll sideways or cut the State column off. */
-    void fitColumns();
     void onCurrentChanged();
     void saveLayout() const;
     void restoreLayout();
@@ -80,7 +89,7 @@ private:
     QPointer<DashboardSession> m_session;
     ConnectionRepository *m_repository;
     QSettings *m_settings;
-    QTableView *m_table;
+    LeaseTableView *m_table;
     QLineEdit *m_filter;
     QComboBox *m_connections;
     LeaseDetailPanel *m_detail;
@@ -96,9 +105,6 @@ private:
     QSplitter *m_bottom;
     QLabel *m_leaseCount;
     QSystemTrayIcon *m_tray = nullptr;
-    bool m_headerRestored = false;
-    /*! The widths the lease table's columns want (all but State), when not restored from the settings. */
-    QList<int> m_preferredWidths;
 };
 
 } // namespace baton

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Regenerates docs/screenshots/*.png: the dashboard rendered offscreen on a
-# scripted demo election (baton --screenshot), in English and in French.
+# scripted demo election (baton-screenshots, never installed), in English and
+# in French.
 # Usage: scripts/screenshots.sh [BUILD_DIR]   (default: the preset's build)
 set -eu
 cd "$(dirname "$0")/.."
@@ -12,9 +13,9 @@ fi
 out=docs/screenshots
 mkdir -p "$out"
 export QT_QPA_PLATFORM=offscreen QT_LOGGING_RULES='baton.*.info=false'
-"$build/app/baton" --lang en --screenshot "$out"
+"$build/gui/screenshots/baton-screenshots" --lang en "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$build/app/baton" --lang fr --screenshot "$tmp" >/dev/null
+"$build/gui/screenshots/baton-screenshots" --lang fr "$tmp" >/dev/null
 cp "$tmp/dashboard.png" "$out/dashboard-fr.png"
 echo "$out/dashboard-fr.png"

@@ -216,9 +216,9 @@ void TestConfiguration::misconfigurationIsRefusedWithOneExactLine_data()
     row("a renewInterval above the default leaseDuration is refused",
         cluster.arg(QStringLiteral(R"("renewInterval": "20s")")),
         QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "renewInterval" = "20s": it must be lower than "leaseDuration" (15000 ms))"));
-    row("a FileStore lockTimeout above ten minutes is refused with its range",
+    row("a FileStore lockTimeout, which no write uses, is refused as unknown",
         QStringLiteral(R"("Registry": {"type": "FileStore", "folder": "/tmp/x", "lockTimeout": "11m"})"),
-        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/FileStore): parameter "lockTimeout" = "11m": it must be a duration from 0s to 10m)"));
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/FileStore): parameter "lockTimeout" = "11m": unknown parameter (known: folder))"));
     row("an etcd timeout of zero is refused with its range",
         etcd.arg(QStringLiteral(R"("timeout": "0ms")")),
         QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "timeout" = "0ms": it must be a duration from 1ms to 10m)"));

@@ -1,4 +1,4 @@
-// Screenshots that cannot go stale (O4): every scene `baton --screenshot`
+// Screenshots that cannot go stale (O4): every scene `baton-screenshots`
 // renders (scripts/screenshots.sh, docs/screenshots/) is rendered here in
 // English, French and German, and fails the test when a visible string
 // says a feature is "coming", when a string of the dashboard has no

@@ -4,6 +4,7 @@
 // stored history ignored with one warning while the election goes on.
 
 #include "filestore.h"
+#include "filestoresteps.h"
 #include "memorystore.h"
 #include "storeleasebackend.h"
 #include "testsupport.h"
@@ -461,8 +462,8 @@ void TestStoreHistory::aLateHistoryWriteNeverErasesTheSuccessorsChange()
     // write; while it is, B takes the lease over and stores that change.
     bool frozen = false;
     std::optional<LeaseReply> takeover;
-    storeA.setWriteStepHook([&](FileStore::WriteStep at) {
-        if (at != FileStore::WriteStep::Verified || frozen)
+    filestoresteps::setHook(&storeA, [&](filestoresteps::WriteStep at) {
+        if (at != filestoresteps::WriteStep::Verified || frozen)
             return;
         frozen = true;
         const std::optional<LeaseReply> seen = answerOf([&b](auto done) { b.read(done); });

@@ -1,6 +1,7 @@
 #include "filestore.h"
 
 #include "earlierlayout.h"
+#include "filestoresteps.h"
 #include "logging.h"
 #include "sidewrite.h"
 #include <batoninternal/privatefiles.h>
@@ -35,7 +36,11 @@ FileStore::FileStore(const QString &name, const QJsonObject &parameters, Applica
     : Store(name, parameters, application)
 { }
 
-FileStore::~FileStore() = default;
+FileStore::~FileStore()
+{
+    // A store made later at this address must not inherit a test's hook.
+    filestoresteps::setHook(this, {});
+}
 
 QString FileStore::describe() const
 {
@@ -44,7 +49,9 @@ QString FileStore::describe() const
 
 QStringList FileStore::parameterNames()
 {
-    return {QStringLiteral("folder"), QStringLiteral("lockTimeout")};
+    // Not lockTimeout: the earlier layout's lock is gone, and a parameter
+    // that changes nothing is refused rather than believed (P1).
+    return {QStringLiteral("folder")};
 }
 
 bool FileStore::init(QString *errorString)
@@ -69,16 +76,6 @@ bool FileStore::init(QString *errorString)
         }
         folder = dataFolder + QStringLiteral("/registry");
     }
-
-    ParameterReader reader(service, parameters());
-    // Writes take no lock any more; a configuration of the earlier layout
-    // still names a lock timeout, which is checked as it was and not used.
-    const bool lockTimeoutGiven = parameters().contains(QLatin1String("lockTimeout"));
-    reader.duration(QStringLiteral("lockTimeout"), 0, 0, 600000);
-    if (!accept(errorString, reader))
-        return false;
-    if (lockTimeoutGiven)
-        qCInfo(lcStore).noquote() << service << "ignores parameter lockTimeout: writes take no lock";
 
     const QFileInfo info(folder);
     const QString path = info.absoluteFilePath();
@@ -110,17 +107,6 @@ bool FileStore::init(QString *errorString)
 QString FileStore::folder() const
 {
     return m_files ? m_files->path() : QString();
-}
-
-void FileStore::setWriteStepHook(std::function<void(WriteStep)> hook)
-{
-    m_writeStepHook = std::move(hook);
-}
-
-void FileStore::step(WriteStep at)
-{
-    if (m_writeStepHook)
-        m_writeStepHook(at);
 }
 
 QString FileStore::fileNameForKey(const QString &key, quint64 version)
@@ -217,7 +203,7 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
     const QByteArray data = QJsonDocument(envelope).toJson(QJsonDocument::Indented);
     if (!m_files->writeTemporary(data, &temporary, &error))
         return failure(Status::Unavailable, error);
-    step(WriteStep::WroteTemporary);
+    filestoresteps::reach(this, filestoresteps::WriteStep::WroteTemporary);
 
     switch (m_files->linkVersion(temporary, key, next, &error)) {
     case VersionFolder::Link::Created:
@@ -229,7 +215,7 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
     case VersionFolder::Link::Failed:
         return failure(Status::Unavailable, error);
     }
-    step(WriteStep::LinkedVersion);
+    filestoresteps::reach(this, filestoresteps::WriteStep::LinkedVersion);
     // Until the folder is synced, a power cut could lose the new name, and
     // with it an acquisition that others already saw.
     if (!m_files->sync(&error))
@@ -248,7 +234,7 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
         return conflictWith(
                 key, QStringLiteral("has moved past version %1 (to %2)").arg(next).arg(newest));
     }
-    step(WriteStep::Verified);
+    filestoresteps::reach(this, filestoresteps::WriteStep::Verified);
     m_files->collect(key, next);
     qCDebug(lcStore).noquote() << describe() << (document ? "wrote" : "removed") << key
                                << "version" << next;
@@ -315,7 +301,7 @@ StoreResult FileStore::createNow(const QString &key, const QJsonObject &document
     if (auto refused = refuseWrite(key))
         return *refused;
     const Head head = m_files->readHead(key);
-    step(WriteStep::ReadCurrent);
+    filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     std::optional<quint64> floor;
     if (const auto given = m_floorsGiven.constFind(key); given != m_floorsGiven.cend()) {
         floor = *given;
@@ -343,7 +329,7 @@ StoreResult FileStore::updateNow(const QString &key, const QJsonObject &document
     if (auto refused = refuseWrite(key))
         return *refused;
     const Head head = m_files->readHead(key);
-    step(WriteStep::ReadCurrent);
+    filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     if (!head.result.ok())
         return head.result;
     if (head.result.entry.version != version)
@@ -406,7 +392,7 @@ void FileStore::remove(const QString &key, const QString &version, Callback done
         return;
     }
     Head head = m_files->readHead(key);
-    step(WriteStep::ReadCurrent);
+    filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     // An unconditional remove also clears a corrupt file: it is the way out
     // of a BadReply. A conditional one cannot compare, so it changes nothing.
     const bool corrupt = head.result.status == Status::BadReply;

@@ -8,7 +8,6 @@
 #include <QHash>
 #include <QSet>
 
-#include <functional>
 #include <memory>
 #include <optional>
 
@@ -27,8 +26,8 @@ namespace baton {
  * an old writer holds (F7).
  *
  * Parameters: `folder` (created owner-only when missing; when absent, the
- * application's data folder followed by `/registry`). `lockTimeout` is
- * accepted from configurations of the earlier layout and not used.
+ * application's data folder followed by `/registry`). The earlier layout's
+ * `lockTimeout` is refused as unknown: writes take no lock.
  *
  * The folder holds, all owner-only:
  * - `<key>.<version>.json` per version of a key, the key percent-encoded
@@ -90,20 +89,6 @@ public:
      */
     qint64 versionFloor(const QString &key) const override;
 
-    /*! The points of a conditional write where a test may freeze the writer. */
-    enum class WriteStep {
-        /*! The key's highest version is read and compared, nothing written yet. */
-        ReadCurrent,
-        /*! The next version is written and synced aside, under no name yet. */
-        WroteTemporary,
-        /*! The next version's name exists, not yet checked to be the highest. */
-        LinkedVersion,
-        /*! The write is won; older versions are not collected yet. */
-        Verified,
-    };
-    /*! For tests: called at each WriteStep of every write, inside the call. */
-    void setWriteStepHook(std::function<void(WriteStep)> hook);
-
     /*! The file name of \a version of \a key: reversible, and safe for any key. */
     static QString fileNameForKey(const QString &key, quint64 version);
     /*! The key a file name of fileNameForKey() (or the earlier layout's) belongs to. */
@@ -146,7 +131,6 @@ private:
     void writeSideNow(const StoreSideWrite &side);
     /*! Delivers a write's \a result, and tells the watches of this process at once. */
     void finishWrite(Callback done, const StoreResult &result);
-    void step(WriteStep at);
     Scan scan(const QString &prefix) const;
     void scheduleRescan();
     void rescan();
@@ -159,7 +143,6 @@ private:
     QHash<StoreWatch *, WatchState> m_watches;
     /*! Unreadable-file messages already logged, so a watch warns once per problem. */
     QSet<QString> m_warnedUnreadable;
-    std::function<void(WriteStep)> m_writeStepHook;
     /*! key -> the floor versionFloor() last gave for it, until the key's next create(). */
     mutable QHash<QString, quint64> m_floorsGiven;
 };

@@ -18,7 +18,7 @@ class Store;
 class SecretStore;
 
 /*!
- * `baton --screenshot DIR`: a scripted election of a few leases on an
+ * `baton-screenshots DIR`: a scripted election of a few leases on an
  * in-process MemoryStore, under a manual clock (five minutes in well under a
  * second, the same pictures every run): renewals with jitter, a crash
  * failover (expired), a clean handover, a take-over, a lease left without a

@@ -117,7 +117,7 @@ void ScreenshotDemo::start()
 {
     QString error;
     if (!m_store->init(&error) || !m_directory.mkpath(QStringLiteral("."))) {
-        std::fprintf(stderr, "baton --screenshot: %s\n", qPrintable(error.isEmpty() ? m_directory.path() : error));
+        std::fprintf(stderr, "baton-screenshots: %s\n", qPrintable(error.isEmpty() ? m_directory.path() : error));
         QTimer::singleShot(0, this, [this] { Q_EMIT finished(1); });
         return;
     }
@@ -127,7 +127,7 @@ void ScreenshotDemo::start()
     // its first list reads the stored history with it.
     m_script->write(QStringLiteral("billing-cron"), QStringLiteral("node-a"), leaseMs, [this](bool ok) {
         if (!ok) {
-            std::fprintf(stderr, "baton --screenshot: the first write of billing-cron failed\n");
+            std::fprintf(stderr, "baton-screenshots: the first write of billing-cron failed\n");
             Q_EMIT finished(1);
             return;
         }
@@ -187,7 +187,7 @@ void ScreenshotDemo::next()
     }
     m_script->write(write.lease, write.holder, leaseMs, [this, write](bool ok) {
         if (!ok) {
-            std::fprintf(stderr, "baton --screenshot: the scripted write to %s failed\n", qPrintable(write.lease));
+            std::fprintf(stderr, "baton-screenshots: the scripted write to %s failed\n", qPrintable(write.lease));
             Q_EMIT finished(1);
             return;
         }
@@ -211,7 +211,7 @@ bool ScreenshotDemo::save(QWidget *widget, const QString &name)
     Q_EMIT sceneRendered(QFileInfo(name).completeBaseName(), widget);
     const QString path = m_directory.filePath(name);
     if (!widget->grab().save(path)) {
-        std::fprintf(stderr, "baton --screenshot: cannot write %s\n", qPrintable(path));
+        std::fprintf(stderr, "baton-screenshots: cannot write %s\n", qPrintable(path));
         return false;
     }
     std::printf("%s\n", qPrintable(path));

@@ -13,7 +13,7 @@ class Store;
 
 /*!
  * Writes lease records straight into a store, as participants would, with
- * no election: the dashboard's scripted demo (`baton --screenshot`), its
+ * no election: the dashboard's scripted demo (`baton-screenshots`), its
  * tests and its benchmark drive the observer with it. Keeps each lease's
  * version and transition count, so each write is a valid conditional
  * update (B2).
