@@ -4,28 +4,9 @@
 // (docs/operations.md, "The exec guard"). Plain POSIX, no Qt: it must start
 // fast, stay small, and depend on nothing baton's event loop does.
 //
-// Started by baton only:
-//   baton-exec-guard GRACE_MS DEADLINE -- PROGRAM [ARG...]
-// DEADLINE is the moment the command must be gone, in milliseconds of
-// CLOCK_BOOTTIME (it counts a suspend, so a resumed host acts at once), or
-// "none" where no lease bounds the authority (a single instance, W8).
-//
-// stdin, from baton, one line each:
-//   deadline MS|none   the authority was renewed: the new end
-//   stop               baton stepped down: SIGTERM now, SIGKILL after the grace
-//   kill               SIGKILL now
-//   (end of file)      baton died: SIGKILL now
-// stdout, to baton, one line each:
-//   refused            less than the grace was left before DEADLINE when the
-//                      guard came to start the command: nothing ran; it exits 4
-//   pid N              the command runs as N, in a process group of its own
-//   expired            the deadline came before baton said stop
-//   exit N | signal N  how the command's own process ended
-//   stuck N            a descendant the guard gave up on (below); it exits 3
-//
-// stderr: what went wrong, for baton's log (a malformed control line is
-// ignored with one line here; the deadline in force stays, so the command
-// never runs longer for it).
+// What baton and the guard say to each other (its arguments, the control
+// lines on stdin, the reports on stdout, its exit codes) is in
+// guardprotocol.h, which both ends use.
 //
 // The guard is a child subreaper, so whatever the command starts stays its
 // descendant even after leaving the group or calling setsid(). At the end it
@@ -55,29 +36,28 @@
 #include <cstring>
 
 using baton::execguard::Guard;
-using baton::execguard::noDeadline;
-using baton::execguard::parseMs;
 using baton::execguard::report;
+using namespace baton::guardprotocol;
 
 int main(int argc, char **argv)
 {
     long long graceMs = 0;
     long long deadline = 0;
-    if (argc < 5 || std::strcmp(argv[3], "--") != 0 || !parseMs(argv[1], &graceMs)
+    if (argc < 5 || std::strcmp(argv[3], argumentsEnd) != 0 || !parseMs(argv[1], &graceMs)
         || graceMs == noDeadline || !parseMs(argv[2], &deadline)) {
         std::fprintf(stderr, "usage: baton-exec-guard GRACE_MS DEADLINE_MS|none -- PROGRAM [ARG...]\n"
                              "(started by `baton join --exec`, not by hand)\n");
-        return 2;
+        return BadUsage;
     }
     Guard guard(graceMs, deadline);
     switch (guard.start(argv + 4)) {
     case Guard::Start::Running:
         return guard.run();
     case Guard::Start::Refused:
-        return 4;
+        return Refused;
     case Guard::Start::Failed:
         break;
     }
-    report("exit 127");
-    return 127;
+    report(reportLine(Report::Exit, CannotStart));
+    return CannotStart;
 }

@@ -12,13 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "guardprotocol.h"
 #include "processsignal.h"
 
 #include <unistd.h>
 
 namespace baton::execguard {
 
-constexpr long long noDeadline = -1;
+using guardprotocol::noDeadline;
+using guardprotocol::parseMs;
+
 // While descendants outlive SIGKILL for a moment (exiting, or not yet
 // reparented to the guard), it looks again this often.
 constexpr long long rescanMs = 20;
@@ -39,24 +42,9 @@ inline void complain(const char *what)
     std::fprintf(stderr, "baton-exec-guard: %s\n", what);
 }
 
-inline bool parseMs(const char *text, long long *value)
+/*! Writes one line of guardprotocol.h to baton. */
+inline void report(const std::string &text)
 {
-    if (std::strcmp(text, "none") == 0) {
-        *value = noDeadline;
-        return true;
-    }
-    char *end = nullptr;
-    errno = 0;
-    const long long parsed = std::strtoll(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || parsed < 0)
-        return false;
-    *value = parsed;
-    return true;
-}
-
-inline void report(const std::string &line)
-{
-    const std::string text = line + '\n';
     // baton may be gone (then nobody reads this): EPIPE is ignored.
     while (::write(STDOUT_FILENO, text.data(), text.size()) < 0 && errno == EINTR) {
     }
@@ -71,7 +59,7 @@ inline void report(const std::string &line)
 inline long long giveUpMsFromEnvironment()
 {
     long long value = 0;
-    const char *text = std::getenv("BATON_EXEC_GUARD_GIVE_UP_MS");
+    const char *text = std::getenv(guardprotocol::giveUpMsVariable);
     if (text && parseMs(text, &value) && value != noDeadline)
         return value;
     return defaultGiveUpMs;
@@ -85,7 +73,7 @@ public:
         , m_deadline(deadline)
         , m_giveUpMs(giveUpMsFromEnvironment())
     {
-        if (const char *spared = std::getenv("BATON_EXEC_GUARD_TEST_SPARE"))
+        if (const char *spared = std::getenv(guardprotocol::spareVariable))
             m_spared = spared;
     }
 

@@ -5,6 +5,7 @@
 
 #include "eventdispatcher.h"
 #include "execsweep.h"
+#include "guardprotocol.h"
 #include "headlesslogging.h"
 #include "modulepath.h"
 
@@ -56,9 +57,10 @@ void ExecSupervisor::startCommand()
     process->setProgram(guard);
     // The deadline is an argument, so that the guard never runs the command
     // without one.
-    process->setArguments({QString::number(m_graceMs), QString::fromLatin1(deadlineText()),
-                           QStringLiteral("--"), QStringLiteral("/bin/sh"), QStringLiteral("-c"),
-                           m_options.command});
+    process->setArguments({QString::fromStdString(guardprotocol::msText(m_graceMs)),
+                           QString::fromStdString(guardprotocol::msText(deadlineMs())),
+                           QLatin1String(guardprotocol::argumentsEnd), QStringLiteral("/bin/sh"),
+                           QStringLiteral("-c"), m_options.command});
     // stdin: what this process tells the guard; stdout: what the guard
     // reports; stderr: the guard's and the command's, on this process's.
     process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
@@ -67,9 +69,9 @@ void ExecSupervisor::startCommand()
     // The guard's test hooks (give up at once, spare a process by name) are
     // for tests that drive the guard itself; a guard started here never
     // honours them, whatever the service's environment holds.
-    environment.remove(QStringLiteral("BATON_EXEC_GUARD_GIVE_UP_MS"));
-    environment.remove(QStringLiteral("BATON_EXEC_GUARD_TEST_SPARE"));
-    environment.remove(QStringLiteral("BATON_EXEC_GUARD_TEST_EXEC_DELAY_MS"));
+    for (const char *hook : {guardprotocol::giveUpMsVariable, guardprotocol::spareVariable,
+                             guardprotocol::execDelayMsVariable})
+        environment.remove(QLatin1String(hook));
     if (m_cluster) {
         environment.insert(QStringLiteral("BATON_LEASE"), m_cluster->leaseName());
         environment.insert(QStringLiteral("BATON_INSTANCE"), m_cluster->instanceId());
@@ -104,7 +106,7 @@ void ExecSupervisor::startCommand()
     process->start();
 }
 
-QByteArray ExecSupervisor::deadlineText() const
+qint64 ExecSupervisor::deadlineMs() const
 {
     // Sent as an absolute CLOCK_BOOTTIME time, computed now from the time
     // left on the service's own clock: right whichever clock the library
@@ -112,8 +114,8 @@ QByteArray ExecSupervisor::deadlineText() const
     // grace, as this process does at its own step-down.
     const qint64 remaining = m_cluster ? m_cluster->remainingLeadershipMs() : -1;
     if (remaining < 0)
-        return QByteArrayLiteral("none");
-    return QByteArray::number(bootTimeMs() + remaining + m_graceMs);
+        return guardprotocol::noDeadline;
+    return bootTimeMs() + remaining + m_graceMs;
 }
 
 void ExecSupervisor::sendDeadline()
@@ -123,7 +125,7 @@ void ExecSupervisor::sendDeadline()
     // only make it report an expiry that is not one.
     if (m_cluster && m_cluster->remainingLeadershipMs() == 0)
         return;
-    tellGuard("deadline " + deadlineText() + '\n');
+    tellGuard(QByteArray::fromStdString(guardprotocol::deadlineLine(deadlineMs())));
 }
 
 void ExecSupervisor::tellGuard(const QByteArray &line)
@@ -135,11 +137,12 @@ void ExecSupervisor::tellGuard(const QByteArray &line)
 void ExecSupervisor::onGuardOutput()
 {
     while (m_process->canReadLine()) {
+        using guardprotocol::Report;
         const QByteArray line = m_process->readLine().trimmed();
-        const qsizetype space = line.indexOf(' ');
-        const QByteArray word = space < 0 ? line : line.left(space);
-        const int number = space < 0 ? 0 : line.mid(space + 1).toInt();
-        if (word == "pid" && number > 0 && m_pid == 0) {
+        const guardprotocol::ReportLine report =
+                guardprotocol::decodeReport(std::string_view(line.constData(), size_t(line.size())));
+        const int number = report.number;
+        if (report.kind == Report::Pid && number > 0 && m_pid == 0) {
             m_pid = number;
             m_running.start();
             qCInfo(lcExec).noquote() << QStringLiteral("%1: started pid %2: %3")
@@ -148,14 +151,14 @@ void ExecSupervisor::onGuardOutput()
                                                 .arg(m_options.command);
             emitEvent(QStringLiteral("exec-started"), {{QStringLiteral("pid"), double(m_pid)}});
             Q_EMIT started(m_pid);
-        } else if (word == "expired") {
+        } else if (report.kind == Report::Expired) {
             m_expired = true;
             qCWarning(lcExec).noquote()
                     << QStringLiteral("%1: the exec guard saw the step-down deadline pass before this "
                                       "process stepped down: it stops pid %2")
                                .arg(m_cluster ? m_cluster->leaseName() : QString())
                                .arg(m_pid);
-        } else if (word == "refused") {
+        } else if (report.kind == Report::Refused) {
             // Started too late (this process or the guard stalled, the host
             // suspended): the authority ended before the command could run.
             // As at an expiry, the step-down follows from the election.
@@ -165,16 +168,16 @@ void ExecSupervisor::onGuardOutput()
                                       "of %2 ms was left before the leader's deadline")
                                .arg(m_cluster ? m_cluster->leaseName() : QString())
                                .arg(m_graceMs);
-        } else if (word == "stuck" && number > 0) {
+        } else if (report.kind == Report::Stuck && number > 0) {
             // The guard named it on stderr (our log) and exits: the sweep
             // must not wait on it again.
             for (const ProcessIdentity &process : execguard::readAllProcesses())
                 if (process.pid == number)
                     m_abandoned.append(identity(process));
-        } else if (word == "exit" || word == "signal") {
+        } else if (report.kind == Report::Exit || report.kind == Report::Signal) {
             m_commandEnded = true;
-            m_commandExitCode = word == "exit" ? number : 0;
-            m_commandSignal = word == "signal" ? number : 0;
+            m_commandExitCode = report.kind == Report::Exit ? number : 0;
+            m_commandSignal = report.kind == Report::Signal ? number : 0;
         }
     }
 }

@@ -49,7 +49,7 @@ int Guard::run()
     for (;;) {
         const long long now = bootMs();
         if (!m_stopping && m_deadline != noDeadline && now >= m_deadline - m_graceMs) {
-            report("expired");
+            report(guardprotocol::reportLine(guardprotocol::Report::Expired));
             terminate();
         }
         if (m_stopping && !m_killing && now >= m_killAt)
@@ -67,10 +67,10 @@ int Guard::run()
             reap();
         }
         if (m_killing && !hasChildren())
-            return 0;
+            return guardprotocol::Done;
         if (m_killing && now - m_killingSince >= m_giveUpMs) {
             giveUp();
-            return 3;
+            return guardprotocol::GaveUp;
         }
         armTimer();
 
@@ -114,18 +114,23 @@ void Guard::onControl()
     while ((end = m_pending.find('\n')) != std::string::npos) {
         const std::string line = m_pending.substr(0, end);
         m_pending.erase(0, end + 1);
-        if (line.rfind("deadline ", 0) == 0) {
-            long long deadline = 0;
-            if (parseMs(line.c_str() + 9, &deadline))
-                m_deadline = deadline; // after a stop, m_killAt stays as it was
-            else
-                complain("ignored a deadline that is not a number");
-        } else if (line == "stop") {
+        const guardprotocol::ControlLine control = guardprotocol::decodeControl(line);
+        switch (control.kind) {
+        case guardprotocol::Control::Deadline:
+            m_deadline = control.deadline; // after a stop, m_killAt stays as it was
+            break;
+        case guardprotocol::Control::BadDeadline:
+            complain("ignored a deadline that is not a number");
+            break;
+        case guardprotocol::Control::Stop:
             terminate();
-        } else if (line == "kill") {
+            break;
+        case guardprotocol::Control::Kill:
             m_killing = true;
-        } else {
+            break;
+        case guardprotocol::Control::Unknown:
             complain("ignored an unknown control line");
+            break;
         }
     }
 }
@@ -152,9 +157,9 @@ void Guard::reap()
             continue;
         m_commandEnded = true;
         if (WIFSIGNALED(status))
-            report("signal " + std::to_string(WTERMSIG(status)));
+            report(guardprotocol::reportLine(guardprotocol::Report::Signal, WTERMSIG(status)));
         else
-            report("exit " + std::to_string(WEXITSTATUS(status)));
+            report(guardprotocol::reportLine(guardprotocol::Report::Exit, WEXITSTATUS(status)));
     }
 }
 
@@ -209,7 +214,7 @@ void Guard::giveUp()
                                        : "it outlived SIGKILL";
         std::fprintf(stderr, "baton-exec-guard: gave up on pid %d (%s) after %lld ms: %s; it is left running\n",
                      int(process.pid), process.name.c_str(), m_giveUpMs, why);
-        report("stuck " + std::to_string(process.pid));
+        report(guardprotocol::reportLine(guardprotocol::Report::Stuck, process.pid));
     }
 }
 

@@ -46,7 +46,7 @@ bool tooLateToStart(long long deadline, long long graceMs)
 long long execDelayMsFromEnvironment()
 {
     long long value = 0;
-    const char *text = std::getenv("BATON_EXEC_GUARD_TEST_EXEC_DELAY_MS");
+    const char *text = std::getenv(guardprotocol::execDelayMsVariable);
     if (text && parseMs(text, &value) && value != noDeadline)
         return value;
     return 0;
@@ -110,7 +110,7 @@ Guard::Start Guard::start(char **argv)
                          "baton-exec-guard: refused to start the command: %lld ms were left "
                          "before its deadline, less than the grace of %lld ms\n",
                          left, m_graceMs);
-        report("refused");
+        report(guardprotocol::reportLine(guardprotocol::Report::Refused));
         return Start::Refused;
     }
 
@@ -162,7 +162,7 @@ Guard::Start Guard::start(char **argv)
     }
     ::setpgid(child, child); // also here: no signal to the group before the child made it
     m_command = child;
-    report("pid " + std::to_string(child));
+    report(guardprotocol::reportLine(guardprotocol::Report::Pid, child));
     return Start::Running;
 }
 

@@ -3,6 +3,7 @@
 #include <baton/clock.h>
 #include <batoninternal/eventrecord.h>
 #include "execsweep.h"
+#include "guardprotocol.h"
 #include "headlesslogging.h"
 
 #include <baton/clusterservice.h>
@@ -53,7 +54,7 @@ ExecSupervisor::ExecSupervisor(ClusterService *cluster, Options options, QObject
         m_killed = true;
         // The guard kills at this moment too; this is the same end by
         // another way, should the guard not be scheduled.
-        tellGuard("kill\n");
+        tellGuard(guardprotocol::killLine);
         killGroup(SIGKILL);
     });
 }
@@ -150,7 +151,7 @@ QFuture<void> ExecSupervisor::onNotLeading()
                                             .arg(m_graceMs);
         // The guard sends TERM, then CONT: a stopped group (a frozen host
         // resumed, a debugger) would hold the TERM until the grace ends.
-        tellGuard("stop\n");
+        tellGuard(guardprotocol::stopLine);
         // A guard frozen with this process (a whole tree stopped, only baton
         // resumed) must act on it now, as it would on its own deadline.
         if (m_process->processId() > 0)

@@ -124,7 +124,8 @@ private:
     void onFinished(int exitCode, bool crashed);
     void sweepStrays();
     void afterCommandGone();
-    QByteArray deadlineText() const;
+    /*! The end of the authority on CLOCK_BOOTTIME, as the guard is told it. */
+    qint64 deadlineMs() const;
     void sendDeadline();
     void tellGuard(const QByteArray &line);
     void killGroup(int signalNumber);
