@@ -32,8 +32,8 @@ ExecSupervisor::ExecSupervisor(ClusterService *cluster, Options options, QObject
     : QObject(parent)
     , m_cluster(cluster)
     , m_options(std::move(options))
+    , m_backoff(m_options.restartDelayMs, m_options.restartDelayMaxMs)
 {
-    m_restartDelayMs = m_options.restartDelayMs;
     m_restartTimer.setSingleShot(true);
     m_restartTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_restartTimer, &QTimer::timeout, this, [this] {
@@ -128,7 +128,7 @@ bool ExecSupervisor::isRunning() const
 void ExecSupervisor::onLeading()
 {
     m_leading = true;
-    m_restartDelayMs = m_options.restartDelayMs;
+    m_backoff.reset();
     startCommand();
 }
 
@@ -266,7 +266,7 @@ void ExecSupervisor::afterCommandGone()
     if (expired) {
         // Stopped by the guard at the deadline: the step-down follows from
         // the election; a late renewal that kept the lead restarts it.
-        m_restartTimer.start(int(m_restartDelayMs));
+        m_restartTimer.start(int(m_backoff.currentMs()));
         return;
     }
     if (m_options.onExit == OnExit::StepDown) {
@@ -274,12 +274,9 @@ void ExecSupervisor::afterCommandGone()
         Q_EMIT stepDownRequested();
         return;
     }
-    // A command that ran well for a while starts again from the short delay.
-    if (m_ranMs > m_options.restartDelayMaxMs)
-        m_restartDelayMs = m_options.restartDelayMs;
-    qCInfo(lcExec).noquote() << QStringLiteral("%1: restarting the command in %2 ms").arg(lease).arg(m_restartDelayMs);
-    m_restartTimer.start(int(m_restartDelayMs));
-    m_restartDelayMs = std::min(m_restartDelayMs * 2, m_options.restartDelayMaxMs);
+    const qint64 delayMs = m_backoff.next(m_ranMs);
+    qCInfo(lcExec).noquote() << QStringLiteral("%1: restarting the command in %2 ms").arg(lease).arg(delayMs);
+    m_restartTimer.start(int(delayMs));
 }
 
 void ExecSupervisor::killGroup(int signalNumber)

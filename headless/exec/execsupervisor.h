@@ -1,5 +1,7 @@
 #pragma once
 
+#include "restartbackoff.h"
+
 #include <baton/remover.h>
 
 #include <QElapsedTimer>
@@ -158,7 +160,7 @@ private:
      * once, not killed forever.
      */
     QList<QPair<qint64, quint64>> m_abandoned;
-    qint64 m_restartDelayMs = 0;
+    RestartBackoff m_backoff;
     QElapsedTimer m_running;
     /*! How long the command ran, from "pid" to the guard's exit; -1 when it never started. */
     qint64 m_ranMs = -1;
