@@ -22,6 +22,15 @@
 
 namespace baton {
 
+namespace {
+
+QString reasonText(ExecSupervisor::StopReason reason)
+{
+    return reason == ExecSupervisor::StopReason::Stopped ? QStringLiteral("stopped") : QStringLiteral("exited");
+}
+
+} // namespace
+
 using execsweep::identity;
 using execsweep::ProcessIdentity;
 using execsweep::strays;
@@ -222,6 +231,7 @@ void ExecSupervisor::afterCommandGone()
 {
     const qint64 pid = m_pid;
     const bool byUs = m_terminating || m_expired;
+    const StopReason reason = byUs ? StopReason::Stopped : StopReason::Exited;
     const bool crashed = m_commandEnded ? m_commandSignal != 0 : m_guardCrashed;
     const int exitCode = m_commandEnded ? (crashed ? m_commandSignal : m_commandExitCode) : m_guardExitCode;
     if (crashed && exitCode == SIGKILL && byUs)
@@ -233,7 +243,7 @@ void ExecSupervisor::afterCommandGone()
 
     const QString lease = m_cluster ? m_cluster->leaseName() : QString();
     QJsonObject fields {{QStringLiteral("pid"), double(pid)},
-                        {QStringLiteral("reason"), byUs ? QStringLiteral("stopped") : QStringLiteral("exited")}};
+                        {QStringLiteral("reason"), reasonText(reason)}};
     if (crashed)
         fields.insert(QStringLiteral("signal"), exitCode);
     else
@@ -253,7 +263,7 @@ void ExecSupervisor::afterCommandGone()
                                                .arg(status);
     if (pid > 0) {
         emitEvent(QStringLiteral("exec-stopped"), fields);
-        Q_EMIT stopped(pid, crashed ? 0 : exitCode, crashed ? exitCode : 0);
+        Q_EMIT stopped(pid, crashed ? 0 : exitCode, crashed ? exitCode : 0, reason);
     }
 
     if (m_exited) {

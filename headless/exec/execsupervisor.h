@@ -69,6 +69,12 @@ class ExecSupervisor : public QObject
     Q_OBJECT
 public:
     enum class OnExit { Restart, StepDown };
+    /*! Why the command's process ended: the `reason` of its `exec-stopped` record. */
+    enum class StopReason {
+        Exited,  ///< by itself, while leading ("exited")
+        Stopped, ///< stopped for the end of the leadership, by this process or by the guard ("stopped")
+    };
+    Q_ENUM(StopReason)
 
     struct Options
     {
@@ -113,8 +119,11 @@ Q_SIGNALS:
     /*! `exec-started` and `exec-stopped` records of the event stream (O5). */
     void event(const QJsonObject &record);
     void started(qint64 pid);
-    /*! \a signal is 0 when it exited with \a exitCode. */
-    void stopped(qint64 pid, int exitCode, int signal);
+    /*!
+     * \a signal is 0 when it exited with \a exitCode. Callers decide on
+     * \a reason, not on the text of the exec-stopped record.
+     */
+    void stopped(qint64 pid, int exitCode, int signal, baton::ExecSupervisor::StopReason reason);
     /*! OnExit::StepDown: the command exited by itself while leading. */
     void stepDownRequested();
 
