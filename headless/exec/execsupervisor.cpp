@@ -12,7 +12,6 @@
 #include <QPromise>
 
 #include <csignal>
-#include <cstdio>
 #include <cstring>
 #include <vector>
 
