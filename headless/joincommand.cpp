@@ -205,16 +205,15 @@ int JoinCommand::start()
         }
         if (m_options.once) {
             connect(m_exec, &ExecSupervisor::started, this, [this] { m_leadingFor.start(); });
-            connect(m_exec, &ExecSupervisor::stopped, this, [this](qint64, int exitCode, int signal) {
-                m_commandStatus = signal != 0 ? 128 + signal : exitCode; // as a shell reports it
-            });
-            connect(m_exec, &ExecSupervisor::event, this, [this](const QJsonObject &record) {
-                // Stopped by the supervisor while baton is not stopping: the
-                // leadership ended under the command; it is not run again.
-                if (!m_stopping && record.value(QStringLiteral("event")).toString() == QLatin1String("exec-stopped")
-                    && record.value(QStringLiteral("reason")).toString() == QLatin1String("stopped"))
-                    QMetaObject::invokeMethod(this, [this] { stopWith(LeadershipLost); }, Qt::QueuedConnection);
-            });
+            connect(m_exec, &ExecSupervisor::stopped, this,
+                    [this](qint64, int exitCode, int signal, ExecSupervisor::StopReason reason) {
+                        m_commandStatus = signal != 0 ? 128 + signal : exitCode; // as a shell reports it
+                        // Stopped while baton is not stopping: the leadership
+                        // ended under the command; it is not run again.
+                        if (!m_stopping && reason == ExecSupervisor::StopReason::Stopped)
+                            QMetaObject::invokeMethod(this, [this] { stopWith(LeadershipLost); },
+                                                      Qt::QueuedConnection);
+                    });
             connect(m_exec, &ExecSupervisor::stepDownRequested, this, &JoinCommand::onceCommandEnded,
                     Qt::QueuedConnection);
         } else {

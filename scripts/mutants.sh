@@ -26,7 +26,7 @@ jobs=${BATON_MUTANT_JOBS:-2}
 
 elector=libcluster/src/core/elector.cpp
 exec=headless/exec/execsupervisor.cpp
-guard=headless/exec/execguard.cpp
+guard=headless/exec/execguardstart.cpp
 memory=libcluster/src/stores/memorystore.cpp
 file=libcluster/src/stores/filestore.cpp
 etcd=libcluster/src/etcd/etcdstore.cpp
@@ -41,6 +41,7 @@ memory_tests="tst_store_memory"
 file_tests="tst_store_file"
 etcd_tests="tst_store_etcd"
 join_tests="tst_joinevents"
+once_tests="tst_joinonce"
 history_tests="tst_storehistory tst_store_file"
 kube_tests="tst_kubeleasebackend"
 
@@ -64,6 +65,7 @@ memorystore-update-ignores-version|MEMORY|    if (current.version != version)|  
 filestore-update-ignores-version|FILE|    if (head.result.entry.version != version)|    if (false)|FILE_TESTS
 history-write-unconditional|SIDE|    if (side.basedOn && now == *side.basedOn)|    if (true)|HISTORY_TESTS
 etcdstore-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
+once-leadership-lost-ignored|JOIN|                        if (!m_stopping && reason == ExecSupervisor::StopReason::Stopped)|                        if (false && reason == ExecSupervisor::StopReason::Stopped)|ONCE_TESTS
 events-blocking-write|JOIN|    const OutputQueue::Result result = m_events->push(line);|    const OutputQueue::Result result = ::write(STDOUT_FILENO, line.constData(), size_t(line.size())) == line.size() ? OutputQueue::Result::Queued : OutputQueue::Result::Closed;|JOIN_TESTS
 kube-update-from-bare-object|KUBE|    const bool known = !last.isEmpty();|    const bool known = false;|KUBE_TESTS
 kube-update-at-unseen-version-without-reading|KUBE|    if (seenAt(version).isEmpty()) {|    if (false) {|KUBE_TESTS
@@ -116,7 +118,7 @@ while IFS='|' read -r name which old new tests; do
     case $tests in
         ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;; GUARD_TESTS) tests=$guard_tests ;;
         MEMORY_TESTS) tests=$memory_tests ;; FILE_TESTS) tests=$file_tests ;;
-        ETCD_TESTS) tests=$etcd_tests ;; JOIN_TESTS) tests=$join_tests ;;
+        ETCD_TESTS) tests=$etcd_tests ;; JOIN_TESTS) tests=$join_tests ;; ONCE_TESTS) tests=$once_tests ;;
         HISTORY_TESTS) tests=$history_tests ;; KUBE_TESTS) tests=$kube_tests ;;
     esac
     cp "$path" "$backup/original"
@@ -151,7 +153,7 @@ while IFS='|' read -r name which old new tests; do
 done < "$backup/list"
 
 # The tree is back as it was: rebuild it so the build folder matches it.
-cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $join_tests $history_tests $kube_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
+cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $join_tests $once_tests $history_tests $kube_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
     || { echo "mutants: the restored tree does not build" >&2; exit 2; }
 
 echo "mutants: $killed killed, $survived survived, $broken broken"

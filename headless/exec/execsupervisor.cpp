@@ -1,11 +1,10 @@
 #include "execsupervisor.h"
 
 #include <baton/clock.h>
-#include "eventdispatcher.h"
 #include <batoninternal/eventrecord.h>
+#include "execsweep.h"
+#include "guardprotocol.h"
 #include "headlesslogging.h"
-#include "modulepath.h"
-#include "processsignal.h"
 
 #include <baton/clusterservice.h>
 
@@ -13,9 +12,7 @@
 #include <QPromise>
 
 #include <csignal>
-#include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <vector>
 
 #include <sys/prctl.h>
@@ -26,60 +23,25 @@ namespace baton {
 
 namespace {
 
-/*! The guard's clock: it counts a suspend, and every process of the host shares it. */
-qint64 bootTimeMs()
+QString reasonText(ExecSupervisor::StopReason reason)
 {
-    timespec ts {};
-    ::clock_gettime(CLOCK_BOOTTIME, &ts);
-    return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
-// While what a dead guard left behind outlives SIGKILL for a moment
-// (exiting, or not yet reparented here), the sweep looks again this often;
-// past the bound it names what is left and goes on, as the guard does.
-constexpr int sweepRescanMs = 20;
-constexpr qint64 sweepGiveUpMs = 5000;
-
-using execguard::ProcessIdentity;
-
-QPair<qint64, quint64> identity(const ProcessIdentity &process)
-{
-    return {qint64(process.pid), quint64(process.startTime)};
-}
-
-/*!
- * What a dead guard left behind: children of this process outside its own
- * process group, except \a keep, and everything below them. The guard and
- * the command each got a group of their own, so whatever the command
- * started is in neither this process's group nor its session; a helper the
- * library starts (a credential plugin) stays in this process's group. \a keep
- * names processes by pid and start time, so that a pid used again is not
- * spared for what an earlier process of that pid did.
- */
-std::vector<ProcessIdentity> strays(const QList<QPair<qint64, quint64>> &keep)
-{
-    const std::vector<ProcessIdentity> processes = execguard::readAllProcesses();
-    const pid_t self = ::getpid();
-    const pid_t ownGroup = ::getpgrp();
-    std::vector<ProcessIdentity> found;
-    for (const ProcessIdentity &process : processes)
-        if (process.parent == self && process.group != ownGroup && !keep.contains(identity(process)))
-            found.push_back(process);
-    for (size_t i = 0; i < found.size(); ++i)
-        for (const ProcessIdentity &process : processes)
-            if (process.parent == found[i].pid && !keep.contains(identity(process)))
-                found.push_back(process);
-    return found;
+    return reason == ExecSupervisor::StopReason::Stopped ? QStringLiteral("stopped") : QStringLiteral("exited");
 }
 
 } // namespace
+
+using execsweep::identity;
+using execsweep::ProcessIdentity;
+using execsweep::strays;
+using execsweep::sweepGiveUpMs;
+using execsweep::sweepRescanMs;
 
 ExecSupervisor::ExecSupervisor(ClusterService *cluster, Options options, QObject *parent)
     : QObject(parent)
     , m_cluster(cluster)
     , m_options(std::move(options))
+    , m_backoff(m_options.restartDelayMs, m_options.restartDelayMaxMs)
 {
-    m_restartDelayMs = m_options.restartDelayMs;
     m_restartTimer.setSingleShot(true);
     m_restartTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_restartTimer, &QTimer::timeout, this, [this] {
@@ -100,7 +62,7 @@ ExecSupervisor::ExecSupervisor(ClusterService *cluster, Options options, QObject
         m_killed = true;
         // The guard kills at this moment too; this is the same end by
         // another way, should the guard not be scheduled.
-        tellGuard("kill\n");
+        tellGuard(guardprotocol::killLine);
         killGroup(SIGKILL);
     });
 }
@@ -123,43 +85,6 @@ ExecSupervisor::~ExecSupervisor()
         m_exited.reset();
     }
 }
-
-qint64 ExecSupervisor::maxGrace(const ElectionTimings &timings)
-{
-    // SIGKILL at the end of the grace must land before the earliest
-    // takeover, leaseDuration after the attempt by the follower's clock. A
-    // grace of the whole margin would leave nothing for the kill itself
-    // (the signal, the scheduler, the exit) nor for the leader's clock
-    // running slow (toleratedClockDrift). A quarter of the margin is kept:
-    // tens of milliseconds or more, where a kill takes a few, and a quarter
-    // of the tolerated drift still holds at the cap (docs/operations.md).
-    const qint64 reserve = (timings.safetyMargin + 3) / 4;
-    return std::max<qint64>(0, timings.safetyMargin - reserve);
-}
-
-qint64 ExecSupervisor::effectiveGrace(qint64 requestedMs, const ElectionTimings &timings,
-                                      QString *errorString)
-{
-    if (requestedMs < 0)
-        return timings.safetyMargin / 2;
-    const qint64 cap = maxGrace(timings);
-    if (requestedMs > cap) {
-        *errorString = QStringLiteral(
-                               "--grace %1 ms does not fit in the safety margin of %2 ms "
-                               "((leaseDuration %3 - renewInterval %4) / 2) with the quarter "
-                               "kept for the kill and clock drift: the command could still run "
-                               "when another instance takes the lease; use at most "
-                               "%5 ms, or a longer leaseDuration")
-                               .arg(requestedMs)
-                               .arg(timings.safetyMargin)
-                               .arg(timings.leaseDuration)
-                               .arg(timings.renewInterval)
-                               .arg(cap);
-        return -1;
-    }
-    return requestedMs;
-}
-
 bool ExecSupervisor::attach(QString *errorString)
 {
     if (!m_cluster) {
@@ -211,7 +136,7 @@ bool ExecSupervisor::isRunning() const
 void ExecSupervisor::onLeading()
 {
     m_leading = true;
-    m_restartDelayMs = m_options.restartDelayMs;
+    m_backoff.reset();
     startCommand();
 }
 
@@ -234,7 +159,7 @@ QFuture<void> ExecSupervisor::onNotLeading()
                                             .arg(m_graceMs);
         // The guard sends TERM, then CONT: a stopped group (a frozen host
         // resumed, a debugger) would hold the TERM until the grace ends.
-        tellGuard("stop\n");
+        tellGuard(guardprotocol::stopLine);
         // A guard frozen with this process (a whole tree stopped, only baton
         // resumed) must act on it now, as it would on its own deadline.
         if (m_process->processId() > 0)
@@ -243,153 +168,6 @@ QFuture<void> ExecSupervisor::onNotLeading()
     }
     return m_exited->future();
 }
-
-void ExecSupervisor::startCommand()
-{
-    // W3 already keeps a new leadership waiting for the previous command's
-    // exit; this is the last line of that promise.
-    if (m_process || m_sweeping) {
-        qCCritical(lcExec) << "refusing to start a second copy of the command";
-        return;
-    }
-    m_terminating = false;
-    m_killed = false;
-    m_expired = false;
-    m_commandEnded = false;
-    m_commandExitCode = 0;
-    m_commandSignal = 0;
-    m_pid = 0;
-    m_running.invalidate(); // from the command's start, not the guard's
-    const QString guard = m_options.guardProgram.isEmpty()
-            ? modulePath(QStringLiteral(BATON_EXEC_GUARD_FILE_NAME))
-            : m_options.guardProgram;
-    auto *process = new QProcess(this);
-    process->setProgram(guard);
-    // The deadline is an argument, so that the guard never runs the command
-    // without one.
-    process->setArguments({QString::number(m_graceMs), QString::fromLatin1(deadlineText()),
-                           QStringLiteral("--"), QStringLiteral("/bin/sh"), QStringLiteral("-c"),
-                           m_options.command});
-    // stdin: what this process tells the guard; stdout: what the guard
-    // reports; stderr: the guard's and the command's, on this process's.
-    process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    eventdispatcher::restoreForChild(&environment);
-    // The guard's test hooks (give up at once, spare a process by name) are
-    // for tests that drive the guard itself; a guard started here never
-    // honours them, whatever the service's environment holds.
-    environment.remove(QStringLiteral("BATON_EXEC_GUARD_GIVE_UP_MS"));
-    environment.remove(QStringLiteral("BATON_EXEC_GUARD_TEST_SPARE"));
-    environment.remove(QStringLiteral("BATON_EXEC_GUARD_TEST_EXEC_DELAY_MS"));
-    if (m_cluster) {
-        environment.insert(QStringLiteral("BATON_LEASE"), m_cluster->leaseName());
-        environment.insert(QStringLiteral("BATON_INSTANCE"), m_cluster->instanceId());
-        environment.insert(QStringLiteral("BATON_FENCING_TOKEN"),
-                           QString::number(m_cluster->fencingToken()));
-    }
-    process->setProcessEnvironment(environment);
-    // Runs in the child between fork and exec: async-signal-safe calls
-    // only. A group of its own, so that a stop of this process's group
-    // (Ctrl-Z, a service manager) leaves the guard awake. No
-    // PR_SET_PDEATHSIG: when this process dies the guard must live on for
-    // the moment it takes to kill everything (its input ends).
-    process->setChildProcessModifier([] { ::setpgid(0, 0); });
-    connect(process, &QProcess::readyReadStandardOutput, this, [this, process] {
-        if (process == m_process)
-            onGuardOutput();
-    });
-    connect(process, &QProcess::finished, this, [this, process](int exitCode, QProcess::ExitStatus status) {
-        if (process == m_process)
-            onFinished(exitCode, status == QProcess::CrashExit);
-    });
-    connect(process, &QProcess::errorOccurred, this, [this, process](QProcess::ProcessError error) {
-        if (error == QProcess::FailedToStart && process == m_process) {
-            qCWarning(lcExec).noquote() << QStringLiteral("cannot start the exec guard %1: %2")
-                                                   .arg(process->program(), process->errorString());
-            m_commandEnded = true;
-            m_commandExitCode = 127;
-            onFinished(127, false);
-        }
-    });
-    m_process = process;
-    process->start();
-}
-
-QByteArray ExecSupervisor::deadlineText() const
-{
-    // Sent as an absolute CLOCK_BOOTTIME time, computed now from the time
-    // left on the service's own clock: right whichever clock the library
-    // decides by. The guard ends the command by the F4 deadline plus the
-    // grace, as this process does at its own step-down.
-    const qint64 remaining = m_cluster ? m_cluster->remainingLeadershipMs() : -1;
-    if (remaining < 0)
-        return QByteArrayLiteral("none");
-    return QByteArray::number(bootTimeMs() + remaining + m_graceMs);
-}
-
-void ExecSupervisor::sendDeadline()
-{
-    // Not while stepping down: the "stopped-leading" record comes before
-    // deregisteredFn, which tells the guard to stop; a deadline of now would
-    // only make it report an expiry that is not one.
-    if (m_cluster && m_cluster->remainingLeadershipMs() == 0)
-        return;
-    tellGuard("deadline " + deadlineText() + '\n');
-}
-
-void ExecSupervisor::tellGuard(const QByteArray &line)
-{
-    if (m_process && m_process->state() != QProcess::NotRunning)
-        m_process->write(line);
-}
-
-void ExecSupervisor::onGuardOutput()
-{
-    while (m_process->canReadLine()) {
-        const QByteArray line = m_process->readLine().trimmed();
-        const qsizetype space = line.indexOf(' ');
-        const QByteArray word = space < 0 ? line : line.left(space);
-        const int number = space < 0 ? 0 : line.mid(space + 1).toInt();
-        if (word == "pid" && number > 0 && m_pid == 0) {
-            m_pid = number;
-            m_running.start();
-            qCInfo(lcExec).noquote() << QStringLiteral("%1: started pid %2: %3")
-                                                .arg(m_cluster ? m_cluster->leaseName() : QString())
-                                                .arg(m_pid)
-                                                .arg(m_options.command);
-            emitEvent(QStringLiteral("exec-started"), {{QStringLiteral("pid"), double(m_pid)}});
-            Q_EMIT started(m_pid);
-        } else if (word == "expired") {
-            m_expired = true;
-            qCWarning(lcExec).noquote()
-                    << QStringLiteral("%1: the exec guard saw the step-down deadline pass before this "
-                                      "process stepped down: it stops pid %2")
-                               .arg(m_cluster ? m_cluster->leaseName() : QString())
-                               .arg(m_pid);
-        } else if (word == "refused") {
-            // Started too late (this process or the guard stalled, the host
-            // suspended): the authority ended before the command could run.
-            // As at an expiry, the step-down follows from the election.
-            m_expired = true;
-            qCWarning(lcExec).noquote()
-                    << QStringLiteral("%1: the exec guard did not start the command: less than the grace "
-                                      "of %2 ms was left before the leader's deadline")
-                               .arg(m_cluster ? m_cluster->leaseName() : QString())
-                               .arg(m_graceMs);
-        } else if (word == "stuck" && number > 0) {
-            // The guard named it on stderr (our log) and exits: the sweep
-            // must not wait on it again.
-            for (const ProcessIdentity &process : execguard::readAllProcesses())
-                if (process.pid == number)
-                    m_abandoned.append(identity(process));
-        } else if (word == "exit" || word == "signal") {
-            m_commandEnded = true;
-            m_commandExitCode = word == "exit" ? number : 0;
-            m_commandSignal = word == "signal" ? number : 0;
-        }
-    }
-}
-
 void ExecSupervisor::onFinished(int guardExitCode, bool guardCrashed)
 {
     onGuardOutput();
@@ -452,6 +230,7 @@ void ExecSupervisor::afterCommandGone()
 {
     const qint64 pid = m_pid;
     const bool byUs = m_terminating || m_expired;
+    const StopReason reason = byUs ? StopReason::Stopped : StopReason::Exited;
     const bool crashed = m_commandEnded ? m_commandSignal != 0 : m_guardCrashed;
     const int exitCode = m_commandEnded ? (crashed ? m_commandSignal : m_commandExitCode) : m_guardExitCode;
     if (crashed && exitCode == SIGKILL && byUs)
@@ -463,7 +242,7 @@ void ExecSupervisor::afterCommandGone()
 
     const QString lease = m_cluster ? m_cluster->leaseName() : QString();
     QJsonObject fields {{QStringLiteral("pid"), double(pid)},
-                        {QStringLiteral("reason"), byUs ? QStringLiteral("stopped") : QStringLiteral("exited")}};
+                        {QStringLiteral("reason"), reasonText(reason)}};
     if (crashed)
         fields.insert(QStringLiteral("signal"), exitCode);
     else
@@ -483,7 +262,7 @@ void ExecSupervisor::afterCommandGone()
                                                .arg(status);
     if (pid > 0) {
         emitEvent(QStringLiteral("exec-stopped"), fields);
-        Q_EMIT stopped(pid, crashed ? 0 : exitCode, crashed ? exitCode : 0);
+        Q_EMIT stopped(pid, crashed ? 0 : exitCode, crashed ? exitCode : 0, reason);
     }
 
     if (m_exited) {
@@ -496,7 +275,7 @@ void ExecSupervisor::afterCommandGone()
     if (expired) {
         // Stopped by the guard at the deadline: the step-down follows from
         // the election; a late renewal that kept the lead restarts it.
-        m_restartTimer.start(int(m_restartDelayMs));
+        m_restartTimer.start(int(m_backoff.currentMs()));
         return;
     }
     if (m_options.onExit == OnExit::StepDown) {
@@ -504,12 +283,9 @@ void ExecSupervisor::afterCommandGone()
         Q_EMIT stepDownRequested();
         return;
     }
-    // A command that ran well for a while starts again from the short delay.
-    if (m_ranMs > m_options.restartDelayMaxMs)
-        m_restartDelayMs = m_options.restartDelayMs;
-    qCInfo(lcExec).noquote() << QStringLiteral("%1: restarting the command in %2 ms").arg(lease).arg(m_restartDelayMs);
-    m_restartTimer.start(int(m_restartDelayMs));
-    m_restartDelayMs = std::min(m_restartDelayMs * 2, m_options.restartDelayMaxMs);
+    const qint64 delayMs = m_backoff.next(m_ranMs);
+    qCInfo(lcExec).noquote() << QStringLiteral("%1: restarting the command in %2 ms").arg(lease).arg(delayMs);
+    m_restartTimer.start(int(delayMs));
 }
 
 void ExecSupervisor::killGroup(int signalNumber)

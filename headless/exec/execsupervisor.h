@@ -1,5 +1,7 @@
 #pragma once
 
+#include "restartbackoff.h"
+
 #include <baton/remover.h>
 
 #include <QElapsedTimer>
@@ -67,6 +69,12 @@ class ExecSupervisor : public QObject
     Q_OBJECT
 public:
     enum class OnExit { Restart, StepDown };
+    /*! Why the command's process ended: the `reason` of its `exec-stopped` record. */
+    enum class StopReason {
+        Exited,  ///< by itself, while leading ("exited")
+        Stopped, ///< stopped for the end of the leadership, by this process or by the guard ("stopped")
+    };
+    Q_ENUM(StopReason)
 
     struct Options
     {
@@ -111,8 +119,11 @@ Q_SIGNALS:
     /*! `exec-started` and `exec-stopped` records of the event stream (O5). */
     void event(const QJsonObject &record);
     void started(qint64 pid);
-    /*! \a signal is 0 when it exited with \a exitCode. */
-    void stopped(qint64 pid, int exitCode, int signal);
+    /*!
+     * \a signal is 0 when it exited with \a exitCode. Callers decide on
+     * \a reason, not on the text of the exec-stopped record.
+     */
+    void stopped(qint64 pid, int exitCode, int signal, baton::ExecSupervisor::StopReason reason);
     /*! OnExit::StepDown: the command exited by itself while leading. */
     void stepDownRequested();
 
@@ -124,7 +135,8 @@ private:
     void onFinished(int exitCode, bool crashed);
     void sweepStrays();
     void afterCommandGone();
-    QByteArray deadlineText() const;
+    /*! The end of the authority on CLOCK_BOOTTIME, as the guard is told it. */
+    qint64 deadlineMs() const;
     void sendDeadline();
     void tellGuard(const QByteArray &line);
     void killGroup(int signalNumber);
@@ -157,7 +169,7 @@ private:
      * once, not killed forever.
      */
     QList<QPair<qint64, quint64>> m_abandoned;
-    qint64 m_restartDelayMs = 0;
+    RestartBackoff m_backoff;
     QElapsedTimer m_running;
     /*! How long the command ran, from "pid" to the guard's exit; -1 when it never started. */
     qint64 m_ranMs = -1;

@@ -1,4 +1,4 @@
-// The exec guard's own protocol (O3, F4; headless/exec/execguard.cpp, "The exec
+// The exec guard's own protocol (O3, F4; headless/exec/guardprotocol.h, "The exec
 // guard" in docs/operations.md), driven as baton drives it: this test
 // starts `baton-exec-guard` itself, writes deadlines on its CLOCK_BOOTTIME
 // over its input and reads its reports, with no baton in between, so that
@@ -267,7 +267,7 @@ void TestExecGuardProtocol::malformedLineIsIgnoredAndTheDeadlineInForceStays_dat
 
 void TestExecGuardProtocol::malformedLineIsIgnoredAndTheDeadlineInForceStays()
 {
-    // O3, execguard.cpp's header: a line the guard cannot read is named on
+    // O3, guardprotocol.h: a line the guard cannot read is named on
     // stderr and changes nothing: the command ends by the deadline in force,
     // neither earlier (the guard lives on) nor later.
     QFETCH(QByteArray, line);
