@@ -100,13 +100,6 @@ ElectorActions Elector::start()
     return out;
 }
 
-ElectorActions Elector::checkDeadline()
-{
-    ElectorActions out;
-    enforceDeadline(out);
-    return out;
-}
-
 ElectorActions Elector::onTimer()
 {
     ElectorActions out;

@@ -124,8 +124,6 @@ public:
     ElectorActions onReply(quint64 request, const LeaseReply &reply);
     /*! A change seen by a watch (F8). */
     ElectorActions onWatch(const LeaseState &state);
-    /*! Checks the F4 deadline now; the driver calls it before it runs leader work. */
-    ElectorActions checkDeadline();
 
     /*!
      * First half of a clean stop (F5): stops campaigning and stops leading
@@ -150,10 +148,7 @@ public:
     /*! The lease as last seen; `exists` is false before the first read. */
     const LeaseState &observed() const { return m_observed; }
     bool hasObserved() const { return m_haveObserved; }
-    /*! The monotonic instant at which the current record was first seen. */
-    qint64 observedSinceMono() const { return m_observedAt; }
     std::optional<qint64> nextWakeMono() const;
-    bool isStopping() const { return m_stopping; }
     const ElectorParams &params() const { return m_params; }
 
 private:
