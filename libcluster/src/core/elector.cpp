@@ -20,6 +20,7 @@ constexpr int maxReleaseRetries = 3;
 Elector::Elector(ElectorParams params, const Clock &clock)
     : m_params(std::move(params))
     , m_clock(clock)
+    , m_lease(m_params, clock)
 {
 }
 
@@ -111,7 +112,7 @@ void Elector::handleReadReply(const LeaseReply &reply, ElectorActions &out)
                                                   : reply.errorString);
         return;
     }
-    observe(reply.state, out);
+    m_lease.observe(reply.state, out);
     m_readThisAttempt = true;
     continueAttempt(out);
 }
@@ -120,12 +121,12 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
 {
     switch (reply.outcome) {
     case LeaseReply::Outcome::Ok: {
-        if (!reply.state.exists || !isMine(reply.state.record)) {
+        if (!reply.state.exists || !m_lease.isMine(reply.state.record)) {
             // R5: a store (or something in front of it: an admission webhook
             // that strips unknown annotations) that answers our write with a
             // record that is not ours would leave this instance leading on a
             // lease it cannot recognise, renew or release. Never lead on it.
-            m_haveObserved = false;
+            m_lease.forget();
             if (m_leading)
                 stepDown(StopReason::RenewFailed, out);
             finishAttempt(out, AttemptOutcome::Error,
@@ -135,7 +136,7 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
                                   .arg(reply.state.record.holder, reply.state.record.holderIncarnation));
             break;
         }
-        observe(reply.state, out);
+        m_lease.observe(reply.state, out);
         if (m_attemptIsRenewal) {
             if (!m_leading) {
                 // F4: the deadline passed while the renewal was on its way;
@@ -175,9 +176,9 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
     }
     case LeaseReply::Outcome::Conflict:
         if (reply.stateKnown)
-            observe(reply.state, out);
+            m_lease.observe(reply.state, out);
         else
-            m_haveObserved = false; // read again before the next write
+            m_lease.forget(); // read again before the next write
         if (m_leading)
             stepDown(StopReason::TakenOver, out); // F3
         finishAttempt(out, AttemptOutcome::Conflict);
@@ -195,13 +196,13 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
 void Elector::handleReleaseReply(const LeaseReply &reply, ElectorActions &out)
 {
     if (reply.outcome == LeaseReply::Outcome::Ok) {
-        observe(reply.state, out);
+        m_lease.observe(reply.state, out);
         out.push_back(action::ReleaseFinished {true, {}});
         return;
     }
     if (reply.outcome == LeaseReply::Outcome::Conflict && reply.stateKnown) {
-        observe(reply.state, out);
-        if (reply.state.exists && isMine(reply.state.record)
+        m_lease.observe(reply.state, out);
+        if (reply.state.exists && m_lease.isMine(reply.state.record)
             && ++m_releaseRetries <= maxReleaseRetries) {
             startRelease(out, /*retry=*/true);
             return;
@@ -220,19 +221,17 @@ ElectorActions Elector::onWatch(const LeaseState &state)
     enforceDeadline(out);
     if (!m_started)
         return out;
-    const bool changed = !m_haveObserved || state.exists != m_observed.exists
-            || state.version != m_observed.version;
-    if (!changed)
+    if (!m_lease.differsFrom(state))
         return out;
     if (m_leading) {
         // A watch event may be older than the reply that made this instance
         // leader, and versions are opaque, so it cannot tell the truth by
         // itself: the conditional renewal it triggers does (F3, F8).
-        if (!state.exists || !isMine(state.record))
+        if (!state.exists || !m_lease.isMine(state.record))
             m_nextAttempt = now();
         return out;
     }
-    observe(state, out);
+    m_lease.observe(state, out);
     // F8: a release is seen at once and taken at once; any other change
     // re-arms the expiry instant from now.
     const bool free = !state.exists || state.record.holder.isEmpty();
@@ -282,7 +281,7 @@ ElectorActions Elector::release()
 void Elector::startRelease(ElectorActions &out, bool retry)
 {
     m_releaseRequested = false;
-    if (!m_haveObserved || !m_observed.exists || !isMine(m_observed.record)) {
+    if (!m_lease.heldByMe()) {
         out.push_back(action::ReleaseFinished {false, QStringLiteral("not the holder")});
         return;
     }
@@ -301,13 +300,13 @@ void Elector::startRelease(ElectorActions &out, bool retry)
 
 void Elector::sendRelease(ElectorActions &out)
 {
-    LeaseRecord record = m_observed.record;
+    LeaseRecord record = m_lease.state().record;
     record.holder.clear();
     record.holderIncarnation.clear();
     record.leaseDurationMs = releasedLeaseDurationMs;
     record.renewTime = m_clock.wallNow();
     record.acquireTime = record.renewTime;
-    send(out, Step::Release, action::Update {0, record, m_observed.version});
+    send(out, Step::Release, action::Update {0, record, m_lease.state().version});
 }
 
 bool Elector::isLeader() const
@@ -362,28 +361,28 @@ void Elector::continueAttempt(ElectorActions &out)
             finishAttempt(out, AttemptOutcome::Error, QStringLiteral("no longer leading"));
             return;
         }
-        LeaseRecord record = m_observed.record;
+        LeaseRecord record = m_lease.state().record;
         record.renewTime = m_clock.wallNow();
         record.leaseDurationMs = m_params.leaseDurationMs;
-        send(out, Step::Write, action::Update {0, record, m_observed.version});
+        send(out, Step::Write, action::Update {0, record, m_lease.state().version});
         return;
     }
-    if (!m_haveObserved) {
+    if (!m_lease.known()) {
         send(out, Step::Read, action::Read {0});
         return;
     }
-    if (!m_observed.exists) {
+    if (!m_lease.state().exists) {
         const LeaseRecord record = acquisitionRecord(0);
-        send(out, Step::Write, action::Create {0, record, recordedChange(record)});
+        send(out, Step::Write, action::Create {0, record, m_lease.recordedChange(record)});
         return;
     }
     // R5: a record with our identity but another incarnation is another
     // process's, and waits for its expiry like any other holder's.
-    const QString &holder = m_observed.record.holder;
-    if (holder.isEmpty() || isMine(m_observed.record) || expired()) {
-        const LeaseRecord record = acquisitionRecord(m_observed.record.transitions + 1);
+    const LeaseState &observed = m_lease.state();
+    if (observed.record.holder.isEmpty() || m_lease.isMine(observed.record) || m_lease.expired()) {
+        const LeaseRecord record = acquisitionRecord(m_lease.state().record.transitions + 1);
         send(out, Step::Write,
-             action::Update {0, record, m_observed.version, recordedChange(record)});
+             action::Update {0, record, m_lease.state().version, m_lease.recordedChange(record)});
         return;
     }
     if (!m_readThisAttempt) {
@@ -416,15 +415,15 @@ void Elector::finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString
 
 void Elector::scheduleNextAttempt()
 {
-    if (m_leading || !m_haveObserved || !m_observed.exists)
+    if (m_leading || !m_lease.known() || !m_lease.state().exists)
         return;
-    if (m_observed.record.holder.isEmpty()) {
+    if (m_lease.state().record.holder.isEmpty()) {
         m_nextAttempt = now();
         return;
     }
     // F8: attempt at the instant the current lease expires, not at the next
     // tick after it.
-    const qint64 expiry = m_observedAt + observedLeaseDuration();
+    const qint64 expiry = m_lease.expiryMono();
     if (expiry > now())
         m_nextAttempt = std::min(m_nextAttempt, expiry);
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "electoractions.h"
+#include "leasesighting.h"
 
 #include <optional>
 
@@ -52,8 +53,8 @@ public:
     qint64 validUntilMono() const { return m_validUntil; }
     qint64 fencingToken() const { return isLeader() ? m_token : -1; }
     /*! The lease as last seen; `exists` is false before the first read. */
-    const LeaseState &observed() const { return m_observed; }
-    bool hasObserved() const { return m_haveObserved; }
+    const LeaseState &observed() const { return m_lease.state(); }
+    bool hasObserved() const { return m_lease.known(); }
     std::optional<qint64> nextWakeMono() const;
     const ElectorParams &params() const { return m_params; }
 
@@ -74,15 +75,8 @@ private:
     void startRelease(ElectorActions &out, bool retry = false);
     void sendRelease(ElectorActions &out);
     LeaseRecord acquisitionRecord(qint64 transitions) const;
-    /*! Held by this very process: our identity and our incarnation (R5). */
-    bool isMine(const LeaseRecord &record) const;
-    void noticeIdentityConflict(const LeaseState &state, ElectorActions &out);
-    std::optional<HistoryEntry> recordedChange(const LeaseRecord &acquired) const;
-    void observe(const LeaseState &state, ElectorActions &out);
     void becomeLeader(const LeaseState &state, ElectorActions &out);
     void stepDown(StopReason reason, ElectorActions &out);
-    bool expired() const;
-    qint64 observedLeaseDuration() const;
     quint64 send(ElectorActions &out, Step step, ElectorAction request);
 
     ElectorParams m_params;
@@ -91,15 +85,7 @@ private:
     bool m_started = false;
     bool m_stopping = false;
 
-    LeaseState m_observed;
-    bool m_haveObserved = false;
-    qint64 m_observedAt = 0;
-    /*! The last holder seen, kept across a release so a take-up can name whom it follows. */
-    QString m_lastHolder;
-    /*! The current free record was seen replacing a held one, at m_observedAt. */
-    bool m_releaseSeen = false;
-    /*! The other incarnation of our identity last reported; none while none is seen. */
-    std::optional<QString> m_conflictReported;
+    LeaseSighting m_lease;
 
     bool m_leading = false;
     qint64 m_token = -1;

@@ -1,7 +1,4 @@
-// The Elector's view of the lease record: what it saw, since when by the
-// boot clock, and whose it is (F2, R5). Kept apart from the request and
-// reply handling in elector.cpp.
-#include "elector.h"
+#include "leasesighting.h"
 
 #include <baton/clock.h>
 
@@ -9,16 +6,34 @@
 
 namespace baton {
 
-std::optional<HistoryEntry> Elector::recordedChange(const LeaseRecord &acquired) const
+LeaseSighting::LeaseSighting(const ElectorParams &params, const Clock &clock)
+    : m_identity(params.identity)
+    , m_incarnation(params.incarnation)
+    , m_defaultLeaseDurationMs(params.leaseDurationMs)
+    , m_clock(clock)
 {
-    const QString holder = m_observed.exists ? m_observed.record.holder : QString();
-    if (m_observed.exists && isMine(m_observed.record))
+}
+
+qint64 LeaseSighting::now() const
+{
+    return m_clock.monotonicMs();
+}
+
+bool LeaseSighting::differsFrom(const LeaseState &state) const
+{
+    return !m_known || state.exists != m_state.exists || state.version != m_state.version;
+}
+
+std::optional<HistoryEntry> LeaseSighting::recordedChange(const LeaseRecord &acquired) const
+{
+    const QString holder = m_state.exists ? m_state.record.holder : QString();
+    if (m_state.exists && isMine(m_state.record))
         return std::nullopt; // its own lease, taken back after a step-down: no change of holder
     HistoryEntry change;
-    change.to = m_params.identity;
+    change.to = m_identity;
     change.at = acquired.acquireTime;
     change.transitions = acquired.transitions;
-    if (!m_observed.exists) {
+    if (!m_state.exists) {
         change.why = wireName(ChangeWhy::FirstAcquire);
     } else if (holder.isEmpty()) {
         // Only a release leaves a record without a holder; who released it
@@ -26,28 +41,28 @@ std::optional<HistoryEntry> Elector::recordedChange(const LeaseRecord &acquired)
         change.from = m_lastHolder;
         change.why = wireName(ChangeWhy::Released);
         if (m_releaseSeen)
-            change.gapMs = now() - m_observedAt;
+            change.gapMs = now() - m_seenAt;
     } else {
         change.from = holder;
         change.why = wireName(ChangeWhy::Expired);
-        change.gapMs = std::max<qint64>(0, now() - (m_observedAt + observedLeaseDuration()));
+        change.gapMs = std::max<qint64>(0, now() - (m_seenAt + leaseDuration()));
     }
     return change;
 }
 
-void Elector::observe(const LeaseState &state, ElectorActions &out)
+void LeaseSighting::observe(const LeaseState &state, ElectorActions &out)
 {
-    const bool first = !m_haveObserved;
-    if (!first && state.exists == m_observed.exists && state.version == m_observed.version)
+    const bool first = !m_known;
+    if (!differsFrom(state))
         return; // unchanged: the expiry clock keeps running from the first sighting (F2)
 
-    const QString previousHolder = m_observed.exists ? m_observed.record.holder : QString();
+    const QString previousHolder = m_state.exists ? m_state.record.holder : QString();
     const QString previousIncarnation =
-            m_observed.exists ? m_observed.record.holderIncarnation : QString();
+            m_state.exists ? m_state.record.holderIncarnation : QString();
     const bool previousExpired = !first && expired();
-    m_observed = state;
-    m_haveObserved = true;
-    m_observedAt = now();
+    m_state = state;
+    m_known = true;
+    m_seenAt = now();
 
     const QString holder = state.exists ? state.record.holder : QString();
     m_releaseSeen = !first && state.exists && holder.isEmpty() && !previousHolder.isEmpty();
@@ -74,15 +89,15 @@ void Elector::observe(const LeaseState &state, ElectorActions &out)
     out.push_back(action::LeaderChanged {previousHolder, holder, why});
 }
 
-bool Elector::isMine(const LeaseRecord &record) const
+bool LeaseSighting::isMine(const LeaseRecord &record) const
 {
-    return record.holder == m_params.identity
-            && record.holderIncarnation == m_params.incarnation;
+    return record.holder == m_identity
+            && record.holderIncarnation == m_incarnation;
 }
 
-void Elector::noticeIdentityConflict(const LeaseState &state, ElectorActions &out)
+void LeaseSighting::noticeIdentityConflict(const LeaseState &state, ElectorActions &out)
 {
-    const bool conflicting = state.exists && state.record.holder == m_params.identity
+    const bool conflicting = state.exists && state.record.holder == m_identity
             && !isMine(state.record);
     if (!conflicting) {
         m_conflictReported.reset();
@@ -97,17 +112,17 @@ void Elector::noticeIdentityConflict(const LeaseState &state, ElectorActions &ou
     out.push_back(action::IdentityConflict {theirs});
 }
 
-bool Elector::expired() const
+bool LeaseSighting::expired() const
 {
     // F2: by this instance's monotonic clock, from the moment it first saw
     // the current version; the record's own timestamps are never trusted.
-    return now() - m_observedAt >= observedLeaseDuration();
+    return now() - m_seenAt >= leaseDuration();
 }
 
-qint64 Elector::observedLeaseDuration() const
+qint64 LeaseSighting::leaseDuration() const
 {
-    const qint64 recorded = m_observed.record.leaseDurationMs;
-    return recorded > 0 ? recorded : m_params.leaseDurationMs;
+    const qint64 recorded = m_state.record.leaseDurationMs;
+    return recorded > 0 ? recorded : m_defaultLeaseDurationMs;
 }
 
 } // namespace baton
