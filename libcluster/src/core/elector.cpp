@@ -31,66 +31,132 @@ qint64 Elector::requestTimeout() const
     return m_params.leaseDurationMs - m_params.renewIntervalMs;
 }
 
+bool Elector::stopping() const
+{
+    return m_state == State::Stopping || m_state == State::Releasing || m_state == State::Stopped;
+}
+
+bool Elector::consistent() const
+{
+    using Kind = Request::Kind;
+    const std::optional<Kind> kind =
+            m_inFlight ? std::optional<Kind>(m_inFlight->kind) : std::nullopt;
+    switch (m_state) {
+    case State::Idle:
+        return !kind;
+    case State::Following:
+    case State::Leading:
+        // In Following, a renewal sent in the last term: answered, never obeyed (F4).
+        return !kind || kind == Kind::Renew;
+    case State::Acquiring:
+        return kind == Kind::Read || kind == Kind::Acquire;
+    case State::Stopping:
+        return kind != Kind::Release;
+    case State::Releasing:
+        return kind == Kind::Acquire || kind == Kind::Release;
+    case State::Stopped:
+        // Requests of the campaign whose answers can only update what is seen.
+        return !kind || kind == Kind::Read || kind == Kind::Renew;
+    }
+    return false;
+}
+
+ElectorActions Elector::checked(ElectorActions out) const
+{
+    Q_ASSERT(consistent());
+    return out;
+}
+
+void Elector::moveTo(State next)
+{
+    // The edges of the table in docs/architecture.md; any other is a bug.
+    const auto allowed = [this, next] {
+        switch (m_state) {
+        case State::Idle:
+            return next == State::Following || next == State::Stopping;
+        case State::Following:
+            return next == State::Acquiring || next == State::Leading || next == State::Stopping;
+        case State::Acquiring:
+        case State::Leading:
+            return next == State::Following || next == State::Stopping;
+        case State::Stopping:
+        case State::Releasing:
+        case State::Stopped:
+            return next == State::Releasing || next == State::Stopped;
+        }
+        return false;
+    };
+    Q_ASSERT(allowed());
+    m_state = next;
+}
+
+Elector::Request Elector::endRequest()
+{
+    Q_ASSERT(m_inFlight);
+    const Request ended = *m_inFlight;
+    m_inFlight.reset();
+    if (m_state == State::Acquiring)
+        moveTo(State::Following);
+    return ended;
+}
+
 ElectorActions Elector::start()
 {
     ElectorActions out;
-    if (m_started)
+    if (m_state != State::Idle)
         return out;
-    m_started = true;
+    moveTo(State::Following);
     beginAttempt(out); // F1: the first attempt runs at start
-    return out;
+    return checked(std::move(out));
 }
 
 ElectorActions Elector::onTimer()
 {
     ElectorActions out;
     enforceDeadline(out);
-    if (!m_started)
+    if (m_state == State::Idle)
         return out;
-    if (m_step != Step::None && now() >= m_requestStart + requestTimeout()) {
-        const Step timedOut = m_step;
+    if (m_inFlight && now() >= m_inFlight->sentMono + requestTimeout()) {
         ++m_request; // a late reply to the abandoned request is ignored
-        m_step = Step::None;
+        const Request timedOut = endRequest();
         const QString message =
                 QStringLiteral("no answer within %1 ms").arg(requestTimeout());
-        if (timedOut == Step::Release) {
-            out.push_back(action::ReleaseFinished {false, message});
+        if (timedOut.kind == Request::Kind::Release) {
+            finishRelease(out, false, message);
         } else {
-            if (m_leading)
+            if (m_state == State::Leading)
                 stepDown(StopReason::RenewFailed, out);
             finishAttempt(out, AttemptOutcome::Error, message);
-            if (m_releaseRequested)
-                startRelease(out); // the write it waited for will never answer
+            releaseIfAsked(out); // the write it waited for will never answer
         }
     }
-    if (m_step == Step::None && !m_stopping && now() >= m_nextAttempt)
+    if (!m_inFlight && !stopping() && now() >= m_nextAttempt)
         beginAttempt(out);
-    return out;
+    return checked(std::move(out));
 }
 
 ElectorActions Elector::onReply(quint64 request, const LeaseReply &reply)
 {
     ElectorActions out;
     enforceDeadline(out);
-    if (m_step == Step::None || request != m_request)
+    if (!m_inFlight || request != m_request)
         return out; // late: the attempt it belonged to has been given up
 
-    const Step step = m_step;
-    m_step = Step::None;
-    switch (step) {
-    case Step::Read:
+    switch (endRequest().kind) {
+    case Request::Kind::Read:
         handleReadReply(reply, out);
         break;
-    case Step::Write:
-        handleWriteReply(reply, out);
+    case Request::Kind::Acquire:
+        handleWriteReply(reply, /*renewal=*/false, out);
         break;
-    case Step::Release:
+    case Request::Kind::Renew:
+        handleWriteReply(reply, /*renewal=*/true, out);
+        break;
+    case Request::Kind::Release:
         handleReleaseReply(reply, out);
         break;
-    case Step::None:
-        break;
     }
-    return out;
+    return checked(std::move(out));
 }
 
 void Elector::handleReadReply(const LeaseReply &reply, ElectorActions &out)
@@ -102,11 +168,10 @@ void Elector::handleReadReply(const LeaseReply &reply, ElectorActions &out)
         return;
     }
     m_lease.observe(reply.state, out);
-    m_readThisAttempt = true;
-    continueAttempt(out);
+    continueAcquisition(out, /*afterRead=*/true);
 }
 
-void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
+void Elector::handleWriteReply(const LeaseReply &reply, bool renewal, ElectorActions &out)
 {
     switch (reply.outcome) {
     case LeaseReply::Outcome::Ok: {
@@ -116,7 +181,7 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
             // record that is not ours would leave this instance leading on a
             // lease it cannot recognise, renew or release. Never lead on it.
             m_lease.forget();
-            if (m_leading)
+            if (m_state == State::Leading)
                 stepDown(StopReason::RenewFailed, out);
             finishAttempt(out, AttemptOutcome::Error,
                           QStringLiteral("the store answered the write with a record that is not "
@@ -126,8 +191,8 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
             break;
         }
         m_lease.observe(reply.state, out);
-        if (m_attemptIsRenewal) {
-            if (!m_leading) {
+        if (renewal) {
+            if (m_state != State::Leading) {
                 // F4: the deadline passed while the renewal was on its way;
                 // its success must not make this instance leader again.
                 finishAttempt(out, AttemptOutcome::Error,
@@ -145,18 +210,16 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
             m_nextAttempt = now();
             // A stop that waited for this answer ends now: nothing else
             // would wake it (a follower arms no deadline timer).
-            if (m_releaseRequested)
-                startRelease(out);
+            releaseIfAsked(out);
             return;
         }
-        if (m_stopping) {
+        if (stopping()) {
             // F5: a stopping instance never starts leading. The lease it won
             // is given back at once: nothing ran under it, so the release may
             // come as late as the authority the write would have given.
             m_validUntil = m_attemptStart + stepDownDelay();
             finishAttempt(out, AttemptOutcome::Acquired);
-            if (m_releaseRequested)
-                startRelease(out);
+            releaseIfAsked(out);
             return;
         }
         becomeLeader(reply.state, out);
@@ -168,29 +231,28 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
             m_lease.observe(reply.state, out);
         else
             m_lease.forget(); // read again before the next write
-        if (m_leading)
+        if (m_state == State::Leading)
             stepDown(StopReason::TakenOver, out); // F3
         finishAttempt(out, AttemptOutcome::Conflict);
         break;
     case LeaseReply::Outcome::Error:
-        if (m_leading)
+        if (m_state == State::Leading)
             stepDown(StopReason::RenewFailed, out); // F3
         finishAttempt(out, AttemptOutcome::Error, reply.errorString);
         break;
     }
-    if (m_releaseRequested)
-        startRelease(out);
+    releaseIfAsked(out);
 }
 
 ElectorActions Elector::onWatch(const LeaseState &state)
 {
     ElectorActions out;
     enforceDeadline(out);
-    if (!m_started)
+    if (m_state == State::Idle)
         return out;
     if (!m_lease.differsFrom(state))
         return out;
-    if (m_leading) {
+    if (m_state == State::Leading) {
         // A watch event may be older than the reply that made this instance
         // leader, and versions are opaque, so it cannot tell the truth by
         // itself: the conditional renewal it triggers does (F3, F8).
@@ -202,14 +264,14 @@ ElectorActions Elector::onWatch(const LeaseState &state)
     // F8: a release is seen at once and taken at once; any other change
     // re-arms the expiry instant from now.
     const bool free = !state.exists || state.record.holder.isEmpty();
-    if (!m_stopping && free) {
+    if (!stopping() && free) {
         m_nextAttempt = now();
         // A request that may be lost must not hold the takeover back until
         // its timeout: every write is conditional, so giving it up is safe
-        // even if it was applied.
-        if (m_step == Step::Read || m_step == Step::Write) {
+        // even if it was applied. (Not stopping: no release is on its way.)
+        if (m_inFlight) {
             ++m_request;
-            m_step = Step::None;
+            endRequest();
             finishAttempt(out, AttemptOutcome::Error,
                           QStringLiteral("abandoned: the lease was seen free meanwhile"));
             m_nextAttempt = now();
@@ -217,29 +279,29 @@ ElectorActions Elector::onWatch(const LeaseState &state)
     } else {
         scheduleNextAttempt();
     }
-    if (m_step == Step::None && !m_stopping && now() >= m_nextAttempt)
+    if (!m_inFlight && !stopping() && now() >= m_nextAttempt)
         beginAttempt(out);
-    return out;
+    return checked(std::move(out));
 }
 
 bool Elector::isLeader() const
 {
-    return m_leading && now() < m_validUntil;
+    return m_state == State::Leading && now() < m_validUntil;
 }
 
 std::optional<qint64> Elector::nextWakeMono() const
 {
-    if (!m_started)
+    if (m_state == State::Idle)
         return std::nullopt;
     std::optional<qint64> wake;
     auto consider = [&wake](qint64 instant) {
         wake = wake ? std::min(*wake, instant) : instant;
     };
-    if (m_leading)
+    if (m_state == State::Leading)
         consider(m_validUntil);
-    if (m_step != Step::None)
-        consider(m_requestStart + requestTimeout());
-    else if (!m_stopping)
+    if (m_inFlight)
+        consider(m_inFlight->sentMono + requestTimeout());
+    else if (!stopping())
         consider(m_nextAttempt);
     return wake;
 }
@@ -248,58 +310,51 @@ void Elector::enforceDeadline(ElectorActions &out)
 {
     // F4: checked on every entry, so that a process resuming from a freeze
     // steps down before it acts on anything else.
-    if (m_leading && now() >= m_validUntil)
+    if (m_state == State::Leading && now() >= m_validUntil)
         stepDown(StopReason::Deadline, out);
 }
 
 void Elector::beginAttempt(ElectorActions &out)
 {
     m_attemptStart = now();
-    m_readThisAttempt = false;
-    m_attemptIsRenewal = m_leading;
-    continueAttempt(out);
+    if (m_state != State::Leading) {
+        continueAcquisition(out, /*afterRead=*/false);
+        return;
+    }
+    LeaseRecord record = m_lease.state().record;
+    record.renewTime = m_clock.wallNow();
+    record.leaseDurationMs = m_params.leaseDurationMs;
+    send(out, Request::Kind::Renew, action::Update {0, record, m_lease.state().version});
 }
 
-void Elector::continueAttempt(ElectorActions &out)
+void Elector::continueAcquisition(ElectorActions &out, bool afterRead)
 {
-    if (m_stopping) {
+    if (stopping()) {
         // F5: once stop() has begun, the only write is the release. A read
         // sent before the stop must not lead to an acquisition that nobody
         // would renew or release: the others would wait a whole lease.
-        m_step = Step::None;
-        return;
-    }
-    if (m_attemptIsRenewal) {
-        if (!m_leading) {
-            finishAttempt(out, AttemptOutcome::Error, QStringLiteral("no longer leading"));
-            return;
-        }
-        LeaseRecord record = m_lease.state().record;
-        record.renewTime = m_clock.wallNow();
-        record.leaseDurationMs = m_params.leaseDurationMs;
-        send(out, Step::Write, action::Update {0, record, m_lease.state().version});
         return;
     }
     if (!m_lease.known()) {
-        send(out, Step::Read, action::Read {0});
+        send(out, Request::Kind::Read, action::Read {0});
         return;
     }
-    if (!m_lease.state().exists) {
+    const LeaseState &observed = m_lease.state();
+    if (!observed.exists) {
         const LeaseRecord record = acquisitionRecord(0);
-        send(out, Step::Write, action::Create {0, record, m_lease.recordedChange(record)});
+        send(out, Request::Kind::Acquire, action::Create {0, record, m_lease.recordedChange(record)});
         return;
     }
     // R5: a record with our identity but another incarnation is another
     // process's, and waits for its expiry like any other holder's.
-    const LeaseState &observed = m_lease.state();
     if (observed.record.holder.isEmpty() || m_lease.isMine(observed.record) || m_lease.expired()) {
-        const LeaseRecord record = acquisitionRecord(m_lease.state().record.transitions + 1);
-        send(out, Step::Write,
-             action::Update {0, record, m_lease.state().version, m_lease.recordedChange(record)});
+        const LeaseRecord record = acquisitionRecord(observed.record.transitions + 1);
+        send(out, Request::Kind::Acquire,
+             action::Update {0, record, observed.version, m_lease.recordedChange(record)});
         return;
     }
-    if (!m_readThisAttempt) {
-        send(out, Step::Read, action::Read {0});
+    if (!afterRead) {
+        send(out, Request::Kind::Read, action::Read {0});
         return;
     }
     finishAttempt(out, AttemptOutcome::Held);
@@ -319,16 +374,16 @@ LeaseRecord Elector::acquisitionRecord(qint64 transitions) const
 
 void Elector::finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error)
 {
-    m_step = Step::None;
+    Q_ASSERT(!m_inFlight);
     out.push_back(action::AttemptFinished {outcome, now() - m_attemptStart, std::move(error)});
     m_nextAttempt = std::max(now(), m_attemptStart + m_params.renewIntervalMs);
-    if (!m_leading)
+    if (m_state != State::Leading)
         scheduleNextAttempt();
 }
 
 void Elector::scheduleNextAttempt()
 {
-    if (m_leading || !m_lease.known() || !m_lease.state().exists)
+    if (m_state == State::Leading || !m_lease.known() || !m_lease.state().exists)
         return;
     if (m_lease.state().record.holder.isEmpty()) {
         m_nextAttempt = now();
@@ -343,7 +398,7 @@ void Elector::scheduleNextAttempt()
 
 void Elector::becomeLeader(const LeaseState &state, ElectorActions &out)
 {
-    m_leading = true;
+    moveTo(State::Leading);
     m_token = state.record.transitions;
     m_validUntil = m_attemptStart + stepDownDelay();
     out.push_back(action::BecameLeader {m_token, m_validUntil});
@@ -351,14 +406,20 @@ void Elector::becomeLeader(const LeaseState &state, ElectorActions &out)
 
 void Elector::stepDown(StopReason reason, ElectorActions &out)
 {
-    m_leading = false;
+    moveTo(State::Following);
+    m_token = -1;
     out.push_back(action::StoppedLeading {reason, std::min(m_validUntil, now())});
 }
 
-quint64 Elector::send(ElectorActions &out, Step step, ElectorAction request)
+void Elector::send(ElectorActions &out, Request::Kind kind, ElectorAction request)
 {
-    m_step = step;
-    m_requestStart = now();
+    if (kind == Request::Kind::Release)
+        moveTo(State::Releasing);
+    else if (kind == Request::Kind::Renew)
+        Q_ASSERT(m_state == State::Leading);
+    else
+        moveTo(State::Acquiring);
+    m_inFlight = Request {kind, now()};
     const quint64 id = ++m_request;
     std::visit(
             [id](auto &a) {
@@ -367,7 +428,6 @@ quint64 Elector::send(ElectorActions &out, Step step, ElectorAction request)
             },
             request);
     out.push_back(std::move(request));
-    return id;
 }
 
 } // namespace baton

@@ -17,7 +17,7 @@ class Clock;
  * One request is outstanding at a time; a reply to any other request (late,
  * after a timeout) is ignored. Every entry point first enforces the F4
  * deadline, so a process that resumes after a freeze steps down before it
- * does anything else.
+ * does anything else. Its state is one State, changed only by moveTo().
  */
 class Elector
 {
@@ -44,7 +44,7 @@ public:
      * Second half of a clean stop: gives the lease up (empty holder,
      * conditional on the version) when this instance still holds it and is
      * within its deadline. When an acquiring write is on its way, waits for
-     * its answer first. Ends with ReleaseFinished.
+     * its answer first. Ends with ReleaseFinished. Call it after stop().
      */
     ElectorActions release();
 
@@ -59,47 +59,76 @@ public:
     const ElectorParams &params() const { return m_params; }
 
 private:
-    enum class Step { None, Read, Write, Release };
+    /*!
+     * Where the Elector is in its life (the table in docs/architecture.md).
+     * Each state allows only some kinds of request on their way, checked by
+     * consistent(): Following may still await a renewal of its last term,
+     * answered but never obeyed (F4); Stopping and Stopped may await a
+     * request of the campaign, whose answer only updates what is seen.
+     */
+    enum class State {
+        Idle, //!< constructed; start() not called yet
+        Following, //!< campaigning, not the holder; the next attempt at m_nextAttempt
+        Acquiring, //!< a read or an acquiring write of the campaign is on its way
+        Leading, //!< the holder until m_validUntil; renews at m_nextAttempt
+        Stopping, //!< stop() called: no attempt any more; release() awaited
+        Releasing, //!< the release, or the acquiring write it waits for, is on its way
+        Stopped, //!< the release ended: done, not needed, or not allowed
+    };
+    struct Request
+    {
+        enum class Kind { Read, Acquire, Renew, Release };
+        Kind kind;
+        qint64 sentMono;
+    };
 
     qint64 now() const;
     qint64 stepDownDelay() const;
     qint64 requestTimeout() const;
+    bool stopping() const;
+    bool inFlight(Request::Kind kind) const { return m_inFlight && m_inFlight->kind == kind; }
+    bool consistent() const;
+    ElectorActions checked(ElectorActions out) const;
+    void moveTo(State next);
+    Request endRequest();
     void enforceDeadline(ElectorActions &out);
     void beginAttempt(ElectorActions &out);
-    void continueAttempt(ElectorActions &out);
+    void continueAcquisition(ElectorActions &out, bool afterRead);
     void finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error = {});
     void scheduleNextAttempt();
     void handleReadReply(const LeaseReply &reply, ElectorActions &out);
-    void handleWriteReply(const LeaseReply &reply, ElectorActions &out);
+    void handleWriteReply(const LeaseReply &reply, bool renewal, ElectorActions &out);
     void handleReleaseReply(const LeaseReply &reply, ElectorActions &out);
+    void releaseIfAsked(ElectorActions &out);
     void startRelease(ElectorActions &out, bool retry = false);
-    void sendRelease(ElectorActions &out);
+    void finishRelease(ElectorActions &out, bool released, QString detail);
     LeaseRecord acquisitionRecord(qint64 transitions) const;
     void becomeLeader(const LeaseState &state, ElectorActions &out);
     void stepDown(StopReason reason, ElectorActions &out);
-    quint64 send(ElectorActions &out, Step step, ElectorAction request);
+    void send(ElectorActions &out, Request::Kind kind, ElectorAction request);
 
     ElectorParams m_params;
     const Clock &m_clock;
-
-    bool m_started = false;
-    bool m_stopping = false;
-
     LeaseSighting m_lease;
 
-    bool m_leading = false;
-    qint64 m_token = -1;
-    qint64 m_validUntil = 0;
-
-    Step m_step = Step::None;
+    State m_state = State::Idle;
+    /*! The one request on its way, if any; which kinds each state allows: consistent(). */
+    std::optional<Request> m_inFlight;
+    /*! The id of the last request sent; raised to abandon one, whose late reply is then ignored. */
     quint64 m_request = 0;
+    /*! Start of the current or last attempt: latencies and terms count from it. */
     qint64 m_attemptStart = 0;
-    qint64 m_requestStart = 0;
+    /*! When the next attempt (or, in Leading, renewal) is due; unused once stopping. */
     qint64 m_nextAttempt = 0;
-    bool m_readThisAttempt = false;
-    bool m_attemptIsRenewal = false;
+    /*! Leading only: the term's fencing token (F7). */
+    qint64 m_token = -1;
+    /*!
+     * The end of the authority last granted (F4): in Leading, the deadline;
+     * afterwards, the instant a release must not pass (F5).
+     */
+    qint64 m_validUntil = 0;
+    /*! Releasing only: retries after losing to our own renewal. */
     int m_releaseRetries = 0;
-    bool m_releaseRequested = false;
 };
 
 } // namespace baton

@@ -19,7 +19,7 @@ void Elector::handleReleaseReply(const LeaseReply &reply, ElectorActions &out)
 {
     if (reply.outcome == LeaseReply::Outcome::Ok) {
         m_lease.observe(reply.state, out);
-        out.push_back(action::ReleaseFinished {true, {}});
+        finishRelease(out, true, {});
         return;
     }
     if (reply.outcome == LeaseReply::Outcome::Conflict && reply.stateKnown) {
@@ -29,66 +29,77 @@ void Elector::handleReleaseReply(const LeaseReply &reply, ElectorActions &out)
             startRelease(out, /*retry=*/true);
             return;
         }
-        out.push_back(action::ReleaseFinished {false, QStringLiteral("the lease changed hands")});
+        finishRelease(out, false, QStringLiteral("the lease changed hands"));
         return;
     }
-    out.push_back(action::ReleaseFinished {false, reply.errorString.isEmpty()
-                                                          ? QStringLiteral("release refused")
-                                                          : reply.errorString});
+    finishRelease(out, false,
+                  reply.errorString.isEmpty() ? QStringLiteral("release refused")
+                                              : reply.errorString);
 }
 
 ElectorActions Elector::stop()
 {
     ElectorActions out;
     enforceDeadline(out);
-    m_stopping = true;
-    if (m_leading)
+    if (m_state == State::Leading)
         stepDown(StopReason::Stopping, out);
-    return out;
+    if (!stopping())
+        moveTo(State::Stopping);
+    return checked(std::move(out));
 }
 
 ElectorActions Elector::release()
 {
     ElectorActions out;
     enforceDeadline(out);
-    m_releaseRequested = true;
+    Q_ASSERT(stopping()); // the driver stops first (F5)
     // A write on its way may be winning the lease right now: its answer
     // decides whether there is anything to release.
-    if (m_step == Step::Write && !m_attemptIsRenewal)
-        return out;
+    if (inFlight(Request::Kind::Acquire)) {
+        moveTo(State::Releasing);
+        return checked(std::move(out));
+    }
     startRelease(out);
-    return out;
+    return checked(std::move(out));
+}
+
+void Elector::releaseIfAsked(ElectorActions &out)
+{
+    // Releasing with nothing on its way: the acquiring write that release()
+    // waited for has been answered or given up.
+    if (m_state == State::Releasing && !m_inFlight)
+        startRelease(out);
 }
 
 void Elector::startRelease(ElectorActions &out, bool retry)
 {
-    m_releaseRequested = false;
     if (!m_lease.heldByMe()) {
-        out.push_back(action::ReleaseFinished {false, QStringLiteral("not the holder")});
+        finishRelease(out, false, QStringLiteral("not the holder"));
         return;
     }
     if (now() >= m_validUntil) {
         // F5: never past the deadline. Others may already act on the lease's
         // expiry, and leader work that outlived it must not be followed by
         // a release that makes the lease free at once.
-        out.push_back(action::ReleaseFinished {
-                false, QStringLiteral("past the step-down deadline; the lease is left to expire")});
+        finishRelease(out, false,
+                      QStringLiteral("past the step-down deadline; the lease is left to expire"));
         return;
     }
     if (!retry)
         m_releaseRetries = 0;
-    sendRelease(out);
-}
-
-void Elector::sendRelease(ElectorActions &out)
-{
     LeaseRecord record = m_lease.state().record;
     record.holder.clear();
     record.holderIncarnation.clear();
     record.leaseDurationMs = releasedLeaseDurationMs;
     record.renewTime = m_clock.wallNow();
     record.acquireTime = record.renewTime;
-    send(out, Step::Release, action::Update {0, record, m_lease.state().version});
+    send(out, Request::Kind::Release, action::Update {0, record, m_lease.state().version});
+}
+
+void Elector::finishRelease(ElectorActions &out, bool released, QString detail)
+{
+    out.push_back(action::ReleaseFinished {released, std::move(detail)});
+    moveTo(State::Stopped);
 }
 
 } // namespace baton
