@@ -56,7 +56,6 @@ public:
     const LeaseState &observed() const { return m_lease.state(); }
     bool hasObserved() const { return m_lease.known(); }
     std::optional<qint64> nextWakeMono() const;
-    const ElectorParams &params() const { return m_params; }
 
 private:
     /*!
