@@ -25,6 +25,8 @@ jobs=${BATON_MUTANT_JOBS:-2}
 [ -f "$build/CMakeCache.txt" ] || { echo "mutants: $build is not a configured build folder" >&2; exit 2; }
 
 elector=libcluster/src/core/elector.cpp
+electorstop=libcluster/src/core/electorstop.cpp
+observed=libcluster/src/core/leasesighting.cpp
 exec=headless/exec/execsupervisor.cpp
 guard=headless/exec/execguardstart.cpp
 memory=libcluster/src/stores/memorystore.cpp
@@ -48,15 +50,15 @@ kube_tests="tst_kubeleasebackend"
 # name|file|exact line as it is|line as the mutant has it|tests
 mutants() {
 cat <<'EOF'
-follower-expiry-at-half-lease|ELECTOR|    return now() - m_observedAt >= observedLeaseDuration();|    return now() - m_observedAt >= observedLeaseDuration() / 2;|ELECTOR_TESTS
-follower-expiry-at-three-quarters|ELECTOR|    return now() - m_observedAt >= observedLeaseDuration();|    return now() - m_observedAt >= observedLeaseDuration() * 3 / 4;|ELECTOR_TESTS
+follower-expiry-at-half-lease|OBSERVED|    return now() - m_seenAt >= leaseDuration();|    return now() - m_seenAt >= leaseDuration() / 2;|ELECTOR_TESTS
+follower-expiry-at-three-quarters|OBSERVED|    return now() - m_seenAt >= leaseDuration();|    return now() - m_seenAt >= leaseDuration() * 3 / 4;|ELECTOR_TESTS
 leader-deadline-at-lease|ELECTOR|    return (m_params.leaseDurationMs + m_params.renewIntervalMs) / 2;|    return m_params.leaseDurationMs;|ELECTOR_TESTS
 leader-deadline-half-renewal-late|ELECTOR|    return (m_params.leaseDurationMs + m_params.renewIntervalMs) / 2;|    return (m_params.leaseDurationMs + m_params.renewIntervalMs) / 2 + m_params.renewIntervalMs / 2;|ELECTOR_TESTS
-isleader-ignores-deadline|ELECTOR|    return m_leading && now() < m_validUntil;|    return m_leading;|ELECTOR_TESTS
-release-past-deadline|ELECTOR|    if (now() >= m_validUntil) {|    if (false) {|ELECTOR_TESTS
+isleader-ignores-deadline|ELECTOR|    return m_state == State::Leading && now() < m_validUntil;|    return m_state == State::Leading;|ELECTOR_TESTS
+release-past-deadline|ELECTORSTOP|    if (now() >= m_validUntil) {|    if (false) {|ELECTOR_TESTS
 stopped-leading-over-reports-validuntil|ELECTOR|    out.push_back(action::StoppedLeading {reason, std::min(m_validUntil, now())});|    out.push_back(action::StoppedLeading {reason, m_validUntil + m_params.renewIntervalMs});|ELECTOR_TESTS
 constant-fencing-token|ELECTOR|    m_token = state.record.transitions;|    m_token = state.record.transitions >= 0 ? 1 : 0;|ELECTOR_TESTS
-incarnation-ignored|ELECTOR|            && record.holderIncarnation == m_params.incarnation;|            && true;|ELECTOR_TESTS
+incarnation-ignored|OBSERVED|            && record.holderIncarnation == m_incarnation;|            && true;|ELECTOR_TESTS
 exec-no-sigkill-after-grace|EXEC|        m_graceTimer.start(int(m_graceMs));|        (void)m_graceMs;|EXEC_TESTS
 exec-signals-the-shell-not-its-group|EXEC|        ::kill(-pid_t(m_pid), signalNumber);|        ::kill(pid_t(m_pid), signalNumber);|EXEC_TESTS
 exec-release-before-the-command-exits|EXEC|    return m_exited->future();|    return QtFuture::makeReadyFuture();|EXEC_TESTS
@@ -112,7 +114,8 @@ mutants > "$backup/list"
 while IFS='|' read -r name which old new tests; do
     echo "$name" | grep -Eq -- "$only" || continue
     case $which in
-        ELECTOR) path=$elector ;; EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
+        ELECTOR) path=$elector ;; ELECTORSTOP) path=$electorstop ;; OBSERVED) path=$observed ;;
+        EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
         FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;; SIDE) path=$side ;; KUBE) path=$kube ;;
     esac
     case $tests in

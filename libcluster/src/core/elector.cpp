@@ -6,69 +6,10 @@
 
 namespace baton {
 
-QString wireName(StopReason reason)
-{
-    switch (reason) {
-    case StopReason::Released:
-        return QStringLiteral("released");
-    case StopReason::RenewFailed:
-        return QStringLiteral("renew-failed");
-    case StopReason::TakenOver:
-        return QStringLiteral("taken-over");
-    case StopReason::Deadline:
-        return QStringLiteral("deadline");
-    case StopReason::Stopping:
-        return QStringLiteral("stopping");
-    }
-    return {};
-}
-
-QString wireName(ChangeWhy why)
-{
-    switch (why) {
-    case ChangeWhy::FirstAcquire:
-        return QStringLiteral("first-acquire");
-    case ChangeWhy::Released:
-        return QStringLiteral("released");
-    case ChangeWhy::Expired:
-        return QStringLiteral("expired");
-    case ChangeWhy::TakenOver:
-        return QStringLiteral("taken-over");
-    }
-    return {};
-}
-
-QString wireName(AttemptOutcome outcome)
-{
-    switch (outcome) {
-    case AttemptOutcome::Acquired:
-        return QStringLiteral("acquired");
-    case AttemptOutcome::Renewed:
-        return QStringLiteral("renewed");
-    case AttemptOutcome::Held:
-        return QStringLiteral("held");
-    case AttemptOutcome::Conflict:
-        return QStringLiteral("conflict");
-    case AttemptOutcome::Error:
-        return QStringLiteral("error");
-    }
-    return {};
-}
-
-namespace {
-
-// client-go writes one second into a released lease; readers that judge
-// expiry by the record then free it at once, as an empty holder does here.
-constexpr qint64 releasedLeaseDurationMs = 1000;
-// A release that loses a race only against our own in-flight renewal is
-// retried with the newer version; anything else is left to expire.
-constexpr int maxReleaseRetries = 3;
-
-} // namespace
-
 Elector::Elector(ElectorParams params, const Clock &clock)
     : m_params(std::move(params))
     , m_clock(clock)
+    , m_lease(m_params, clock)
 {
 }
 
@@ -90,73 +31,132 @@ qint64 Elector::requestTimeout() const
     return m_params.leaseDurationMs - m_params.renewIntervalMs;
 }
 
-ElectorActions Elector::start()
+bool Elector::stopping() const
 {
-    ElectorActions out;
-    if (m_started)
-        return out;
-    m_started = true;
-    beginAttempt(out); // F1: the first attempt runs at start
+    return m_state == State::Stopping || m_state == State::Releasing || m_state == State::Stopped;
+}
+
+bool Elector::consistent() const
+{
+    using Kind = Request::Kind;
+    const std::optional<Kind> kind =
+            m_inFlight ? std::optional<Kind>(m_inFlight->kind) : std::nullopt;
+    switch (m_state) {
+    case State::Idle:
+        return !kind;
+    case State::Following:
+    case State::Leading:
+        // In Following, a renewal sent in the last term: answered, never obeyed (F4).
+        return !kind || kind == Kind::Renew;
+    case State::Acquiring:
+        return kind == Kind::Read || kind == Kind::Acquire;
+    case State::Stopping:
+        return kind != Kind::Release;
+    case State::Releasing:
+        return kind == Kind::Acquire || kind == Kind::Release;
+    case State::Stopped:
+        // Requests of the campaign whose answers can only update what is seen.
+        return !kind || kind == Kind::Read || kind == Kind::Renew;
+    }
+    return false;
+}
+
+ElectorActions Elector::checked(ElectorActions out) const
+{
+    Q_ASSERT(consistent());
     return out;
 }
 
-ElectorActions Elector::checkDeadline()
+void Elector::moveTo(State next)
+{
+    // The edges of the table in docs/architecture.md; any other is a bug.
+    const auto allowed = [this, next] {
+        switch (m_state) {
+        case State::Idle:
+            return next == State::Following || next == State::Stopping;
+        case State::Following:
+            return next == State::Acquiring || next == State::Leading || next == State::Stopping;
+        case State::Acquiring:
+        case State::Leading:
+            return next == State::Following || next == State::Stopping;
+        case State::Stopping:
+        case State::Releasing:
+        case State::Stopped:
+            return next == State::Releasing || next == State::Stopped;
+        }
+        return false;
+    };
+    Q_ASSERT(allowed());
+    m_state = next;
+}
+
+Elector::Request Elector::endRequest()
+{
+    Q_ASSERT(m_inFlight);
+    const Request ended = *m_inFlight;
+    m_inFlight.reset();
+    if (m_state == State::Acquiring)
+        moveTo(State::Following);
+    return ended;
+}
+
+ElectorActions Elector::start()
 {
     ElectorActions out;
-    enforceDeadline(out);
-    return out;
+    if (m_state != State::Idle)
+        return out;
+    moveTo(State::Following);
+    beginAttempt(out); // F1: the first attempt runs at start
+    return checked(std::move(out));
 }
 
 ElectorActions Elector::onTimer()
 {
     ElectorActions out;
     enforceDeadline(out);
-    if (!m_started)
+    if (m_state == State::Idle)
         return out;
-    if (m_step != Step::None && now() >= m_requestStart + requestTimeout()) {
-        const Step timedOut = m_step;
+    if (m_inFlight && now() >= m_inFlight->sentMono + requestTimeout()) {
         ++m_request; // a late reply to the abandoned request is ignored
-        m_step = Step::None;
+        const Request timedOut = endRequest();
         const QString message =
                 QStringLiteral("no answer within %1 ms").arg(requestTimeout());
-        if (timedOut == Step::Release) {
-            out.push_back(action::ReleaseFinished {false, message});
+        if (timedOut.kind == Request::Kind::Release) {
+            finishRelease(out, false, message);
         } else {
-            if (m_leading)
+            if (m_state == State::Leading)
                 stepDown(StopReason::RenewFailed, out);
             finishAttempt(out, AttemptOutcome::Error, message);
-            if (m_releaseRequested)
-                startRelease(out); // the write it waited for will never answer
+            releaseIfAsked(out); // the write it waited for will never answer
         }
     }
-    if (m_step == Step::None && !m_stopping && now() >= m_nextAttempt)
+    if (!m_inFlight && !stopping() && now() >= m_nextAttempt)
         beginAttempt(out);
-    return out;
+    return checked(std::move(out));
 }
 
 ElectorActions Elector::onReply(quint64 request, const LeaseReply &reply)
 {
     ElectorActions out;
     enforceDeadline(out);
-    if (m_step == Step::None || request != m_request)
+    if (!m_inFlight || request != m_request)
         return out; // late: the attempt it belonged to has been given up
 
-    const Step step = m_step;
-    m_step = Step::None;
-    switch (step) {
-    case Step::Read:
+    switch (endRequest().kind) {
+    case Request::Kind::Read:
         handleReadReply(reply, out);
         break;
-    case Step::Write:
-        handleWriteReply(reply, out);
+    case Request::Kind::Acquire:
+        handleWriteReply(reply, /*renewal=*/false, out);
         break;
-    case Step::Release:
+    case Request::Kind::Renew:
+        handleWriteReply(reply, /*renewal=*/true, out);
+        break;
+    case Request::Kind::Release:
         handleReleaseReply(reply, out);
         break;
-    case Step::None:
-        break;
     }
-    return out;
+    return checked(std::move(out));
 }
 
 void Elector::handleReadReply(const LeaseReply &reply, ElectorActions &out)
@@ -167,22 +167,21 @@ void Elector::handleReadReply(const LeaseReply &reply, ElectorActions &out)
                                                   : reply.errorString);
         return;
     }
-    observe(reply.state, out);
-    m_readThisAttempt = true;
-    continueAttempt(out);
+    m_lease.observe(reply.state, out);
+    continueAcquisition(out, /*afterRead=*/true);
 }
 
-void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
+void Elector::handleWriteReply(const LeaseReply &reply, bool renewal, ElectorActions &out)
 {
     switch (reply.outcome) {
     case LeaseReply::Outcome::Ok: {
-        if (!reply.state.exists || !isMine(reply.state.record)) {
+        if (!reply.state.exists || !m_lease.isMine(reply.state.record)) {
             // R5: a store (or something in front of it: an admission webhook
             // that strips unknown annotations) that answers our write with a
             // record that is not ours would leave this instance leading on a
             // lease it cannot recognise, renew or release. Never lead on it.
-            m_haveObserved = false;
-            if (m_leading)
+            m_lease.forget();
+            if (m_state == State::Leading)
                 stepDown(StopReason::RenewFailed, out);
             finishAttempt(out, AttemptOutcome::Error,
                           QStringLiteral("the store answered the write with a record that is not "
@@ -191,9 +190,9 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
                                   .arg(reply.state.record.holder, reply.state.record.holderIncarnation));
             break;
         }
-        observe(reply.state, out);
-        if (m_attemptIsRenewal) {
-            if (!m_leading) {
+        m_lease.observe(reply.state, out);
+        if (renewal) {
+            if (m_state != State::Leading) {
                 // F4: the deadline passed while the renewal was on its way;
                 // its success must not make this instance leader again.
                 finishAttempt(out, AttemptOutcome::Error,
@@ -211,18 +210,16 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
             m_nextAttempt = now();
             // A stop that waited for this answer ends now: nothing else
             // would wake it (a follower arms no deadline timer).
-            if (m_releaseRequested)
-                startRelease(out);
+            releaseIfAsked(out);
             return;
         }
-        if (m_stopping) {
+        if (stopping()) {
             // F5: a stopping instance never starts leading. The lease it won
             // is given back at once: nothing ran under it, so the release may
             // come as late as the authority the write would have given.
             m_validUntil = m_attemptStart + stepDownDelay();
             finishAttempt(out, AttemptOutcome::Acquired);
-            if (m_releaseRequested)
-                startRelease(out);
+            releaseIfAsked(out);
             return;
         }
         becomeLeader(reply.state, out);
@@ -231,75 +228,50 @@ void Elector::handleWriteReply(const LeaseReply &reply, ElectorActions &out)
     }
     case LeaseReply::Outcome::Conflict:
         if (reply.stateKnown)
-            observe(reply.state, out);
+            m_lease.observe(reply.state, out);
         else
-            m_haveObserved = false; // read again before the next write
-        if (m_leading)
+            m_lease.forget(); // read again before the next write
+        if (m_state == State::Leading)
             stepDown(StopReason::TakenOver, out); // F3
         finishAttempt(out, AttemptOutcome::Conflict);
         break;
     case LeaseReply::Outcome::Error:
-        if (m_leading)
+        if (m_state == State::Leading)
             stepDown(StopReason::RenewFailed, out); // F3
         finishAttempt(out, AttemptOutcome::Error, reply.errorString);
         break;
     }
-    if (m_releaseRequested)
-        startRelease(out);
-}
-
-void Elector::handleReleaseReply(const LeaseReply &reply, ElectorActions &out)
-{
-    if (reply.outcome == LeaseReply::Outcome::Ok) {
-        observe(reply.state, out);
-        out.push_back(action::ReleaseFinished {true, {}});
-        return;
-    }
-    if (reply.outcome == LeaseReply::Outcome::Conflict && reply.stateKnown) {
-        observe(reply.state, out);
-        if (reply.state.exists && isMine(reply.state.record)
-            && ++m_releaseRetries <= maxReleaseRetries) {
-            startRelease(out, /*retry=*/true);
-            return;
-        }
-        out.push_back(action::ReleaseFinished {false, QStringLiteral("the lease changed hands")});
-        return;
-    }
-    out.push_back(action::ReleaseFinished {false, reply.errorString.isEmpty()
-                                                          ? QStringLiteral("release refused")
-                                                          : reply.errorString});
+    releaseIfAsked(out);
 }
 
 ElectorActions Elector::onWatch(const LeaseState &state)
 {
     ElectorActions out;
     enforceDeadline(out);
-    if (!m_started)
+    if (m_state == State::Idle)
         return out;
-    const bool changed = !m_haveObserved || state.exists != m_observed.exists
-            || state.version != m_observed.version;
-    if (!changed)
+    if (!m_lease.differsFrom(state))
         return out;
-    if (m_leading) {
+    if (m_state == State::Leading) {
         // A watch event may be older than the reply that made this instance
         // leader, and versions are opaque, so it cannot tell the truth by
         // itself: the conditional renewal it triggers does (F3, F8).
-        if (!state.exists || !isMine(state.record))
+        if (!state.exists || !m_lease.isMine(state.record))
             m_nextAttempt = now();
         return out;
     }
-    observe(state, out);
+    m_lease.observe(state, out);
     // F8: a release is seen at once and taken at once; any other change
     // re-arms the expiry instant from now.
     const bool free = !state.exists || state.record.holder.isEmpty();
-    if (!m_stopping && free) {
+    if (!stopping() && free) {
         m_nextAttempt = now();
         // A request that may be lost must not hold the takeover back until
         // its timeout: every write is conditional, so giving it up is safe
-        // even if it was applied.
-        if (m_step == Step::Read || m_step == Step::Write) {
+        // even if it was applied. (Not stopping: no release is on its way.)
+        if (m_inFlight) {
             ++m_request;
-            m_step = Step::None;
+            endRequest();
             finishAttempt(out, AttemptOutcome::Error,
                           QStringLiteral("abandoned: the lease was seen free meanwhile"));
             m_nextAttempt = now();
@@ -307,83 +279,29 @@ ElectorActions Elector::onWatch(const LeaseState &state)
     } else {
         scheduleNextAttempt();
     }
-    if (m_step == Step::None && !m_stopping && now() >= m_nextAttempt)
+    if (!m_inFlight && !stopping() && now() >= m_nextAttempt)
         beginAttempt(out);
-    return out;
-}
-
-ElectorActions Elector::stop()
-{
-    ElectorActions out;
-    enforceDeadline(out);
-    m_stopping = true;
-    if (m_leading)
-        stepDown(StopReason::Stopping, out);
-    return out;
-}
-
-ElectorActions Elector::release()
-{
-    ElectorActions out;
-    enforceDeadline(out);
-    m_releaseRequested = true;
-    // A write on its way may be winning the lease right now: its answer
-    // decides whether there is anything to release.
-    if (m_step == Step::Write && !m_attemptIsRenewal)
-        return out;
-    startRelease(out);
-    return out;
-}
-
-void Elector::startRelease(ElectorActions &out, bool retry)
-{
-    m_releaseRequested = false;
-    if (!m_haveObserved || !m_observed.exists || !isMine(m_observed.record)) {
-        out.push_back(action::ReleaseFinished {false, QStringLiteral("not the holder")});
-        return;
-    }
-    if (now() >= m_validUntil) {
-        // F5: never past the deadline. Others may already act on the lease's
-        // expiry, and leader work that outlived it must not be followed by
-        // a release that makes the lease free at once.
-        out.push_back(action::ReleaseFinished {
-                false, QStringLiteral("past the step-down deadline; the lease is left to expire")});
-        return;
-    }
-    if (!retry)
-        m_releaseRetries = 0;
-    sendRelease(out);
-}
-
-void Elector::sendRelease(ElectorActions &out)
-{
-    LeaseRecord record = m_observed.record;
-    record.holder.clear();
-    record.holderIncarnation.clear();
-    record.leaseDurationMs = releasedLeaseDurationMs;
-    record.renewTime = m_clock.wallNow();
-    record.acquireTime = record.renewTime;
-    send(out, Step::Release, action::Update {0, record, m_observed.version});
+    return checked(std::move(out));
 }
 
 bool Elector::isLeader() const
 {
-    return m_leading && now() < m_validUntil;
+    return m_state == State::Leading && now() < m_validUntil;
 }
 
 std::optional<qint64> Elector::nextWakeMono() const
 {
-    if (!m_started)
+    if (m_state == State::Idle)
         return std::nullopt;
     std::optional<qint64> wake;
     auto consider = [&wake](qint64 instant) {
         wake = wake ? std::min(*wake, instant) : instant;
     };
-    if (m_leading)
+    if (m_state == State::Leading)
         consider(m_validUntil);
-    if (m_step != Step::None)
-        consider(m_requestStart + requestTimeout());
-    else if (!m_stopping)
+    if (m_inFlight)
+        consider(m_inFlight->sentMono + requestTimeout());
+    else if (!stopping())
         consider(m_nextAttempt);
     return wake;
 }
@@ -392,58 +310,51 @@ void Elector::enforceDeadline(ElectorActions &out)
 {
     // F4: checked on every entry, so that a process resuming from a freeze
     // steps down before it acts on anything else.
-    if (m_leading && now() >= m_validUntil)
+    if (m_state == State::Leading && now() >= m_validUntil)
         stepDown(StopReason::Deadline, out);
 }
 
 void Elector::beginAttempt(ElectorActions &out)
 {
     m_attemptStart = now();
-    m_readThisAttempt = false;
-    m_attemptIsRenewal = m_leading;
-    continueAttempt(out);
+    if (m_state != State::Leading) {
+        continueAcquisition(out, /*afterRead=*/false);
+        return;
+    }
+    LeaseRecord record = m_lease.state().record;
+    record.renewTime = m_clock.wallNow();
+    record.leaseDurationMs = m_params.leaseDurationMs;
+    send(out, Request::Kind::Renew, action::Update {0, record, m_lease.state().version});
 }
 
-void Elector::continueAttempt(ElectorActions &out)
+void Elector::continueAcquisition(ElectorActions &out, bool afterRead)
 {
-    if (m_stopping) {
+    if (stopping()) {
         // F5: once stop() has begun, the only write is the release. A read
         // sent before the stop must not lead to an acquisition that nobody
         // would renew or release: the others would wait a whole lease.
-        m_step = Step::None;
         return;
     }
-    if (m_attemptIsRenewal) {
-        if (!m_leading) {
-            finishAttempt(out, AttemptOutcome::Error, QStringLiteral("no longer leading"));
-            return;
-        }
-        LeaseRecord record = m_observed.record;
-        record.renewTime = m_clock.wallNow();
-        record.leaseDurationMs = m_params.leaseDurationMs;
-        send(out, Step::Write, action::Update {0, record, m_observed.version});
+    if (!m_lease.known()) {
+        send(out, Request::Kind::Read, action::Read {0});
         return;
     }
-    if (!m_haveObserved) {
-        send(out, Step::Read, action::Read {0});
-        return;
-    }
-    if (!m_observed.exists) {
+    const LeaseState &observed = m_lease.state();
+    if (!observed.exists) {
         const LeaseRecord record = acquisitionRecord(0);
-        send(out, Step::Write, action::Create {0, record, recordedChange(record)});
+        send(out, Request::Kind::Acquire, action::Create {0, record, m_lease.recordedChange(record)});
         return;
     }
     // R5: a record with our identity but another incarnation is another
     // process's, and waits for its expiry like any other holder's.
-    const QString &holder = m_observed.record.holder;
-    if (holder.isEmpty() || isMine(m_observed.record) || expired()) {
-        const LeaseRecord record = acquisitionRecord(m_observed.record.transitions + 1);
-        send(out, Step::Write,
-             action::Update {0, record, m_observed.version, recordedChange(record)});
+    if (observed.record.holder.isEmpty() || m_lease.isMine(observed.record) || m_lease.expired()) {
+        const LeaseRecord record = acquisitionRecord(observed.record.transitions + 1);
+        send(out, Request::Kind::Acquire,
+             action::Update {0, record, observed.version, m_lease.recordedChange(record)});
         return;
     }
-    if (!m_readThisAttempt) {
-        send(out, Step::Read, action::Read {0});
+    if (!afterRead) {
+        send(out, Request::Kind::Read, action::Read {0});
         return;
     }
     finishAttempt(out, AttemptOutcome::Held);
@@ -461,121 +372,33 @@ LeaseRecord Elector::acquisitionRecord(qint64 transitions) const
     return record;
 }
 
-std::optional<HistoryEntry> Elector::recordedChange(const LeaseRecord &acquired) const
-{
-    const QString holder = m_observed.exists ? m_observed.record.holder : QString();
-    if (m_observed.exists && isMine(m_observed.record))
-        return std::nullopt; // its own lease, taken back after a step-down: no change of holder
-    HistoryEntry change;
-    change.to = m_params.identity;
-    change.at = acquired.acquireTime;
-    change.transitions = acquired.transitions;
-    if (!m_observed.exists) {
-        change.why = wireName(ChangeWhy::FirstAcquire);
-    } else if (holder.isEmpty()) {
-        // Only a release leaves a record without a holder; who released it
-        // is known when this instance saw it held.
-        change.from = m_lastHolder;
-        change.why = wireName(ChangeWhy::Released);
-        if (m_releaseSeen)
-            change.gapMs = now() - m_observedAt;
-    } else {
-        change.from = holder;
-        change.why = wireName(ChangeWhy::Expired);
-        change.gapMs = std::max<qint64>(0, now() - (m_observedAt + observedLeaseDuration()));
-    }
-    return change;
-}
-
 void Elector::finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error)
 {
-    m_step = Step::None;
+    Q_ASSERT(!m_inFlight);
     out.push_back(action::AttemptFinished {outcome, now() - m_attemptStart, std::move(error)});
     m_nextAttempt = std::max(now(), m_attemptStart + m_params.renewIntervalMs);
-    if (!m_leading)
+    if (m_state != State::Leading)
         scheduleNextAttempt();
 }
 
 void Elector::scheduleNextAttempt()
 {
-    if (m_leading || !m_haveObserved || !m_observed.exists)
+    if (m_state == State::Leading || !m_lease.known() || !m_lease.state().exists)
         return;
-    if (m_observed.record.holder.isEmpty()) {
+    if (m_lease.state().record.holder.isEmpty()) {
         m_nextAttempt = now();
         return;
     }
     // F8: attempt at the instant the current lease expires, not at the next
     // tick after it.
-    const qint64 expiry = m_observedAt + observedLeaseDuration();
+    const qint64 expiry = m_lease.expiryMono();
     if (expiry > now())
         m_nextAttempt = std::min(m_nextAttempt, expiry);
 }
 
-void Elector::observe(const LeaseState &state, ElectorActions &out)
-{
-    const bool first = !m_haveObserved;
-    if (!first && state.exists == m_observed.exists && state.version == m_observed.version)
-        return; // unchanged: the expiry clock keeps running from the first sighting (F2)
-
-    const QString previousHolder = m_observed.exists ? m_observed.record.holder : QString();
-    const QString previousIncarnation =
-            m_observed.exists ? m_observed.record.holderIncarnation : QString();
-    const bool previousExpired = !first && expired();
-    m_observed = state;
-    m_haveObserved = true;
-    m_observedAt = now();
-
-    const QString holder = state.exists ? state.record.holder : QString();
-    m_releaseSeen = !first && state.exists && holder.isEmpty() && !previousHolder.isEmpty();
-    if (!holder.isEmpty())
-        m_lastHolder = holder;
-    noticeIdentityConflict(state, out);
-    // A holder is its identity and its incarnation: a process restarted with
-    // a fixed identity that takes the expired lease of its earlier run is a
-    // change of holder, though the name stays.
-    const QString incarnation = state.exists ? state.record.holderIncarnation : QString();
-    if (holder == previousHolder && (holder.isEmpty() || incarnation == previousIncarnation))
-        return;
-    // A first sighting of someone else's lease is no change; a first
-    // sighting of our own acquisition is.
-    if (first && !(state.exists && isMine(state.record)))
-        return;
-    ChangeWhy why = ChangeWhy::TakenOver;
-    if (holder.isEmpty())
-        why = ChangeWhy::Released;
-    else if (previousHolder.isEmpty())
-        why = ChangeWhy::FirstAcquire;
-    else if (previousExpired)
-        why = ChangeWhy::Expired;
-    out.push_back(action::LeaderChanged {previousHolder, holder, why});
-}
-
-bool Elector::isMine(const LeaseRecord &record) const
-{
-    return record.holder == m_params.identity
-            && record.holderIncarnation == m_params.incarnation;
-}
-
-void Elector::noticeIdentityConflict(const LeaseState &state, ElectorActions &out)
-{
-    const bool conflicting = state.exists && state.record.holder == m_params.identity
-            && !isMine(state.record);
-    if (!conflicting) {
-        m_conflictReported.reset();
-        return;
-    }
-    const QString &theirs = state.record.holderIncarnation;
-    // Once per change: a conflicting leader's every renewal is a new version,
-    // and saying it each time would bury the one line that matters.
-    if (m_conflictReported == theirs)
-        return;
-    m_conflictReported = theirs;
-    out.push_back(action::IdentityConflict {theirs});
-}
-
 void Elector::becomeLeader(const LeaseState &state, ElectorActions &out)
 {
-    m_leading = true;
+    moveTo(State::Leading);
     m_token = state.record.transitions;
     m_validUntil = m_attemptStart + stepDownDelay();
     out.push_back(action::BecameLeader {m_token, m_validUntil});
@@ -583,27 +406,20 @@ void Elector::becomeLeader(const LeaseState &state, ElectorActions &out)
 
 void Elector::stepDown(StopReason reason, ElectorActions &out)
 {
-    m_leading = false;
+    moveTo(State::Following);
+    m_token = -1;
     out.push_back(action::StoppedLeading {reason, std::min(m_validUntil, now())});
 }
 
-bool Elector::expired() const
+void Elector::send(ElectorActions &out, Request::Kind kind, ElectorAction request)
 {
-    // F2: by this instance's monotonic clock, from the moment it first saw
-    // the current version; the record's own timestamps are never trusted.
-    return now() - m_observedAt >= observedLeaseDuration();
-}
-
-qint64 Elector::observedLeaseDuration() const
-{
-    const qint64 recorded = m_observed.record.leaseDurationMs;
-    return recorded > 0 ? recorded : m_params.leaseDurationMs;
-}
-
-quint64 Elector::send(ElectorActions &out, Step step, ElectorAction request)
-{
-    m_step = step;
-    m_requestStart = now();
+    if (kind == Request::Kind::Release)
+        moveTo(State::Releasing);
+    else if (kind == Request::Kind::Renew)
+        Q_ASSERT(m_state == State::Leading);
+    else
+        moveTo(State::Acquiring);
+    m_inFlight = Request {kind, now()};
     const quint64 id = ++m_request;
     std::visit(
             [id](auto &a) {
@@ -612,7 +428,6 @@ quint64 Elector::send(ElectorActions &out, Step step, ElectorAction request)
             },
             request);
     out.push_back(std::move(request));
-    return id;
 }
 
 } // namespace baton

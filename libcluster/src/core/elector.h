@@ -1,106 +1,13 @@
 #pragma once
 
-#include "leaserecord.h"
-
-#include <batoninternal/leasehistory.h>
-
-#include <QString>
+#include "electoractions.h"
+#include "leasesighting.h"
 
 #include <optional>
-#include <variant>
-#include <vector>
 
 namespace baton {
 
 class Clock;
-
-enum class StopReason { Released, RenewFailed, TakenOver, Deadline, Stopping };
-enum class ChangeWhy { FirstAcquire, Released, Expired, TakenOver };
-enum class AttemptOutcome { Acquired, Renewed, Held, Conflict, Error };
-
-QString wireName(StopReason reason);
-QString wireName(ChangeWhy why);
-QString wireName(AttemptOutcome outcome);
-
-struct ElectorParams
-{
-    qint64 leaseDurationMs = 15000;
-    qint64 renewIntervalMs = 5000;
-    QString identity;
-    /*!
-     * This process's run: a record with our identity but another incarnation
-     * is another process's (R5). Empty only where one process is sure to be
-     * alone with its identity (the simulation's earlier runs, unit tests).
-     */
-    QString incarnation;
-};
-
-/*! What the Elector asks its driver to do, or tells it happened. */
-namespace action {
-struct Read
-{
-    quint64 request;
-};
-struct Create
-{
-    quint64 request;
-    LeaseRecord record;
-    /*! Set when the write takes the lease from someone else or from nobody: to be stored with it (O2). */
-    std::optional<HistoryEntry> change = std::nullopt;
-};
-struct Update
-{
-    quint64 request;
-    LeaseRecord record;
-    QString version;
-    /*! As Create::change; never set on a renewal or a release. */
-    std::optional<HistoryEntry> change = std::nullopt;
-};
-struct BecameLeader
-{
-    qint64 token;
-    qint64 validUntilMono;
-};
-struct StoppedLeading
-{
-    StopReason reason;
-    /*! The end of this instance's authority by F4; never later than the moment it is reported. */
-    qint64 validUntilMono;
-};
-struct LeaderChanged
-{
-    QString from;
-    QString to;
-    ChangeWhy why;
-};
-struct AttemptFinished
-{
-    AttemptOutcome outcome;
-    qint64 latencyMs;
-    QString errorString;
-};
-/*!
- * A record holds this instance's identity with another incarnation: another
- * process was configured with the same instance id (R5). Told once per
- * conflicting incarnation seen.
- */
-struct IdentityConflict
-{
-    QString theirIncarnation;
-};
-/*! The release that stop asked for is done, or was not needed or not allowed. */
-struct ReleaseFinished
-{
-    bool released;
-    QString detail;
-};
-} // namespace action
-
-using ElectorAction =
-        std::variant<action::Read, action::Create, action::Update, action::BecameLeader,
-                     action::StoppedLeading, action::LeaderChanged, action::AttemptFinished,
-                     action::IdentityConflict, action::ReleaseFinished>;
-using ElectorActions = std::vector<ElectorAction>;
 
 /*!
  * The election's decisions (the F rules of the contract), and nothing else: no network,
@@ -110,7 +17,7 @@ using ElectorActions = std::vector<ElectorAction>;
  * One request is outstanding at a time; a reply to any other request (late,
  * after a timeout) is ignored. Every entry point first enforces the F4
  * deadline, so a process that resumes after a freeze steps down before it
- * does anything else.
+ * does anything else. Its state is one State, changed only by moveTo().
  */
 class Elector
 {
@@ -124,8 +31,6 @@ public:
     ElectorActions onReply(quint64 request, const LeaseReply &reply);
     /*! A change seen by a watch (F8). */
     ElectorActions onWatch(const LeaseState &state);
-    /*! Checks the F4 deadline now; the driver calls it before it runs leader work. */
-    ElectorActions checkDeadline();
 
     /*!
      * First half of a clean stop (F5): stops campaigning and stops leading
@@ -139,7 +44,7 @@ public:
      * Second half of a clean stop: gives the lease up (empty holder,
      * conditional on the version) when this instance still holds it and is
      * within its deadline. When an acquiring write is on its way, waits for
-     * its answer first. Ends with ReleaseFinished.
+     * its answer first. Ends with ReleaseFinished. Call it after stop().
      */
     ElectorActions release();
 
@@ -148,71 +53,81 @@ public:
     qint64 validUntilMono() const { return m_validUntil; }
     qint64 fencingToken() const { return isLeader() ? m_token : -1; }
     /*! The lease as last seen; `exists` is false before the first read. */
-    const LeaseState &observed() const { return m_observed; }
-    bool hasObserved() const { return m_haveObserved; }
-    /*! The monotonic instant at which the current record was first seen. */
-    qint64 observedSinceMono() const { return m_observedAt; }
+    const LeaseState &observed() const { return m_lease.state(); }
+    bool hasObserved() const { return m_lease.known(); }
     std::optional<qint64> nextWakeMono() const;
-    bool isStopping() const { return m_stopping; }
-    const ElectorParams &params() const { return m_params; }
 
 private:
-    enum class Step { None, Read, Write, Release };
+    /*!
+     * Where the Elector is in its life (the table in docs/architecture.md).
+     * Each state allows only some kinds of request on their way, checked by
+     * consistent(): Following may still await a renewal of its last term,
+     * answered but never obeyed (F4); Stopping and Stopped may await a
+     * request of the campaign, whose answer only updates what is seen.
+     */
+    enum class State {
+        Idle, //!< constructed; start() not called yet
+        Following, //!< campaigning, not the holder; the next attempt at m_nextAttempt
+        Acquiring, //!< a read or an acquiring write of the campaign is on its way
+        Leading, //!< the holder until m_validUntil; renews at m_nextAttempt
+        Stopping, //!< stop() called: no attempt any more; release() awaited
+        Releasing, //!< the release, or the acquiring write it waits for, is on its way
+        Stopped, //!< the release ended: done, not needed, or not allowed
+    };
+    struct Request
+    {
+        enum class Kind { Read, Acquire, Renew, Release };
+        Kind kind;
+        qint64 sentMono;
+    };
 
     qint64 now() const;
     qint64 stepDownDelay() const;
     qint64 requestTimeout() const;
+    bool stopping() const;
+    bool inFlight(Request::Kind kind) const { return m_inFlight && m_inFlight->kind == kind; }
+    bool consistent() const;
+    ElectorActions checked(ElectorActions out) const;
+    void moveTo(State next);
+    Request endRequest();
     void enforceDeadline(ElectorActions &out);
     void beginAttempt(ElectorActions &out);
-    void continueAttempt(ElectorActions &out);
+    void continueAcquisition(ElectorActions &out, bool afterRead);
     void finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error = {});
     void scheduleNextAttempt();
     void handleReadReply(const LeaseReply &reply, ElectorActions &out);
-    void handleWriteReply(const LeaseReply &reply, ElectorActions &out);
+    void handleWriteReply(const LeaseReply &reply, bool renewal, ElectorActions &out);
     void handleReleaseReply(const LeaseReply &reply, ElectorActions &out);
+    void releaseIfAsked(ElectorActions &out);
     void startRelease(ElectorActions &out, bool retry = false);
-    void sendRelease(ElectorActions &out);
+    void finishRelease(ElectorActions &out, bool released, QString detail);
     LeaseRecord acquisitionRecord(qint64 transitions) const;
-    /*! Held by this very process: our identity and our incarnation (R5). */
-    bool isMine(const LeaseRecord &record) const;
-    void noticeIdentityConflict(const LeaseState &state, ElectorActions &out);
-    std::optional<HistoryEntry> recordedChange(const LeaseRecord &acquired) const;
-    void observe(const LeaseState &state, ElectorActions &out);
     void becomeLeader(const LeaseState &state, ElectorActions &out);
     void stepDown(StopReason reason, ElectorActions &out);
-    bool expired() const;
-    qint64 observedLeaseDuration() const;
-    quint64 send(ElectorActions &out, Step step, ElectorAction request);
+    void send(ElectorActions &out, Request::Kind kind, ElectorAction request);
 
     ElectorParams m_params;
     const Clock &m_clock;
+    LeaseSighting m_lease;
 
-    bool m_started = false;
-    bool m_stopping = false;
-
-    LeaseState m_observed;
-    bool m_haveObserved = false;
-    qint64 m_observedAt = 0;
-    /*! The last holder seen, kept across a release so a take-up can name whom it follows. */
-    QString m_lastHolder;
-    /*! The current free record was seen replacing a held one, at m_observedAt. */
-    bool m_releaseSeen = false;
-    /*! The other incarnation of our identity last reported; none while none is seen. */
-    std::optional<QString> m_conflictReported;
-
-    bool m_leading = false;
-    qint64 m_token = -1;
-    qint64 m_validUntil = 0;
-
-    Step m_step = Step::None;
+    State m_state = State::Idle;
+    /*! The one request on its way, if any; which kinds each state allows: consistent(). */
+    std::optional<Request> m_inFlight;
+    /*! The id of the last request sent; raised to abandon one, whose late reply is then ignored. */
     quint64 m_request = 0;
+    /*! Start of the current or last attempt: latencies and terms count from it. */
     qint64 m_attemptStart = 0;
-    qint64 m_requestStart = 0;
+    /*! When the next attempt (or, in Leading, renewal) is due; unused once stopping. */
     qint64 m_nextAttempt = 0;
-    bool m_readThisAttempt = false;
-    bool m_attemptIsRenewal = false;
+    /*! Leading only: the term's fencing token (F7). */
+    qint64 m_token = -1;
+    /*!
+     * The end of the authority last granted (F4): in Leading, the deadline;
+     * afterwards, the instant a release must not pass (F5).
+     */
+    qint64 m_validUntil = 0;
+    /*! Releasing only: retries after losing to our own renewal. */
     int m_releaseRetries = 0;
-    bool m_releaseRequested = false;
 };
 
 } // namespace baton

@@ -1,0 +1,103 @@
+#pragma once
+
+#include "leaserecord.h"
+
+#include <batoninternal/leasehistory.h>
+
+#include <QString>
+
+#include <optional>
+#include <variant>
+#include <vector>
+
+namespace baton {
+
+enum class StopReason { Released, RenewFailed, TakenOver, Deadline, Stopping };
+enum class ChangeWhy { FirstAcquire, Released, Expired, TakenOver };
+enum class AttemptOutcome { Acquired, Renewed, Held, Conflict, Error };
+
+QString wireName(StopReason reason);
+QString wireName(ChangeWhy why);
+QString wireName(AttemptOutcome outcome);
+
+struct ElectorParams
+{
+    qint64 leaseDurationMs = 15000;
+    qint64 renewIntervalMs = 5000;
+    QString identity;
+    /*!
+     * This process's run: a record with our identity but another incarnation
+     * is another process's (R5). Empty only where one process is sure to be
+     * alone with its identity (the simulation's earlier runs, unit tests).
+     */
+    QString incarnation;
+};
+
+/*! What the Elector asks its driver to do, or tells it happened. */
+namespace action {
+struct Read
+{
+    quint64 request;
+};
+struct Create
+{
+    quint64 request;
+    LeaseRecord record;
+    /*! Set when the write takes the lease from someone else or from nobody: to be stored with it (O2). */
+    std::optional<HistoryEntry> change = std::nullopt;
+};
+struct Update
+{
+    quint64 request;
+    LeaseRecord record;
+    QString version;
+    /*! As Create::change; never set on a renewal or a release. */
+    std::optional<HistoryEntry> change = std::nullopt;
+};
+struct BecameLeader
+{
+    qint64 token;
+    qint64 validUntilMono;
+};
+struct StoppedLeading
+{
+    StopReason reason;
+    /*! The end of this instance's authority by F4; never later than the moment it is reported. */
+    qint64 validUntilMono;
+};
+struct LeaderChanged
+{
+    QString from;
+    QString to;
+    ChangeWhy why;
+};
+struct AttemptFinished
+{
+    AttemptOutcome outcome;
+    qint64 latencyMs;
+    QString errorString;
+};
+/*!
+ * A record holds this instance's identity with another incarnation: another
+ * process was configured with the same instance id (R5). Told once per
+ * conflicting incarnation seen.
+ */
+struct IdentityConflict
+{
+    QString theirIncarnation;
+};
+/*! The release that stop asked for is done, or was not needed or not allowed. */
+struct ReleaseFinished
+{
+    bool released;
+    QString detail;
+};
+} // namespace action
+
+using ElectorAction =
+        std::variant<action::Read, action::Create, action::Update, action::BecameLeader,
+                     action::StoppedLeading, action::LeaderChanged, action::AttemptFinished,
+                     action::IdentityConflict, action::ReleaseFinished>;
+using ElectorActions = std::vector<ElectorAction>;
+
+} // namespace baton

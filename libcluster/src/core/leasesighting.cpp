@@ -1,0 +1,128 @@
+#include "leasesighting.h"
+
+#include <baton/clock.h>
+
+#include <algorithm>
+
+namespace baton {
+
+LeaseSighting::LeaseSighting(const ElectorParams &params, const Clock &clock)
+    : m_identity(params.identity)
+    , m_incarnation(params.incarnation)
+    , m_defaultLeaseDurationMs(params.leaseDurationMs)
+    , m_clock(clock)
+{
+}
+
+qint64 LeaseSighting::now() const
+{
+    return m_clock.monotonicMs();
+}
+
+bool LeaseSighting::differsFrom(const LeaseState &state) const
+{
+    return !m_known || state.exists != m_state.exists || state.version != m_state.version;
+}
+
+std::optional<HistoryEntry> LeaseSighting::recordedChange(const LeaseRecord &acquired) const
+{
+    const QString holder = m_state.exists ? m_state.record.holder : QString();
+    if (m_state.exists && isMine(m_state.record))
+        return std::nullopt; // its own lease, taken back after a step-down: no change of holder
+    HistoryEntry change;
+    change.to = m_identity;
+    change.at = acquired.acquireTime;
+    change.transitions = acquired.transitions;
+    if (!m_state.exists) {
+        change.why = wireName(ChangeWhy::FirstAcquire);
+    } else if (holder.isEmpty()) {
+        // Only a release leaves a record without a holder; who released it
+        // is known when this instance saw it held.
+        change.from = m_lastHolder;
+        change.why = wireName(ChangeWhy::Released);
+        if (m_releaseSeen)
+            change.gapMs = now() - m_seenAt;
+    } else {
+        change.from = holder;
+        change.why = wireName(ChangeWhy::Expired);
+        change.gapMs = std::max<qint64>(0, now() - (m_seenAt + leaseDuration()));
+    }
+    return change;
+}
+
+void LeaseSighting::observe(const LeaseState &state, ElectorActions &out)
+{
+    const bool first = !m_known;
+    if (!differsFrom(state))
+        return; // unchanged: the expiry clock keeps running from the first sighting (F2)
+
+    const QString previousHolder = m_state.exists ? m_state.record.holder : QString();
+    const QString previousIncarnation =
+            m_state.exists ? m_state.record.holderIncarnation : QString();
+    const bool previousExpired = !first && expired();
+    m_state = state;
+    m_known = true;
+    m_seenAt = now();
+
+    const QString holder = state.exists ? state.record.holder : QString();
+    m_releaseSeen = !first && state.exists && holder.isEmpty() && !previousHolder.isEmpty();
+    if (!holder.isEmpty())
+        m_lastHolder = holder;
+    noticeIdentityConflict(state, out);
+    // A holder is its identity and its incarnation: a process restarted with
+    // a fixed identity that takes the expired lease of its earlier run is a
+    // change of holder, though the name stays.
+    const QString incarnation = state.exists ? state.record.holderIncarnation : QString();
+    if (holder == previousHolder && (holder.isEmpty() || incarnation == previousIncarnation))
+        return;
+    // A first sighting of someone else's lease is no change; a first
+    // sighting of our own acquisition is.
+    if (first && !(state.exists && isMine(state.record)))
+        return;
+    ChangeWhy why = ChangeWhy::TakenOver;
+    if (holder.isEmpty())
+        why = ChangeWhy::Released;
+    else if (previousHolder.isEmpty())
+        why = ChangeWhy::FirstAcquire;
+    else if (previousExpired)
+        why = ChangeWhy::Expired;
+    out.push_back(action::LeaderChanged {previousHolder, holder, why});
+}
+
+bool LeaseSighting::isMine(const LeaseRecord &record) const
+{
+    return record.holder == m_identity
+            && record.holderIncarnation == m_incarnation;
+}
+
+void LeaseSighting::noticeIdentityConflict(const LeaseState &state, ElectorActions &out)
+{
+    const bool conflicting = state.exists && state.record.holder == m_identity
+            && !isMine(state.record);
+    if (!conflicting) {
+        m_conflictReported.reset();
+        return;
+    }
+    const QString &theirs = state.record.holderIncarnation;
+    // Once per change: a conflicting leader's every renewal is a new version,
+    // and saying it each time would bury the one line that matters.
+    if (m_conflictReported == theirs)
+        return;
+    m_conflictReported = theirs;
+    out.push_back(action::IdentityConflict {theirs});
+}
+
+bool LeaseSighting::expired() const
+{
+    // F2: by this instance's monotonic clock, from the moment it first saw
+    // the current version; the record's own timestamps are never trusted.
+    return now() - m_seenAt >= leaseDuration();
+}
+
+qint64 LeaseSighting::leaseDuration() const
+{
+    const qint64 recorded = m_state.record.leaseDurationMs;
+    return recorded > 0 ? recorded : m_defaultLeaseDurationMs;
+}
+
+} // namespace baton
