@@ -5,7 +5,7 @@
 #include "execsupervisor.h"
 #include "headlesslogging.h"
 #include "journalstream.h"
-#include "outputqueue.h"
+#include "eventstreamwriter.h"
 #include "signalwatcher.h"
 #include "statusserver.h"
 #include "systemdnotifier.h"
@@ -21,7 +21,6 @@
 #include <QRegularExpression>
 #include <QTimer>
 
-#include <csignal>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -50,25 +49,6 @@ Q_ATTRIBUTE_FORMAT_PRINTF(1, 2) void logf(const char *format, ...)
 void complain(const QString &text)
 {
     logf("%sbaton join: %s\n", journalstream::errorPrefix(), qPrintable(text));
-}
-
-void onBrokenPipe(int)
-{
-}
-
-/*!
- * A write to a stdout whose reader is gone then fails with EPIPE instead of
- * killing baton before it can release its lease. A handler rather than
- * SIG_IGN: exec() resets a handled signal, so the --exec command still
- * starts with SIGPIPE's default.
- */
-void catchBrokenPipe()
-{
-    struct sigaction action {};
-    action.sa_handler = &onBrokenPipe;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGPIPE, &action, nullptr);
 }
 
 } // namespace
@@ -251,11 +231,16 @@ int JoinCommand::start()
     }
 
     headlesslogging::queueStderr();
-    if (m_options.eventsJson)
-        openEvents();
-    if (m_options.eventsJson)
+    if (m_options.eventsJson) {
+        m_events = std::make_unique<EventStreamWriter>(STDOUT_FILENO, m_clusters.first()->leaseName(),
+                                                 m_clusters.first()->instanceId());
+        // The reader of the stream is gone (a closed pipe, a full disk): a
+        // participant nobody follows stops as on SIGTERM, so its lease is
+        // released rather than left to expire (docs/events.md).
+        connect(m_events.get(), &EventStreamWriter::failed, this, &JoinCommand::eventsFailed);
         for (ClusterService *cluster : std::as_const(m_clusters))
             connect(cluster, &ClusterService::electionEvent, this, &JoinCommand::writeEvent);
+    }
     if (!m_options.listen.isEmpty()) {
         // Fed by the event stream, beside the election: it never waits on HTTP.
         m_metrics = new ElectionMetrics(nullptr, this);
@@ -398,50 +383,14 @@ void JoinCommand::onceCommandEnded()
     QTimer::singleShot(std::chrono::milliseconds(holdMs), this, [this, status] { stopWith(status); });
 }
 
-void JoinCommand::openEvents()
-{
-    catchBrokenPipe();
-    OutputQueue::Options options;
-    options.fd = STDOUT_FILENO;
-    options.maxBytes = OutputQueue::configuredBytes();
-    options.stopOnError = true;
-    // Built on this thread; the names are those of the lease the command
-    // follows, but the records lost may be of any lease of this process.
-    const ClusterService *first = m_clusters.first();
-    options.gapMarker = [lease = first->leaseName(), instance = first->instanceId()](quint64 count) {
-        QJsonObject record =
-                eventrecord::make(Clock::system(), lease, instance, QStringLiteral("events-dropped"));
-        record.insert(QStringLiteral("count"), double(count));
-        return QJsonDocument(record).toJson(QJsonDocument::Compact) + '\n';
-    };
-    options.failed = [this](int error) {
-        QMetaObject::invokeMethod(this, [this, error] { eventsFailed(error); }, Qt::QueuedConnection);
-    };
-    m_events = std::make_unique<OutputQueue>(std::move(options));
-}
-
 void JoinCommand::writeEvent(const QJsonObject &event)
 {
-    if (m_eventsClosed || !m_events)
-        return;
-    // Readers act on each line as it comes; one that does not keep up loses
-    // records (counted, then marked in the stream) rather than holding up
-    // the election that writes them.
-    const QByteArray line = QJsonDocument(event).toJson(QJsonDocument::Compact) + '\n';
-    const OutputQueue::Result result = m_events->push(line);
-    if (result == OutputQueue::Result::DroppedFirst)
-        qCWarning(lcEvents, "the reader of the event stream (stdout) does not keep up: records are "
-                            "dropped until it does, then an events-dropped record says how many");
+    if (m_events)
+        m_events->write(event);
 }
 
 void JoinCommand::eventsFailed(int error)
 {
-    // The reader of the stream is gone (a closed pipe, a full disk): a
-    // participant nobody follows stops as on SIGTERM, so its lease is
-    // released rather than left to expire (docs/events.md).
-    if (m_eventsClosed)
-        return;
-    m_eventsClosed = true;
     complain(QStringLiteral("cannot write events to stdout (%1): stopping")
                      .arg(QString::fromLocal8Bit(std::strerror(error))));
     stopWith(RuntimeFailure);

@@ -13,7 +13,7 @@ class Application;
 class ClusterService;
 class ElectionMetrics;
 class ExecSupervisor;
-class OutputQueue;
+class EventStreamWriter;
 class SignalWatcher;
 class StatusServer;
 class SystemdNotifier;
@@ -89,7 +89,6 @@ Q_SIGNALS:
 private:
     bool load(QString *errorString);
     bool selectLeases(QString *errorString);
-    void openEvents();
     void writeEvent(const class QJsonObject &event);
     void eventsFailed(int error);
     void stopWith(int exitCode);
@@ -111,9 +110,8 @@ private:
     /*! Since the command started, that is since this instance took the lease. */
     QElapsedTimer m_leadingFor;
     /*! stdout refused an event (its reader is gone): no more are written. */
-    bool m_eventsClosed = false;
     /*! --events json: stdout, written beside the event loop. */
-    std::unique_ptr<OutputQueue> m_events;
+    std::unique_ptr<EventStreamWriter> m_events;
 };
 
 } // namespace baton
