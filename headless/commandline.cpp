@@ -1,5 +1,7 @@
 #include "commandline.h"
 
+#include <batoninternal/durationtext.h>
+
 #include <cstdio>
 
 namespace baton::commandline {
@@ -37,6 +39,32 @@ QCommandLineOption configOption()
 QString configPathOf(const QCommandLineParser &parser, const QCommandLineOption &config)
 {
     return parser.isSet(config) ? parser.value(config) : qEnvironmentVariable("BATON_CONFIG");
+}
+
+qint64 durationOf(const QString &option, const QString &text, BareNumber bare, QString *errorString)
+{
+    bool isNumber = false;
+    const qlonglong number = text.toLongLong(&isNumber);
+    QString problem;
+    std::optional<qint64> ms;
+    if (isNumber && bare == BareNumber::Milliseconds)
+        ms = number;
+    else if (isNumber && number != 0)
+        // "30" could mean seconds or milliseconds, and a job that waits 1000
+        // times too long fails silently.
+        problem = QStringLiteral("a number other than 0 needs a unit (ms, s, m or h)");
+    else
+        ms = durationtext::parse(text, &problem);
+    if (ms && *ms < 0)
+        problem = QStringLiteral("a duration cannot be negative");
+    if (!problem.isEmpty() || !ms) {
+        *errorString = QStringLiteral("%1 \"%2\": %3; it takes %4%5")
+                               .arg(option, text, problem, durationtext::forms(),
+                                    bare == BareNumber::Milliseconds ? QStringLiteral(", or milliseconds")
+                                                                     : QString());
+        return -1;
+    }
+    return *ms;
 }
 
 int refuse(const char *command, const QString &text)

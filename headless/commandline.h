@@ -29,6 +29,14 @@ int parse(QCommandLineParser &parser, const char *command, QStringList arguments
 QCommandLineOption configOption();
 /*! The configuration named by --config, else by BATON_CONFIG. */
 QString configPathOf(const QCommandLineParser &parser, const QCommandLineOption &config);
+/*! Whether a bare number is a duration: milliseconds, or only 0 (it could mean seconds). */
+enum class BareNumber { Milliseconds, OnlyZero };
+/*!
+ * The milliseconds of \a option's \a text, in the one duration syntax
+ * ("500ms", "1.5s", "2m", "1m30s"), never negative; -1 with \a errorString
+ * naming the option, the text and what is wrong.
+ */
+qint64 durationOf(const QString &option, const QString &text, BareNumber bare, QString *errorString);
 /*! Says what is wrong with the command line, as `baton COMMAND: ...`; returns BadUsage. */
 int refuse(const char *command, const QString &text);
 

@@ -18,7 +18,6 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRegularExpression>
 #include <QTimer>
 
 #include <cstdarg>
@@ -52,29 +51,6 @@ void complain(const QString &text)
 }
 
 } // namespace
-
-qint64 JoinCommand::parseDuration(const QString &text, QString *errorString)
-{
-    static const QRegularExpression pattern(QStringLiteral("^([0-9]{1,9})(ms|s|m|h)?$"));
-    const QRegularExpressionMatch match = pattern.match(text);
-    const qint64 amount = match.hasMatch() ? match.captured(1).toLongLong() : -1;
-    const QString unit = match.captured(2);
-    // A bare number other than 0 is refused: "30" could mean seconds or
-    // milliseconds, and a job that waits 1000 times too long fails silently.
-    if (amount < 0 || (unit.isEmpty() && amount != 0)) {
-        *errorString = QStringLiteral("--try takes 0 or a whole number with a unit (500ms, 30s, 5m, "
-                                      "1h), not \"%1\"")
-                               .arg(text);
-        return -1;
-    }
-    if (unit == QLatin1String("h"))
-        return amount * 3600 * 1000;
-    if (unit == QLatin1String("m"))
-        return amount * 60 * 1000;
-    if (unit == QLatin1String("s"))
-        return amount * 1000;
-    return amount;
-}
 
 JoinCommand::JoinCommand(Options options, QObject *parent)
     : QObject(parent)

@@ -67,12 +67,6 @@ public:
         LeadershipLost = 5,
     };
 
-    /*!
-     * Reads a --try DURATION: "0", or a whole number with ms, s, m or h.
-     * Returns the milliseconds, or -1 with \a errorString set.
-     */
-    static qint64 parseDuration(const QString &text, QString *errorString);
-
     explicit JoinCommand(Options options, QObject *parent = nullptr);
     ~JoinCommand() override;
 

@@ -6,7 +6,7 @@ namespace baton::joinoptions {
 
 using namespace commandline;
 
-const char *const usage = R"(  join --config FILE [--lease NAME ...] [--exec CMD] [--grace MS]
+const char *const usage = R"(  join --config FILE [--lease NAME ...] [--exec CMD] [--grace DURATION]
        [--on-exit restart|step-down] [--once] [--try DURATION]
        [--events json] [--listen ADDR] [--explain]
                  take part in the elections of FILE (or of the leases named)
@@ -14,8 +14,9 @@ const char *const usage = R"(  join --config FILE [--lease NAME ...] [--exec CMD
                  release and exit 0;
                  --exec CMD runs /bin/sh -c CMD while leading the first lease:
                  SIGTERM to its process group when leadership ends, SIGKILL
-                 after --grace MS (at most 3/4 of the safety margin, default
-                 half), by baton or, if baton is frozen or dies, by the guard;
+                 after --grace DURATION (at most 3/4 of the safety margin,
+                 default half), by baton or, if baton is frozen or dies, by
+                 the guard;
                  --on-exit: a command that exits by itself while leading is
                  restarted with back-off, or (step-down) the lease is released
                  and baton exits 3;
@@ -23,7 +24,9 @@ const char *const usage = R"(  join --config FILE [--lease NAME ...] [--exec CMD
                  lease for at least its duration, release it and exit with
                  the command's status (5 if leadership ended under it);
                  --try DURATION: exit 4 unless leading the first lease
-                 within DURATION (0: only if it is free now; 500ms, 30s, 5m);
+                 within DURATION (0: only if it is free now);
+                 a DURATION is 500ms, 1.5s, 2m or 1m30s (--grace: a bare
+                 number is milliseconds);
                  --events json writes one JSON event a line to stdout;
                  --listen [HOST:]PORT serves /metrics, /livez (or /healthz),
                  /readyz and /leader (loopback
@@ -43,9 +46,10 @@ Parsed parse(const QStringList &arguments)
                                   QStringLiteral("Run CMD with /bin/sh -c while leading the first lease."),
                                   QStringLiteral("CMD"));
     const QCommandLineOption grace(QStringLiteral("grace"),
-                                   QStringLiteral("Milliseconds between SIGTERM and SIGKILL of the "
-                                                  "command (at most 3/4 of the safety margin)."),
-                                   QStringLiteral("MS"));
+                                   QStringLiteral("Time between SIGTERM and SIGKILL of the command "
+                                                  "(at most 3/4 of the safety margin): 300ms, 2.5s, or "
+                                                  "milliseconds."),
+                                   QStringLiteral("DURATION"));
     const QCommandLineOption onExit(QStringLiteral("on-exit"),
                                     QStringLiteral("When the command exits while leading: restart "
                                                    "(default) or step-down."),
@@ -84,11 +88,10 @@ Parsed parse(const QStringList &arguments)
     if (parser.isSet(exec) && options.exec.trimmed().isEmpty())
         return refuse(QStringLiteral("--exec needs a command"));
     if (parser.isSet(grace)) {
-        bool ok = false;
-        options.graceMs = parser.value(grace).toLongLong(&ok);
-        if (!ok || options.graceMs < 0)
-            return refuse(QStringLiteral("--grace takes milliseconds (a whole number), not \"%1\"")
-                                  .arg(parser.value(grace)));
+        QString error;
+        options.graceMs = durationOf(QStringLiteral("--grace"), parser.value(grace), BareNumber::Milliseconds, &error);
+        if (options.graceMs < 0)
+            return refuse(error);
         if (!parser.isSet(exec))
             return refuse(QStringLiteral("--grace only means something with --exec"));
     }
@@ -111,7 +114,7 @@ Parsed parse(const QStringList &arguments)
     }
     if (parser.isSet(tryFor)) {
         QString error;
-        options.tryMs = JoinCommand::parseDuration(parser.value(tryFor), &error);
+        options.tryMs = durationOf(QStringLiteral("--try"), parser.value(tryFor), BareNumber::OnlyZero, &error);
         if (options.tryMs < 0)
             return refuse(error);
     }

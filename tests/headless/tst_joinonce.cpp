@@ -247,9 +247,22 @@ void TestJoinOnce::badOnceAndTryOptionsAreRefused_data()
                             QStringLiteral("--on-exit"), QStringLiteral("restart")}
             << QStringLiteral("--once and --on-exit exclude each other");
     QTest::newRow("a try duration without a unit is refused")
-            << QStringList {QStringLiteral("--try"), QStringLiteral("30")} << QStringLiteral("not \"30\"");
+            << QStringList {QStringLiteral("--try"), QStringLiteral("30")}
+            << QStringLiteral("--try \"30\": a number other than 0 needs a unit (ms, s, m or h)");
     QTest::newRow("a negative try duration is refused")
-            << QStringList {QStringLiteral("--try"), QStringLiteral("-1s")} << QStringLiteral("not \"-1s\"");
+            << QStringList {QStringLiteral("--try"), QStringLiteral("-1s")}
+            << QStringLiteral("--try \"-1s\": a duration cannot be negative");
+    QTest::newRow("a try duration with an unknown unit names the unit")
+            << QStringList {QStringLiteral("--try"), QStringLiteral("5min")}
+            << QStringLiteral("--try \"5min\": unknown unit \"min\" (ms, s, m or h)");
+    QTest::newRow("a grace in words is refused with the forms it takes")
+            << QStringList {QStringLiteral("--exec"), QStringLiteral("true"), QStringLiteral("--grace"),
+                            QStringLiteral("soon")}
+            << QStringLiteral("--grace \"soon\": not a duration");
+    QTest::newRow("a negative grace is refused")
+            << QStringList {QStringLiteral("--exec"), QStringLiteral("true"), QStringLiteral("--grace"),
+                            QStringLiteral("-5")}
+            << QStringLiteral("--grace \"-5\": a duration cannot be negative");
 }
 
 void TestJoinOnce::badOnceAndTryOptionsAreRefused()
