@@ -71,9 +71,13 @@ foreach(command ${commands})
   string(APPEND bash_cases "    ${command}) options=\"${options}\" ;;\n")
 endforeach()
 
+# Only what the packages install (app/CMakeLists.txt; tests/docs checks it).
 string(APPEND page ".SH \"SEE ALSO\"
-The documentation in /usr/share/doc/baton, or docs/ in the sources:
-operations.md and configuration.md.
+/usr/share/doc/baton/operations.md, the operator's guide (systemd,
+Kubernetes, health, metrics, exit codes); the units
+baton\\-join@.service, baton\\-job@.service and baton\\-job@.timer;
+.BR systemctl (1),
+.BR journalctl (1).
 ")
 file(WRITE ${OUT_DIR}/baton.1 "${page}")
 

@@ -254,10 +254,11 @@ void DemoCommand::printHistory()
 
 void DemoCommand::showStatus()
 {
-    // What an operator would type to see the same lease: `baton status`, a
-    // real process on the same store, now that every participant is gone.
+    // The same lease as an operator sees it: `baton status`, a real process
+    // on the same store, now that every participant is gone. Not shown as a
+    // command to type: the folder is removed when the demo ends.
     const QString url = QUrl::fromLocalFile(m_folder.filePath(QStringLiteral("registry"))).toString();
-    say(QStringLiteral("\n$ baton status --store %1").arg(url));
+    say(QStringLiteral("\nWhat `baton status` shows of this Registry (removed when the demo ends):"));
     auto *status = new QProcess(this);
     status->setProcessChannelMode(QProcess::ForwardedChannels);
     connect(status, &QProcess::finished, this, [this](int exitCode) {

@@ -15,6 +15,7 @@
 #include <QSaveFile>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 
 #include <tuple>
 
@@ -76,6 +77,7 @@ private Q_SLOTS:
     void statusReachesAnEtcdThatNeedsAPassword();
     void demoRemovesItsFolderWhenInterrupted_data();
     void demoRemovesItsFolderWhenInterrupted();
+    void demoNamesNoCommandOnTheFolderItRemoves();
     void statusBadInputExitsTwo_data();
     void statusBadInputExitsTwo();
 
@@ -546,6 +548,26 @@ void TestCommandLine::demoRemovesItsFolderWhenInterrupted()
     QVERIFY(demo.waitForFinished(30000));
     QCOMPARE(demo.exitCode(), 128 + signalNumber);
     QVERIFY2(!QFile::exists(folder), qPrintable(folder));
+}
+
+void TestCommandLine::demoNamesNoCommandOnTheFolderItRemoves()
+{
+    // R2: the demo's folder goes when it ends, so nothing it prints at the end
+    // may invite its reader to type a command on that folder.
+    QProcess demo;
+    demo.start(baton::test::batonBinary(), {QStringLiteral("demo")});
+    QVERIFY(demo.waitForFinished(90000));
+    QCOMPARE(demo.exitCode(), 0);
+    const QString out = QString::fromUtf8(demo.readAllStandardOutput());
+    static const QRegularExpression folderLine(QStringLiteral("on a file Registry in (\\S+)\n"));
+    const QRegularExpressionMatch match = folderLine.match(out);
+    QVERIFY2(match.hasMatch(), qPrintable(out));
+    const QString folder = match.captured(1);
+    QVERIFY2(!QFile::exists(folder), qPrintable(folder));
+    const QStringList lines = out.split(QLatin1Char('\n'));
+    for (const QString &line : lines)
+        QVERIFY2(!(line.trimmed().startsWith(QLatin1String("$ ")) && line.contains(folder)), qPrintable(line));
+    QVERIFY2(!out.contains(QUrl::fromLocalFile(folder).toString()), qPrintable(out));
 }
 
 void TestCommandLine::statusBadInputExitsTwo_data()

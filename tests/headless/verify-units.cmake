@@ -1,36 +1,38 @@
 # `systemd-analyze verify` on every unit of resources/systemd (O3: the
-# participant as systemd runs it), as installed: ExecStart names the built
-# `baton`, templates are verified through an instance. Any message fails the
-# test, not only a non-zero status: systemd ignores (and only warns about) a
-# line it cannot parse, such as a misspelt Type=.
-# Arguments: -DUNITS_DIR=... -DBATON=... -DWORK_DIR=... -DSYSTEMD_ANALYZE=...
+# participant as systemd runs it), the shipped files as they are: no copy,
+# no edit. They name /usr/bin/baton, where the package installs it; verify
+# wants that file to be executable, so systemd-analyze runs in a mount
+# namespace of its own (unshare, unprivileged: a user namespace) where an
+# overlay on /usr/bin adds the built `baton` as /usr/bin/baton. Nothing
+# outside that namespace sees it. A template is verified as systemd-analyze
+# instantiates it (NAME@i.service). Any message fails the test, not only a
+# non-zero status: systemd ignores (and only warns about) a line it cannot
+# parse, such as a misspelt Type=.
+# Arguments: -DUNITS_DIR=... -DBATON=... -DWORK_DIR=... -DSYSTEMD_ANALYZE=... -DUNSHARE=...
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 file(GLOB units ${UNITS_DIR}/*.service ${UNITS_DIR}/*.timer)
 if(NOT units)
   message(FATAL_ERROR "no units in ${UNITS_DIR}")
 endif()
-set(paths "")
+set(paths ${units})
 foreach(unit ${units})
   get_filename_component(name ${unit} NAME)
   file(READ ${unit} text)
-  string(REPLACE "/usr/local/bin/baton " "${BATON} " text "${text}")
-  # A template is verified as instances of it, as systemctl would start
-  # them: two, for two configurations of one host.
-  if(name MATCHES "@\\.")
-    set(instances billing-cron nightly-report)
-  else()
-    set(instances "")
-  endif()
-  foreach(instance ${instances})
-    string(REPLACE "@." "@${instance}." instance_name "${name}")
-    file(WRITE ${WORK_DIR}/${instance_name} "${text}")
-    list(APPEND paths ${WORK_DIR}/${instance_name})
+  # The packages install baton as /usr/bin/baton and the documentation in
+  # /usr/share/doc/baton (tests/package): the units name those.
+  string(REGEX MATCHALL "\nExec[A-Za-z]*=[^\n]*" exec_lines "${text}")
+  foreach(line ${exec_lines})
+    if(NOT line MATCHES "=[-@:+!]*/usr/bin/baton ")
+      message(SEND_ERROR "${name}: ${line}: not the packaged /usr/bin/baton")
+    endif()
   endforeach()
-  if(NOT instances)
-    file(WRITE ${WORK_DIR}/${name} "${text}")
-    list(APPEND paths ${WORK_DIR}/${name})
-  endif()
+  string(REGEX MATCHALL "\nDocumentation=[^\n]*" doc_lines "${text}")
+  foreach(line ${doc_lines})
+    if(NOT line MATCHES "=file:///usr/share/doc/baton/")
+      message(SEND_ERROR "${name}: ${line}: not the packaged /usr/share/doc/baton")
+    endif()
+  endforeach()
   # R8 and the README: the processes of one host share the default Registry,
   # units included. Every unit that runs baton as a dynamic user runs it as
   # one user, in one state folder, owner-only (the mode the FileStore folder
@@ -62,9 +64,16 @@ foreach(unit ${units})
     message(SEND_ERROR "${name}: DynamicUser= without the configuration as a credential would need a world-readable configuration")
   endif()
 endforeach()
-execute_process(COMMAND ${SYSTEMD_ANALYZE} verify --man=no ${paths}
+file(MAKE_DIRECTORY ${WORK_DIR}/bin)
+file(CREATE_LINK ${BATON} ${WORK_DIR}/bin/baton SYMBOLIC)
+execute_process(COMMAND ${UNSHARE} --mount --map-root-user sh -c
+                        "mount -t overlay baton-units -o lowerdir=\"$1\":/usr/bin /usr/bin || exit 125; shift; exec \"$@\""
+                        sh ${WORK_DIR}/bin ${SYSTEMD_ANALYZE} verify --man=no ${paths}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-message("$ systemd-analyze verify --man=no ${paths}\n${out}${err}")
+message("$ systemd-analyze verify --man=no ${paths}\n  (with ${BATON} as /usr/bin/baton)\n${out}${err}")
+if(rc EQUAL 125 OR rc MATCHES "[^0-9]")
+  message(FATAL_ERROR "could not give systemd-analyze a /usr/bin/baton (unshare and an overlay mount: ${rc})")
+endif()
 if(NOT rc EQUAL 0 OR NOT "${out}${err}" STREQUAL "")
   message(FATAL_ERROR "systemd-analyze verify found problems in the units")
 endif()

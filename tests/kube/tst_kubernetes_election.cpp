@@ -650,6 +650,8 @@ void TestKubernetesElection::withoutUpdateItGetsAClear403AndNeverLeads()
     const QString error = firstError();
     QVERIFY2(error.contains(QStringLiteral("403 Forbidden")), qPrintable(error));
     QVERIFY2(error.contains(QStringLiteral("cannot update resource \"leases\"")), qPrintable(error));
+    // B5: the error names the shipped Role that grants what is missing.
+    QVERIFY2(error.contains(QStringLiteral("resources/kubernetes/participant/role.yaml")), qPrintable(error));
     QVERIFY(eventsNamed(*p, QStringLiteral("started-leading")).isEmpty());
     QVERIFY(!p->isLeading());
 }

@@ -172,7 +172,7 @@ void TestKubernetesStatus::initTestCase()
              qPrintable(error));
     QVERIFY2(m_server.listen(&error), qPrintable(error));
     // B5: a watching participant, and the observer ClusterRole of
-    // resources/kubernetes/observer-clusterrole.yaml (get, list, watch).
+    // resources/kubernetes/observer/clusterrole.yaml (get, list, watch).
     m_server.addToken(participantToken, QStringLiteral("system:serviceaccount:ks:participant"),
                       {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
                        QStringLiteral("list"), QStringLiteral("watch")});
@@ -459,7 +459,7 @@ void TestKubernetesStatus::refusedCredentialsAreAClearError()
     QCOMPARE(forbidden.exitCode(), 1);
     const QString refused = QString::fromUtf8(forbidden.err());
     QVERIFY2(refused.contains(QStringLiteral("403 Forbidden")), qPrintable(refused));
-    QVERIFY2(refused.contains(QStringLiteral("observer-clusterrole.yaml")), qPrintable(refused));
+    QVERIFY2(refused.contains(QStringLiteral("resources/kubernetes/observer/clusterrole.yaml")), qPrintable(refused));
 
     // An unknown context: bad usage, nothing sent.
     StatusProcess unknown(kube(QStringLiteral("nowhere")));

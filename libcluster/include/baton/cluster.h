@@ -57,7 +57,9 @@ Remover whenLeader(Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)
 /*!
  * As whenLeader(fn, deregisteredFn), bound to \a context (W6): the
  * callbacks run in the context's thread, and the registration is removed
- * when the context is destroyed.
+ * when the context is destroyed. A \a deregisteredFn still owed then runs
+ * in the service's thread, not the context's (it may be gone), and must not
+ * use the context.
  */
 template<typename Fn, typename DeregisteredFn = std::nullptr_t>
 Remover whenLeader(QObject *context, Fn &&fn, DeregisteredFn &&deregisteredFn = nullptr)

@@ -278,7 +278,8 @@ void Registrations::runCallback(quint64 id, bool isFn)
 
     // W6 removes a registration with the W5 rule when its context goes, so
     // its deregisteredFn still runs then: here, since the context's thread
-    // may be gone with it. It must not touch the context (docs/api.md).
+    // may be gone with it. It must not touch the context (whenLeader's
+    // documentation in baton/cluster.h says so).
     if (!entry->dispatch || entry->contextGone) {
         const CallOutcome outcome = invokeCallback(callback);
         settle(id, isFn, outcome.thrown, outcome.future);

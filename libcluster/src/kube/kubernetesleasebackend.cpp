@@ -168,7 +168,7 @@ QString KubernetesLeaseBackend::explain(const HttpResult &result, const QString 
 {
     return m_api->explain(result, QStringLiteral("%1 %2").arg(verb, describe()),
                           QStringLiteral("a participant needs get, create and update on leases: "
-                                         "resources/kubernetes/participant-role.yaml"));
+                                         "resources/kubernetes/participant/role.yaml"));
 }
 
 void KubernetesLeaseBackend::read(Callback done)

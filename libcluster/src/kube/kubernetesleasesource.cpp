@@ -14,7 +14,7 @@ namespace {
 
 const QString observerHint = QStringLiteral(
         "a read-only observer needs get, list and watch on leases: "
-        "resources/kubernetes/observer-clusterrole.yaml");
+        "resources/kubernetes/observer/clusterrole.yaml");
 
 } // namespace
 
@@ -205,7 +205,7 @@ void KubernetesLeaseSource::watchForbidden(const QString &message)
     // B5: list alone is enough to observe; the watch only makes news faster.
     qCInfo(lcKube).noquote()
             << QStringLiteral("observer: %1: may not watch leases (%2); polling with list instead. "
-                              "Grant watch (resources/kubernetes/observer-clusterrole.yaml) to see "
+                              "Grant watch (resources/kubernetes/observer/clusterrole.yaml) to see "
                               "changes at once")
                        .arg(describe(), message);
     Q_EMIT resynchronise();
