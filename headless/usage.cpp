@@ -1,5 +1,6 @@
 #include "usage.h"
 
+#include "checkoptions.h"
 #include "demooptions.h"
 #include "joinoptions.h"
 #include "statusoptions.h"
@@ -27,6 +28,8 @@ Exit status:
   4    join --try: this instance did not lead within DURATION
   5    join --once: leadership ended before the command finished; it was
        stopped (otherwise --once exits with the command's own status)
+  check has the monitoring plugins' statuses instead: 0 OK, 1 WARNING,
+       2 CRITICAL, 3 UNKNOWN (its own command line is wrong)
   130, 143
        a second SIGINT/SIGTERM during a clean stop: exited at once
 
@@ -47,7 +50,7 @@ Environment:
 
 std::string text()
 {
-    return std::string(head) + joinoptions::usage + statusoptions::usage + demooptions::usage + tail;
+    return std::string(head) + joinoptions::usage + statusoptions::usage + checkoptions::usage + demooptions::usage + tail;
 }
 
 } // namespace baton::usage
