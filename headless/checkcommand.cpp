@@ -6,6 +6,10 @@
 #include <baton/application.h>
 #include <baton/clusterservice.h>
 #include <cstdio>
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonObject>
+#include <QLoggingCategory>
 #include <QStringList>
 
 namespace baton {
@@ -47,8 +51,42 @@ int CheckCommand::start()
         say(QStringLiteral("baton join refuses this configuration: nothing was contacted"));
         return Critical;
     }
+    if (!initWithoutElecting(&error)) {
+        say(QStringLiteral("CRITICAL - %1").arg(error));
+        say(QStringLiteral("baton join refuses this configuration: nothing was contacted"));
+        return Critical;
+    }
     probeNext();
     return -1;
+}
+
+bool CheckCommand::initWithoutElecting(QString *errorString)
+{
+    // Each service checks its parameters in init(), as under join; but the
+    // application is never initialised, so no election begins (they wait
+    // for its started()).
+    const QString defaultFolder
+        = QDir(m_application->dataFolder()).filePath(QStringLiteral("registry"));
+    const bool defaultRegistryMissing
+        = !m_application->service(QStringLiteral("Registry")) && !QFileInfo::exists(defaultFolder);
+    // A cluster service's init says it "joins the election": not so here.
+    QLoggingCategory::setFilterRules(QStringLiteral("baton.election.info=false"));
+    for (Service *service : m_application->services()) {
+        // A file store's init may create its folder: the probe looks at the
+        // folder instead, and reads through a read-only copy.
+        if (service->type() == QLatin1String("Webda/FileStore"))
+            continue;
+        // The default Registry would be created by the election's init.
+        if (qobject_cast<ClusterService *>(service) && defaultRegistryMissing
+            && !service->parameters().contains(QStringLiteral("store")))
+            continue;
+        QString error;
+        if (!service->init(&error)) {
+            *errorString = QStringLiteral("%1: %2").arg(m_options.configPath, error);
+            return false;
+        }
+    }
+    return true;
 }
 
 void CheckCommand::probeNext()

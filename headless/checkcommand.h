@@ -43,6 +43,8 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
+    /*! What join's start refuses, refused the same way, with no election begun. */
+    bool initWithoutElecting(QString *errorString);
     void probeNext();
     void report();
 

@@ -127,12 +127,8 @@ void ElectionProbe::probeStore(const QString &storeName)
         return;
     }
     m_what = QStringLiteral("%1 \"%2\"").arg(type, storeName);
-    QJsonObject service = store->parameters();
-    service.insert(QStringLiteral("type"), type);
-    Store *opened = openStore(service);
-    if (!opened)
-        return;
-    readLease(opened, true);
+    // Started by CheckCommand as join's start would: its parameters passed.
+    readLease(qobject_cast<Store *>(m_application.service(storeName)), true);
 }
 
 void ElectionProbe::probeFolder(const QString &folder, bool defaultRegistry)
@@ -267,7 +263,10 @@ void ElectionProbe::tryWrite(Store *store)
             return;
         }
         const StoreStep step = stepOf(result.errorString);
-        fail(2, step.step == QLatin1String("connection") ? QStringLiteral("write") : step.step,
+        // The read passed: what fails now is most likely the right to write.
+        fail(2,
+             step.step == QLatin1String("permission") ? QStringLiteral("write permission")
+                                                      : step.step,
              result.errorString, step.fix);
         finish(QStringLiteral("%1 failed").arg(step.step));
     });
@@ -331,10 +330,14 @@ void ElectionProbe::pass(const QString &step)
 void ElectionProbe::fail(int severity, const QString &step, const QString &message,
                          const QString &fix)
 {
+    // A warning is no failure: join runs, but something is worth knowing.
+    const QString line
+        = QStringLiteral("%1%2: %3")
+              .arg(step, severity > 1 ? QStringLiteral(" failed") : QString(), message);
     if (m_firstFailure.isEmpty() || severity > m_finding.severity)
-        m_firstFailure = QStringLiteral("%1 failed: %2").arg(step, message);
+        m_firstFailure = line;
     m_finding.severity = std::max(m_finding.severity, severity);
-    m_finding.details.append(QStringLiteral("%1: %2 failed: %3").arg(leaseText(), step, message));
+    m_finding.details.append(QStringLiteral("%1: %2").arg(leaseText(), line));
     m_finding.details.append(QStringLiteral("  fix: %1").arg(fix));
 }
 

@@ -51,6 +51,7 @@ Q_SIGNALS:
 
 private:
     void probeStore(const QString &storeName);
+    /*! A file Registry's folder, then its lease through a read-only copy of the store. */
     void probeFolder(const QString &folder, bool defaultRegistry);
     void probeKubernetes();
     /*! Opens the store described by \a service (its type and parameters), read-only. */
