@@ -34,8 +34,8 @@ Exit status:
        a second SIGINT/SIGTERM during a clean stop: exited at once
 
 Environment:
-  BATON_CONFIG   the configuration of join and status when --config is not
-                 given
+  BATON_CONFIG   the configuration of join, check and status when --config
+                 is not given
   BATON_DATA_DIR the data folder (default Registry: BATON_DATA_DIR/registry)
   BATON_PREFIX, BATON_CACERT, BATON_CERT, BATON_KEY, BATON_USER,
   BATON_PASSWORD_FILE
