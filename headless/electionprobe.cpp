@@ -64,6 +64,29 @@ StoreStep stepOf(const QString &message)
                  "check that etcd runs and answers at \"endpoints\" within \"timeout\"") };
 }
 
+// The API server's answer, as the Kubernetes source words it: "403 Forbidden".
+QString kubeStep(const QString &message)
+{
+    if (message.contains(QLatin1String("401 Unauthorized")))
+        return QStringLiteral("authentication");
+    if (message.contains(QLatin1String("403 Forbidden")))
+        return QStringLiteral("permission");
+    return QStringLiteral("connection");
+}
+
+QString kubeFix(const QString &message)
+{
+    if (message.contains(QLatin1String("401 Unauthorized")))
+        return QStringLiteral(
+            "the API server refuses the kubeconfig's credentials: renew the token "
+            "(\"tokenFile\") or the client certificate of the context");
+    if (message.contains(QLatin1String("403 Forbidden")))
+        return QStringLiteral("bind the participant's Role (get, create, update, list and watch of "
+                              "leases) to the account baton runs as");
+    return QStringLiteral(
+        "check the API server address, its CA and the credentials of the kubeconfig");
+}
+
 QString userName()
 {
     const passwd *entry = ::getpwuid(::getuid());
@@ -302,14 +325,7 @@ void ElectionProbe::probeKubernetes()
     connect(m_observer, &LeaseObserver::ready, this, [this, storeError] {
         m_observer->stop();
         if (!storeError->isEmpty()) {
-            const bool forbidden = storeError->contains(QLatin1String("403"));
-            fail(2, forbidden ? QStringLiteral("permission") : QStringLiteral("connection"),
-                 *storeError,
-                 forbidden
-                     ? QStringLiteral("bind the participant's Role (get, create, update, list and "
-                                      "watch of leases) to the account baton runs as")
-                     : QStringLiteral("check the API server address, its CA and the credentials "
-                                      "of the kubeconfig"));
+            fail(2, kubeStep(*storeError), *storeError, kubeFix(*storeError));
             finish(QStringLiteral("Lease objects not readable"));
             return;
         }
