@@ -27,13 +27,14 @@ struct ProbeFinding
 /*!
  * `baton check`'s visit to the store of one election of a loaded
  * configuration: what join would need of it, without taking part and
- * without changing any data. A store is opened as `baton status` opens it
- * (LeaseObserver::open), read-only where it can be: a file Registry's folder
- * must exist (or be creatable) and take a file from this user; an etcd
- * Registry must answer (name, connection, TLS, authentication), let the lease
- * key be read, and let it be written, which a transaction whose comparison
- * can never hold shows without writing; Kubernetes must let the Lease
- * objects of the namespace be read. Ends with finished(), once.
+ * without changing any data. A file Registry's folder must exist (or be
+ * creatable) and take a file from this user, and its lease is read through
+ * a read-only copy of the store (LeaseObserver::open, as `baton status`
+ * opens one); an etcd Registry, the configuration's own store started by
+ * CheckCommand, must answer (name, connection, TLS, authentication), let
+ * the lease key be read, and let it be written, which a transaction whose
+ * comparison can never hold shows without writing; on Kubernetes the Lease
+ * objects of the namespace must be listable. Ends with finished(), once.
  */
 class ElectionProbe : public QObject
 {
