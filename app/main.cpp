@@ -3,6 +3,7 @@
 // defined beside the command in the headless library, where the work and
 // its tests live.
 
+#include "checkoptions.h"
 #include "democommand.h"
 #include "demooptions.h"
 #include "eventdispatcher.h"
@@ -50,6 +51,15 @@ int runStatus(QCoreApplication &app)
     return run(app, status);
 }
 
+int runCheck(QCoreApplication &app)
+{
+    const baton::checkoptions::Parsed line = baton::checkoptions::parse(QCoreApplication::arguments());
+    if (line.exitCode != baton::commandline::Run)
+        return line.exitCode;
+    baton::CheckCommand check(line.options);
+    return run(app, check);
+}
+
 int runDemo(QCoreApplication &app)
 {
     const int done = baton::demooptions::parse(QCoreApplication::arguments());
@@ -84,6 +94,8 @@ int main(int argc, char *argv[])
     }
     if (command == QLatin1String("status"))
         return runStatus(app);
+    if (command == QLatin1String("check"))
+        return runCheck(app);
     if (command == QLatin1String("demo"))
         return runDemo(app);
     if (command == QLatin1String("--version") || command == QLatin1String("version")) {
@@ -97,7 +109,7 @@ int main(int argc, char *argv[])
     }
     // One line, with the command a typo most likely meant, not the whole usage.
     const QString meant = baton::parameters::closest(
-            command, {QStringLiteral("join"), QStringLiteral("status"), QStringLiteral("demo"),
+            command, {QStringLiteral("join"), QStringLiteral("status"), QStringLiteral("check"), QStringLiteral("demo"),
                       QStringLiteral("help"), QStringLiteral("version")});
     std::fprintf(stderr, "baton: unknown command \"%s\"%s (baton help lists the commands)\n",
                  qPrintable(command),

@@ -1,5 +1,6 @@
 #include "joincommand.h"
 
+#include "electionconfig.h"
 #include "electionmetrics.h"
 #include "electionscope.h"
 #include "execsupervisor.h"
@@ -70,25 +71,7 @@ bool JoinCommand::load(QString *errorString)
     m_clusters.clear();
     m_application.reset(); // one current Application at a time
     m_application = std::make_unique<Application>();
-    if (!m_application->loadConfigFile(m_options.configPath, errorString))
-        return false;
-    for (Service *service : m_application->services()) {
-        if (auto *cluster = qobject_cast<ClusterService *>(service)) {
-            // P1 before anything starts; also gives the lease name.
-            if (!cluster->validate(errorString)) {
-                *errorString = QStringLiteral("%1: %2").arg(m_options.configPath, *errorString);
-                return false;
-            }
-            m_clusters.append(cluster);
-        }
-    }
-    if (m_clusters.isEmpty()) {
-        *errorString = QStringLiteral("%1: no cluster service to join (add one of type "
-                                      "\"Webda/StoreClusterService\")")
-                               .arg(m_options.configPath);
-        return false;
-    }
-    return true;
+    return electionconfig::load(*m_application, m_options.configPath, &m_clusters, errorString);
 }
 
 bool JoinCommand::selectLeases(QString *errorString)

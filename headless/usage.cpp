@@ -1,5 +1,6 @@
 #include "usage.h"
 
+#include "checkoptions.h"
 #include "demooptions.h"
 #include "joinoptions.h"
 #include "statusoptions.h"
@@ -27,12 +28,14 @@ Exit status:
   4    join --try: this instance did not lead within DURATION
   5    join --once: leadership ended before the command finished; it was
        stopped (otherwise --once exits with the command's own status)
+  check has the monitoring plugins' statuses instead: 0 OK, 1 WARNING,
+       2 CRITICAL, 3 UNKNOWN (its own command line is wrong)
   130, 143
        a second SIGINT/SIGTERM during a clean stop: exited at once
 
 Environment:
-  BATON_CONFIG   the configuration of join and status when --config is not
-                 given
+  BATON_CONFIG   the configuration of join, check and status when --config
+                 is not given
   BATON_DATA_DIR the data folder (default Registry: BATON_DATA_DIR/registry)
   BATON_PREFIX, BATON_CACERT, BATON_CERT, BATON_KEY, BATON_USER,
   BATON_PASSWORD_FILE
@@ -47,7 +50,7 @@ Environment:
 
 std::string text()
 {
-    return std::string(head) + joinoptions::usage + statusoptions::usage + demooptions::usage + tail;
+    return std::string(head) + joinoptions::usage + statusoptions::usage + checkoptions::usage + demooptions::usage + tail;
 }
 
 } // namespace baton::usage

@@ -109,6 +109,7 @@ void TestCommandLine::helpNamesTheCommandAndRunsNothing_data()
     QTest::addColumn<QString>("command");
     QTest::newRow("join --help shows the usage of join") << QStringLiteral("join");
     QTest::newRow("status --help shows the usage of status") << QStringLiteral("status");
+    QTest::newRow("check --help shows the usage of check") << QStringLiteral("check");
     QTest::newRow("demo --help shows the usage of demo and runs no demo") << QStringLiteral("demo");
 }
 
