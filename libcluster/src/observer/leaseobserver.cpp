@@ -6,6 +6,7 @@
 #include "logging.h"
 
 #include <baton/application.h>
+#include <batoninternal/leasehistory.h>
 #include <baton/store.h>
 
 #include <QJsonArray>
@@ -310,6 +311,7 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
     const bool previousExpired = known && it->expired;
     const qint64 previousChanged = known ? it->changedMono : now;
     const qint64 previousDuration = known ? it->record.leaseDurationMs : 0;
+    const QDateTime previousRenewal = known ? it->record.renewTime : QDateTime();
     next.record = record;
     next.expired = false;
     if (!known)
@@ -362,7 +364,8 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
             // expired, on its own clock, which may run a little ahead of
             // ours: a holder unseen for half a lease had stopped renewing.
             change.why = QStringLiteral("expired");
-            change.gapMs = std::max<qint64>(0, now - (previousChanged + previousDuration));
+            // From the last renewal seen, not from the expiry (docs/operations.md).
+            change.gapMs = leasehistory::crashGapMs(now - previousChanged, previousRenewal, record.acquireTime);
         } else {
             change.why = QStringLiteral("taken-over");
             change.gapMs = 0;
