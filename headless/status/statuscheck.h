@@ -14,11 +14,19 @@ namespace statuscheck {
 
 /*!
  * Why the \a leases seen do not all have a live holder, one sentence
- * each; empty when they do. A lease \a named but not seen is one reason,
- * no lease at all (\a emptyText says so) another.
+ * each; empty when they do. No lease at all, when none was \a named
+ * (\a emptyText says so), is one reason; a lease named but not there is
+ * notFound()'s, for every form of status.
  */
 QStringList whyNotLive(const QList<ObservedLease> &leases, const QStringList &named, const QString &emptyText,
                        const QDateTime &wall);
+
+/*!
+ * The leases \a named that are not among \a all, as kubectl says NotFound:
+ * `lease "x" not found (leases: a, b)`, one sentence each, naming the
+ * leases there are (the first ten) so that a typo shows.
+ */
+QStringList notFound(const QList<ObservedLease> &all, const QStringList &named);
 
 } // namespace statuscheck
 

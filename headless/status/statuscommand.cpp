@@ -5,6 +5,7 @@
 #include "signalwatcher.h"
 #include "statuscheck.h"
 #include "statusformat.h"
+#include "yamltext.h"
 
 #include <batoninternal/eventrecord.h>
 
@@ -79,13 +80,24 @@ int StatusCommand::start()
             }
             say(changeLine(change));
         };
-        connect(m_observer, &LeaseObserver::failover, this, printChange);
+        // Counted once each: a handover completes the release already counted.
+        const auto countChange = [this](const LeaseFailover &change) {
+            if (selected(change.lease))
+                ++m_changesSeen;
+        };
+        connect(m_observer, &LeaseObserver::failover, this, [printChange, countChange](const LeaseFailover &change) {
+            countChange(change);
+            printChange(change);
+        });
         // A handover prints twice: the release when seen, then the release
         // with its successor and the time without a leader.
         connect(m_observer, &LeaseObserver::handedOver, this,
                 [printChange](int, const LeaseFailover &change) { printChange(change); });
         connect(m_observer, &LeaseObserver::storedChangeSeen, this,
-                [printChange](int, const LeaseFailover &change) { printChange(change); });
+                [printChange, countChange](int, const LeaseFailover &change) {
+                    countChange(change);
+                    printChange(change);
+                });
         connect(m_observer, &LeaseObserver::leaseExpired, this, [this](const QString &name) {
             const auto lease = m_observer->lease(name);
             if (!lease || !selected(name))
@@ -111,10 +123,9 @@ int StatusCommand::start()
             });
         m_signals = new SignalWatcher(this);
         connect(m_signals, &SignalWatcher::terminationRequested, this, [this] {
-            if (!m_options.json) {
-                const QList<LeaseFailover> history = m_observer->history();
-                say(QStringLiteral("\n%1 failover(s) seen").arg(history.size()));
-            }
+            // What this watch saw, not the stored history it read at start.
+            if (!m_options.json)
+                say(QStringLiteral("\n%1 failover(s) seen").arg(m_changesSeen));
             finish(exportHistory() ? Success : RuntimeFailure);
         });
     }
@@ -174,11 +185,18 @@ void StatusCommand::onReady()
         printHistory();
     else
         printSnapshot();
+    // kubectl's NotFound: a lease asked for by name that is not there is
+    // an error, told after what was found; a watch waits for it to come.
+    const QStringList missing = statuscheck::notFound(m_observer->leases(), m_options.leases);
+    for (const QString &problem : missing)
+        complain(m_options.watch ? problem + QStringLiteral("; watching for it") : problem);
     if (m_options.watch)
         return;
     const bool live = !m_options.check || everyLeaseHasALiveHolder(selectedLeases());
     if (!exportHistory())
         finish(RuntimeFailure);
+    else if (!missing.isEmpty())
+        finish(NotFound);
     else
         finish(live ? Success : NoLiveHolder);
 }
@@ -200,11 +218,11 @@ void StatusCommand::printSnapshot()
             say(lease.name);
         return;
     }
-    if (m_options.jsonDocument) {
+    if (m_options.jsonDocument || m_options.yamlDocument) {
         QJsonArray records;
         for (const ObservedLease &lease : leases)
             records.append(leaseRecord(lease, m_observerId, now, wall));
-        say(QString::fromUtf8(QJsonDocument(records).toJson(QJsonDocument::Indented)).trimmed());
+        printDocument(list(records));
         return;
     }
     if (m_options.json) {
@@ -212,6 +230,8 @@ void StatusCommand::printSnapshot()
             writeJson(leaseRecord(lease, m_observerId, now, wall));
         return;
     }
+    if (leases.isEmpty() && !m_options.leases.isEmpty())
+        return; // what was asked for is not there: notFound() says so, as kubectl does
     const std::optional<WideColumns> wide = m_options.wide
             ? std::optional(WideColumns {now, m_observer->describeSource()})
             : std::nullopt;
@@ -226,9 +246,9 @@ void StatusCommand::printHistory()
 {
     QList<LeaseFailover> history = m_observer->history();
     history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
-    if (m_options.jsonDocument) {
+    if (m_options.jsonDocument || m_options.yamlDocument) {
         // The same document as an export to FILE.json: one format to parse.
-        say(QString::fromUtf8(LeaseObserver::historyToJson(history)).trimmed());
+        printDocument(QJsonDocument::fromJson(LeaseObserver::historyToJson(history)).object());
         return;
     }
     if (m_options.json) {
@@ -237,6 +257,8 @@ void StatusCommand::printHistory()
         return;
     }
     if (history.isEmpty()) {
+        if (selectedLeases().isEmpty() && !m_options.leases.isEmpty())
+            return; // notFound() says so
         say(selectedLeases().isEmpty() ? m_emptyText : QStringLiteral("no holder changes stored or seen"));
         return;
     }
@@ -250,6 +272,17 @@ void StatusCommand::printHistory()
 QJsonObject StatusCommand::record(const QString &lease, const QString &event) const
 {
     return eventrecord::make(m_observer->clock(), lease, m_observerId, event);
+}
+
+void StatusCommand::printDocument(const QJsonObject &document)
+{
+    if (m_options.yamlDocument) {
+        const QByteArray text = yamltext::fromJson(document);
+        std::fwrite(text.constData(), 1, size_t(text.size()), stdout);
+        std::fflush(stdout);
+        return;
+    }
+    say(QString::fromUtf8(QJsonDocument(document).toJson(QJsonDocument::Indented)).trimmed());
 }
 
 void StatusCommand::writeJson(const QJsonObject &record)

@@ -58,8 +58,10 @@ public:
         bool check = false;
         /*! `-o name`: one lease name a line. */
         bool namesOnly = false;
-        /*! `-o json`: one JSON document (an array of lease records). */
+        /*! `-o json`: one JSON document (a `List` of lease records, or the history document). */
         bool jsonDocument = false;
+        /*! `-o yaml`: the same document as `-o json`, written as YAML. */
+        bool yamlDocument = false;
         /*!
          * `-o wide`: the table with the record's renewal time and lease
          * duration, the time since this observer saw it change, and the
@@ -82,8 +84,11 @@ public:
         QString prefix;
     };
 
-    /*! Exit statuses; with --check, 1 means a lease without a live holder. */
-    enum ExitCode { Success = 0, RuntimeFailure = 1, NoLiveHolder = 1, BadUsage = 2, StoreUnreadable = 3 };
+    /*!
+     * Exit statuses; with --check, 1 means a lease without a live holder.
+     * A LEASE named that is not there is 1 too (kubectl's NotFound).
+     */
+    enum ExitCode { Success = 0, RuntimeFailure = 1, NoLiveHolder = 1, NotFound = 1, BadUsage = 2, StoreUnreadable = 3 };
 
     explicit StatusCommand(Options options, QObject *parent = nullptr);
     ~StatusCommand() override;
@@ -112,6 +117,8 @@ private:
     bool everyLeaseHasALiveHolder(const QList<ObservedLease> &leases) const;
     bool exportHistory();
     void writeJson(const QJsonObject &record);
+    /*! -o json or -o yaml: \a document, indented. */
+    void printDocument(const QJsonObject &document);
     QJsonObject record(const QString &lease, const QString &event) const;
 
     Options m_options;
@@ -120,6 +127,8 @@ private:
     QString m_observerId;
     QString m_storeError;
     QString m_emptyText;
+    /*! --watch: the holder changes it printed, for its last line. */
+    int m_changesSeen = 0;
     bool m_done = false;
 };
 

@@ -1,9 +1,11 @@
 #include "statusformat.h"
 
+#include <batoninternal/durationtext.h>
 #include <batoninternal/eventrecord.h>
 
 #include <baton/leaseobserver.h>
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -11,9 +13,15 @@ namespace baton::statusformat {
 
 namespace {
 
-QString seconds(qint64 ms)
+/*! An age that keeps running, to a tenth of a second: 2345 -> "2.3s". */
+QString age(qint64 ms)
 {
-    return QStringLiteral("%1s").arg(double(ms) / 1000.0, 0, 'f', 1);
+    return durationtext::format((ms + 50) / 100 * 100);
+}
+
+QString gapText(qint64 gapMs)
+{
+    return gapMs >= 0 ? durationtext::format(gapMs) : QStringLiteral("-");
 }
 
 } // namespace
@@ -33,7 +41,9 @@ QStringList history(const QList<LeaseFailover> &history, bool wide)
     int leaseWidth = 5;
     int fromWidth = 4;
     int toWidth = 2;
+    int gapWidth = 3;
     for (const LeaseFailover &change : history) {
+        gapWidth = std::max(gapWidth, int(gapText(change.gapMs).size()));
         leaseWidth = std::max(leaseWidth, int(change.lease.size()));
         fromWidth = std::max(fromWidth, int(orNone(change.from).size()));
         toWidth = std::max(toWidth, int(orNone(change.to).size()));
@@ -48,21 +58,21 @@ QStringList history(const QList<LeaseFailover> &history, bool wide)
                                .arg(from, -fromWidth)
                                .arg(to, -toWidth)
                                .arg(why, -whyWidth)
-                               .arg(gap, 6)
+                               .arg(gap, gapWidth)
                                .arg(transitions, 5);
         if (wide)
             text += QStringLiteral("  ") + source;
         return text;
     };
     QStringList lines {line(QStringLiteral("TIME"), QStringLiteral("LEASE"), QStringLiteral("FROM"),
-                            QStringLiteral("TO"), QStringLiteral("WHY"), QStringLiteral("GAP-MS"),
+                            QStringLiteral("TO"), QStringLiteral("WHY"), QStringLiteral("GAP"),
                             QStringLiteral("TRANS"), QStringLiteral("SOURCE"))};
     for (const LeaseFailover &change : history)
         // A stored change's time is its new holder's clock, a seen one's
         // this observer's: -o wide says which, since they may disagree (F2).
         lines.append(line(timeText(change.when), change.lease, orNone(change.from), orNone(change.to),
                           change.why,
-                          change.gapMs >= 0 ? QString::number(change.gapMs) : QStringLiteral("-"),
+                          gapText(change.gapMs),
                           QString::number(change.transitions),
                           change.recorded ? QStringLiteral("stored") : QStringLiteral("seen")));
     return lines;
@@ -149,14 +159,14 @@ QStringList table(const QList<ObservedLease> &leases, const QDateTime &nowWall, 
         // lease has no duration to show (a release writes a token 1 s).
         const bool held = lease.valid && !r.holder.isEmpty() && renewedAgo >= 0;
         const QString renewed = held
-                ? QStringLiteral("%1/%2").arg(seconds(renewedAgo), seconds(r.leaseDurationMs))
+                ? QStringLiteral("%1/%2").arg(age(renewedAgo), durationtext::format(r.leaseDurationMs))
                 : QStringLiteral("-");
         // OBSERVED: since this observer saw the record change, by its own
         // clock: what expiry is judged by (F2), unlike the holder's times.
         const QString cells = wideCells(
                 r.renewTime.isValid() ? timeText(r.renewTime) : QStringLiteral("-"),
-                lease.valid && !r.holder.isEmpty() ? seconds(r.leaseDurationMs) : QStringLiteral("-"),
-                wide ? seconds(lease.sinceChangeMs(wide->nowMono)) : QString());
+                lease.valid && !r.holder.isEmpty() ? durationtext::format(r.leaseDurationMs) : QStringLiteral("-"),
+                wide ? age(lease.sinceChangeMs(wide->nowMono)) : QString());
         lines.append(format.arg(lease.name, -nameWidth)
                              .arg(orNone(r.holder), -holderWidth)
                              .arg(r.acquireTime.isValid() ? timeText(r.acquireTime) : QStringLiteral("-"), -24)
@@ -198,15 +208,21 @@ QString changeLine(const LeaseFailover &change)
                            .arg(timeText(change.when), change.lease, orNone(change.from), orNone(change.to),
                                 change.why);
     if (change.gapMs > 0)
-        line += QStringLiteral(", %1 ms without a leader").arg(change.gapMs);
+        line += QStringLiteral(", %1 without a leader").arg(durationtext::format(change.gapMs));
     return line + QLatin1Char(')');
 }
 
 QString expiredLine(const QString &lease, const QString &holder, qint64 leaseDurationMs, const QDateTime &nowWall)
 {
-    return QStringLiteral("%1  %2: the lease of %3 expired: not renewed for %4 ms")
-            .arg(timeText(nowWall), lease, holder)
-            .arg(leaseDurationMs);
+    return QStringLiteral("%1  %2: the lease of %3 expired: not renewed for %4")
+            .arg(timeText(nowWall), lease, holder, durationtext::format(leaseDurationMs));
+}
+
+QJsonObject list(const QJsonArray &items)
+{
+    return QJsonObject {{QStringLiteral("apiVersion"), QStringLiteral("v1")},
+                        {QStringLiteral("kind"), QStringLiteral("List")},
+                        {QStringLiteral("items"), items}};
 }
 
 QByteArray jsonLine(const QJsonObject &record)

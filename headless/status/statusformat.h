@@ -8,6 +8,7 @@
 
 #include <optional>
 
+class QJsonArray;
 class QJsonObject;
 
 namespace baton {
@@ -55,6 +56,12 @@ void insertChange(QJsonObject *record, const LeaseFailover &change);
 /*! The `lease` snapshot record (docs/events.md). */
 QJsonObject leaseRecord(const ObservedLease &lease, const QString &observerId, qint64 nowMono,
                         const QDateTime &nowWall);
+/*!
+ * `-o json` and `-o yaml` of the leases: \a items in kubectl's generic
+ * `List` (`apiVersion: v1`, `kind: List`), so that `.items[]` reads them as
+ * it reads `kubectl get -o json`.
+ */
+QJsonObject list(const QJsonArray &items);
 /*! One record as a line of `-o jsonl`, its newline included. */
 QByteArray jsonLine(const QJsonObject &record);
 

@@ -6,11 +6,11 @@ namespace baton::statusoptions {
 
 using namespace commandline;
 
-const char *const usage = R"(  status [LEASE...] --config FILE [-w|--watch] [-o table|wide|jsonl|json|name]
+const char *const usage = R"(  status [LEASE...] --config FILE [-w|--watch] [-o table|wide|jsonl|json|yaml|name]
          [--no-headers] [--json] [--check] [--history [FILE.csv|FILE.json]]
   status [LEASE...] --store URL [--prefix P] [--cacert F] [--cert F --key F]
          [--user NAME --password-file F] [-w] [-o FORMAT] [--check] [--history [F]]
-  status [LEASE...] --kube-context CONTEXT [--kubeconfig FILE]
+  status [LEASE...] --kube-context|--context CONTEXT [--kubeconfig FILE]
          [-n|--namespace N | -A|--all-namespaces] [-w] [-o FORMAT] [--check]
                  the leases of FILE's Registry, of the store at URL
                  (file:///folder, or etcd http://host:port[,...]; no
@@ -18,13 +18,15 @@ const char *const usage = R"(  status [LEASE...] --config FILE [-w|--watch] [-o 
                  a namespace (default: the context's) or of all namespaces
                  (named namespace/name), one line each: holder, held since,
                  last renewal against the lease duration, transitions;
-                 only the LEASEs named; status never creates or writes
+                 only the LEASEs named (one not there: exit 1, naming
+                 the leases there are); status never creates or writes
                  anything (a missing folder is an error naming it);
                  -o wide: also the renewal time, the lease duration, the
                  time since this observer saw the record change (by its
                  clock), and the source; -o jsonl (or --json): one JSON
-                 record a line; -o json: one document; -o name: the names
-                 only; --check: exit 0 when
+                 record a line; -o json: one document (a List, as
+                 kubectl's; numbers in milliseconds); -o yaml: the same
+                 as YAML; -o name: the names only; --check: exit 0 when
                  every lease shown has a live holder, 1 when one has none
                  or has expired, 3 when the store could not be read;
                  --watch: follow them and
@@ -90,7 +92,8 @@ Parsed parse(QStringList arguments)
                                     QStringLiteral("table (default), wide (the table with the "
                                                    "renewal time, lease duration, time since seen "
                                                    "changed, and source), jsonl (one JSON record a "
-                                                   "line), json (one document) or name."),
+                                                   "line), json (one document), yaml (the same "
+                                                   "document as YAML) or name."),
                                     QStringLiteral("FORMAT"));
     const QCommandLineOption noHeaders(QStringLiteral("no-headers"),
                                        QStringLiteral("The table without its header line."));
@@ -103,7 +106,8 @@ Parsed parse(QStringList arguments)
                                                     "stored with it then those seen, instead of "
                                                     "the leases. --history FILE.csv|FILE.json: on "
                                                     "exit, write them to FILE."));
-    const QCommandLineOption kubeContext(QStringLiteral("kube-context"),
+    // --context as kubectl spells it, --kube-context as baton join does.
+    const QCommandLineOption kubeContext({QStringLiteral("kube-context"), QStringLiteral("context")},
                                          QStringLiteral("Observe the Kubernetes Leases through this "
                                                         "kubeconfig context."),
                                          QStringLiteral("CONTEXT"));
@@ -169,12 +173,13 @@ Parsed parse(QStringList arguments)
             : parser.isSet(json)                ? QStringLiteral("jsonl")
                                                 : QStringLiteral("table");
     const QStringList formats {QStringLiteral("table"), QStringLiteral("wide"), QStringLiteral("jsonl"),
-                               QStringLiteral("json"), QStringLiteral("name")};
+                               QStringLiteral("json"), QStringLiteral("yaml"), QStringLiteral("name")};
     if (!formats.contains(format))
-        return refuse(QStringLiteral("-o takes table, wide, jsonl, json or name, not \"%1\"").arg(format));
+        return refuse(QStringLiteral("-o takes table, wide, jsonl, json, yaml or name, not \"%1\"").arg(format));
     if (parser.isSet(json) && parser.isSet(output) && format != QLatin1String("jsonl"))
         return refuse("--json is -o jsonl: it cannot go with another -o");
-    if (parser.isSet(watch) && (format == QLatin1String("json") || format == QLatin1String("name")))
+    if (parser.isSet(watch)
+        && (format == QLatin1String("json") || format == QLatin1String("yaml") || format == QLatin1String("name")))
         return refuse("--watch prints events as they come: use -o table or -o jsonl");
     if (parser.isSet(history) && format == QLatin1String("name"))
         return refuse("-o name lists leases, --history their holder changes: use one of them");
@@ -200,6 +205,7 @@ Parsed parse(QStringList arguments)
     options.check = parser.isSet(check);
     options.namesOnly = format == QLatin1String("name");
     options.jsonDocument = format == QLatin1String("json");
+    options.yamlDocument = format == QLatin1String("yaml");
     options.wide = format == QLatin1String("wide");
     options.noHeaders = parser.isSet(noHeaders);
     options.configPath = configPath;

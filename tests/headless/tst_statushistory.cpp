@@ -14,11 +14,15 @@
 #include "participants.h"
 #include "testsupport.h"
 
+#include <batoninternal/durationtext.h>
+
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
@@ -45,6 +49,10 @@ private Q_SLOTS:
     void statusStartedAfterTheFailoversPrintsTheStoredChangesInOrder();
 
 private:
+    /*! `baton status -w --store URL LEASE`, started and ready (its first words printed); null on failure. */
+    std::unique_ptr<QProcess> startWatch();
+    /*! Stops \a watch with SIGTERM; what it printed. */
+    QString stopWatch(QProcess *watch);
     /*! `baton status --store URL LEASE` plus \a extra; its standard output, or a failure. */
     QByteArray runStatus(const QStringList &extra);
 
@@ -70,6 +78,8 @@ void TestStatusHistory::initTestCase()
         m_lease += QLatin1Char('-') + QUuid::createUuid().toString(QUuid::Id128).left(8);
     } else {
         const QString folder = m_folder.filePath(QStringLiteral("registry"));
+        // Before the participants: a watch started first never creates it.
+        QVERIFY(QDir().mkdir(folder, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner));
         m_registry = fileRegistry(folder);
         m_storeUrl = QUrl::fromLocalFile(folder).toString();
     }
@@ -100,8 +110,32 @@ QByteArray TestStatusHistory::runStatus(const QStringList &extra)
     return status.readAllStandardOutput();
 }
 
+std::unique_ptr<QProcess> TestStatusHistory::startWatch()
+{
+    auto watch = std::make_unique<QProcess>();
+    // Its first words (the table, or that the lease is not there yet) say it is ready.
+    watch->setProcessChannelMode(QProcess::MergedChannels);
+    watch->start(batonBinary(), {QStringLiteral("status"), QStringLiteral("--store"), m_storeUrl, m_lease,
+                                 QStringLiteral("-w")});
+    if (!watch->waitForStarted(int(5 * leaseMs)) || !watch->waitForReadyRead(int(5 * leaseMs)))
+        return {};
+    return watch;
+}
+
+QString TestStatusHistory::stopWatch(QProcess *watch)
+{
+    watch->terminate();
+    if (!watch->waitForFinished(int(5 * leaseMs)))
+        watch->kill();
+    return QString::fromUtf8(watch->readAllStandardOutput());
+}
+
 void TestStatusHistory::statusStartedAfterTheFailoversPrintsTheStoredChangesInOrder()
 {
+    // O2, O3: a watch that runs through the failovers sees them as they come.
+    const std::unique_ptr<QProcess> watch = startWatch();
+    QVERIFY2(watch, "baton status -w did not start");
+
     // O2: two crashes and a clean handover, with no observer running.
     m_scenario = std::make_unique<FailoverScenario>(
             [this](const QString &id) {
@@ -143,15 +177,21 @@ void TestStatusHistory::statusStartedAfterTheFailoversPrintsTheStoredChangesInOr
     QVERIFY(handover.contains(QStringLiteral("gapMs")));
     const qint64 gapMs = qint64(handover.value(QStringLiteral("gapMs")).toDouble());
     QVERIFY2(gapMs >= 0 && gapMs < leaseMs, qPrintable(QString::number(gapMs)));
-    // An expiry's gap is known too: from the expiry, as the successor judged it (F2).
-    for (qsizetype i = 1; i <= 2; ++i)
-        QVERIFY(QJsonDocument::fromJson(lines.at(i)).object().value(QStringLiteral("gapMs")).toDouble() >= 0);
+    // A crash's gap runs from the last renewal the successor saw to its
+    // takeover: at least the lease the killed leader left unrenewed (F2),
+    // not the moment between the expiry and the takeover.
+    QList<qint64> crashGaps;
+    for (qsizetype i = 1; i <= 2; ++i) {
+        const qint64 crashGap = qint64(QJsonDocument::fromJson(lines.at(i)).object().value(QStringLiteral("gapMs")).toDouble());
+        QVERIFY2(crashGap >= leaseMs, qPrintable(QStringLiteral("%1 < %2").arg(crashGap).arg(leaseMs)));
+        crashGaps.append(crashGap);
+    }
 
     // The table: a header, then the same four changes in the same order.
     const QStringList table = QString::fromUtf8(runStatus({})).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QCOMPARE(table.size(), expected.size() + 1);
     QVERIFY2(table.at(0).simplified()
-                     == QLatin1String("TIME LEASE FROM TO WHY GAP-MS TRANS"),
+                     == QLatin1String("TIME LEASE FROM TO WHY GAP TRANS"),
              qPrintable(table.at(0)));
     for (qsizetype i = 0; i < expected.size(); ++i) {
         const QStringList cells = table.at(i + 1).simplified().split(QLatin1Char(' '));
@@ -161,7 +201,31 @@ void TestStatusHistory::statusStartedAfterTheFailoversPrintsTheStoredChangesInOr
         QCOMPARE(cells.at(3), expected.at(i).to);
         QCOMPARE(cells.at(4), expected.at(i).why);
     }
-    QCOMPARE(table.last().simplified().split(QLatin1Char(' ')).at(5), QString::number(gapMs));
+    // GAP as the options write durations: the same milliseconds.
+    QCOMPARE(table.last().simplified().split(QLatin1Char(' ')).at(5), durationtext::format(gapMs));
+    for (qsizetype i = 1; i <= 2; ++i)
+        QCOMPARE(table.at(i + 1).simplified().split(QLatin1Char(' ')).at(5), durationtext::format(crashGaps.at(i - 1)));
+
+    // The watch saw the four changes, each crash with its time without a
+    // leader of at least a lease, and counts those it saw.
+    const QString watched = stopWatch(watch.get());
+    static const QRegularExpression crashLine(QStringLiteral(": \\S+ -> \\S+ \\(expired, (\\S+) without a leader\\)"));
+    auto crashes = crashLine.globalMatch(watched);
+    int seenCrashes = 0;
+    while (crashes.hasNext()) {
+        const QString text = crashes.next().captured(1);
+        QString problem;
+        const std::optional<qint64> seenGap = durationtext::parse(text, &problem);
+        QVERIFY2(seenGap && *seenGap >= leaseMs, qPrintable(text + QLatin1Char('\n') + watched));
+        ++seenCrashes;
+    }
+    QVERIFY2(seenCrashes == 2, qPrintable(watched));
+    QVERIFY2(watched.trimmed().endsWith(QLatin1String("\n4 failover(s) seen")), qPrintable(watched));
+    // A watch that sees nothing says so, whatever the stored history holds.
+    const std::unique_ptr<QProcess> idle = startWatch();
+    QVERIFY2(idle, "baton status -w did not start");
+    const QString idleOut = stopWatch(idle.get());
+    QVERIFY2(idleOut.trimmed().endsWith(QLatin1String("\n0 failover(s) seen")), qPrintable(idleOut));
     // -o wide says where each change comes from: the store, not this look.
     const QStringList wide = QString::fromUtf8(runStatus({QStringLiteral("-o"), QStringLiteral("wide"),
                                                           QStringLiteral("--no-headers")}))

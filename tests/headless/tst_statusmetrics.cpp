@@ -13,6 +13,8 @@
 #include "participants.h"
 #include "testsupport.h"
 
+#include <batoninternal/durationtext.h>
+
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -149,7 +151,7 @@ void TestStatusMetrics::statusMetricsAndHealthThroughAFailover()
     const QStringList cells = rows.at(1).split(QLatin1Char(' '), Qt::SkipEmptyParts);
     QCOMPARE(cells.at(0), QStringLiteral("watched"));
     QCOMPARE(cells.at(1), leader.instanceId());
-    QVERIFY2(rows.at(1).contains(QStringLiteral("/%1s").arg(double(leaseMs) / 1000.0, 0, 'f', 1)), qPrintable(rows.at(1)));
+    QVERIFY2(rows.at(1).contains(QLatin1Char('/') + durationtext::format(leaseMs) + QLatin1Char(' ')), qPrintable(rows.at(1)));
     QVERIFY2(rows.at(1).contains(QStringLiteral("held")), qPrintable(rows.at(1)));
 
     // The same store named by URL, with no configuration file (O2).

@@ -127,6 +127,7 @@ private Q_SLOTS:
     void listsEveryLeaseAndNothingElse();
     void aCleanHandoverIsOneHistoryRowWithTheGap();
     void anUnrenewedLeaseExpiresByTheObserversClock();
+    void aCrashSeenLateCountsFromTheRecordsLastRenewal();
     void anUnreadableEntryIsShownNotGuessed();
     void withoutAWatchTheObserverPolls();
     void historyExportsAsCsvAndJson();
@@ -250,8 +251,37 @@ void TestLeaseObserver::anUnrenewedLeaseExpiresByTheObserversClock()
     const LeaseFailover change = observer.history().constLast();
     QCOMPARE(change.from, QStringLiteral("ghost"));
     QCOMPARE(change.why, QStringLiteral("expired"));
-    QCOMPARE(change.gapMs, change.mono - (seenAt + 300));
+    // From the last renewal seen, not from the expiry: the whole lease the
+    // ghost left unrenewed is time without a leader.
+    QCOMPARE(change.gapMs, change.mono - seenAt);
+    QVERIFY(change.gapMs >= 300);
     QVERIFY(!observer.lease(QStringLiteral("g"))->expired);
+    stopAndWait(taker);
+}
+
+void TestLeaseObserver::aCrashSeenLateCountsFromTheRecordsLastRenewal()
+{
+    // O2: an observer (and a successor) started long after the holder
+    // stopped renewing: the time without a leader runs from the renewal the
+    // record says, not from when they first saw it.
+    auto store = makeStore();
+    LeaseRecord ghost;
+    ghost.holder = QStringLiteral("ghost");
+    ghost.leaseDurationMs = 300;
+    ghost.transitions = 4;
+    ghost.acquireTime = ghost.renewTime = QDateTime::currentDateTimeUtc().addSecs(-10);
+    writeRecord(*store, QStringLiteral("late"), ghost);
+    LeaseObserver observer(store.get());
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    observer.start();
+    QVERIFY(ready.wait(5000));
+    StoreCluster taker(store.get(), QStringLiteral("taker"), QStringLiteral("late"));
+    QVERIFY(start(taker));
+    QTRY_COMPARE_WITH_TIMEOUT(holderOf(observer, QStringLiteral("late")), QStringLiteral("taker"), 5000);
+    const LeaseFailover change = observer.history().constLast();
+    QCOMPARE(change.from, QStringLiteral("ghost"));
+    QCOMPARE(change.why, QStringLiteral("expired"));
+    QVERIFY2(change.gapMs >= 10000, qPrintable(QString::number(change.gapMs)));
     stopAndWait(taker);
 }
 

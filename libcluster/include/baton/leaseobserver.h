@@ -67,9 +67,11 @@ struct LeaseFailover
     qint64 mono = 0;
     /*!
      * Milliseconds without a leader before \a to took the lease: from the
-     * release seen, or from the expiry of \a from as this observer judged it.
-     * 0 for a take-over, -1 when unknown (first-acquire) or not yet taken
-     * up (a release nobody has taken).
+     * release seen or, when \a from stopped renewing (a crash), from its
+     * last renewal this observer saw (or its record's renewal time, when
+     * that is earlier), not from the expiry. 0 for a take-over, -1 when
+     * unknown (first-acquire) or not yet taken up (a release nobody has
+     * taken).
      */
     qint64 gapMs = -1;
     /*! The record's transitions after the change (F7). */

@@ -28,8 +28,9 @@ struct HistoryEntry
     QDateTime at;
     /*!
      * Milliseconds without a leader before \a to took the lease, by its
-     * clock: from when it saw the release, or from when the previous lease
-     * ran out as it judged it (F2); -1 when it cannot know.
+     * clock: from when it saw the release, or, after a crash, from the last
+     * renewal of the previous holder (see crashGapMs()); -1 when it cannot
+     * know.
      */
     qint64 gapMs = -1;
     /*! The record's transitions after the change: one per term (F7). */
@@ -74,6 +75,19 @@ BATON_INTERNAL_EXPORT bool decode(const QJsonObject &document, QList<HistoryEntr
                                   QString *errorString);
 /*! decode() of the annotation's text. */
 BATON_INTERNAL_EXPORT bool decodeText(const QString &text, QList<HistoryEntry> *changes, QString *errorString);
+/*!
+ * The time without a leader of a crash failover: from the previous holder's
+ * last renewal to the takeover, not from the expiry (the expiry is when a
+ * successor may act, not when the leader stopped). \a sinceSeenMs is the
+ * time since the last renewal was seen, on the boot clock of whoever
+ * measures; \a lastRenewal (the replaced record's renewTime, the old
+ * holder's wall clock) and \a takeover (the new one's) say more when the
+ * renewal was written long before it was first seen (a successor that
+ * started after the crash, a record read again): the larger of the two,
+ * never less than what was seen. For display only (F2).
+ */
+BATON_INTERNAL_EXPORT qint64 crashGapMs(qint64 sinceSeenMs, const QDateTime &lastRenewal, const QDateTime &takeover);
+
 /*! \a changes with \a change appended, keeping the last \a length (at least one). */
 BATON_INTERNAL_EXPORT QList<HistoryEntry> appended(QList<HistoryEntry> changes, const HistoryEntry &change,
                                                    int length);

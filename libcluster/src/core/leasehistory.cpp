@@ -186,6 +186,14 @@ bool decodeText(const QString &text, QList<HistoryEntry> *changes, QString *erro
     return decode(document.object(), changes, errorString);
 }
 
+qint64 crashGapMs(qint64 sinceSeenMs, const QDateTime &lastRenewal, const QDateTime &takeover)
+{
+    const qint64 seen = std::max<qint64>(0, sinceSeenMs);
+    if (!lastRenewal.isValid() || !takeover.isValid())
+        return seen;
+    return std::max(seen, lastRenewal.msecsTo(takeover));
+}
+
 QList<HistoryEntry> appended(QList<HistoryEntry> changes, const HistoryEntry &change, int length)
 {
     changes.append(change);

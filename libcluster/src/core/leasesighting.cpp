@@ -45,7 +45,9 @@ std::optional<HistoryEntry> LeaseSighting::recordedChange(const LeaseRecord &acq
     } else {
         change.from = holder;
         change.why = wireName(ChangeWhy::Expired);
-        change.gapMs = std::max<qint64>(0, now() - (m_seenAt + leaseDuration()));
+        // From the last renewal, not from the expiry: the leader was gone
+        // for the whole lease it left unrenewed, and longer.
+        change.gapMs = leasehistory::crashGapMs(now() - m_seenAt, m_state.record.renewTime, acquired.acquireTime);
     }
     return change;
 }

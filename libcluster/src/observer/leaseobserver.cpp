@@ -6,14 +6,10 @@
 #include "logging.h"
 
 #include <baton/application.h>
+#include <batoninternal/leasehistory.h>
 #include <baton/store.h>
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-
 #include <algorithm>
-#include <climits>
 #include <utility>
 
 namespace baton {
@@ -310,6 +306,7 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
     const bool previousExpired = known && it->expired;
     const qint64 previousChanged = known ? it->changedMono : now;
     const qint64 previousDuration = known ? it->record.leaseDurationMs : 0;
+    const QDateTime previousRenewal = known ? it->record.renewTime : QDateTime();
     next.record = record;
     next.expired = false;
     if (!known)
@@ -362,7 +359,8 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
             // expired, on its own clock, which may run a little ahead of
             // ours: a holder unseen for half a lease had stopped renewing.
             change.why = QStringLiteral("expired");
-            change.gapMs = std::max<qint64>(0, now - (previousChanged + previousDuration));
+            // From the last renewal seen, not from the expiry (docs/operations.md).
+            change.gapMs = leasehistory::crashGapMs(now - previousChanged, previousRenewal, record.acquireTime);
         } else {
             change.why = QStringLiteral("taken-over");
             change.gapMs = 0;
@@ -419,57 +417,6 @@ void LeaseObserverPrivate::remove(const QString &name)
     armExpiry();
 }
 
-void LeaseObserverPrivate::schedule(const ObservedLease &lease)
-{
-    unschedule(lease.name);
-    if (lease.expired || !lease.valid || lease.record.holder.isEmpty())
-        return; // nobody holds it: nothing can run out
-    m_deadlineOf.insert(lease.name, m_deadlines.emplace(lease.changedMono + lease.record.leaseDurationMs, lease.name));
-}
-
-void LeaseObserverPrivate::unschedule(const QString &name)
-{
-    const auto it = m_deadlineOf.constFind(name);
-    if (it == m_deadlineOf.constEnd())
-        return;
-    m_deadlines.erase(*it);
-    m_deadlineOf.erase(it);
-}
-
-void LeaseObserverPrivate::armExpiry()
-{
-    if (m_deadlines.empty() || !m_running) {
-        m_expiryTimer.stop();
-        return;
-    }
-    const qint64 earliest = m_deadlines.begin()->first;
-    m_expiryTimer.start(int(qBound<qint64>(0, earliest - m_clock->monotonicMs(), qint64(INT_MAX))));
-}
-
-void LeaseObserverPrivate::checkExpiry()
-{
-    const qint64 now = m_clock->monotonicMs();
-    QStringList expired;
-    // Only the deadlines already past: the rest of the map is not looked at.
-    while (!m_deadlines.empty() && m_deadlines.begin()->first <= now) {
-        const QString name = m_deadlines.begin()->second;
-        m_deadlineOf.remove(name);
-        m_deadlines.erase(m_deadlines.begin());
-        const auto it = m_leases.find(name);
-        if (it == m_leases.end())
-            continue;
-        it->expired = true;
-        expired.append(name);
-    }
-    for (const QString &name : std::as_const(expired)) {
-        qCDebug(lcElection).noquote() << QStringLiteral("observer: %1: the lease of %2 expired unrenewed")
-                                                .arg(name, m_leases.value(name).record.holder);
-        Q_EMIT q->leaseExpired(name);
-        Q_EMIT q->leaseChanged(name);
-    }
-    armExpiry();
-}
-
 QList<ObservedLease> LeaseObserver::leases() const
 {
     QList<ObservedLease> all = d->m_leases.values();
@@ -484,55 +431,6 @@ std::optional<ObservedLease> LeaseObserver::lease(const QString &name) const
     if (it == d->m_leases.constEnd())
         return std::nullopt;
     return *it;
-}
-
-namespace {
-
-QString csvField(const QString &text)
-{
-    // RFC 4180: quote a field that holds a separator, a quote or a line break.
-    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"'))
-        && !text.contains(QLatin1Char('\n')) && !text.contains(QLatin1Char('\r')))
-        return text;
-    QString quoted = text;
-    quoted.replace(QLatin1Char('"'), QStringLiteral("\"\""));
-    return QLatin1Char('"') + quoted + QLatin1Char('"');
-}
-
-} // namespace
-
-QByteArray LeaseObserver::historyToCsv(const QList<LeaseFailover> &history)
-{
-    QString out = QStringLiteral("lease,from,to,why,time,mono,gapMs,transitions,recorded\r\n");
-    for (const LeaseFailover &f : history)
-        out += QStringList {csvField(f.lease), csvField(f.from), csvField(f.to), csvField(f.why),
-                            f.when.toUTC().toString(Qt::ISODateWithMs), QString::number(f.mono),
-                            f.gapMs >= 0 ? QString::number(f.gapMs) : QString(),
-                            QString::number(f.transitions),
-                            f.recorded ? QStringLiteral("true") : QStringLiteral("false")}
-                       .join(QLatin1Char(','))
-                + QStringLiteral("\r\n");
-    return out.toUtf8();
-}
-
-QByteArray LeaseObserver::historyToJson(const QList<LeaseFailover> &history)
-{
-    QJsonArray rows;
-    for (const LeaseFailover &f : history) {
-        QJsonObject row {{QStringLiteral("lease"), f.lease},
-                         {QStringLiteral("from"), f.from},
-                         {QStringLiteral("to"), f.to},
-                         {QStringLiteral("why"), f.why},
-                         {QStringLiteral("time"), f.when.toUTC().toString(Qt::ISODateWithMs)},
-                         {QStringLiteral("mono"), double(f.mono)},
-                         {QStringLiteral("transitions"), double(f.transitions)},
-                         {QStringLiteral("recorded"), f.recorded}};
-        if (f.gapMs >= 0)
-            row.insert(QStringLiteral("gapMs"), double(f.gapMs));
-        rows.append(row);
-    }
-    return QJsonDocument(QJsonObject {{QStringLiteral("v"), 1}, {QStringLiteral("history"), rows}})
-            .toJson(QJsonDocument::Indented);
 }
 
 } // namespace baton
