@@ -59,6 +59,8 @@ private Q_SLOTS:
     void helpNamesTheCommandAndRunsNothing();
     void unknownCommandSuggestsTheNearestOne_data();
     void unknownCommandSuggestsTheNearestOne();
+    void langBeforeACommandNeedsNoDisplay_data();
+    void langBeforeACommandNeedsNoDisplay();
     void batonConfigStandsForConfig();
     void badConfigurationFromBatonConfigExitsTwo();
     void logLinesAreUtcWithZ();
@@ -150,6 +152,44 @@ void TestCommandLine::unknownCommandSuggestsTheNearestOne()
     QCOMPARE(run.exitCode, 2);
     QCOMPARE(run.err, message);
     QVERIFY(run.out.isEmpty());
+}
+
+void TestCommandLine::langBeforeACommandNeedsNoDisplay_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("printed");
+    QTest::newRow("--lang fr --help") << QStringList {QStringLiteral("--lang"), QStringLiteral("fr"),
+                                                      QStringLiteral("--help")}
+                                      << QStringLiteral("join --config FILE");
+    QTest::newRow("--lang fr status --help")
+            << QStringList {QStringLiteral("--lang"), QStringLiteral("fr"), QStringLiteral("status"),
+                            QStringLiteral("--help")}
+            << QStringLiteral("--check");
+    QTest::newRow("--lang=de status --help")
+            << QStringList {QStringLiteral("--lang=de"), QStringLiteral("status"), QStringLiteral("--help")}
+            << QStringLiteral("--check");
+}
+
+void TestCommandLine::langBeforeACommandNeedsNoDisplay()
+{
+    // O4: only the dashboard needs a display; --lang before a command once
+    // opened it, and a server without one aborted (exit 134).
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, printed);
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const char *name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+        environment.remove(QString::fromLatin1(name));
+    QProcess baton;
+    baton.setProcessEnvironment(environment);
+    baton.start(baton::test::batonBinary(), arguments);
+    QVERIFY(baton.waitForFinished(30000));
+    const QString out = QString::fromUtf8(baton.readAllStandardOutput());
+    const QString err = QString::fromUtf8(baton.readAllStandardError());
+    QCOMPARE(baton.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(baton.exitCode() == 0, qPrintable(err));
+    QVERIFY2(out.contains(printed), qPrintable(out));
+    QCOMPARE(err, QStringLiteral("baton: --lang sets the language of the dashboard only; the "
+                                 "commands write English\n"));
 }
 
 void TestCommandLine::batonConfigStandsForConfig()
