@@ -216,15 +216,26 @@ void TestConfiguration::misconfigurationIsRefusedWithOneExactLine_data()
     row("a renewInterval above the default leaseDuration is refused",
         cluster.arg(QStringLiteral(R"("renewInterval": "20s")")),
         QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "renewInterval" = "20s": it must be lower than "leaseDuration" (15000 ms))"));
+    // F3: each attempt has leaseDuration - renewInterval for the store's
+    // answer; "2ms" was accepted and every attempt then failed.
+    row("a lease that leaves an attempt 1ms for the answer is refused with the reason",
+        cluster.arg(QStringLiteral(R"("leaseDuration": "2ms", "renewInterval": "1ms")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = "2ms": it leaves each attempt 1ms (leaseDuration less renewInterval 1ms) to get the store's answer: it must be at least 100ms more than renewInterval)"));
+    row("a lease 99ms longer than its renewal is refused",
+        cluster.arg(QStringLiteral(R"("leaseDuration": 5099, "renewInterval": "5s")")),
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/StoreClusterService): parameter "leaseDuration" = 5099: it leaves each attempt 99ms (leaseDuration less renewInterval 5s) to get the store's answer: it must be at least 100ms more than renewInterval)"));
+    row("an etcd timeout below a round trip's floor is refused with its range",
+        etcd.arg(QStringLiteral(R"("timeout": "99ms")")),
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "timeout" = "99ms": it must be a duration from 100ms to 10m)"));
     row("a FileStore lockTimeout, which no write uses, is refused as unknown",
         QStringLiteral(R"("Registry": {"type": "FileStore", "folder": "/tmp/x", "lockTimeout": "11m"})"),
         QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/FileStore): parameter "lockTimeout" = "11m": unknown parameter (known: folder))"));
     row("an etcd timeout of zero is refused with its range",
         etcd.arg(QStringLiteral(R"("timeout": "0ms")")),
-        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "timeout" = "0ms": it must be a duration from 1ms to 10m)"));
+        QStringLiteral(R"(bad.json:1:15: service "Registry" (Webda/EtcdStore): parameter "timeout" = "0ms": it must be a duration from 100ms to 10m)"));
     row("a Kubernetes timeout of two hours is refused with its range",
         kube.arg(QStringLiteral(R"("leaseName": "billing-cron", "timeout": "2h")")),
-        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "timeout" = "2h": it must be a duration from 1ms to 10m)"));
+        QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "timeout" = "2h": it must be a duration from 100ms to 10m)"));
     row("a Kubernetes historyLength above a thousand is refused with its range",
         kube.arg(QStringLiteral(R"("leaseName": "billing-cron", "historyLength": 1001)")),
         QStringLiteral(R"(bad.json:1:15: service "cluster" (Webda/KubernetesClusterService): parameter "historyLength" = 1001: it must be a whole number from 0 to 1000)"));
@@ -317,6 +328,8 @@ void TestConfiguration::durationsTakeMillisecondsOrAUnit_data()
                            << qint64(3600000) << qint64(60000);
     QTest::newRow("decimals, as Go and kubectl write them")
             << QStringLiteral(R"("1.5s")") << QStringLiteral(R"("0.5s")") << qint64(1500) << qint64(500);
+    QTest::newRow("a lease 100ms longer than its renewal, the least")
+            << QStringLiteral("5100") << QStringLiteral(R"("5s")") << qint64(5100) << qint64(5000);
     QTest::newRow("units in a row") << QStringLiteral(R"("1m30s")") << QStringLiteral(R"("2.5s")")
                                     << qint64(90000) << qint64(2500);
 }

@@ -60,6 +60,12 @@ public:
     void refuseHidden(const QString &name, const QString &rule);
 
     static constexpr qint64 kMaxDurationMs = qint64(24) * 3600 * 1000;
+    /*!
+     * The least `timeout` of a store's request: one round trip to etcd or
+     * the Kubernetes API, TLS included, on a loaded host. Below it every
+     * request would fail "no answer within", however healthy the store.
+     */
+    static constexpr qint64 kMinStoreTimeoutMs = 100;
 
 private:
     QString m_service;
