@@ -13,6 +13,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -61,6 +62,8 @@ private Q_SLOTS:
     void unknownCommandSuggestsTheNearestOne();
     void langBeforeACommandNeedsNoDisplay_data();
     void langBeforeACommandNeedsNoDisplay();
+    void aRefusedServiceIsPrintedOnce();
+    void aFailedAttemptNamesTheStoreOnce();
     void batonConfigStandsForConfig();
     void badConfigurationFromBatonConfigExitsTwo();
     void logLinesAreUtcWithZ();
@@ -190,6 +193,48 @@ void TestCommandLine::langBeforeACommandNeedsNoDisplay()
     QVERIFY2(out.contains(printed), qPrintable(out));
     QCOMPARE(err, QStringLiteral("baton: --lang sets the language of the dashboard only; the "
                                  "commands write English\n"));
+}
+
+void TestCommandLine::aRefusedServiceIsPrintedOnce()
+{
+    // P1: the library logged the refusal of a service and join printed it
+    // again: two lines for one mistake.
+    const QString path = writeConfig(
+            QStringLiteral("nokubeconfig.json"),
+            R"({"services": {"cluster": {"type": "KubernetesClusterService", "config": "/nonexistent/kubeconfig"}}})");
+    const Run run = runBaton({QStringLiteral("join"), QStringLiteral("--config"), path});
+    QCOMPARE(run.exitCode, 2);
+    QCOMPARE(run.err.count(QStringLiteral("/nonexistent/kubeconfig does not exist")), 1);
+    QCOMPARE(run.err.count(QLatin1Char('\n')), 1);
+}
+
+void TestCommandLine::aFailedAttemptNamesTheStoreOnce()
+{
+    // P1: "attempt failed: cluster:x in Registry (Webda/EtcdStore):
+    // Webda/EtcdStore "Registry": ..." named the store twice in one line.
+    QTcpServer closed;
+    QVERIFY(closed.listen(QHostAddress::LocalHost));
+    const quint16 port = closed.serverPort();
+    closed.close(); // nothing listens there now: every request is refused
+    const QString path = writeConfig(
+            QStringLiteral("closedetcd.json"),
+            QStringLiteral(R"({"services": {"Registry": {"type": "EtcdStore", "endpoints": ["http://127.0.0.1:%1"]},)"
+                           R"( "cluster": {"type": "StoreClusterService", "leaseName": "x"}}})")
+                    .arg(port)
+                    .toUtf8());
+    QProcess baton;
+    baton.setProcessChannelMode(QProcess::SeparateChannels);
+    baton.start(baton::test::batonBinary(), {QStringLiteral("join"), QStringLiteral("--config"), path});
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += baton.readAllStandardError()).contains("attempt failed"), 20000);
+    baton.kill();
+    baton.waitForFinished();
+    QString line;
+    for (const QString &l : QString::fromUtf8(err).split(QLatin1Char('\n')))
+        if (l.contains(QStringLiteral("attempt failed")))
+            line = l;
+    QVERIFY2(line.contains(QStringLiteral(R"(Webda/EtcdStore "Registry", key "cluster:x": )")), qPrintable(line));
+    QVERIFY2(line.count(QStringLiteral("Registry")) == 1, qPrintable(line));
 }
 
 void TestCommandLine::batonConfigStandsForConfig()

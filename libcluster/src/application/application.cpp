@@ -260,8 +260,8 @@ bool Application::init(QString *errorString)
         QString error;
         if (!service->init(&error)) {
             const QString where = d->locations.value(service->name(), d->sourceName);
+            // Returned, not logged too: a caller that prints it would show it twice.
             *errorString = where.isEmpty() ? error : QStringLiteral("%1: %2").arg(where, error);
-            qCWarning(lcConfig).noquote() << *errorString;
             // Refused: stop what already started, so that nothing is left running.
             for (int j = i - 1; j >= 0; --j)
                 d->services.at(j)->stop();
