@@ -47,7 +47,9 @@ Q_ATTRIBUTE_FORMAT_PRINTF(1, 2) void logf(const char *format, ...)
 
 void complain(const QString &text)
 {
-    logf("%sbaton join: %s\n", journalstream::errorPrefix(), qPrintable(text));
+    // One line a mistake, each a line of its own in the journal.
+    for (const QString &line : text.split(QLatin1Char('\n')))
+        logf("%sbaton join: %s\n", journalstream::errorPrefix(), qPrintable(line));
 }
 
 } // namespace
@@ -72,15 +74,20 @@ bool JoinCommand::load(QString *errorString)
     m_application = std::make_unique<Application>();
     if (!m_application->loadConfigFile(m_options.configPath, errorString))
         return false;
+    // P1 before anything starts, every cluster's mistakes at once; also
+    // gives the lease names.
+    QStringList refusals;
     for (Service *service : m_application->services()) {
         if (auto *cluster = qobject_cast<ClusterService *>(service)) {
-            // P1 before anything starts; also gives the lease name.
-            if (!cluster->validate(errorString)) {
-                *errorString = QStringLiteral("%1: %2").arg(m_options.configPath, *errorString);
-                return false;
-            }
+            QString refusal;
+            if (!cluster->validate(&refusal))
+                refusals.append(m_application->locateError(cluster->name(), refusal));
             m_clusters.append(cluster);
         }
+    }
+    if (!refusals.isEmpty()) {
+        *errorString = refusals.join(QLatin1Char('\n'));
+        return false;
     }
     if (m_clusters.isEmpty()) {
         *errorString = QStringLiteral("%1: no cluster service to join (add one of type "
@@ -126,8 +133,10 @@ bool JoinCommand::selectLeases(QString *errorString)
         return false;
     for (Service *service : m_application->services())
         if (auto *cluster = qobject_cast<ClusterService *>(service)) {
-            if (!cluster->validate(errorString))
+            if (!cluster->validate(errorString)) {
+                *errorString = m_application->locateError(cluster->name(), *errorString);
                 return false;
+            }
             m_clusters.append(cluster);
         }
     // The command follows the first --lease named, whatever the file's order.

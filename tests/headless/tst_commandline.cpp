@@ -7,6 +7,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -66,6 +67,7 @@ private Q_SLOTS:
     void aFailedAttemptNamesTheStoreOnce();
     void batonConfigStandsForConfig();
     void badConfigurationFromBatonConfigExitsTwo();
+    void joinPrintsEveryClustersMistakesEachOnItsLine();
     void logLinesAreUtcWithZ();
     void explainSaysWhichHostsTheElectionReaches_data();
     void explainSaysWhichHostsTheElectionReaches();
@@ -265,6 +267,26 @@ void TestCommandLine::badConfigurationFromBatonConfigExitsTwo()
     QVERIFY(run.out.isEmpty());
     QVERIFY2(run.err.contains(QStringLiteral(R"(parameter "leaseNme" = "x": unknown parameter, did you mean "leaseName"?)")),
              qPrintable(run.err));
+}
+
+void TestCommandLine::joinPrintsEveryClustersMistakesEachOnItsLine()
+{
+    // P1: the first mistake hid the others, and all carried the service's
+    // position: three mistakes in two cluster services, three lines.
+    const QString path = writeConfig(QStringLiteral("values.json"),
+                                     "{\"services\": {\n"
+                                     "  \"a\": {\"type\": \"StoreClusterService\",\n"
+                                     "    \"leaseDuration\": \"15x\", \"leaseName\": \"\"},\n"
+                                     "  \"b\": {\"type\": \"StoreClusterService\", \"renewInterval\": 0}\n"
+                                     "}}\n");
+    const Run run = runBaton({QStringLiteral("join"), QStringLiteral("--explain"), QStringLiteral("--config"), path});
+    QCOMPARE(run.exitCode, 2);
+    const QString file = QFileInfo(path).filePath();
+    QCOMPARE(run.err.split(QLatin1Char('\n'), Qt::SkipEmptyParts),
+             (QStringList {
+                     QStringLiteral(R"(baton join: %1:3:5: service "a" (Webda/StoreClusterService): parameter "leaseDuration" = "15x": unknown unit "x" (ms, s, m or h))").arg(file),
+                     QStringLiteral(R"(baton join: %1:3:29: service "a" (Webda/StoreClusterService): parameter "leaseName" = "": it must be a non-empty string)").arg(file),
+                     QStringLiteral(R"(baton join: %1:4:40: service "b" (Webda/StoreClusterService): parameter "renewInterval" = 0: it must be a duration from 1ms to 24h)").arg(file)}));
 }
 
 void TestCommandLine::explainSaysWhichHostsTheElectionReaches_data()
