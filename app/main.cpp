@@ -9,6 +9,7 @@
 #include "eventdispatcher.h"
 #include "headlesslogging.h"
 #include "joinoptions.h"
+#include "langoption.h"
 #include "statusoptions.h"
 #include "usage.h"
 #ifdef BATON_WITH_GUI
@@ -78,6 +79,7 @@ int main(int argc, char *argv[])
     if (baton::dashboard::wanted(argc, argv))
         return baton::runDashboardModule(argc, argv);
 #endif
+    baton::langoption::setAside(&argc, argv);
     baton::eventdispatcher::preferUnix();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("baton"));

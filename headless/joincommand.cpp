@@ -48,7 +48,9 @@ Q_ATTRIBUTE_FORMAT_PRINTF(1, 2) void logf(const char *format, ...)
 
 void complain(const QString &text)
 {
-    logf("%sbaton join: %s\n", journalstream::errorPrefix(), qPrintable(text));
+    // One line a mistake, each a line of its own in the journal.
+    for (const QString &line : text.split(QLatin1Char('\n')))
+        logf("%sbaton join: %s\n", journalstream::errorPrefix(), qPrintable(line));
 }
 
 } // namespace
@@ -109,8 +111,10 @@ bool JoinCommand::selectLeases(QString *errorString)
         return false;
     for (Service *service : m_application->services())
         if (auto *cluster = qobject_cast<ClusterService *>(service)) {
-            if (!cluster->validate(errorString))
+            if (!cluster->validate(errorString)) {
+                *errorString = m_application->locateError(cluster->name(), *errorString);
                 return false;
+            }
             m_clusters.append(cluster);
         }
     // The command follows the first --lease named, whatever the file's order.

@@ -35,7 +35,8 @@ void say(const QString &text)
 
 void complain(const QString &text)
 {
-    std::fprintf(stderr, "baton status: %s\n", qPrintable(text));
+    for (const QString &line : text.split(QLatin1Char('\n'))) // one line a mistake
+        std::fprintf(stderr, "baton status: %s\n", qPrintable(line));
 }
 
 } // namespace

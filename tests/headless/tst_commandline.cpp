@@ -7,12 +7,14 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
@@ -60,8 +62,13 @@ private Q_SLOTS:
     void helpNamesTheCommandAndRunsNothing();
     void unknownCommandSuggestsTheNearestOne_data();
     void unknownCommandSuggestsTheNearestOne();
+    void langBeforeACommandNeedsNoDisplay_data();
+    void langBeforeACommandNeedsNoDisplay();
+    void aRefusedServiceIsPrintedOnce();
+    void aFailedAttemptNamesTheStoreOnce();
     void batonConfigStandsForConfig();
     void badConfigurationFromBatonConfigExitsTwo();
+    void joinPrintsEveryClustersMistakesEachOnItsLine();
     void logLinesAreUtcWithZ();
     void explainSaysWhichHostsTheElectionReaches_data();
     void explainSaysWhichHostsTheElectionReaches();
@@ -155,6 +162,86 @@ void TestCommandLine::unknownCommandSuggestsTheNearestOne()
     QVERIFY(run.out.isEmpty());
 }
 
+void TestCommandLine::langBeforeACommandNeedsNoDisplay_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("printed");
+    QTest::newRow("--lang fr --help") << QStringList {QStringLiteral("--lang"), QStringLiteral("fr"),
+                                                      QStringLiteral("--help")}
+                                      << QStringLiteral("join --config FILE");
+    QTest::newRow("--lang fr status --help")
+            << QStringList {QStringLiteral("--lang"), QStringLiteral("fr"), QStringLiteral("status"),
+                            QStringLiteral("--help")}
+            << QStringLiteral("--check");
+    QTest::newRow("--lang=de status --help")
+            << QStringList {QStringLiteral("--lang=de"), QStringLiteral("status"), QStringLiteral("--help")}
+            << QStringLiteral("--check");
+}
+
+void TestCommandLine::langBeforeACommandNeedsNoDisplay()
+{
+    // O4: only the dashboard needs a display; --lang before a command once
+    // opened it, and a server without one aborted (exit 134).
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, printed);
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const char *name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+        environment.remove(QString::fromLatin1(name));
+    QProcess baton;
+    baton.setProcessEnvironment(environment);
+    baton.start(baton::test::batonBinary(), arguments);
+    QVERIFY(baton.waitForFinished(30000));
+    const QString out = QString::fromUtf8(baton.readAllStandardOutput());
+    const QString err = QString::fromUtf8(baton.readAllStandardError());
+    QCOMPARE(baton.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(baton.exitCode() == 0, qPrintable(err));
+    QVERIFY2(out.contains(printed), qPrintable(out));
+    QCOMPARE(err, QStringLiteral("baton: --lang sets the language of the dashboard only; the "
+                                 "commands write English\n"));
+}
+
+void TestCommandLine::aRefusedServiceIsPrintedOnce()
+{
+    // P1: the library logged the refusal of a service and join printed it
+    // again: two lines for one mistake.
+    const QString path = writeConfig(
+            QStringLiteral("nokubeconfig.json"),
+            R"({"services": {"cluster": {"type": "KubernetesClusterService", "config": "/nonexistent/kubeconfig"}}})");
+    const Run run = runBaton({QStringLiteral("join"), QStringLiteral("--config"), path});
+    QCOMPARE(run.exitCode, 2);
+    QCOMPARE(run.err.count(QStringLiteral("/nonexistent/kubeconfig does not exist")), 1);
+    QCOMPARE(run.err.count(QLatin1Char('\n')), 1);
+}
+
+void TestCommandLine::aFailedAttemptNamesTheStoreOnce()
+{
+    // P1: "attempt failed: cluster:x in Registry (Webda/EtcdStore):
+    // Webda/EtcdStore "Registry": ..." named the store twice in one line.
+    QTcpServer closed;
+    QVERIFY(closed.listen(QHostAddress::LocalHost));
+    const quint16 port = closed.serverPort();
+    closed.close(); // nothing listens there now: every request is refused
+    const QString path = writeConfig(
+            QStringLiteral("closedetcd.json"),
+            QStringLiteral(R"({"services": {"Registry": {"type": "EtcdStore", "endpoints": ["http://127.0.0.1:%1"]},)"
+                           R"( "cluster": {"type": "StoreClusterService", "leaseName": "x"}}})")
+                    .arg(port)
+                    .toUtf8());
+    QProcess baton;
+    baton.setProcessChannelMode(QProcess::SeparateChannels);
+    baton.start(baton::test::batonBinary(), {QStringLiteral("join"), QStringLiteral("--config"), path});
+    QByteArray err;
+    QTRY_VERIFY_WITH_TIMEOUT((err += baton.readAllStandardError()).contains("attempt failed"), 20000);
+    baton.kill();
+    baton.waitForFinished();
+    QString line;
+    for (const QString &l : QString::fromUtf8(err).split(QLatin1Char('\n')))
+        if (l.contains(QStringLiteral("attempt failed")))
+            line = l;
+    QVERIFY2(line.contains(QStringLiteral(R"(Webda/EtcdStore "Registry", key "cluster:x": )")), qPrintable(line));
+    QVERIFY2(line.count(QStringLiteral("Registry")) == 1, qPrintable(line));
+}
+
 void TestCommandLine::batonConfigStandsForConfig()
 {
     // P1: BATON_CONFIG is the configuration when --config is not given.
@@ -183,6 +270,26 @@ void TestCommandLine::badConfigurationFromBatonConfigExitsTwo()
     QVERIFY(run.out.isEmpty());
     QVERIFY2(run.err.contains(QStringLiteral(R"(parameter "leaseNme" = "x": unknown parameter, did you mean "leaseName"?)")),
              qPrintable(run.err));
+}
+
+void TestCommandLine::joinPrintsEveryClustersMistakesEachOnItsLine()
+{
+    // P1: the first mistake hid the others, and all carried the service's
+    // position: three mistakes in two cluster services, three lines.
+    const QString path = writeConfig(QStringLiteral("values.json"),
+                                     "{\"services\": {\n"
+                                     "  \"a\": {\"type\": \"StoreClusterService\",\n"
+                                     "    \"leaseDuration\": \"15x\", \"leaseName\": \"\"},\n"
+                                     "  \"b\": {\"type\": \"StoreClusterService\", \"renewInterval\": 0}\n"
+                                     "}}\n");
+    const Run run = runBaton({QStringLiteral("join"), QStringLiteral("--explain"), QStringLiteral("--config"), path});
+    QCOMPARE(run.exitCode, 2);
+    const QString file = QFileInfo(path).filePath();
+    QCOMPARE(run.err.split(QLatin1Char('\n'), Qt::SkipEmptyParts),
+             (QStringList {
+                     QStringLiteral(R"(baton join: %1:3:5: service "a" (Webda/StoreClusterService): parameter "leaseDuration" = "15x": unknown unit "x" (ms, s, m or h))").arg(file),
+                     QStringLiteral(R"(baton join: %1:3:29: service "a" (Webda/StoreClusterService): parameter "leaseName" = "": it must be a non-empty string)").arg(file),
+                     QStringLiteral(R"(baton join: %1:4:40: service "b" (Webda/StoreClusterService): parameter "renewInterval" = 0: it must be a duration from 1ms to 24h)").arg(file)}));
 }
 
 void TestCommandLine::explainSaysWhichHostsTheElectionReaches_data()

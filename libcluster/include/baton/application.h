@@ -57,7 +57,9 @@ public:
     /*!
      * Reads a configuration file and creates its services, without starting
      * them. On error nothing is created and \a errorString names the file,
-     * the line and column (malformed JSON) or the service and parameter.
+     * the line and column (malformed JSON) or the service and parameter:
+     * one line a mistake, every service's, each with the position of the
+     * parameter it is about.
      */
     bool loadConfigFile(const QString &path, QString *errorString);
     /*! As loadConfigFile(), from memory; \a sourceName is used in messages. */
@@ -65,11 +67,21 @@ public:
 
     /*!
      * Initialises the services in configuration order. Stops at the first
-     * service that refuses, stops those already started, and returns false.
+     * service that refuses (the next ones would create folders and open
+     * connections for a configuration that is refused), stops those
+     * already started, and returns false.
      * Registrations made with baton::whenLeader() before this call start
      * when the first cluster service starts (W7).
      */
     bool init(QString *errorString);
+
+    /*!
+     * \a errorString, a refusal by the service \a serviceName (one line a
+     * mistake), with the file, line and column of each refused parameter
+     * in front of its line, as init() reports them; for refusals of a
+     * validation made before init().
+     */
+    QString locateError(const QString &serviceName, const QString &errorString) const;
     /*! Whether init() succeeded and stop() has not been called since. */
     bool isInitialised() const;
 

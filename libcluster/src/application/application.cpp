@@ -176,7 +176,7 @@ bool Application::loadConfig(const QByteArray &json, const QString &sourceName,
     const QJsonObject servicesObject = servicesValue.toObject();
 
     QList<Service *> created;
-    QHash<QString, QString> locations;
+    QHash<QString, ConfiguredService> locations;
     auto fail = [&](const QString &message) {
         qDeleteAll(created);
         *errorString = message;
@@ -196,35 +196,34 @@ bool Application::loadConfig(const QByteArray &json, const QString &sourceName,
                             .arg(configured.earlierLine)
                             .arg(configured.earlierColumn));
     }
+    // Every service is read, so that all the mistakes are told at once,
+    // each on its line, in file order.
+    QStringList errors;
     for (const ConfiguredService &configured : configuredServices) {
         const QString where = QStringLiteral("%1:%2:%3")
                                       .arg(sourceName)
                                       .arg(configured.line)
                                       .arg(configured.column);
         const QJsonValue entry = servicesObject.value(configured.name);
-        if (!entry.isObject())
-            return fail(QStringLiteral("%1: service \"%2\" must be an object with a \"type\", not %3")
-                                .arg(where, configured.name, jsonutil::describe(entry)));
+        const QString problem
+                = entryProblem(where, configured.name, entry, ServiceFactory::types());
+        if (!problem.isEmpty()) {
+            errors.append(problem);
+            continue;
+        }
         const QJsonObject parameters = entry.toObject();
         const QJsonValue type = parameters.value(QStringLiteral("type"));
-        if (type.isUndefined())
-            return fail(QStringLiteral("%1: service \"%2\" has no \"type\": say which service it is "
-                                       "(known types: %3)")
-                                .arg(where, configured.name,
-                                     ServiceFactory::types().join(QStringLiteral(", "))));
-        if (!type.isString())
-            return fail(QStringLiteral("%1: service \"%2\": \"type\" is %3, not the name of a "
-                                       "service type (known types: %4)")
-                                .arg(where, configured.name, jsonutil::describe(type),
-                                     ServiceFactory::types().join(QStringLiteral(", "))));
         const QString fullType = ServiceFactory::resolve(type.toString());
         Service *service = fullType.isEmpty()
                 ? nullptr
                 : ServiceFactory::create(fullType, configured.name, parameters, this);
-        if (!service)
-            return fail(QStringLiteral("%1: service \"%2\": unknown type \"%3\" (known types: %4)")
-                                .arg(where, configured.name, type.toString(),
-                                     ServiceFactory::types().join(QStringLiteral(", "))));
+        if (!service) {
+            errors.append(
+                    QStringLiteral("%1: service \"%2\": unknown type \"%3\" (known types: %4)")
+                            .arg(where, configured.name, type.toString(),
+                                 ServiceFactory::types().join(QStringLiteral(", "))));
+            continue;
+        }
         service->setType(fullType);
         service->setParent(this);
         created.append(service);
@@ -237,9 +236,11 @@ bool Application::loadConfig(const QByteArray &json, const QString &sourceName,
                           ParameterReader::describeService(configured.name, fullType), parameters,
                           declared);
         if (!unknown.isEmpty())
-            return fail(QStringLiteral("%1: %2").arg(where, unknown));
-        locations.insert(configured.name, where);
+            errors.append(locateRefusal(sourceName, configured, unknown));
+        locations.insert(configured.name, configured);
     }
+    if (!errors.isEmpty())
+        return fail(errors.join(QLatin1Char('\n')));
     if (created.size() != servicesObject.size())
         return fail(QStringLiteral("%1: could not read the order of the services").arg(sourceName));
     d->services = created;
@@ -259,9 +260,8 @@ bool Application::init(QString *errorString)
         Service *service = d->services.at(i);
         QString error;
         if (!service->init(&error)) {
-            const QString where = d->locations.value(service->name(), d->sourceName);
-            *errorString = where.isEmpty() ? error : QStringLiteral("%1: %2").arg(where, error);
-            qCWarning(lcConfig).noquote() << *errorString;
+            // Returned, not logged too: a caller that prints it would show it twice.
+            *errorString = locateError(service->name(), error);
             // Refused: stop what already started, so that nothing is left running.
             for (int j = i - 1; j >= 0; --j)
                 d->services.at(j)->stop();
@@ -287,6 +287,15 @@ bool Application::init(QString *errorString)
     if (self)
         Q_EMIT d->host.started();
     return true;
+}
+
+QString Application::locateError(const QString &serviceName, const QString &errorString) const
+{
+    const auto service = d->locations.constFind(serviceName);
+    if (service == d->locations.cend())
+        return d->sourceName.isEmpty() ? errorString
+                                       : QStringLiteral("%1: %2").arg(d->sourceName, errorString);
+    return locateRefusal(d->sourceName, *service, errorString);
 }
 
 bool Application::isInitialised() const

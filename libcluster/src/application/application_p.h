@@ -4,6 +4,7 @@
 #include <baton/leadercallback.h>
 #include <baton/remover.h>
 
+#include "configscanner.h"
 #include "servicehost.h"
 
 #include <QHash>
@@ -63,7 +64,7 @@ public:
     ApplicationHost host;
     QString sourceName;
     QList<Service *> services; // configuration order
-    QHash<QString, QString> locations; // service name -> "file:line:column"
+    QHash<QString, ConfiguredService> locations; // where each service and its parameters are
     bool initialising = false;
     bool initialised = false;
     bool pendingAttached = false;

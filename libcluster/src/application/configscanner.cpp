@@ -1,11 +1,13 @@
 #include "configscanner.h"
 
 #include "jsonutil.h"
+#include "parameters.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <utility>
 
 namespace baton {
 
@@ -95,6 +97,28 @@ private:
     qsizetype m_pos = 0;
 };
 
+/*! Records where each key of the object at the walker is, blocks' keys by their dotted names. */
+void scanParameters(Walker &walker, const QByteArray &text, const QString &prefix,
+                    QHash<QString, ConfiguredService::Position> *positions)
+{
+    walker.expect('{');
+    while (walker.before('}')) {
+        ConfiguredService::Position position;
+        jsonutil::lineAndColumn(text, walker.position(), &position.line, &position.column);
+        const QString key = prefix + walker.readString();
+        if (!positions->contains(key))
+            positions->insert(key, position);
+        walker.expect(':');
+        if (walker.peek('{'))
+            scanParameters(walker, text, key + QLatin1Char('.'), positions);
+        else
+            walker.skipValue();
+        if (walker.peek(','))
+            walker.expect(',');
+    }
+    walker.expect('}');
+}
+
 } // namespace
 
 QList<ConfiguredService> servicesInFileOrder(const QByteArray &validJson)
@@ -118,7 +142,10 @@ QList<ConfiguredService> servicesInFileOrder(const QByteArray &validJson)
                                         &service.column);
                 service.name = walker.readString();
                 walker.expect(':');
-                walker.skipValue();
+                if (walker.peek('{'))
+                    scanParameters(walker, validJson, QString(), &service.parameters);
+                else
+                    walker.skipValue();
                 const auto earlier = std::find_if(found.cbegin(), found.cend(), [&](const ConfiguredService &s) {
                     return s.name == service.name;
                 });
@@ -136,6 +163,56 @@ QList<ConfiguredService> servicesInFileOrder(const QByteArray &validJson)
             walker.expect(',');
     }
     return found;
+}
+
+QString locateRefusal(const QString &sourceName, const ConfiguredService &service,
+                      const QString &error)
+{
+    struct Located
+    {
+        ConfiguredService::Position at;
+        QString line;
+    };
+    QList<Located> lines;
+    for (const QString &line : error.split(QLatin1Char('\n'))) {
+        const auto position = service.parameters.constFind(parameters::refusedParameter(line));
+        const bool atParameter = position != service.parameters.cend();
+        const ConfiguredService::Position at = atParameter
+                ? *position
+                : ConfiguredService::Position {service.line, service.column};
+        lines.append({at, line});
+    }
+    // In file order, as a reader goes through it.
+    std::stable_sort(lines.begin(), lines.end(), [](const Located &a, const Located &b) {
+        return std::pair(a.at.line, a.at.column) < std::pair(b.at.line, b.at.column);
+    });
+    QStringList text;
+    for (const Located &l : lines)
+        text.append(QStringLiteral("%1:%2:%3: %4")
+                            .arg(sourceName)
+                            .arg(l.at.line)
+                            .arg(l.at.column)
+                            .arg(l.line));
+    return text.join(QLatin1Char('\n'));
+}
+
+QString entryProblem(const QString &where, const QString &name, const QJsonValue &entry,
+                     const QStringList &knownTypes)
+{
+    const QString known = knownTypes.join(QStringLiteral(", "));
+    if (!entry.isObject())
+        return QStringLiteral("%1: service \"%2\" must be an object with a \"type\", not %3")
+                .arg(where, name, jsonutil::describe(entry));
+    const QJsonValue type = entry.toObject().value(QStringLiteral("type"));
+    if (type.isUndefined())
+        return QStringLiteral("%1: service \"%2\" has no \"type\": say which service it is "
+                              "(known types: %3)")
+                .arg(where, name, known);
+    if (!type.isString())
+        return QStringLiteral("%1: service \"%2\": \"type\" is %3, not the name of a service "
+                              "type (known types: %4)")
+                .arg(where, name, jsonutil::describe(type), known);
+    return {};
 }
 
 } // namespace baton

@@ -1,8 +1,11 @@
 #pragma once
 
 #include <QByteArray>
+#include <QHash>
+#include <QJsonValue>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 namespace baton {
 
@@ -24,8 +27,35 @@ struct ConfiguredService
      */
     int earlierLine = 0;
     int earlierColumn = 0;
+    /*!
+     * Where each parameter's key is, by its dotted name (`tls.ca` for the
+     * key `ca` of the block `tls`): a refusal points at the parameter
+     * itself. The first of a repeated key.
+     */
+    struct Position
+    {
+        int line = 0;
+        int column = 0;
+    };
+    QHash<QString, Position> parameters;
 };
 
 QList<ConfiguredService> servicesInFileOrder(const QByteArray &validJson);
+
+/*!
+ * Each line of \a error (a refusal by \a service, one line a mistake) with
+ * \a sourceName and the line and column of the parameter it refuses in
+ * front, or those of the service when it refuses none (or one the file
+ * does not spell, such as a missing one); in file order.
+ */
+QString locateRefusal(const QString &sourceName, const ConfiguredService &service,
+                      const QString &error);
+
+/*!
+ * Why the entry of service \a name is no service (not an object, no
+ * `type`, a `type` that is no string), after \a where; empty when it is one.
+ */
+QString entryProblem(const QString &where, const QString &name, const QJsonValue &entry,
+                     const QStringList &knownTypes);
 
 } // namespace baton

@@ -2,6 +2,8 @@
 
 #include "parameters.h"
 
+#include <batoninternal/durationtext.h>
+
 #include <QCoreApplication>
 #include <QRandomGenerator>
 #include <QSysInfo>
@@ -12,6 +14,9 @@ namespace {
 
 constexpr qint64 defaultLeaseDurationMs = 15000;
 constexpr qint64 defaultRenewIntervalMs = 5000;
+// The least time an attempt may have for the store's answer: a round trip
+// to etcd or the Kubernetes API, TLS included, on a loaded host.
+constexpr qint64 kMinAttemptWindowMs = 100;
 
 QString defaultInstanceId()
 {
@@ -95,6 +100,20 @@ bool ClusterServicePrivate::readParameters(QString *errorString)
                               : QJsonValue(double(renewIntervalMs)),
                       QStringLiteral("it must be lower than \"leaseDuration\" (%1 ms)")
                               .arg(leaseDurationMs));
+    else if (reader.ok() && leaseDurationMs - renewIntervalMs < kMinAttemptWindowMs)
+        // F3: each attempt has leaseDuration - renewInterval for the store's
+        // answer; below the floor even a store on this host rarely answers
+        // in time, and every attempt would fail "no answer within".
+        reader.refuse(QStringLiteral("leaseDuration"),
+                      reader.has(QStringLiteral("leaseDuration"))
+                              ? reader.value(QStringLiteral("leaseDuration"))
+                              : QJsonValue(double(leaseDurationMs)),
+                      QStringLiteral("it leaves each attempt %1 (leaseDuration less renewInterval "
+                                     "%2) to get the store's answer: it must be at least %3 more "
+                                     "than renewInterval")
+                              .arg(durationtext::format(leaseDurationMs - renewIntervalMs),
+                                   durationtext::format(renewIntervalMs),
+                                   durationtext::format(kMinAttemptWindowMs)));
     const QString name = reader.string(QStringLiteral("leaseName"), QStringLiteral("leader"));
     const QString id = reader.string(QStringLiteral("instanceId"));
     if (!reader.ok()) {

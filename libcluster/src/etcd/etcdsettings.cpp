@@ -67,7 +67,7 @@ bool EtcdSettings::read(const QString &service, const QJsonObject &parameters,
     read.username = reader.string(QStringLiteral("username"));
     read.password = reader.secret(QStringLiteral("password"));
     read.passwordFile = reader.string(QStringLiteral("passwordFile"));
-    read.timeoutMs = int(reader.duration(QStringLiteral("timeout"), kDefaultTimeoutMs, 1,
+    read.timeoutMs = int(reader.duration(QStringLiteral("timeout"), kDefaultTimeoutMs, ParameterReader::kMinStoreTimeoutMs,
                                          kMaxTimeoutMs));
     const bool hasPassword = reader.has(QStringLiteral("password"))
             || reader.has(QStringLiteral("passwordFile"));

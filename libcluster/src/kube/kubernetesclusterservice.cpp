@@ -39,7 +39,7 @@ std::unique_ptr<LeaseBackend> KubernetesClusterService::createLeaseBackend(QStri
     options.configPath = reader.string(QStringLiteral("config"));
     options.context = reader.string(QStringLiteral("context"));
     options.namespaceName = reader.string(QStringLiteral("namespace"));
-    const int timeoutMs = int(reader.duration(QStringLiteral("timeout"), defaultTimeoutMs, 1,
+    const int timeoutMs = int(reader.duration(QStringLiteral("timeout"), defaultTimeoutMs, ParameterReader::kMinStoreTimeoutMs,
                                               maxTimeoutMs));
     const QString tokenFile = reader.string(QStringLiteral("tokenFile"));
     const int historyLength = int(reader.integer(QStringLiteral("historyLength"), leasehistory::defaultLength, 0,

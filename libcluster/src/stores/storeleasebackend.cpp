@@ -1,5 +1,7 @@
 #include "storeleasebackend.h"
 
+#include "storesupport.h"
+
 #include <batoninternal/storelease.h>
 
 #include <baton/clusterservice.h>
@@ -75,6 +77,12 @@ LeaseReply StoreLeaseBackend::toReply(const StoreResult &result, bool isWrite) c
     case Status::BadReply:
         break;
     }
+    // A store names itself first in its errors: the key goes after that
+    // name, which said once is enough.
+    const QString store = m_store ? storesupport::describeService(*m_store, m_store->type()) : QString();
+    if (!store.isEmpty() && result.errorString.startsWith(store + QLatin1Char(':')))
+        return LeaseReply::error(QStringLiteral("%1, key \"%2\"%3")
+                                         .arg(store, m_key, result.errorString.mid(store.size())));
     return LeaseReply::error(QStringLiteral("%1: %2").arg(describe(), result.errorString));
 }
 

@@ -126,20 +126,24 @@ bool ParameterReader::has(const QString &name) const
 
 void ParameterReader::refuse(const QString &name, const QJsonValue &value, const QString &rule)
 {
-    if (m_error.isEmpty())
-        m_error = formatRefusal(m_service, name, jsonutil::describe(value), rule);
+    if (m_refused.contains(name))
+        return;
+    m_refused.append(name);
+    m_errors.append(formatRefusal(m_service, name, jsonutil::describe(value), rule));
 }
 
 void ParameterReader::refuseHidden(const QString &name, const QString &rule)
 {
-    if (m_error.isEmpty())
-        m_error = formatRefusal(m_service, name, QStringLiteral("(hidden)"), rule);
+    if (m_refused.contains(name))
+        return;
+    m_refused.append(name);
+    m_errors.append(formatRefusal(m_service, name, QStringLiteral("(hidden)"), rule));
 }
 
 qint64 ParameterReader::duration(const QString &name, qint64 fallback, qint64 minimum,
                                  qint64 maximum)
 {
-    if (!has(name) || !ok())
+    if (!has(name))
         return fallback;
     const QJsonValue v = value(name);
     QString problem;
@@ -158,7 +162,7 @@ qint64 ParameterReader::duration(const QString &name, qint64 fallback, qint64 mi
 
 QString ParameterReader::string(const QString &name, const QString &fallback, bool mayBeEmpty)
 {
-    if (!has(name) || !ok())
+    if (!has(name))
         return fallback;
     const QJsonValue v = value(name);
     if (!v.isString() || (!mayBeEmpty && v.toString().isEmpty())) {
@@ -172,7 +176,7 @@ QString ParameterReader::string(const QString &name, const QString &fallback, bo
 qint64 ParameterReader::integer(const QString &name, qint64 fallback, qint64 minimum,
                                qint64 maximum)
 {
-    if (!has(name) || !ok())
+    if (!has(name))
         return fallback;
     const QJsonValue v = value(name);
     if (!jsonutil::isInteger(v) || v.toDouble() < double(minimum) || v.toDouble() > double(maximum)) {
@@ -184,7 +188,7 @@ qint64 ParameterReader::integer(const QString &name, qint64 fallback, qint64 min
 
 QString ParameterReader::secret(const QString &name)
 {
-    if (!has(name) || !ok())
+    if (!has(name))
         return {};
     const QJsonValue v = value(name);
     if (!v.isString()) {
@@ -196,7 +200,7 @@ QString ParameterReader::secret(const QString &name)
 
 bool ParameterReader::boolean(const QString &name, bool fallback)
 {
-    if (!has(name) || !ok())
+    if (!has(name))
         return fallback;
     const QJsonValue v = value(name);
     if (!v.isBool()) {
@@ -208,7 +212,7 @@ bool ParameterReader::boolean(const QString &name, bool fallback)
 
 QJsonObject ParameterReader::block(const QString &name, const QString &example)
 {
-    if (!has(name) || !ok())
+    if (!has(name))
         return {};
     const QJsonValue v = value(name);
     if (!v.isObject()) {
@@ -278,7 +282,21 @@ QString refuseUnknown(const QString &service, const QJsonObject &parameters,
     collectUnknown(parameters, QString(), declared, &clauses);
     if (clauses.isEmpty())
         return {};
-    return QStringLiteral("%1: %2").arg(service, clauses.join(QStringLiteral("; ")));
+    for (QString &clause : clauses)
+        clause = QStringLiteral("%1: %2").arg(service, clause);
+    return clauses.join(QLatin1Char('\n'));
+}
+
+QString refusedParameter(const QString &line)
+{
+    // The one format of formatRefusal(): the service never contains ": parameter \"".
+    static const QString marker = QStringLiteral(": parameter \"");
+    const qsizetype start = line.indexOf(marker);
+    if (start < 0)
+        return {};
+    const qsizetype nameStart = start + marker.size();
+    const qsizetype end = line.indexOf(QStringLiteral("\" = "), nameStart);
+    return end < 0 ? QString() : line.mid(nameStart, end - nameStart);
 }
 
 } // namespace parameters

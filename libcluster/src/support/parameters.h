@@ -17,9 +17,10 @@ namespace baton {
  *
  *     service "NAME" (TYPE): parameter "P" = VALUE: RULE
  *
- * The first refusal wins and later reads return their fallback, so that an
- * init() reads everything in a row and checks ok() once at the end. The
- * application puts the file, line and column in front.
+ * Every refusal is kept, one line each in file order of the reads, and a
+ * refused read returns its fallback, so that an init() reads everything in
+ * a row, checks ok() once at the end and reports all its mistakes at once.
+ * The application puts the file, line and column of each parameter in front.
  */
 class ParameterReader
 {
@@ -30,8 +31,9 @@ public:
     /*! `service "NAME" (TYPE)`, or `service "NAME"` without a type. */
     static QString describeService(const QString &name, const QString &type);
 
-    bool ok() const { return m_error.isEmpty(); }
-    QString errorString() const { return m_error; }
+    bool ok() const { return m_errors.isEmpty(); }
+    /*! The refusals, one a line (joined by newlines). */
+    QString errorString() const { return m_errors.join(QLatin1Char('\n')); }
 
     /*! Whether \a name (a dotted path such as `tls.ca`) is set to something other than null. */
     bool has(const QString &name) const;
@@ -60,11 +62,18 @@ public:
     void refuseHidden(const QString &name, const QString &rule);
 
     static constexpr qint64 kMaxDurationMs = qint64(24) * 3600 * 1000;
+    /*!
+     * The least `timeout` of a store's request: one round trip to etcd or
+     * the Kubernetes API, TLS included, on a loaded host. Below it every
+     * request would fail "no answer within", however healthy the store.
+     */
+    static constexpr qint64 kMinStoreTimeoutMs = 100;
 
 private:
     QString m_service;
     QJsonObject m_parameters;
-    QString m_error;
+    QStringList m_errors;
+    QStringList m_refused; // one refusal a parameter: the first reason is the one to fix
 };
 
 namespace parameters {
@@ -84,8 +93,15 @@ QString durationRule(qint64 minimum, qint64 maximum);
 QString shownValue(const QString &key, const QJsonValue &value);
 
 /*!
+ * The name of the parameter a refusal line is about (`tls.ca` in `service
+ * "Registry" (Webda/EtcdStore): parameter "tls.ca" = ...`), or an empty
+ * string when the line is about no parameter.
+ */
+QString refusedParameter(const QString &line);
+
+/*!
  * The refusal of every key of \a parameters that \a declared does not name,
- * on one line, or an empty string when there is none. \a declared lists
+ * one a line, or an empty string when there is none. \a declared lists
  * names and dotted names of blocks (`tls.ca` declares the block `tls` and
  * its key `ca`); `type` is always allowed at the top.
  */
