@@ -2,6 +2,8 @@
 
 #include "parameters.h"
 
+#include <baton/electionoptions.h>
+
 #include <QCoreApplication>
 #include <QRandomGenerator>
 #include <QSysInfo>
@@ -9,9 +11,6 @@
 namespace baton {
 
 namespace {
-
-constexpr qint64 defaultLeaseDurationMs = 15000;
-constexpr qint64 defaultRenewIntervalMs = 5000;
 
 QString defaultInstanceId()
 {
@@ -84,10 +83,12 @@ bool ClusterServicePrivate::readParameters(QString *errorString)
 {
     ParameterReader reader(ParameterReader::describeService(q->name(), q->type()),
                            q->parameters());
+    // One set of defaults for the file and for code (ElectionOptions).
+    const ElectionOptions defaults;
     const qint64 leaseDurationMs = reader.duration(QStringLiteral("leaseDuration"),
-                                                   defaultLeaseDurationMs);
+                                                   defaults.leaseDuration.count());
     const qint64 renewIntervalMs = reader.duration(QStringLiteral("renewInterval"),
-                                                   defaultRenewIntervalMs);
+                                                   defaults.renewInterval.count());
     if (reader.ok() && renewIntervalMs >= leaseDurationMs)
         reader.refuse(QStringLiteral("renewInterval"),
                       reader.has(QStringLiteral("renewInterval"))
@@ -95,7 +96,7 @@ bool ClusterServicePrivate::readParameters(QString *errorString)
                               : QJsonValue(double(renewIntervalMs)),
                       QStringLiteral("it must be lower than \"leaseDuration\" (%1 ms)")
                               .arg(leaseDurationMs));
-    const QString name = reader.string(QStringLiteral("leaseName"), QStringLiteral("leader"));
+    const QString name = reader.string(QStringLiteral("leaseName"), defaults.leaseName);
     const QString id = reader.string(QStringLiteral("instanceId"));
     if (!reader.ok()) {
         *errorString = reader.errorString();
