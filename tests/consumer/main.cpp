@@ -29,7 +29,8 @@ int main(int argc, char *argv[])
     election.leaseDuration = 10s;
     election.renewInterval = 2s;
     QString error;
-    if (!app.addCluster(QStringLiteral("cluster"), election, &error) || !app.init(&error)) {
+    baton::ClusterService *cluster = app.addCluster(QStringLiteral("cluster"), election, &error);
+    if (!cluster || !app.init(&error)) {
         std::fprintf(stderr, "%s\n", qPrintable(error));
         return 2;
     }
@@ -37,7 +38,7 @@ int main(int argc, char *argv[])
     // --store` would be pointed at.
     const QString folder = QFileInfo(app.registry()->parameters().value(QStringLiteral("folder")).toString())
                                    .absoluteFilePath();
-    baton::whenLeader([&app, &qtApp, folder] {
+    baton::whenLeader([&app, &qtApp, folder, cluster] {
         std::printf("consumer leads with token %lld\n",
                     static_cast<long long>(baton::useCluster().fencingToken()));
         // The lease just taken, seen from outside through the public
@@ -51,11 +52,11 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "%s\n", qPrintable(openError));
             std::exit(2);
         }
-        QObject::connect(observer, &baton::LeaseObserver::ready, &app, [observer, &app] {
+        QObject::connect(observer, &baton::LeaseObserver::ready, &app, [observer, &app, cluster] {
             const auto lease = observer->lease(QStringLiteral("consumer"));
             std::printf("consumer observes its lease held by %s\n",
                         lease ? qPrintable(lease->record.holder) : "nobody");
-            if (!lease || lease->record.holder != baton::useCluster().instanceId())
+            if (!lease || lease->record.holder != cluster->instanceId())
                 std::exit(4); // the observer must see what the election wrote
             app.stop();
         });
