@@ -1,6 +1,6 @@
 #include "screenshotdemo.h"
 
-#include <baton/clock.h>
+#include "manualclock.h"
 #include "connectiondialog.h"
 #include "connectionrepository.h"
 #include "dashboardsession.h"
@@ -49,7 +49,7 @@ ScreenshotDemo::ScreenshotDemo(const QString &directory, QObject *parent)
     QDateTime wall = QDateTime::currentDateTimeUtc();
     wall.setTime(QTime(wall.time().hour(), wall.time().minute()));
     m_startMono = 10'000'000;
-    m_clock = std::make_unique<ManualClock>(m_startMono, wall.addMSecs(-runMs));
+    m_clock = std::make_unique<test::ManualClock>(m_startMono, wall.addMSecs(-runMs));
     // A store in memory, as a configuration would name it.
     m_store.reset(qobject_cast<Store *>(
             ServiceFactory::create(QStringLiteral("Webda/MemoryStore"), QStringLiteral("Registry"), {}, nullptr)));

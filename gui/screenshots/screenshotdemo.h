@@ -13,9 +13,11 @@ class ConnectionRepository;
 class DashboardSession;
 class LeaseScript;
 class MainWindow;
-class ManualClock;
 class Store;
 class SecretStore;
+namespace test {
+class ManualClock;
+}
 
 /*!
  * `baton-screenshots DIR`: a scripted election of a few leases on an
@@ -61,7 +63,7 @@ private:
     bool save(QWidget *widget, const QString &name);
 
     QDir m_directory;
-    std::unique_ptr<ManualClock> m_clock;
+    std::unique_ptr<test::ManualClock> m_clock;
     std::unique_ptr<Store> m_store;
     std::unique_ptr<LeaseScript> m_script;
     std::unique_ptr<DashboardSession> m_session;

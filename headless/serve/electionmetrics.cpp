@@ -278,12 +278,14 @@ ElectionMetrics::Leadership ElectionMetrics::leadership(const QString &name) con
     }
     // Read once: a deadline that passes between two calls must not give
     // "leading" with 0 ms left.
-    const qint64 validForMs = it->cluster->validForMs();
-    leadership.leading = validForMs > 0;
+    const qint64 remainingMs = it->cluster->remainingLeadershipMs();
+    leadership.leading = remainingMs != 0;
     leadership.holder = leadership.leading ? it->identity : it->cluster->currentHolder();
     if (leadership.leading) {
         leadership.fencingToken = it->cluster->fencingToken();
-        leadership.validForMs = validForMs;
+        // The only instance (no bound) answers with a whole lease: /leader's
+        // readers take the number as time left, and none of it runs out.
+        leadership.validForMs = remainingMs < 0 ? it->cluster->timings().leaseDuration : remainingMs;
     }
     return leadership;
 }

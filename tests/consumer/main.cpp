@@ -1,9 +1,12 @@
-// The smallest complete use of the installed library: join an election on a
-// file Registry and leave as soon as this instance leads.
+// The smallest complete use of the installed library: join an election
+// built in code, on the default file Registry of the data folder
+// (BATON_DATA_DIR), and leave as soon as this instance leads.
 
 #include <baton/application.h>
 #include <baton/cluster.h>
+#include <baton/electionoptions.h>
 #include <baton/leaseobserver.h>
+#include <baton/store.h>
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -15,23 +18,27 @@
 int main(int argc, char *argv[])
 {
     QCoreApplication qtApp(argc, argv);
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: consumer REGISTRY_FOLDER\n");
+    if (argc != 1) {
+        std::fprintf(stderr, "usage: BATON_DATA_DIR=FOLDER consumer\n");
         return 2;
     }
+    using namespace std::chrono_literals;
     baton::Application app;
+    baton::ElectionOptions election;
+    election.leaseName = QStringLiteral("consumer");
+    election.leaseDuration = 10s;
+    election.renewInterval = 2s;
     QString error;
-    const QByteArray config = QStringLiteral(R"({"services": {
-        "Registry": {"type": "Webda/FileStore", "folder": "%1"},
-        "cluster": {"type": "Webda/StoreClusterService", "leaseName": "consumer"}}})")
-                                      .arg(QString::fromLocal8Bit(argv[1]))
-                                      .toUtf8();
-    if (!app.loadConfig(config, QStringLiteral("consumer"), &error) || !app.init(&error)) {
+    baton::ClusterService *cluster = app.addCluster(QStringLiteral("cluster"), election, &error);
+    if (!cluster || !app.init(&error)) {
         std::fprintf(stderr, "%s\n", qPrintable(error));
         return 2;
     }
-    const QString folder = QFileInfo(QString::fromLocal8Bit(argv[1])).absoluteFilePath();
-    baton::whenLeader([&app, &qtApp, folder] {
+    // Where the default Registry keeps its documents: what `baton status
+    // --store` would be pointed at.
+    const QString folder = QFileInfo(app.registry()->parameters().value(QStringLiteral("folder")).toString())
+                                   .absoluteFilePath();
+    baton::whenLeader([&app, &qtApp, folder, cluster] {
         std::printf("consumer leads with token %lld\n",
                     static_cast<long long>(baton::useCluster().fencingToken()));
         // The lease just taken, seen from outside through the public
@@ -45,10 +52,12 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "%s\n", qPrintable(openError));
             std::exit(2);
         }
-        QObject::connect(observer, &baton::LeaseObserver::ready, &app, [observer, &app] {
+        QObject::connect(observer, &baton::LeaseObserver::ready, &app, [observer, &app, cluster] {
             const auto lease = observer->lease(QStringLiteral("consumer"));
             std::printf("consumer observes its lease held by %s\n",
                         lease ? qPrintable(lease->record.holder) : "nobody");
+            if (!lease || lease->record.holder != cluster->instanceId())
+                std::exit(4); // the observer must see what the election wrote
             app.stop();
         });
         observer->start();

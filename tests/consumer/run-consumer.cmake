@@ -30,7 +30,8 @@ list(GET pc_file 0 pc_file)
 get_filename_component(pc_dir ${pc_file} DIRECTORY)
 get_filename_component(libdir ${pc_dir} DIRECTORY)
 set(ENV{LD_LIBRARY_PATH} "${libdir}:$ENV{LD_LIBRARY_PATH}")
-run(${WORK_DIR}/build/consumer ${WORK_DIR}/registry-cmake)
+set(ENV{BATON_DATA_DIR} ${WORK_DIR}/data-cmake)
+run(${WORK_DIR}/build/consumer)
 
 set(ENV{PKG_CONFIG_PATH} "${pc_dir}")
 execute_process(COMMAND pkg-config --cflags --libs baton-cluster
@@ -40,7 +41,9 @@ if(NOT rc EQUAL 0)
 endif()
 separate_arguments(flags UNIX_COMMAND "${CXX_FLAGS} ${flags}")
 run(c++ -std=c++20 -fPIC ${SOURCE_DIR}/main.cpp ${flags} -o ${WORK_DIR}/consumer-pkgconfig)
-run(${WORK_DIR}/consumer-pkgconfig ${WORK_DIR}/registry-pkgconfig)
+set(ENV{BATON_DATA_DIR} ${WORK_DIR}/data-pkgconfig)
+run(${WORK_DIR}/consumer-pkgconfig)
+unset(ENV{BATON_DATA_DIR})
 
 # The installed `baton` finds its status module relative to itself (one place
 # only, headless/modulepath.h): `join --listen` serves, and exits 0 at SIGTERM.

@@ -3,7 +3,7 @@
 // MemoryStore in this process, so elections take milliseconds; every wait
 // is for a signal or a condition, never for time to pass.
 
-#include <baton/clock.h>
+#include "manualclock.h"
 #include "leaserecord.h"
 #include "storecluster.h"
 #include "storeleasebackend.h"
@@ -330,8 +330,8 @@ void TestClusterService::stopOfAFollowerWaitsForTheDeregistrationOfItsLastTerm()
     // only when told, so b takes over when the test says and a never sees
     // b's lease expire.
     auto store = makeStore();
-    ManualClock clockA;
-    ManualClock clockB;
+    test::ManualClock clockA;
+    test::ManualClock clockB;
     StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), {}, &clockA);
     StoreCluster b(store.get(), QStringLiteral("b"), QStringLiteral("leader"), {}, &clockB);
     QPromise<void> deregistration;
@@ -367,7 +367,7 @@ void TestClusterService::stopPastTheDeadlineBeforeAnyTimerWaitsForTheDeregistrat
     // deregistered callback starts, and the stop ends when it is done,
     // without a release (past the deadline the lease is left to expire).
     auto store = makeStore();
-    ManualClock clock;
+    test::ManualClock clock;
     StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), {}, &clock);
     QPromise<void> deregistration;
     bool deregStarted = false;
@@ -403,7 +403,7 @@ namespace {
  * took the lease over (F3): b's clock moves past a's lease, a's does not,
  * so a's last term ends by the takeover and not by its deadline.
  */
-bool takeOver(ClusterService &a, ClusterService &b, ManualClock &clockB)
+bool takeOver(ClusterService &a, ClusterService &b, test::ManualClock &clockB)
 {
     QSignalSpy bEvents(&b, &ClusterService::electionEvent);
     if (!start(b))
@@ -424,8 +424,8 @@ void TestClusterService::stopOfAFollowerEndsAtTheLeaseExpiryOfItsLastTermWhenIts
     // plus the safety margin, the room an --exec grace has), nothing is
     // left that waiting could protect. It ends without a release.
     auto store = makeStore();
-    ManualClock clockA;
-    ManualClock clockB;
+    test::ManualClock clockA;
+    test::ManualClock clockB;
     StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), {}, &clockA);
     StoreCluster b(store.get(), QStringLiteral("b"), QStringLiteral("leader"), {}, &clockB);
     QPromise<void> neverFinished;
@@ -468,8 +468,8 @@ void TestClusterService::stopOfAFollowerLongAfterItsLastTermDoesNotWaitForAHungC
     // (nor the process) open. W6: the service may then go while the
     // callback's future is still pending; its end finds nothing to touch.
     auto store = makeStore();
-    ManualClock clockA;
-    ManualClock clockB;
+    test::ManualClock clockA;
+    test::ManualClock clockB;
     QPromise<void> neverFinished;
     auto a = std::make_unique<StoreCluster>(store.get(), QStringLiteral("a"), QStringLiteral("leader"),
                                             StoreCluster::Timings {}, &clockA);
@@ -624,7 +624,7 @@ void TestClusterService::resumedHostStepsDownAtItsFirstEventWithItsDeadline()
     // resume finds isLeader() false, and the step-down reports the deadline,
     // not the moment it was noticed.
     auto store = makeStore();
-    ManualClock clock;
+    test::ManualClock clock;
     StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), {}, &clock);
     QVERIFY(start(a));
     QTRY_VERIFY(a.isLeader());
@@ -665,7 +665,7 @@ void TestClusterService::isLeaderComparesTheDeadlineAtCallTime()
     // F4: a leader frozen past its deadline reads isLeader() == false on
     // the first call, before any timer of its own has run.
     auto store = makeStore();
-    ManualClock clock;
+    test::ManualClock clock;
     StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), {}, &clock);
     QVERIFY(start(a));
     QTRY_VERIFY(a.isLeader());

@@ -2,7 +2,7 @@
 // two instances can show, with a lease store that the test applies by hand.
 // No sleeps: the clocks move only when a test moves them.
 
-#include <baton/clock.h>
+#include "manualclock.h"
 #include "elector.h"
 
 #include <QTest>
@@ -77,7 +77,7 @@ struct Instance
         : elector(ElectorParams {lease, renew, id, incarnation}, clock)
     {
     }
-    ManualClock clock;
+    test::ManualClock clock;
     Elector elector;
     std::optional<ElectorAction> pending; // a request sent and not yet answered
     std::vector<ElectorAction> told;

@@ -2,7 +2,7 @@
 // Instances share one MemoryStore; time that decides leadership comes from a
 // ManualClock, and every wait is for a signal, never for time to pass.
 
-#include <baton/clock.h>
+#include "manualclock.h"
 #include "storecluster.h"
 
 #include <baton/clusterservice.h>
@@ -77,7 +77,7 @@ void TestLeaderTimer::frozenLeaderPastItsDeadlineDoesNotTick()
     // and the underlying timer fires before the election acts: no timeout().
     // Long timings keep the election's own timers from acting during the test.
     auto store = makeStore();
-    ManualClock clock;
+    test::ManualClock clock;
     const StoreCluster::Timings timings {60000, 20000};
     StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), timings, &clock);
     QVERIFY(start(a));
@@ -102,7 +102,7 @@ void TestLeaderTimer::stopsOnStepDownAndRestartsOnReElection()
     // W2: the timer stops when the instance stops leading (here F4: its
     // deadline passed) and starts again when it is elected again.
     auto store = makeStore();
-    ManualClock clock;
+    test::ManualClock clock;
     StoreCluster a(store.get(), QStringLiteral("a"), QStringLiteral("leader"), {}, &clock);
     LeaderTimer timer(a);
     QSignalSpy ticking(&timer, &LeaderTimer::tickingChanged);

@@ -4,7 +4,7 @@
 // under QAbstractItemModelTester. Leases are written straight into a
 // MemoryStore; the observer runs on a ManualClock, so ages are exact.
 
-#include <baton/clock.h>
+#include "manualclock.h"
 #include "failoverhistorymodel.h"
 #include "fleettimelinemodel.h"
 #include "fleettimelinewidget.h"
@@ -68,7 +68,7 @@ struct Fixture
         return QTest::qWaitFor([&] { return done; }, 5000) && ok;
     }
 
-    ManualClock clock;
+    test::ManualClock clock;
     MemoryStore store;
     LeaseObserver observer;
     LeaseScript script;

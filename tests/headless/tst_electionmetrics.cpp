@@ -5,7 +5,7 @@
 // deadline; the transitions are the lease record's (F7), as `baton status`
 // shows them.
 
-#include <baton/clock.h>
+#include "manualclock.h"
 #include "electionmetrics.h"
 #include <batoninternal/eventrecord.h>
 #include "memorystore.h"
@@ -84,7 +84,7 @@ private Q_SLOTS:
 
 void TestElectionMetrics::theExpositionParsesAndCountsEveryRecord()
 {
-    ManualClock clock;
+    test::ManualClock clock;
     ElectionMetrics metrics(&clock);
     metrics.record(attempt(clock, QStringLiteral("cron"), QStringLiteral("acquired"), 3));
     QJsonObject changed = record(clock, QStringLiteral("cron"), QStringLiteral("leader-changed"));
@@ -126,7 +126,7 @@ void TestElectionMetrics::theExpositionParsesAndCountsEveryRecord()
 
 void TestElectionMetrics::labelValuesAreEscaped()
 {
-    ManualClock clock;
+    test::ManualClock clock;
     ElectionMetrics metrics(&clock);
     const QString odd = QStringLiteral("a \"quoted\" \\ lease\nname");
     metrics.record(attempt(clock, odd, QStringLiteral("held"), 1));
@@ -165,7 +165,7 @@ void TestElectionMetrics::readinessGoesBadWhenTheStoreIsSilentLongerThanTheLease
     // O3 /readyz: not ready before the store first answered, nor when it
     // has not answered for longer than the lease; any answer (a conflict
     // too) makes it ready again.
-    ManualClock clock;
+    test::ManualClock clock;
     auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
     StoreCluster cluster(store.get(), QStringLiteral("me"), QStringLiteral("m"), {}, &clock);
     QString error;
@@ -201,7 +201,7 @@ void TestElectionMetrics::leadershipEndsAtTheDeadlineOfALeaderThatStillThinksItL
     // (a frozen process, a stuck loop): isLeader() says no, and so do
     // /leader and baton_is_leader. Before it, /leader gives the fencing
     // token and what is left until the deadline.
-    ManualClock clock;
+    test::ManualClock clock;
     auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
     QString error;
     QVERIFY(store->init(&error));
@@ -271,7 +271,7 @@ void TestElectionMetrics::everySeriesIsThereBeforeTheFirstEvent()
     // O3: a series that appears only with its first event breaks rate()
     // and absent-based alerts; with a service followed and --exec given,
     // every family has its sample from the first scrape.
-    ManualClock clock;
+    test::ManualClock clock;
     auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
     StoreCluster cluster(store.get(), QStringLiteral("me"), QStringLiteral("m"), {}, &clock);
     QString error;
@@ -304,7 +304,7 @@ void TestElectionMetrics::everySeriesIsThereBeforeTheFirstEvent()
 // read at each scrape from the queues' counters.
 void TestElectionMetrics::outputDroppedForSlowReadersIsCountedAsItIsNow()
 {
-    ManualClock clock;
+    test::ManualClock clock;
     ElectionMetrics metrics(&clock);
     quint64 records = 0;
     quint64 lines = 0;

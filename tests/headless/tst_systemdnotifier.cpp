@@ -11,7 +11,7 @@
 #include "systemdnotifier.h"
 #include "testsupport.h"
 
-#include <baton/clock.h>
+#include "manualclock.h"
 
 #include <QFile>
 #include <QLoggingCategory>
@@ -309,7 +309,7 @@ void TestSystemdNotifier::aLineWaitsASecondOfTheBootClockAndCarriesEveryChange()
     StatusSocket socket(path);
     QVERIFY(socket.isListening());
     NotifySocketVariable variable(path);
-    ManualClock clock;
+    test::ManualClock clock;
     SystemdNotifier notifier(nullptr, &clock);
     QVERIFY(notifier.isNotifying());
     Elections elections(100, &notifier);

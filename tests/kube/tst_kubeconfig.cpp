@@ -3,7 +3,7 @@
 // credential kind, exec plugins (cache, expiry, re-run, failure), token
 // rotation. Plugins are tiny shell scripts written by the test.
 
-#include <baton/clock.h>
+#include "manualclock.h"
 #include "kubeconfig.h"
 #include "kubecredentials.h"
 
@@ -367,7 +367,7 @@ QString TestKubeConfig::plugin(const QString &name, const QByteArray &body)
 
 void TestKubeConfig::execPluginIsCachedUntilExpiry()
 {
-    ManualClock clock(1000, QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC));
+    test::ManualClock clock(1000, QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC));
     const QString runs = m_dir->filePath(QStringLiteral("runs"));
     const QString script = plugin(QStringLiteral("plugin.sh"),
                                   "echo run >> " + runs.toUtf8() + "\n"

@@ -22,7 +22,8 @@ foreach(class ${private_classes})
   endif()
 endforeach()
 # ...while the public API is there.
-foreach(public "baton::LeaseObserver::open" "baton::Application::loadConfigFile" "baton::Clock::system")
+foreach(public "baton::LeaseObserver::open" "baton::Application::loadConfigFile" "baton::Application::addCluster"
+       "baton::Clock::system")
   string(FIND "${symbols}" "${public}" at)
   if(at EQUAL -1)
     list(APPEND failures "${public} is not exported")

@@ -1,5 +1,7 @@
 #include "simulation.h"
 
+#include "manualclock.h"
+
 #include <QDate>
 #include <QDateTime>
 #include <QTime>
@@ -119,7 +121,7 @@ struct Node
 {
     int slot = 0;
     Host host;
-    std::unique_ptr<ManualClock> clock;
+    std::unique_ptr<test::ManualClock> clock;
     std::unique_ptr<Elector> elector;
     int incarnation = 0;
     QString identity;
@@ -309,7 +311,7 @@ World::World(const SimConfig &config, quint64 seed)
                                                : m_rng.between(-config.maxRatePpm, config.maxRatePpm);
         const QDateTime wall = QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC)
                                        .addMSecs(m_rng.between(-3'600'000, 3'600'000));
-        n.clock = std::make_unique<ManualClock>(n.host.offset, wall);
+        n.clock = std::make_unique<test::ManualClock>(n.host.offset, wall);
     }
 }
 

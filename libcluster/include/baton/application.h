@@ -14,6 +14,7 @@ class ClusterService;
 class Service;
 class Store;
 class ApplicationPrivate;
+struct ElectionOptions;
 
 /*!
  * An application built from a JSON configuration (C2):
@@ -64,6 +65,26 @@ public:
     bool loadConfigFile(const QString &path, QString *errorString);
     /*! As loadConfigFile(), from memory; \a sourceName is used in messages. */
     bool loadConfig(const QByteArray &json, const QString &sourceName, QString *errorString);
+
+    /*!
+     * Adds the cluster service \a name that runs the election \a options
+     * describes, as if the configuration listed it last: the election built
+     * in code, beside or instead of a configuration file (call
+     * loadConfig() or loadConfigFile() first, if at all). Its values are
+     * checked by init(), with the rules and messages of a file's service.
+     * Returns the service, owned by the application, or nullptr with \a
+     * errorString set when the application is already initialised or has a
+     * service of that name.
+     *
+     * \code
+     * baton::ElectionOptions election;
+     * election.leaseName = QStringLiteral("cron");
+     * if (!app.addCluster(QStringLiteral("cluster"), election, &error) || !app.init(&error))
+     *     qCritical("%s", qPrintable(error));
+     * \endcode
+     */
+    ClusterService *addCluster(const QString &name, const ElectionOptions &options,
+                               QString *errorString);
 
     /*!
      * Initialises the services in configuration order. Stops at the first

@@ -118,7 +118,11 @@ public:
     virtual bool isLeader() const;
     /*! This instance's identity in the election (C1): the `instanceId` parameter, or a generated one. */
     QString instanceId() const;
-    /*! The same as instanceId(), for readers of the original API. */
+    /*!
+     * An alias of instanceId(), kept for code written against the original
+     * framework's API (Webda's `getInstanceId()`, C1); new code calls
+     * instanceId().
+     */
     QString getInstanceId() const { return instanceId(); }
     /*!
      * This run of the process: a random value drawn at start and written
@@ -144,21 +148,18 @@ public:
      */
     qint64 fencingToken() const;
     /*!
-     * How long this instance still leads by its step-down deadline
-     * (F4), in milliseconds on the monotonic clock; 0 while not leading.
-     */
-    qint64 validForMs() const;
-    /*!
      * The lease's transition count (F7) as this instance last read it
      * from the store, leader or not; 0 before the first read. The number
      * `baton status` shows for the lease.
      */
     qint64 leaseTransitions() const;
     /*!
-     * As validForMs(), but -1 where no lease bounds the leadership (W8, the
-     * only instance, which validForMs() counts as a whole lease): for work
-     * that must end with the authority by a clock of its own (the `--exec`
-     * guard), which nothing would renew.
+     * How long this instance still leads by its step-down deadline (F4), in
+     * milliseconds on the monotonic clock, read at the moment of the call:
+     * for work that must end with the authority by a clock of its own (the
+     * `--exec` guard). 0 while not leading; -1 while leading where no lease
+     * bounds the leadership (W8: the only instance, which nobody else can
+     * replace).
      */
     qint64 remainingLeadershipMs() const;
     /*! The holder as last seen, empty when the lease is free or unknown. */

@@ -295,6 +295,8 @@ QString Application::locateError(const QString &serviceName, const QString &erro
     if (service == d->locations.cend())
         return d->sourceName.isEmpty() ? errorString
                                        : QStringLiteral("%1: %2").arg(d->sourceName, errorString);
+    if (service->line == 0)
+        return errorString; // built in code (addCluster): no place in a file
     return locateRefusal(d->sourceName, *service, errorString);
 }
 

@@ -93,14 +93,6 @@ qint64 ClusterService::fencingToken() const
     return d->elector ? d->elector->fencingToken() : -1;
 }
 
-qint64 ClusterService::validForMs() const
-{
-    if (!d->isLeaderNow())
-        return 0;
-    if (d->unbounded)
-        return d->params.leaseDurationMs; // nobody else could take it
-    return std::max<qint64>(0, d->elector->validUntilMono() - d->clock->monotonicMs());
-}
 
 qint64 ClusterService::leaseTransitions() const
 {
@@ -111,9 +103,11 @@ qint64 ClusterService::leaseTransitions() const
 
 qint64 ClusterService::remainingLeadershipMs() const
 {
-    if (d->unbounded && d->isLeaderNow())
-        return -1;
-    return validForMs();
+    if (!d->isLeaderNow())
+        return 0;
+    if (d->unbounded)
+        return -1; // nobody else could take it
+    return std::max<qint64>(0, d->elector->validUntilMono() - d->clock->monotonicMs());
 }
 
 QString ClusterService::currentHolder() const

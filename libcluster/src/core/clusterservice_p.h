@@ -54,7 +54,7 @@ public:
     QString leaseName;
     /*!
      * No other instance can take the lease (W8): the leadership has no
-     * bound, which validForMs() and remainingLeadershipMs() tell.
+     * bound, which remainingLeadershipMs() tells.
      */
     bool unbounded = false;
     bool started = false;

@@ -3,6 +3,7 @@
 #include "parameters.h"
 
 #include <batoninternal/durationtext.h>
+#include <baton/electionoptions.h>
 
 #include <QCoreApplication>
 #include <QRandomGenerator>
@@ -12,8 +13,6 @@ namespace baton {
 
 namespace {
 
-constexpr qint64 defaultLeaseDurationMs = 15000;
-constexpr qint64 defaultRenewIntervalMs = 5000;
 // The least time an attempt may have for the store's answer: a round trip
 // to etcd or the Kubernetes API, TLS included, on a loaded host.
 constexpr qint64 kMinAttemptWindowMs = 100;
@@ -89,10 +88,12 @@ bool ClusterServicePrivate::readParameters(QString *errorString)
 {
     ParameterReader reader(ParameterReader::describeService(q->name(), q->type()),
                            q->parameters());
+    // One set of defaults for the file and for code (ElectionOptions).
+    const ElectionOptions defaults;
     const qint64 leaseDurationMs = reader.duration(QStringLiteral("leaseDuration"),
-                                                   defaultLeaseDurationMs);
+                                                   defaults.leaseDuration.count());
     const qint64 renewIntervalMs = reader.duration(QStringLiteral("renewInterval"),
-                                                   defaultRenewIntervalMs);
+                                                   defaults.renewInterval.count());
     if (reader.ok() && renewIntervalMs >= leaseDurationMs)
         reader.refuse(QStringLiteral("renewInterval"),
                       reader.has(QStringLiteral("renewInterval"))
@@ -114,7 +115,7 @@ bool ClusterServicePrivate::readParameters(QString *errorString)
                               .arg(durationtext::format(leaseDurationMs - renewIntervalMs),
                                    durationtext::format(renewIntervalMs),
                                    durationtext::format(kMinAttemptWindowMs)));
-    const QString name = reader.string(QStringLiteral("leaseName"), QStringLiteral("leader"));
+    const QString name = reader.string(QStringLiteral("leaseName"), defaults.leaseName);
     const QString id = reader.string(QStringLiteral("instanceId"));
     if (!reader.ok()) {
         *errorString = reader.errorString();

@@ -7,13 +7,14 @@
 #include "parameters.h"
 #include "secretfile.h"
 
+#include <baton/electionoptions.h>
+
 #include <QProcessEnvironment>
 
 namespace baton {
 
 namespace {
 
-constexpr int defaultTimeoutMs = 5000;
 constexpr int maxTimeoutMs = 600000;
 constexpr int maxHistoryLength = 1000;
 
@@ -39,7 +40,9 @@ std::unique_ptr<LeaseBackend> KubernetesClusterService::createLeaseBackend(QStri
     options.configPath = reader.string(QStringLiteral("config"));
     options.context = reader.string(QStringLiteral("context"));
     options.namespaceName = reader.string(QStringLiteral("namespace"));
-    const int timeoutMs = int(reader.duration(QStringLiteral("timeout"), defaultTimeoutMs, ParameterReader::kMinStoreTimeoutMs,
+    const int timeoutMs = int(reader.duration(QStringLiteral("timeout"),
+                                              ElectionOptions::Kubernetes().timeout.count(),
+                                              ParameterReader::kMinStoreTimeoutMs,
                                               maxTimeoutMs));
     const QString tokenFile = reader.string(QStringLiteral("tokenFile"));
     const int historyLength = int(reader.integer(QStringLiteral("historyLength"), leasehistory::defaultLength, 0,
