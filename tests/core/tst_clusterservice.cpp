@@ -3,6 +3,7 @@
 // MemoryStore in this process, so elections take milliseconds; every wait
 // is for a signal or a condition, never for time to pass.
 
+#include "localleasebackend.h"
 #include "manualclock.h"
 #include "leaserecord.h"
 #include "storecluster.h"
@@ -28,6 +29,26 @@ namespace {
 
 constexpr int shortLease = 600;
 constexpr int shortRenew = 100;
+
+/*! The local cluster (W8) on a clock the test moves. */
+class LocalCluster : public ClusterService
+{
+public:
+    explicit LocalCluster(const Clock *clock)
+        : ClusterService(QStringLiteral("solo"),
+                         QJsonObject {{QStringLiteral("leaseDuration"), 600},
+                                      {QStringLiteral("renewInterval"), 100}},
+                         nullptr)
+    {
+        setClock(clock);
+    }
+
+protected:
+    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *) override
+    {
+        return std::make_unique<LocalLeaseBackend>(leaseName());
+    }
+};
 
 bool start(ClusterService &cluster)
 {
@@ -108,6 +129,7 @@ private Q_SLOTS:
     void severalElectionsInOneProcess();
     void registrationsBeforeTheApplicationStartsWaitForItsCluster();
     void withoutAClusterServiceTheLocalClusterAlwaysLeads();
+    void theLocalClusterStillLeadsAfterSleepingLongerThanItsLease();
     void useClusterReturnsTheFirstClusterInConfigurationOrder();
     void electionWaitsForAStoreListedAfterTheCluster();
 };
@@ -744,6 +766,33 @@ void TestClusterService::withoutAClusterServiceTheLocalClusterAlwaysLeads()
     QTRY_COMPARE(runs, 1);
     QVERIFY(useCluster().isLeader());
     QCOMPARE(useCluster().fencingToken(), 0);
+}
+
+void TestClusterService::theLocalClusterStillLeadsAfterSleepingLongerThanItsLease()
+{
+    // W8: the only instance always leads. Its election runs on an
+    // always-granting backend, but with no deadline: a laptop that slept an
+    // hour (the boot clock counts the sleep) wakes up leading, with no
+    // deregistered callback and no second fn.
+    test::ManualClock clock;
+    LocalCluster solo(&clock);
+    int runs = 0;
+    int deregistered = 0;
+    solo.whenLeader([&] { ++runs; }, [&] { ++deregistered; });
+    QVERIFY(start(solo));
+    QTRY_COMPARE(runs, 1);
+    QSignalSpy leadership(&solo, &ClusterService::leadershipChanged);
+    QSignalSpy events(&solo, &ClusterService::electionEvent);
+    clock.advance(3600 * 1000);
+    QVERIFY(solo.isLeader());
+    QCOMPARE(solo.remainingLeadershipMs(), qint64(-1));
+    // Its next renewal comes and goes; it still leads, once.
+    QTRY_VERIFY_WITH_TIMEOUT(!eventsNamed(events, QStringLiteral("attempt")).isEmpty(), 20000);
+    QVERIFY(solo.isLeader());
+    QCOMPARE(runs, 1);
+    QCOMPARE(deregistered, 0);
+    QVERIFY(leadership.isEmpty());
+    stopAndWait(solo);
 }
 
 void TestClusterService::useClusterReturnsTheFirstClusterInConfigurationOrder()

@@ -143,6 +143,7 @@ bool ClusterService::init(QString *errorString)
     d->registrations->setObjectName(d->leaseName);
     d->registrations->setLeaseName(d->leaseName);
     d->unbounded = qobject_cast<LocalLeaseBackend *>(backend.get()) != nullptr;
+    d->params.boundedByLease = !d->unbounded;
     d->backend = std::move(backend);
     qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 joins the election for \"%3\" on %4")
                                             .arg(name(), d->params.identity, d->leaseName,

@@ -20,6 +20,10 @@ qint64 Elector::now() const
 
 qint64 Elector::stepDownDelay() const
 {
+    // About a century: never reached, and far from overflowing the boot clock.
+    constexpr qint64 kUnboundedMs = qint64(100) * 365 * 24 * 3600 * 1000;
+    if (!m_params.boundedByLease)
+        return kUnboundedMs;
     return (m_params.leaseDurationMs + m_params.renewIntervalMs) / 2;
 }
 

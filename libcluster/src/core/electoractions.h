@@ -31,6 +31,12 @@ struct ElectorParams
      * alone with its identity (the simulation's earlier runs, unit tests).
      */
     QString incarnation;
+    /*!
+     * False for the local cluster, the only instance there is (W8): its
+     * leadership has no deadline, since nobody could take over, and a host
+     * that slept longer than the lease still leads when it wakes.
+     */
+    bool boundedByLease = true;
 };
 
 /*! What the Elector asks its driver to do, or tells it happened. */
