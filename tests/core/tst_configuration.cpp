@@ -118,6 +118,21 @@ void TestConfiguration::eachMistakeIsRefusedWithOneExactLine_data()
             << QByteArray(R"({"services": {"cluster": {"type": "StoreClusterService"},)" "\n"
                           R"(  "cluster": {"type": "StoreClusterService", "leaseName": "b"}}})")
             << QStringLiteral(R"(bad.json:2:3: service "cluster" is defined twice, first at line 1 column 15: only one of them would be used, without a word; keep one)");
+    QTest::newRow("a parameter given twice in one service is refused with both places")
+            << configWith(cluster.arg(QStringLiteral(R"("leaseName": "a", "leaseName": "b")")))
+            << QStringLiteral(R"(bad.json:1:76: service "cluster": parameter "leaseName" is given twice, first at line 1 column 58: only the last would be used, without a word; keep one)");
+    QTest::newRow("a key given twice in a block is refused with both places")
+            << configWith(etcd.arg(QStringLiteral(R"("tls": {"ca": "a.pem", "ca": "b.pem"})")))
+            << QStringLiteral(R"(bad.json:1:112: service "Registry": parameter "tls.ca" is given twice, first at line 1 column 97: only the last would be used, without a word; keep one)");
+    // Columns count characters, as an editor shows them, not UTF-8 bytes.
+    row("a column after accented text counts characters",
+        cluster.arg(QStringLiteral(R"("leaseName": "ééé", "leaseduration": 5000)")),
+        QStringLiteral(R"(bad.json:1:78: service "cluster" (Webda/StoreClusterService): parameter "leaseduration" = 5000: unknown parameter, did you mean "leaseDuration"?)"));
+    // A byte-order mark (some Windows editors write one) is not a mistake:
+    // QJsonDocument skips it, and so do the positions.
+    QTest::newRow("a file that starts with a byte-order mark is read, and its columns start after it")
+            << QByteArray("\xEF\xBB\xBF") + configWith(cluster.arg(QStringLiteral(R"("leaseduration": 5000)")))
+            << QStringLiteral(R"(bad.json:1:58: service "cluster" (Webda/StoreClusterService): parameter "leaseduration" = 5000: unknown parameter, did you mean "leaseDuration"?)");
     QTest::newRow("a service without a type is refused with the known types")
             << configWith(QStringLiteral(R"("cluster": {"leaseName": "x"})"))
             << QStringLiteral(R"(bad.json:1:15: service "cluster" has no "type": say which service it is (known types: TYPES))");

@@ -52,6 +52,7 @@ private Q_SLOTS:
     void aLocalElectionInCodeAlwaysLeadsWithNoBound();
     void aKubernetesElectionInCodeIsTheEntryAFileWouldHold();
     void anElectionIsAddedNeitherTwiceNorAfterTheStart();
+    void aFileLoadedAfterAnElectionInCodeIsRefusedSayingWhichComesFirst();
 };
 
 void TestElectionOptions::anElectionInCodeIsRefusedInTheWordsOfItsConfigurationFile_data()
@@ -228,6 +229,34 @@ void TestElectionOptions::anElectionIsAddedNeitherTwiceNorAfterTheStart()
     QCOMPARE(app.services().size(), 2);
     QSignalSpy stopped(&app, &Application::stopped);
     app.stop();
+    QVERIFY(stopped.wait());
+}
+
+void TestElectionOptions::aFileLoadedAfterAnElectionInCodeIsRefusedSayingWhichComesFirst()
+{
+    // C2: the file's services start in its order, before those added in
+    // code; a file loaded after them is refused with the order to follow,
+    // and a second file or a file after the start with what went wrong.
+    Application app;
+    QString error;
+    QVERIFY(app.addCluster(QStringLiteral("cluster"), ElectionOptions(), &error));
+    QVERIFY(!app.loadConfig(registryOnly, QStringLiteral("registry.json"), &error));
+    QCOMPARE(error, QStringLiteral("registry.json: services were already added in code "
+                                   "(Application::addCluster): load the configuration first, "
+                                   "then add them"));
+    QCOMPARE(app.services().size(), 1);
+
+    Application loaded;
+    QVERIFY(loaded.loadConfig(registryOnly, QStringLiteral("registry.json"), &error));
+    QVERIFY(!loaded.loadConfig(registryOnly, QStringLiteral("other.json"), &error));
+    QCOMPARE(error, QStringLiteral("other.json: a configuration is already loaded, from "
+                                   "registry.json: an application reads one"));
+    QVERIFY2(loaded.init(&error), qPrintable(error));
+    QVERIFY(!loaded.loadConfig(registryOnly, QStringLiteral("late.json"), &error));
+    QCOMPARE(error, QStringLiteral("late.json: the application has already started: load its "
+                                   "configuration before init()"));
+    QSignalSpy stopped(&loaded, &Application::stopped);
+    loaded.stop();
     QVERIFY(stopped.wait());
 }
 

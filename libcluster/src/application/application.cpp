@@ -130,8 +130,25 @@ bool Application::loadConfigFile(const QString &path, QString *errorString)
 bool Application::loadConfig(const QByteArray &json, const QString &sourceName,
                              QString *errorString)
 {
-    if (!d->services.isEmpty() || d->initialised) {
-        *errorString = QStringLiteral("%1: a configuration is already loaded").arg(sourceName);
+    if (d->initialised) {
+        *errorString = QStringLiteral("%1: the application has already started: load its "
+                                      "configuration before init()")
+                               .arg(sourceName);
+        return false;
+    }
+    if (!d->sourceName.isEmpty()) {
+        *errorString = QStringLiteral("%1: a configuration is already loaded, from %2: an "
+                                      "application reads one")
+                               .arg(sourceName, d->sourceName);
+        return false;
+    }
+    if (!d->services.isEmpty()) {
+        // Elections added in code come after the file's services (C2: the
+        // file's order is the start order), so the file must come first.
+        *errorString = QStringLiteral("%1: services were already added in code "
+                                      "(Application::addCluster): load the configuration "
+                                      "first, then add them")
+                               .arg(sourceName);
         return false;
     }
     QJsonParseError parseError;
@@ -204,6 +221,16 @@ bool Application::loadConfig(const QByteArray &json, const QString &sourceName,
                                       .arg(sourceName)
                                       .arg(configured.line)
                                       .arg(configured.column);
+        for (const ConfiguredService::Repeat &repeat : configured.repeatedParameters)
+            errors.append(QStringLiteral("%1:%2:%3: service \"%4\": parameter \"%5\" is given twice, "
+                                         "first at line %6 column %7: only the last would be used, "
+                                         "without a word; keep one")
+                                  .arg(sourceName)
+                                  .arg(repeat.at.line)
+                                  .arg(repeat.at.column)
+                                  .arg(configured.name, repeat.key)
+                                  .arg(repeat.earlier.line)
+                                  .arg(repeat.earlier.column));
         const QJsonValue entry = servicesObject.value(configured.name);
         const QString problem
                 = entryProblem(where, configured.name, entry, ServiceFactory::types());

@@ -5,6 +5,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSet>
 
 #include <algorithm>
 #include <utility>
@@ -19,6 +20,7 @@ class Walker
 public:
     explicit Walker(const QByteArray &text)
         : m_text(text)
+        , m_pos(jsonutil::startsWithByteOrderMark(text) ? 3 : 0)
     {
     }
 
@@ -94,23 +96,30 @@ public:
 
 private:
     const QByteArray &m_text;
-    qsizetype m_pos = 0;
+    qsizetype m_pos;
 };
 
-/*! Records where each key of the object at the walker is, blocks' keys by their dotted names. */
+/*!
+ * Records where each key of the object at the walker is, blocks' keys by
+ * their dotted names, and each key the object gives twice.
+ */
 void scanParameters(Walker &walker, const QByteArray &text, const QString &prefix,
-                    QHash<QString, ConfiguredService::Position> *positions)
+                    ConfiguredService *service)
 {
+    QSet<QString> inThisObject;
     walker.expect('{');
     while (walker.before('}')) {
         ConfiguredService::Position position;
         jsonutil::lineAndColumn(text, walker.position(), &position.line, &position.column);
         const QString key = prefix + walker.readString();
-        if (!positions->contains(key))
-            positions->insert(key, position);
+        if (inThisObject.contains(key))
+            service->repeatedParameters.append({key, position, service->parameters.value(key)});
+        inThisObject.insert(key);
+        if (!service->parameters.contains(key))
+            service->parameters.insert(key, position);
         walker.expect(':');
         if (walker.peek('{'))
-            scanParameters(walker, text, key + QLatin1Char('.'), positions);
+            scanParameters(walker, text, key + QLatin1Char('.'), service);
         else
             walker.skipValue();
         if (walker.peek(','))
@@ -143,7 +152,7 @@ QList<ConfiguredService> servicesInFileOrder(const QByteArray &validJson)
                 service.name = walker.readString();
                 walker.expect(':');
                 if (walker.peek('{'))
-                    scanParameters(walker, validJson, QString(), &service.parameters);
+                    scanParameters(walker, validJson, QString(), &service);
                 else
                     walker.skipValue();
                 const auto earlier = std::find_if(found.cbegin(), found.cend(), [&](const ConfiguredService &s) {

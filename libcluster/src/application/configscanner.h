@@ -38,6 +38,17 @@ struct ConfiguredService
         int column = 0;
     };
     QHash<QString, Position> parameters;
+    /*!
+     * A key given twice in one object of the entry: QJsonDocument keeps the
+     * last silently, so the configuration is refused instead.
+     */
+    struct Repeat
+    {
+        QString key;
+        Position at;
+        Position earlier;
+    };
+    QList<Repeat> repeatedParameters;
 };
 
 QList<ConfiguredService> servicesInFileOrder(const QByteArray &validJson);

@@ -34,16 +34,24 @@ bool isInteger(const QJsonValue &value)
     return std::isfinite(number) && std::floor(number) == number && std::fabs(number) <= 9.0e15;
 }
 
+bool startsWithByteOrderMark(const QByteArray &text)
+{
+    return text.startsWith("\xEF\xBB\xBF");
+}
+
 void lineAndColumn(const QByteArray &text, qsizetype offset, int *line, int *column)
 {
     *line = 1;
     *column = 1;
     const qsizetype end = qMin(offset, text.size());
-    for (qsizetype i = 0; i < end; ++i) {
-        if (text.at(i) == '\n') {
+    for (qsizetype i = startsWithByteOrderMark(text) ? 3 : 0; i < end; ++i) {
+        const char c = text.at(i);
+        if (c == '\n') {
             ++*line;
             *column = 1;
-        } else {
+        } else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) {
+            // Columns count characters, as editors do: a UTF-8 continuation
+            // byte is part of the character before it.
             ++*column;
         }
     }

@@ -12,6 +12,11 @@ QString describe(const QJsonValue &value);
 bool isInteger(const QJsonValue &value);
 
 /*! Line and column (both from 1) of byte \a offset in \a text. */
+/*!
+ * Whether \a text begins with a UTF-8 byte-order mark, which QJsonDocument
+ * accepts and skips, and an editor does not show.
+ */
+bool startsWithByteOrderMark(const QByteArray &text);
 void lineAndColumn(const QByteArray &text, qsizetype offset, int *line, int *column);
 
 } // namespace baton::jsonutil
