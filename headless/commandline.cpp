@@ -1,17 +1,44 @@
 #include "commandline.h"
 
+#include <batoninternal/didyoumean.h>
 #include <batoninternal/durationtext.h>
+
+#include <QRegularExpression>
 
 #include <cstdio>
 
 namespace baton::commandline {
+
+namespace {
+
+/*! Qt's reason, or for a misspelt option the option it most likely meant. */
+QString whyNotParsed(const QCommandLineParser &parser, const char *command)
+{
+    const QStringList unknown = parser.unknownOptionNames();
+    if (unknown.isEmpty())
+        return parser.errorText();
+    // Qt 6.4's parser lists its options only in its help text.
+    QStringList known;
+    static const QRegularExpression longName(QStringLiteral("--([a-z][a-z0-9-]*)"));
+    for (const QRegularExpressionMatch &match : longName.globalMatch(parser.helpText()))
+        known.append(match.captured(1));
+    const QString &word = unknown.constFirst();
+    const QString dashes = word.size() > 1 ? QStringLiteral("--") : QStringLiteral("-");
+    const QString suggestion = parameters::closest(word, known);
+    return suggestion.isEmpty()
+            ? QStringLiteral("unknown option %1%2 (baton %3 --help lists the options)")
+                      .arg(dashes, word, QLatin1String(command))
+            : QStringLiteral("unknown option %1%2, did you mean --%3?").arg(dashes, word, suggestion);
+}
+
+} // namespace
 
 int parse(QCommandLineParser &parser, const char *command, QStringList arguments, bool takesArguments)
 {
     parser.addHelpOption();
     arguments.removeAt(1); // the command name
     if (!parser.parse(arguments)) {
-        std::fprintf(stderr, "baton %s: %s\n", command, qPrintable(parser.errorText()));
+        std::fprintf(stderr, "baton %s: %s\n", command, qPrintable(whyNotParsed(parser, command)));
         return BadUsage;
     }
     if (parser.isSet(QStringLiteral("help"))) {

@@ -62,6 +62,8 @@ private Q_SLOTS:
     void helpNamesTheCommandAndRunsNothing();
     void unknownCommandSuggestsTheNearestOne_data();
     void unknownCommandSuggestsTheNearestOne();
+    void unknownOptionSuggestsTheNearestOne_data();
+    void unknownOptionSuggestsTheNearestOne();
     void langBeforeACommandNeedsNoDisplay_data();
     void langBeforeACommandNeedsNoDisplay();
     void aRefusedServiceIsPrintedOnce();
@@ -157,6 +159,33 @@ void TestCommandLine::unknownCommandSuggestsTheNearestOne()
     QFETCH(QString, command);
     QFETCH(QString, message);
     const Run run = runBaton({command});
+    QCOMPARE(run.exitCode, 2);
+    QCOMPARE(run.err, message);
+    QVERIFY(run.out.isEmpty());
+}
+
+void TestCommandLine::unknownOptionSuggestsTheNearestOne_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("a letter missing from --config")
+            << QStringList {QStringLiteral("join"), QStringLiteral("--confg"), QStringLiteral("x.json")}
+            << QStringLiteral("baton join: unknown option --confg, did you mean --config?\n");
+    QTest::newRow("a letter missing from --watch of status")
+            << QStringList {QStringLiteral("status"), QStringLiteral("--wtch")}
+            << QStringLiteral("baton status: unknown option --wtch, did you mean --watch?\n");
+    QTest::newRow("a word that is no option at all")
+            << QStringList {QStringLiteral("join"), QStringLiteral("--frobnicate")}
+            << QStringLiteral("baton join: unknown option --frobnicate (baton join --help lists the "
+                              "options)\n");
+}
+
+void TestCommandLine::unknownOptionSuggestsTheNearestOne()
+{
+    // P1: a misspelt option is named with the one it most likely meant.
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, message);
+    const Run run = runBaton(arguments);
     QCOMPARE(run.exitCode, 2);
     QCOMPARE(run.err, message);
     QVERIFY(run.out.isEmpty());
