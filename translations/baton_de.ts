@@ -387,8 +387,8 @@
         <translation>keine</translation>
     </message>
     <message>
-        <source>Time without a leader before the new holder took the lease: from the release seen, or from the old holder&apos;s expiry as this observer judged it</source>
-        <translation>Zeit ohne Leader, bevor der neue Inhaber die Lease übernahm: ab der gesehenen Freigabe oder ab dem Ablauf des alten Inhabers nach dem Urteil dieses Beobachters</translation>
+        <source>Time without a leader before the new holder took the lease: from the release seen or, when the old holder stopped renewing, from its last renewal</source>
+        <translation>Zeit ohne Leader, bevor der neue Inhaber die Lease übernahm: ab der gesehenen Freigabe oder, wenn der alte Inhaber nicht mehr erneuerte, ab seiner letzten Erneuerung</translation>
     </message>
     <message>
         <source>When</source>
@@ -438,14 +438,24 @@
         <translation>%1 → %2 (%3)</translation>
     </message>
     <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
         <source>now</source>
         <translation>jetzt</translation>
     </message>
     <message>
-        <source>%1: no leader
-%2</source>
-        <translation>%1: kein Leader
-%2</translation>
+        <source>%1: no leader for %2 (released)
+%3</source>
+        <translation>%1: kein Leader für %2 (freigegeben)
+%3</translation>
+    </message>
+    <message>
+        <source>%1: no leader for %2 (%3 stopped renewing)
+%4</source>
+        <translation>%1: kein Leader für %2 (%3 hat nicht mehr erneuert)
+%4</translation>
     </message>
     <message>
         <source>%1: held by %2
@@ -887,24 +897,28 @@ Von diesem Beobachter gesehen: gehalten seit %3, letzte Änderung vor %4 (Lease 
         <translation>angehalten: Ende oder Doppelklick zum Folgen</translation>
     </message>
     <message>
-        <source>%1 → %2 (%3)</source>
-        <translation>%1 → %2 (%3)</translation>
-    </message>
-    <message>
         <source>now</source>
         <translation>jetzt</translation>
     </message>
     <message>
-        <source>No leader (released)
-%1</source>
-        <translation>Kein Leader (freigegeben)
-%1</translation>
+        <source>No leader for %1 (released)
+%2</source>
+        <translation>Kein Leader für %1 (freigegeben)
+%2</translation>
     </message>
     <message>
-        <source>No leader: the lease of %1 ran out unrenewed
-%2</source>
-        <translation>Kein Leader: die Lease von %1 ist ohne Erneuerung abgelaufen
-%2</translation>
+        <source>No leader for %1 (%2 stopped renewing)
+%3</source>
+        <translation>Kein Leader für %1 (%2 hat nicht mehr erneuert)
+%3</translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
     </message>
     <message numerus="yes">
         <source>%1 held the lease

@@ -387,8 +387,8 @@
         <translation>aucun</translation>
     </message>
     <message>
-        <source>Time without a leader before the new holder took the lease: from the release seen, or from the old holder&apos;s expiry as this observer judged it</source>
-        <translation>Temps sans leader avant que le nouveau détenteur prenne le bail : depuis la libération vue, ou depuis l’expiration de l’ancien détenteur selon cet observateur</translation>
+        <source>Time without a leader before the new holder took the lease: from the release seen or, when the old holder stopped renewing, from its last renewal</source>
+        <translation>Temps sans leader avant que le nouveau détenteur prenne le bail : depuis la libération vue ou, quand l’ancien détenteur a cessé de renouveler, depuis son dernier renouvellement</translation>
     </message>
     <message>
         <source>When</source>
@@ -438,14 +438,24 @@
         <translation>%1 → %2 (%3)</translation>
     </message>
     <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
         <source>now</source>
         <translation>maintenant</translation>
     </message>
     <message>
-        <source>%1: no leader
-%2</source>
-        <translation>%1 : sans leader
-%2</translation>
+        <source>%1: no leader for %2 (released)
+%3</source>
+        <translation>%1 : aucun leader pendant %2 (libéré)
+%3</translation>
+    </message>
+    <message>
+        <source>%1: no leader for %2 (%3 stopped renewing)
+%4</source>
+        <translation>%1 : aucun leader pendant %2 (%3 a cessé de renouveler)
+%4</translation>
     </message>
     <message>
         <source>%1: held by %2
@@ -887,24 +897,28 @@ Vu par cet observateur : détenu depuis %3, dernier changement il y a %4 (bail %
         <translation>en pause : Fin ou double-clic pour suivre</translation>
     </message>
     <message>
-        <source>%1 → %2 (%3)</source>
-        <translation>%1 → %2 (%3)</translation>
-    </message>
-    <message>
         <source>now</source>
         <translation>maintenant</translation>
     </message>
     <message>
-        <source>No leader (released)
-%1</source>
-        <translation>Aucun leader (libéré)
-%1</translation>
+        <source>No leader for %1 (released)
+%2</source>
+        <translation>Aucun leader pendant %1 (libéré)
+%2</translation>
     </message>
     <message>
-        <source>No leader: the lease of %1 ran out unrenewed
-%2</source>
-        <translation>Aucun leader : le bail de %1 a expiré sans renouvellement
-%2</translation>
+        <source>No leader for %1 (%2 stopped renewing)
+%3</source>
+        <translation>Aucun leader pendant %1 (%2 a cessé de renouveler)
+%3</translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
     </message>
     <message numerus="yes">
         <source>%1 held the lease

@@ -40,6 +40,22 @@ QColor holderColor(const QString &holder, const QPalette &palette)
     return QColor::fromHsv(hue, dark ? 120 : 110, dark ? 170 : 215);
 }
 
+QColor noLeaderColor(const QPalette &palette)
+{
+    const bool dark = palette.color(QPalette::Base).lightness() < 128;
+    return dark ? QColor(0xf0, 0x6a, 0x6a) : QColor(0xd6, 0x3b, 0x3b);
+}
+
+void fillNoLeader(QPainter *painter, const QRect &rect, const QPalette &palette)
+{
+    QColor wash = noLeaderColor(palette);
+    wash.setAlphaF(0.12f);
+    QColor hatch = noLeaderColor(palette);
+    hatch.setAlphaF(0.7f);
+    painter->fillRect(rect, wash);
+    painter->fillRect(rect, QBrush(hatch, Qt::BDiagPattern));
+}
+
 qint64 niceStep(qint64 minMs)
 {
     static const qint64 steps[] = {100,     200,      500,      1000,      2000,       5000,

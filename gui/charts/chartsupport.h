@@ -30,6 +30,13 @@ struct TimeScale
 
 /*! A colour for \a holder, stable across runs and readable on \a palette's base. */
 QColor holderColor(const QString &holder, const QPalette &palette);
+/*! The colour of a time without a leader: a red that reads on \a palette's base, light or dark. */
+QColor noLeaderColor(const QPalette &palette);
+/*!
+ * Fills \a rect as a time without a leader: a faint wash under a hatch, so
+ * that it reads as nobody's time whatever the holders' colours.
+ */
+void fillNoLeader(QPainter *painter, const QRect &rect, const QPalette &palette);
 /*! A step between time ticks, at least \a minMs. */
 qint64 niceStep(qint64 minMs);
 /*! The wall time of monotonic instant \a mono, by \a clock. */

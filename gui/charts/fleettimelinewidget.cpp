@@ -13,15 +13,6 @@
 
 namespace baton {
 
-namespace {
-
-QColor noLeaderColor()
-{
-    return QColor(0xd6, 0x3b, 0x3b);
-}
-
-} // namespace
-
 FleetTimelineWidget::FleetTimelineWidget(QWidget *parent)
     : TimeChartWidget(parent)
     , m_model(new FleetTimelineModel(this))
@@ -149,10 +140,6 @@ void FleetTimelineWidget::paintEvent(QPaintEvent *)
     const int last = std::min<int>(int(leases.size()) - 1, first + std::max(1, area.height() / laneH) - 1);
     QColor highlight = palette().color(QPalette::Highlight);
     highlight.setAlphaF(0.18f);
-    QColor gapBack = noLeaderColor();
-    gapBack.setAlphaF(0.12f);
-    QColor gapFill = noLeaderColor();
-    gapFill.setAlphaF(0.55f);
     for (int lane = first; lane <= last; ++lane) {
         const QString &lease = leases.at(lane);
         const int y = area.top() + (lane - first) * laneH;
@@ -173,8 +160,7 @@ void FleetTimelineWidget::paintEvent(QPaintEvent *)
             const int x1 = std::min(scale.xAt(end), scale.plot.right() + 2);
             const QRect r(x0, y + 2, std::max(2, x1 - x0), laneH - 4);
             if (segment.noLeader) {
-                painter.fillRect(r, gapBack);
-                painter.fillRect(r, QBrush(gapFill, Qt::BDiagPattern));
+                chart::fillNoLeader(&painter, r, palette());
                 continue;
             }
             QColor color = chart::holderColor(segment.holder, palette());
@@ -230,12 +216,17 @@ QString FleetTimelineWidget::toolTipAt(const QPoint &pos) const
         const qint64 end = segment.endMono < 0 ? now : segment.endMono;
         if (at < segment.startMono || at > end)
             continue;
-        const QString range = tr("%1 → %2 (%3)")
-                                      .arg(chart::wallLabel(clock, segment.startMono, true),
-                                           segment.endMono < 0 ? tr("now") : chart::wallLabel(clock, end, true),
-                                           LeaseTableModel::formatDuration(end - segment.startMono));
-        const QString tip = segment.noLeader ? tr("%1: no leader\n%2").arg(lease, range)
-                                              : tr("%1: held by %2\n%3").arg(lease, segment.holder, range);
+        const QString duration = LeaseTableModel::formatDuration(segment.durationMs(now));
+        const QString from = chart::wallLabel(clock, segment.startMono, true);
+        const QString to = segment.endMono < 0 ? tr("now") : chart::wallLabel(clock, end, true);
+        QString tip;
+        if (!segment.noLeader)
+            tip = tr("%1: held by %2\n%3").arg(lease, segment.holder, tr("%1 → %2 (%3)").arg(from, to, duration));
+        else if (segment.stoppedHolder.isEmpty())
+            tip = tr("%1: no leader for %2 (released)\n%3").arg(lease, duration, tr("%1 → %2").arg(from, to));
+        else
+            tip = tr("%1: no leader for %2 (%3 stopped renewing)\n%4")
+                          .arg(lease, duration, segment.stoppedHolder, tr("%1 → %2").arg(from, to));
         // Before this observer saw the lease: placed by the holders' clocks.
         return segment.recorded ? tip + QLatin1Char('\n') + tr("From the stored history: times by the holders' clocks.")
                                 : tip;

@@ -2,6 +2,7 @@
 
 #include "chartsupport.h"
 #include <baton/clock.h>
+#include "fleettimelinemodel.h"
 #include "leaseactivity.h"
 #include "leasetablemodel.h"
 
@@ -14,22 +15,6 @@
 #include <cmath>
 
 namespace baton {
-
-namespace {
-
-QColor noLeaderColor()
-{
-    return QColor(0xd6, 0x3b, 0x3b);
-}
-
-/*! The end of a span as drawn: its expiry when it ran out, else its end (or now). */
-qint64 heldUntil(const HolderSpan &span, qint64 now)
-{
-    const qint64 end = span.endMono < 0 ? now : span.endMono;
-    return span.expiredMono >= 0 ? std::min(end, span.expiredMono) : end;
-}
-
-} // namespace
 
 TimelineWidget::TimelineWidget(QWidget *parent)
     : TimeChartWidget(parent)
@@ -124,65 +109,56 @@ void TimelineWidget::paintEvent(QPaintEvent *)
                          unseen);
     }
 
-    // Periods without a leader, across every lane.
-    QColor gapFill = noLeaderColor();
-    gapFill.setAlphaF(0.55f);
-    QColor gapBack = noLeaderColor();
-    gapBack.setAlphaF(0.10f);
-    auto drawGap = [&](qint64 from, qint64 to) {
-        if (to <= l.scale.start || from >= l.scale.end)
-            return;
-        const QRect r(QPoint(l.scale.xAt(from), lanesRect.top()), QPoint(std::max(l.scale.xAt(to), l.scale.xAt(from) + 2), lanesRect.bottom()));
-        painter.fillRect(r, gapBack);
-        painter.fillRect(r, QBrush(gapFill, Qt::BDiagPattern));
-        painter.setPen(QPen(noLeaderColor(), 1));
+    // Periods without a leader, across every lane: a release not yet taken
+    // up, or from a crashed holder's last renewal to its takeover.
+    const QList<FleetSegment> segments = FleetTimelineModel::segmentsOf(track);
+    const QColor gapEdge = chart::noLeaderColor(palette());
+    for (const FleetSegment &segment : segments) {
+        const qint64 end = segment.endMono < 0 ? now : segment.endMono;
+        if (!segment.noLeader || end <= l.scale.start || segment.startMono >= l.scale.end)
+            continue;
+        const int x0 = l.scale.xAt(segment.startMono);
+        const QRect r(QPoint(x0, lanesRect.top()), QPoint(std::max(l.scale.xAt(end), x0 + 2), lanesRect.bottom()));
+        chart::fillNoLeader(&painter, r, palette());
+        painter.setPen(QPen(gapEdge, 1));
         painter.drawLine(r.topLeft(), r.bottomLeft());
         if (r.width() > painter.fontMetrics().horizontalAdvance(tr("no leader")) + 8) {
-            painter.setPen(noLeaderColor().darker(130));
+            painter.setPen(palette().color(QPalette::Text));
             painter.drawText(r.adjusted(4, 2, -2, 0), Qt::AlignTop | Qt::AlignLeft, tr("no leader"));
         }
-    };
-    for (const HolderSpan &span : track.spans) {
-        const qint64 end = span.endMono < 0 ? now : span.endMono;
-        if (span.holder.isEmpty())
-            drawGap(span.startMono, end);
-        else if (span.expiredMono >= 0 && span.expiredMono < end)
-            drawGap(span.expiredMono, end);
     }
 
-    // One lane per holder.
+    // One lane per holder, each bar up to its release or its last renewal.
     painter.setRenderHint(QPainter::Antialiasing);
-    for (const HolderSpan &span : track.spans) {
-        if (span.holder.isEmpty())
+    for (const FleetSegment &segment : segments) {
+        if (segment.noLeader)
             continue;
-        const qint64 until = heldUntil(span, now);
-        if (until <= l.scale.start || span.startMono >= l.scale.end)
+        const qint64 until = segment.endMono < 0 ? now : segment.endMono;
+        if (until <= l.scale.start || segment.startMono >= l.scale.end)
             continue;
-        const int lane = int(l.holders.indexOf(span.holder));
-        const QColor color = chart::holderColor(span.holder, palette());
-        const int x0 = std::max(l.scale.xAt(span.startMono), l.scale.plot.left() - 4);
+        const int lane = int(l.holders.indexOf(segment.holder));
+        const QColor color = chart::holderColor(segment.holder, palette());
+        const int x0 = std::max(l.scale.xAt(segment.startMono), l.scale.plot.left() - 4);
         const int x1 = std::min(l.scale.xAt(until), l.scale.plot.right() + 4);
         const QRectF r(x0, l.scale.plot.top() + lane * l.laneHeight + 3, std::max(2, x1 - x0), l.laneHeight - 6);
         painter.setPen(Qt::NoPen);
         painter.setBrush(color);
         painter.drawRoundedRect(r, 3, 3);
-        // The renewals seen during this span.
+        // The renewals seen during this stretch.
         painter.setPen(QPen(color.darker(150), 1));
-        const double pxPerMs = 1.0 / l.scale.msPerPixel();
         int lastX = -10;
         for (const RenewalSample &renewal : track.renewals) {
-            if (renewal.holder != span.holder || renewal.mono < span.startMono || renewal.mono > until)
+            if (renewal.holder != segment.holder || renewal.mono < segment.startMono || renewal.mono > until)
                 continue;
             const int x = l.scale.xAt(renewal.mono);
-            if (x - lastX < 3 || pxPerMs <= 0)
+            if (x - lastX < 3)
                 continue;
             painter.drawLine(QPointF(x, r.bottom() - r.height() * 0.35), QPointF(x, r.bottom() - 1));
             lastX = x;
         }
-        const QString label = span.holder;
-        if (r.width() > painter.fontMetrics().horizontalAdvance(label) + 10) {
+        if (r.width() > painter.fontMetrics().horizontalAdvance(segment.holder) + 10) {
             painter.setPen(QColor(0x20, 0x20, 0x20));
-            painter.drawText(r.adjusted(6, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
+            painter.drawText(r.adjusted(6, 0, -4, 0), Qt::AlignVCenter | Qt::AlignLeft, segment.holder);
         }
     }
     painter.setClipping(false);
@@ -231,26 +207,26 @@ QString TimelineWidget::toolTipAt(const QPoint &pos) const
     const qint64 at = l.scale.monoAt(pos.x());
     const int lane = (pos.y() - l.scale.plot.top()) / std::max(1, l.laneHeight);
     auto range = [&](qint64 from, qint64 to, bool open) {
-        return tr("%1 → %2 (%3)")
-                .arg(chart::wallLabel(clock, from, true),
-                     open ? tr("now") : chart::wallLabel(clock, to, true),
-                     LeaseTableModel::formatDuration(to - from));
+        return tr("%1 → %2").arg(chart::wallLabel(clock, from, true),
+                                 open ? tr("now") : chart::wallLabel(clock, to, true));
     };
-    for (const HolderSpan &span : track.spans) {
-        const qint64 end = span.endMono < 0 ? now : span.endMono;
-        if (at < span.startMono || at > end)
+    const QList<FleetSegment> segments = FleetTimelineModel::segmentsOf(track);
+    for (const FleetSegment &segment : segments) {
+        const qint64 end = segment.endMono < 0 ? now : segment.endMono;
+        if (at < segment.startMono || at > end)
             continue;
-        if (span.holder.isEmpty())
-            return tr("No leader (released)\n%1").arg(range(span.startMono, end, span.endMono < 0));
-        if (span.expiredMono >= 0 && at >= span.expiredMono)
-            return tr("No leader: the lease of %1 ran out unrenewed\n%2")
-                    .arg(span.holder, range(span.expiredMono, end, span.endMono < 0));
-        if (lane >= 0 && lane < l.holders.size() && l.holders.at(lane) == span.holder) {
+        const QString duration = LeaseTableModel::formatDuration(segment.durationMs(now));
+        const QString when = range(segment.startMono, end, segment.endMono < 0);
+        if (segment.noLeader && segment.stoppedHolder.isEmpty())
+            return tr("No leader for %1 (released)\n%2").arg(duration, when);
+        if (segment.noLeader)
+            return tr("No leader for %1 (%2 stopped renewing)\n%3").arg(duration, segment.stoppedHolder, when);
+        if (lane >= 0 && lane < l.holders.size() && l.holders.at(lane) == segment.holder) {
             int renewals = 0;
             for (const RenewalSample &r : track.renewals)
-                renewals += r.holder == span.holder && r.mono >= span.startMono && r.mono <= end ? 1 : 0;
+                renewals += r.holder == segment.holder && r.mono >= segment.startMono && r.mono <= end ? 1 : 0;
             return tr("%1 held the lease\n%2\n%n renewal(s) seen", nullptr, renewals)
-                    .arg(span.holder, range(span.startMono, heldUntil(span, now), span.endMono < 0));
+                    .arg(segment.holder, tr("%1 (%2)").arg(when, duration));
         }
     }
     return {};

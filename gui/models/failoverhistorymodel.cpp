@@ -129,7 +129,7 @@ QVariant FailoverHistoryModel::data(const QModelIndex &index, int role) const
         QString tip;
         if (index.column() == GapColumn)
             tip = tr("Time without a leader before the new holder took the lease: from the "
-                     "release seen, or from the old holder's expiry as this observer judged it");
+                     "release seen or, when the old holder stopped renewing, from its last renewal");
         else if (index.column() == WhenColumn)
             tip = QLocale().toString(f.when.toLocalTime(), QLocale::LongFormat);
         if (f.recorded) {

@@ -78,19 +78,23 @@ int FleetTimelineModel::laneOf(const QString &lease) const
 
 QList<FleetSegment> FleetTimelineModel::segments(const QString &lease) const
 {
+    return m_activity ? segmentsOf(m_activity->track(lease)) : QList<FleetSegment>();
+}
+
+QList<FleetSegment> FleetTimelineModel::segmentsOf(const LeaseTrack &track)
+{
     QList<FleetSegment> out;
-    if (!m_activity)
-        return out;
-    const LeaseTrack track = m_activity->track(lease);
     for (const HolderSpan &span : track.spans) {
         if (span.holder.isEmpty()) {
-            out.append({QString(), span.startMono, span.endMono, true, span.recorded});
+            out.append({QString(), span.startMono, span.endMono, true, span.recorded, QString()});
             continue;
         }
-        const bool ranOut = span.expiredMono >= 0 && (span.endMono < 0 || span.expiredMono < span.endMono);
-        out.append({span.holder, span.startMono, ranOut ? span.expiredMono : span.endMono, false, span.recorded});
-        if (ranOut)
-            out.append({QString(), span.expiredMono, span.endMono, true, span.recorded});
+        // A crash: the bar ends at the last renewal, not at the takeover.
+        const bool stopped = span.stoppedMono >= 0 && (span.endMono < 0 || span.stoppedMono < span.endMono);
+        out.append({span.holder, span.startMono, stopped ? span.stoppedMono : span.endMono, false, span.recorded,
+                    QString()});
+        if (stopped)
+            out.append({QString(), span.stoppedMono, span.endMono, true, span.recorded, span.holder});
     }
     return out;
 }

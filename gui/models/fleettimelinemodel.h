@@ -10,6 +10,7 @@ namespace baton {
 
 class Clock;
 class LeaseActivity;
+struct LeaseTrack;
 
 /*! A stretch of one lease's lane: a holder's, or one without a leader. */
 struct FleetSegment
@@ -23,6 +24,15 @@ struct FleetSegment
     bool noLeader = false;
     /*! From the lease's stored history, before this observer saw it: the holders' clocks. */
     bool recorded = false;
+    /*!
+     * For a stretch without a leader after a crash: the holder that stopped
+     * renewing (the stretch runs from its last renewal to the takeover, or
+     * to now). Empty after a release.
+     */
+    QString stoppedHolder;
+
+    /*! Milliseconds it lasted, or has lasted at \a nowMono. */
+    qint64 durationMs(qint64 nowMono) const { return (endMono < 0 ? nowMono : endMono) - startMono; }
 };
 
 /*!
@@ -52,6 +62,12 @@ public:
     /*! The lane of \a lease, or -1. */
     int laneOf(const QString &lease) const;
     QList<FleetSegment> segments(const QString &lease) const;
+    /*!
+     * The stretches of \a track, oldest first: each holder's until it
+     * released or stopped renewing, and between them those without a
+     * leader. The lease timeline draws these too.
+     */
+    static QList<FleetSegment> segmentsOf(const LeaseTrack &track);
 
     /*! The first instant anything is known of (the stored history included), over every lane; -1 when nothing is. */
     qint64 knownSinceMono() const { return m_knownSince; }

@@ -11,6 +11,11 @@ LeaseActivity::LeaseActivity(LeaseObserver *observer, QObject *parent)
     , m_observer(observer)
 {
     connect(observer, &LeaseObserver::leaseChanged, this, &LeaseActivity::update);
+    // A takeover's row comes right after its record: the row says whether
+    // the old holder had stopped renewing, and since when.
+    connect(observer, &LeaseObserver::failover, this, &LeaseActivity::applyCrashGap);
+    connect(observer, &LeaseObserver::storedChangeSeen, this,
+            [this](int, const LeaseFailover &change) { applyCrashGap(change); });
     connect(observer, &LeaseObserver::leaseRemoved, this, [this](const QString &lease) {
         if (m_tracks.remove(lease) > 0)
             Q_EMIT trackChanged(lease);
@@ -54,14 +59,18 @@ void LeaseActivity::update(const QString &name)
         track.leaseDurationMs = lease->record.leaseDurationMs;
     HolderSpan &current = track.spans.last();
     bool changed = false;
-    if (current.holder != holder) {
+    // A holder renewing after it stopped is back (another incarnation, R5):
+    // a span of its own, after the gap.
+    const bool back = current.stoppedMono >= 0 && !lease->expired && lease->changedMono != track.lastChangeMono;
+    if (current.holder != holder || back) {
         current.endMono = lease->changedMono;
         track.spans.append({holder, lease->changedMono, -1, -1, false});
         if (track.spans.size() > m_maxSamples)
             track.spans.removeFirst();
         changed = true;
-    } else if (lease->expired && current.expiredMono < 0) {
-        current.expiredMono = lease->changedMono + lease->record.leaseDurationMs;
+    } else if (lease->expired && current.stoppedMono < 0 && !holder.isEmpty()) {
+        // Its last renewal seen: the record has not changed since.
+        current.stoppedMono = std::max(current.startMono, lease->changedMono);
         changed = true;
     }
     if (lease->changedMono != track.lastChangeMono) {
@@ -74,6 +83,33 @@ void LeaseActivity::update(const QString &name)
     }
     if (changed)
         Q_EMIT trackChanged(name);
+}
+
+void LeaseActivity::applyCrashGap(const LeaseFailover &change)
+{
+    if (change.why != QLatin1String("expired") || change.gapMs < 0)
+        return;
+    auto it = m_tracks.find(change.lease);
+    if (it == m_tracks.end())
+        return;
+    QList<HolderSpan> &spans = it->spans;
+    // The old holder's span is the newest that its successor's follows.
+    for (qsizetype i = spans.size() - 2; i >= 0; --i) {
+        HolderSpan &span = spans[i];
+        if (span.holder != change.from || spans.at(i + 1).holder != change.to || span.endMono < 0)
+            continue;
+        // The row's gap (from the last renewal seen, or written when that is
+        // earlier) back from the takeover seen; an earlier stop seen stays.
+        qint64 stopped = span.endMono - change.gapMs;
+        if (span.stoppedMono >= 0)
+            stopped = std::min(stopped, span.stoppedMono);
+        stopped = std::max(span.startMono, stopped);
+        if (stopped != span.stoppedMono) {
+            span.stoppedMono = stopped;
+            Q_EMIT trackChanged(change.lease);
+        }
+        return;
+    }
 }
 
 void LeaseActivity::readRecordedHistory()
@@ -109,7 +145,9 @@ bool LeaseActivity::applyRecorded(LeaseTrack &track, const QList<LeaseFailover> 
             HolderSpan &previous = spans.last();
             if (change.why == QLatin1String("expired")) {
                 previous.endMono = at;
-                previous.expiredMono = std::max(previous.startMono, at - gap);
+                // The gap stored is from the last renewal written (or, by an
+                // older writer, from the expiry): the bar ends there.
+                previous.stoppedMono = std::max(previous.startMono, at - gap);
             } else if (released && gap > 0) {
                 previous.endMono = std::max(previous.startMono, at - gap);
                 spans.append({QString(), previous.endMono, at, -1, true});

@@ -20,8 +20,14 @@ struct HolderSpan
     qint64 startMono = 0;
     /*! -1 while the span is the current one. */
     qint64 endMono = -1;
-    /*! When the holder's lease ran out unrenewed (F2, this observer's clock); -1 if it did not. */
-    qint64 expiredMono = -1;
+    /*!
+     * When the holder stopped renewing, if its lease ran out unrenewed (a
+     * crash, F2): its last renewal seen or, from the stored history, the
+     * last one it wrote (the takeover less the stored gap); -1 if it did
+     * not. Nobody led from there to the end of the span: the same gap as
+     * the failover history's.
+     */
+    qint64 stoppedMono = -1;
     /*!
      * Read from the lease's stored history (before this observer saw the
      * lease), not seen: its times are the holders' clocks, placed on ours.
@@ -61,7 +67,11 @@ struct LeaseTrack
  * span seen begins (which starts at the current holder's recorded
  * acquisition when the two agree).
  * The observer sees record changes, so the interval between two changes by
- * the same holder is its renewal interval as seen from here.
+ * the same holder is its renewal interval as seen from here. A holder that
+ * stopped renewing (its lease expired, or its successor's row says so) held
+ * the lease until its last renewal, not until the takeover: the span's
+ * stoppedMono, from the failover's gap, so that the timelines and the
+ * history tell the same time without a leader.
  *
  * Keeps at most maxSamples() renewals and spans per lease, so that thousands
  * of leases fit in memory for as long as the dashboard stays open.
@@ -94,6 +104,8 @@ Q_SIGNALS:
 
 private:
     void update(const QString &lease);
+    /*! Ends the bar of a holder that stopped renewing at its last renewal, by the gap of \a change. */
+    void applyCrashGap(const LeaseFailover &change);
     /*! Puts the stored history before what was seen, for every lease it names. */
     void readRecordedHistory();
     /*! Replaces the recorded spans of \a track with those of \a changes (one lease's, oldest first). */

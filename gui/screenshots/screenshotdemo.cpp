@@ -157,7 +157,8 @@ void ScreenshotDemo::writeStoredHistory()
     };
     const QList<HistoryEntry> changes {
             change({}, QStringLiteral("node-c"), QStringLiteral("first-acquire"), -1, 0, 240),
-            change(QStringLiteral("node-c"), QStringLiteral("node-d"), QStringLiteral("expired"), 0, 1, 150),
+            // node-c crashed: node-d wrote the time from its last renewal.
+            change(QStringLiteral("node-c"), QStringLiteral("node-d"), QStringLiteral("expired"), 17400, 1, 150),
             change(QStringLiteral("node-d"), QStringLiteral("node-a"), QStringLiteral("released"), 38, 2, 70),
     };
     m_script->resume(QStringLiteral("billing-cron"), QStringLiteral("node-a"), 2, changes.last().at);

@@ -7,6 +7,7 @@
 #include "manualclock.h"
 #include "failoverhistorymodel.h"
 #include "fleettimelinemodel.h"
+#include "chartsupport.h"
 #include "fleettimelinewidget.h"
 #include "leaseactivity.h"
 #include <batoninternal/leasecodec.h>
@@ -17,14 +18,20 @@
 #include "leasescript.h"
 #include "leasetablemodel.h"
 #include "memorystore.h"
+#include "timelinewidget.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QHelpEvent>
+#include <QImage>
+#include <QPainter>
 #include <QFont>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTest>
+#include <QToolTip>
 
 using namespace baton;
 
@@ -99,6 +106,10 @@ private Q_SLOTS:
     void fleetTimelineHighlightsTheFilteredHoldersLanes_data();
     void fleetTimelineHighlightsTheFilteredHoldersLanes();
     void fleetTimelineSpansWhatIsKnownAndAClickSelects();
+    void aCrashGapRunsFromTheLastRenewalSeenToTheTakeover_data();
+    void aCrashGapRunsFromTheLastRenewalSeenToTheTakeover();
+    void aStoredCrashGapRunsFromTheLastRenewalWritten();
+    void theTimelineHatchesTheCrashGapNotTheBars();
 };
 
 void TestLeaseModels::tableShowsEveryLeaseAndFollowsChanges()
@@ -575,6 +586,195 @@ void TestLeaseModels::fleetTimelineSpansWhatIsKnownAndAClickSelects()
     QCOMPARE(activated.size(), 1);
     QCOMPARE(activated.at(0).at(0).toString(), QStringLiteral("other"));
     QCOMPARE(widget.model()->selectedLease(), QStringLiteral("other"));
+}
+
+namespace {
+
+/*!
+ * Renews \a lease as \a holder every 2 s for 8 s, then \a successor takes
+ * it \a silenceMs after the last renewal, the observer having judged the
+ * expiry first if \a expirySeen; returns the last renewal's instant.
+ */
+qint64 crashAndTakeOver(Fixture &f, const QString &lease, qint64 silenceMs, bool expirySeen)
+{
+    for (int i = 0; i < 4; ++i) {
+        f.clock.advance(2000);
+        if (!f.write(lease, QStringLiteral("node-a")))
+            return -1;
+    }
+    const qint64 lastRenewal = f.clock.monotonicMs();
+    if (expirySeen) {
+        // The expiry timer runs on the observer's clock: another lease's
+        // write has it look again once the clock has passed the deadline.
+        f.clock.advance(leaseMs + 1);
+        QSignalSpy expired(&f.observer, &LeaseObserver::leaseExpired);
+        if (!f.write(QStringLiteral("tick"), QStringLiteral("node-z")) || !QTest::qWaitFor([&] { return !expired.isEmpty(); }, 5000))
+            return -1;
+        f.clock.setMonotonicMs(lastRenewal + silenceMs);
+    } else {
+        f.clock.advance(silenceMs);
+    }
+    return f.write(lease, QStringLiteral("node-b")) ? lastRenewal : -1;
+}
+
+} // namespace
+
+void TestLeaseModels::aCrashGapRunsFromTheLastRenewalSeenToTheTakeover_data()
+{
+    QTest::addColumn<bool>("expirySeen");
+    QTest::newRow("the expiry seen before the takeover") << true;
+    QTest::newRow("the takeover seen before the expiry") << false;
+}
+
+void TestLeaseModels::aCrashGapRunsFromTheLastRenewalSeenToTheTakeover()
+{
+    // O4, F2: a holder that stopped renewing held the lease until its last
+    // renewal, not until its successor took it: the lane shows the time
+    // without a leader from there to the takeover, the history's gap.
+    QFETCH(bool, expirySeen);
+    Fixture f;
+    const QString cron = QStringLiteral("cron");
+    QVERIFY(f.write(cron, QStringLiteral("node-a")));
+    QSignalSpy ready(&f.observer, &LeaseObserver::ready);
+    f.observer.start();
+    QVERIFY(ready.wait(5000));
+    LeaseActivity activity(&f.observer);
+    FleetTimelineModel fleet;
+    fleet.setActivity(&activity);
+    FailoverHistoryModel history(&f.observer);
+    QAbstractItemModelTester tester(&history, QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+    const qint64 lastRenewal = crashAndTakeOver(f, cron, 12'000, expirySeen);
+    QVERIFY(lastRenewal > 0);
+    const qint64 takeover = f.clock.monotonicMs();
+    // The same gap as the history's row (the lease that ticked the expiry
+    // timer has a row of its own).
+    QTRY_COMPARE(cell(history, history.rowCount() - 1, FailoverHistoryModel::ToColumn), QStringLiteral("node-b"));
+    const QModelIndex row = history.index(history.rowCount() - 1, 0);
+    QCOMPARE(row.data(FailoverHistoryModel::WhyKeyRole).toString(), QStringLiteral("expired"));
+    QCOMPARE(row.data(FailoverHistoryModel::GapMsRole).toLongLong(), takeover - lastRenewal);
+
+    QTRY_COMPARE(fleet.segments(cron).size(), 3);
+    const QList<FleetSegment> lane = fleet.segments(cron);
+    QCOMPARE(lane.at(0).holder, QStringLiteral("node-a"));
+    QCOMPARE(lane.at(0).endMono, lastRenewal);
+    QVERIFY(lane.at(1).noLeader);
+    QCOMPARE(lane.at(1).startMono, lastRenewal);
+    QCOMPARE(lane.at(1).endMono, takeover);
+    QCOMPARE(lane.at(1).stoppedHolder, QStringLiteral("node-a"));
+    QCOMPARE(lane.at(2).holder, QStringLiteral("node-b"));
+    QCOMPARE(lane.at(2).startMono, takeover);
+
+    // A release is not a crash: its holder led until the release, and the
+    // gap is the release's own.
+    f.clock.advance(1000);
+    QVERIFY(f.write(cron, QString()));
+    const qint64 released = f.clock.monotonicMs();
+    f.clock.advance(40);
+    QVERIFY(f.write(cron, QStringLiteral("node-c")));
+    QTRY_COMPARE(fleet.segments(cron).size(), 5);
+    const QList<FleetSegment> after = fleet.segments(cron);
+    QCOMPARE(after.at(2).endMono, released);
+    QVERIFY(after.at(3).noLeader);
+    QVERIFY(after.at(3).stoppedHolder.isEmpty());
+    QCOMPARE(after.at(3).durationMs(f.clock.monotonicMs()), 40);
+}
+
+void TestLeaseModels::aStoredCrashGapRunsFromTheLastRenewalWritten()
+{
+    // O2, O4: a crash stored before the dashboard connected: the successor
+    // wrote the gap from the last renewal it read, so the old holder's bar
+    // ends there and the time without a leader runs to the takeover.
+    Fixture f;
+    const QString cron = QStringLiteral("cron");
+    QVERIFY(f.write(cron, QStringLiteral("node-a")));
+    QVERIFY(f.write(cron, QStringLiteral("node-b"))); // transitions 1
+    const QDateTime now = f.clock.wallNow();
+    const qint64 t0 = f.clock.monotonicMs();
+    QVERIFY(f.writeHistory(cron, {
+        {QString(), QStringLiteral("node-a"), QStringLiteral("first-acquire"), now.addSecs(-60), -1, 0},
+        {QStringLiteral("node-a"), QStringLiteral("node-b"), QStringLiteral("expired"), now.addSecs(-30), 17'000, 1},
+    }));
+    LeaseActivity activity(&f.observer);
+    FleetTimelineModel fleet;
+    fleet.setActivity(&activity);
+    QSignalSpy ready(&f.observer, &LeaseObserver::ready);
+    f.observer.start();
+    QVERIFY(ready.wait(5000));
+    const QList<FleetSegment> lane = fleet.segments(cron);
+    QCOMPARE(lane.size(), 3);
+    QCOMPARE(lane.at(0).holder, QStringLiteral("node-a"));
+    QCOMPARE(lane.at(0).endMono, t0 - 47'000);
+    QVERIFY(lane.at(1).noLeader);
+    QVERIFY(lane.at(1).recorded);
+    QCOMPARE(lane.at(1).startMono, t0 - 47'000);
+    QCOMPARE(lane.at(1).endMono, t0 - 30'000);
+    QCOMPARE(lane.at(1).stoppedHolder, QStringLiteral("node-a"));
+    QCOMPARE(lane.at(2).holder, QStringLiteral("node-b"));
+}
+
+void TestLeaseModels::theTimelineHatchesTheCrashGapNotTheBars()
+{
+    // O4: the lease timeline paints the time without a leader after a
+    // crash hatched, from the last renewal, and no holder's bar over it.
+    Fixture f;
+    const QString cron = QStringLiteral("cron");
+    QVERIFY(f.write(cron, QStringLiteral("node-a")));
+    QSignalSpy ready(&f.observer, &LeaseObserver::ready);
+    f.observer.start();
+    QVERIFY(ready.wait(5000));
+    const qint64 t0 = f.clock.monotonicMs();
+    LeaseActivity activity(&f.observer);
+    const qint64 lastRenewal = crashAndTakeOver(f, cron, 12'000, false);
+    QVERIFY(lastRenewal > 0);
+    const qint64 takeover = f.clock.monotonicMs();
+    f.clock.advance(8000);
+    QVERIFY(f.write(cron, QStringLiteral("node-b")));
+
+    TimelineWidget widget;
+    widget.resize(640, 200);
+    widget.setActivity(&activity);
+    widget.setLease(cron);
+    QTRY_COMPARE(activity.track(cron).spans.size(), 2);
+    QImage image(widget.size(), QImage::Format_RGB32);
+    widget.render(&image);
+
+    // The hatch's line colour, as the widget paints it on its base.
+    QImage reference(16, 16, QImage::Format_RGB32);
+    reference.fill(widget.palette().color(QPalette::Base));
+    {
+        QPainter painter(&reference);
+        chart::fillNoLeader(&painter, reference.rect(), widget.palette());
+    }
+    QHash<QRgb, int> counts;
+    for (int x = 0; x < 16; ++x)
+        counts[reference.pixel(x, 8)]++;
+    QCOMPARE(counts.size(), 2);
+    const QRgb hatch = counts.begin().value() < std::next(counts.begin()).value() ? counts.begin().key()
+                                                                                   : std::next(counts.begin()).key();
+    auto hatchedPixels = [&](qint64 from, qint64 to) {
+        const chart::TimeScale scale = widget.timeScale();
+        int found = 0;
+        for (int x = scale.xAt(from) + 3; x < scale.xAt(to) - 3; ++x)
+            for (int y = scale.plot.top() + 4; y < scale.plot.top() + 40; ++y)
+                found += image.pixel(x, y) == hatch ? 1 : 0;
+        return found;
+    };
+    const qint64 third = (takeover - lastRenewal) / 3;
+    QVERIFY2(hatchedPixels(lastRenewal, lastRenewal + third) > 10, "the gap's first third is not hatched");
+    QVERIFY2(hatchedPixels(takeover - third, takeover) > 10, "the gap's last third is not hatched");
+    QCOMPARE(hatchedPixels(t0 + 1000, lastRenewal), 0);
+    QCOMPARE(hatchedPixels(takeover, f.clock.monotonicMs()), 0);
+
+    // Hovering the gap says in words how long nobody led, and why.
+    const chart::TimeScale scale = widget.timeScale();
+    const QPoint inGap((scale.xAt(lastRenewal) + scale.xAt(takeover)) / 2, scale.plot.top() + 10);
+    QHelpEvent help(QEvent::ToolTip, inGap, widget.mapToGlobal(inGap));
+    QApplication::sendEvent(&widget, &help);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().startsWith(QStringLiteral("No leader for 12 s (node-a stopped renewing)")),
+             qPrintable(QToolTip::text()));
+    QToolTip::hideText();
 }
 
 QTEST_MAIN(TestLeaseModels)

@@ -4,11 +4,15 @@
 // says a feature is "coming", when a string of the dashboard has no
 // translation in French or German (it would show its English source), or
 // when the lease table scrolls sideways at the 1280 pixels the scenes are
-// rendered at.
+// rendered at. The detail scene shows a crash's time without a leader.
 
+#include <baton/clock.h>
+#include "fleettimelinemodel.h"
+#include "leaseactivity.h"
 #include "leasetablemodel.h"
 #include "mainwindow.h"
 #include "screenshotdemo.h"
+#include "timelinewidget.h"
 #include "translations.h"
 
 #include <QAbstractButton>
@@ -156,6 +160,22 @@ void TestScreenshotScenes::everySceneIsCurrentAndTranslated()
         for (const QString &text : strings)
             if (text.contains(coming, Qt::CaseInsensitive))
                 problems.append(QStringLiteral("%1: \"%2\"").arg(name, text));
+        // O4: the timeline pictured shows a crash: node-a's bar ends at its
+        // last renewal and nobody leads until node-b takes over, a lease or more.
+        if (name == QLatin1String("detail")) {
+            auto *timeline = widget->findChild<TimelineWidget *>();
+            const LeaseActivity *activity = timeline ? timeline->activity() : nullptr;
+            bool crashShown = false;
+            const qint64 now = activity ? activity->clock().monotonicMs() : 0;
+            const QList<FleetSegment> segments = activity ? FleetTimelineModel::segmentsOf(activity->track(timeline->lease()))
+                                                          : QList<FleetSegment>();
+            for (const FleetSegment &segment : segments)
+                crashShown = crashShown || (segment.noLeader && segment.stoppedHolder == QLatin1String("node-a")
+                                            && segment.durationMs(now) >= 15000);
+            if (!crashShown)
+                problems.append(QStringLiteral("detail: no crash gap in the timeline of %1")
+                                        .arg(timeline ? timeline->lease() : QStringLiteral("(no timeline)")));
+        }
         // The lease table fits at 1280 pixels: no sideways scrolling, and
         // the State column (the last) shows its header and its words whole.
         if (auto *window = qobject_cast<MainWindow *>(widget)) {
