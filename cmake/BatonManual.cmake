@@ -73,7 +73,7 @@ endforeach()
 
 # Only what the packages install (app/CMakeLists.txt; tests/docs checks it).
 string(APPEND page ".SH \"SEE ALSO\"
-/usr/share/doc/baton/operations.md, the operator's guide (systemd,
+/usr/share/doc/baton/reference/command-line.md, the operator's guide (systemd,
 Kubernetes, health, metrics, exit codes); the units
 baton\\-join@.service, baton\\-job@.service and baton\\-job@.timer;
 .BR systemctl (1),
