@@ -43,7 +43,7 @@ QStringList markdownUnder(const QString &folder)
 
 QStringList userDocs()
 {
-    QStringList pages {QStringLiteral("README.md")};
+    QStringList pages {QStringLiteral("README.md"), QStringLiteral("CHANGELOG.md")};
     for (const QString &page : markdownUnder(QStringLiteral("docs")))
         if (!teamDocs.contains(page) && !page.startsWith(QLatin1String("docs/api/")))
             pages << page;
