@@ -125,6 +125,26 @@ QStringList codeLines(const QString &markdown)
     return lines;
 }
 
+/*! The anchors a Markdown page's headings get, as GitHub makes them: lower
+ * case, punctuation but `-` and `_` dropped, spaces made `-`. Headings in
+ * fenced code are a shell's comments, not headings. */
+QSet<QString> headingAnchors(const QString &markdown)
+{
+    QSet<QString> anchors;
+    static const QRegularExpression heading(QStringLiteral("^#+\\s+(.*)$"));
+    static const QRegularExpression punctuation(QStringLiteral("[^\\w\\- ]"));
+    bool fenced = false;
+    for (const QString &line : markdown.split(QLatin1Char('\n'))) {
+        if (line.trimmed().startsWith(QLatin1String("```")))
+            fenced = !fenced;
+        const QRegularExpressionMatch m = heading.match(line);
+        if (fenced || !m.hasMatch())
+            continue;
+        anchors.insert(m.captured(1).trimmed().toLower().remove(punctuation).replace(QLatin1Char(' '), QLatin1Char('-')));
+    }
+    return anchors;
+}
+
 /*! What `baton ARGUMENTS` prints on stdout; empty when it fails. */
 QString batonSays(const QStringList &arguments)
 {
@@ -147,6 +167,8 @@ private Q_SLOTS:
     void everyRepositoryPathTheDocsNameExists();
     void everyLinkOfAPageLeadsToAFile_data();
     void everyLinkOfAPageLeadsToAFile();
+    void everySectionALinkNamesIsThere_data();
+    void everySectionALinkNamesIsThere();
     void everyInstalledDocumentTheyNameIsInstalled_data();
     void everyInstalledDocumentTheyNameIsInstalled();
     void everyBatonCommandAndOptionTheDocsShowExists_data();
@@ -238,6 +260,34 @@ void TestDocReferences::everyLinkOfAPageLeadsToAFile()
             broken << target;
     }
     QVERIFY2(broken.isEmpty(), qPrintable(file + QLatin1String(" links to nothing: ") + broken.join(QLatin1String(", "))));
+}
+
+void TestDocReferences::everySectionALinkNamesIsThere_data()
+{
+    QTest::addColumn<QString>("file");
+    for (const QString &doc : userDocs() + teamDocs)
+        QTest::newRow(qPrintable(doc)) << doc;
+}
+
+void TestDocReferences::everySectionALinkNamesIsThere()
+{
+    // O3: a link to a section (page.md#section, or #section on the page
+    // itself) lands on a heading of that page, not on its top.
+    QFETCH(QString, file);
+    static const QRegularExpression link(QStringLiteral("\\]\\(([^)\\s#]*)#([^)\\s]+)\\)"));
+    const QString folder = QFileInfo(sourceDir + QLatin1Char('/') + file).path();
+    QStringList broken;
+    for (const QRegularExpressionMatch &m : link.globalMatch(readSource(file))) {
+        const QString target = m.captured(1);
+        if (target.contains(QLatin1String("://")) || !(target.isEmpty() || target.endsWith(QLatin1String(".md"))))
+            continue;
+        QFile page(target.isEmpty() ? sourceDir + QLatin1Char('/') + file : folder + QLatin1Char('/') + target);
+        if (!page.open(QIODevice::ReadOnly))
+            continue; // everyLinkOfAPageLeadsToAFile says so
+        if (!headingAnchors(QString::fromUtf8(page.readAll())).contains(m.captured(2)))
+            broken << target + QLatin1Char('#') + m.captured(2);
+    }
+    QVERIFY2(broken.isEmpty(), qPrintable(file + QLatin1String(" links to no such section: ") + broken.join(QLatin1String(", "))));
 }
 
 void TestDocReferences::everyInstalledDocumentTheyNameIsInstalled_data()
