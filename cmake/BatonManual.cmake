@@ -73,8 +73,12 @@ endforeach()
 
 # Only what the packages install (app/CMakeLists.txt; tests/docs checks it).
 string(APPEND page ".SH \"SEE ALSO\"
-/usr/share/doc/baton/operations.md, the operator's guide (systemd,
-Kubernetes, health, metrics, exit codes); the units
+In /usr/share/doc/baton: howto/systemd.md, howto/kubernetes.md and
+howto/monitoring.md, to run and watch baton; reference/command\\-line.md,
+reference/configuration.md, reference/exit\\-codes.md, reference/metrics.md,
+reference/events.md, reference/logging.md and reference/files.md, every
+option, parameter, code, metric and record; safety.md, what the election
+guarantees. The units
 baton\\-join@.service, baton\\-job@.service and baton\\-job@.timer;
 .BR systemctl (1),
 .BR journalctl (1).

@@ -199,7 +199,7 @@ int JoinCommand::start()
                                                  m_clusters.first()->instanceId());
         // The reader of the stream is gone (a closed pipe, a full disk): a
         // participant nobody follows stops as on SIGTERM, so its lease is
-        // released rather than left to expire (docs/events.md).
+        // released rather than left to expire (docs/reference/events.md).
         connect(m_events.get(), &EventStreamWriter::failed, this, &JoinCommand::eventsFailed);
         for (ClusterService *cluster : std::as_const(m_clusters))
             connect(cluster, &ClusterService::electionEvent, this, &JoinCommand::writeEvent);

@@ -17,7 +17,7 @@ qint64 ExecSupervisor::maxGrace(const ElectionTimings &timings)
     // (the signal, the scheduler, the exit) nor for the leader's clock
     // running slow (toleratedClockDrift). A quarter of the margin is kept:
     // tens of milliseconds or more, where a kill takes a few, and a quarter
-    // of the tolerated drift still holds at the cap (docs/operations.md).
+    // of the tolerated drift still holds at the cap (docs/safety.md, "The grace of a command").
     const qint64 reserve = (timings.safetyMargin + 3) / 4;
     return std::max<qint64>(0, timings.safetyMargin - reserve);
 }

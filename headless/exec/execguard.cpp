@@ -1,7 +1,7 @@
 // baton-exec-guard: the parent of `baton join --exec`'s command, so that the
 // command stops at the end of baton's authority even when baton itself is
 // not scheduled (frozen by SIGSTOP, a debugger, Ctrl-Z) or is killed
-// (docs/operations.md, "The exec guard"). Plain POSIX, no Qt: it must start
+// (docs/safety.md, "The exec guard"). Plain POSIX, no Qt: it must start
 // fast, stay small, and depend on nothing baton's event loop does.
 //
 // What baton and the guard say to each other (its arguments, the control

@@ -81,7 +81,7 @@ Guard::Start Guard::start(char **argv)
     std::signal(SIGPIPE, SIG_IGN);
     // A terminal's stop (Ctrl-Z, a read or write from the background) would
     // freeze the guard and with it the deadline. SIGSTOP cannot be ignored:
-    // docs/operations.md says what is left then.
+    // docs/safety.md says what is left then.
     for (int s : {SIGTSTP, SIGTTIN, SIGTTOU})
         std::signal(s, SIG_IGN);
     const int commandOomScoreAdj = std::min(readOomScoreAdj() + oomScoreRaise, oomScoreMax);

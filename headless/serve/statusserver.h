@@ -11,7 +11,7 @@ namespace baton {
 class ElectionMetrics;
 
 /*!
- * `--listen`: serves, from an ElectionMetrics (O3, docs/operations.md):
+ * `--listen`: serves, from an ElectionMetrics (O3, docs/reference/metrics.md):
  * `/metrics` (Prometheus text format, with `baton_build_info` and the
  * standard `process_*`); `/livez` and its alias `/healthz` (the event loop
  * answers: never the store); `/readyz` (the store answered within the

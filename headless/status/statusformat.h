@@ -19,7 +19,7 @@ struct ObservedLease;
 /*!
  * What `baton status` prints, line by line: the table (and `-o wide`),
  * the history table, the watch lines, and the JSON records
- * (docs/events.md). No observer and no output here: the command decides
+ * (docs/reference/events.md). No observer and no output here: the command decides
  * what to print and when, this says how it reads.
  */
 namespace statusformat {
@@ -49,11 +49,11 @@ QString changeLine(const LeaseFailover &change);
 /*! `--watch`: a lease its holder stopped renewing. */
 QString expiredLine(const QString &lease, const QString &holder, qint64 leaseDurationMs, const QDateTime &nowWall);
 
-/*! A `leader-changed` record (docs/events.md) of one row of the history. */
+/*! A `leader-changed` record (docs/reference/events.md) of one row of the history. */
 QJsonObject changeRecord(const LeaseFailover &change, const QString &observerId);
 /*! The fields of a leader-changed record (O5) that say what changed. */
 void insertChange(QJsonObject *record, const LeaseFailover &change);
-/*! The `lease` snapshot record (docs/events.md). */
+/*! The `lease` snapshot record (docs/reference/events.md). */
 QJsonObject leaseRecord(const ObservedLease &lease, const QString &observerId, qint64 nowMono,
                         const QDateTime &nowWall);
 /*!

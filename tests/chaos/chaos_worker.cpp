@@ -2,7 +2,7 @@
 // "start|tick|stop <instance> <pid> <mono_ns> <token>" lines to one shared
 // log, a tick every 20 ms, so that two copies running at once would show as
 // interleaved lines and overlapping CLOCK_BOOTTIME ranges (the clock of the
-// events' `mono`, docs/events.md).
+// events' `mono`, docs/reference/events.md).
 //
 // Each line is one write(2) on an O_APPEND descriptor: the file's order is
 // the order of the writes. SIGTERM writes "stop" and exits from the handler

@@ -7,7 +7,7 @@
 
 namespace baton::test::chaos {
 
-/*! One instance's authority over the lease, as a checker reads the O5 stream (docs/events.md). */
+/*! One instance's authority over the lease, as a checker reads the O5 stream (docs/reference/events.md). */
 struct AuthorityInterval
 {
     QString instance;

@@ -362,7 +362,7 @@ Fault TestChaos::freeze()
     // baton and everything below it (the exec guard, the command's group),
     // as a stalled VM would stop them; only baton is resumed: it wakes the
     // guard, which sends the command TERM then CONT, so that the stale copy
-    // ends without running (docs/operations.md, "Freezes").
+    // ends without running (docs/safety.md, "Commands run with --exec").
     const int slot = victimSlot(false);
     const int leader = leaderSlot();
     ParticipantProcess *victim = current(slot);
@@ -397,7 +397,7 @@ Fault TestChaos::freezeBatonAlone()
     // baton only, not its guard nor its command (a debugger, Ctrl-Z, a
     // stalled process), for longer than the lease: another instance takes
     // over while the command would run on but for the guard, which stops
-    // it at the F4 deadline by its own clock (docs/operations.md, "The exec
+    // it at the F4 deadline by its own clock (docs/safety.md, "The exec
     // guard"). The check then finds no two commands at once.
     const int slot = victimSlot(false);
     const int leader = leaderSlot();

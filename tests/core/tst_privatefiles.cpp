@@ -1,7 +1,7 @@
 // R2: every file and folder Baton creates is its user's alone (0600,
 // 0700), whatever the umask: the test runs under umask 0, where anything
 // left to the umask would come out world-readable and world-writable. A
-// folder or file that already exists keeps its mode (docs/operations.md,
+// folder or file that already exists keeps its mode (docs/reference/files.md,
 // "Files Baton creates", says why). The end-to-end cases (`baton status
 // --history` and the store written by real processes, the dashboard's
 // settings file and exports) are in tst_statusmetrics, tst_keychain and

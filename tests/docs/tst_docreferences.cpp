@@ -19,17 +19,36 @@ namespace {
 
 const QString sourceDir = QStringLiteral(BATON_SOURCE_DIR);
 
-// The pages a user reads. contract.md, reliability.md, testing.md and
-// benchmarks.md are the team's (rules and the tests that prove them, holes
-// closed, how the suite runs, measurements) and architecture.md the
-// contributors' map of the code: their repository paths are checked, not
-// their command lines, which quote tests' invocations.
-const QStringList userDocs {QStringLiteral("README.md"),          QStringLiteral("docs/operations.md"),
-                            QStringLiteral("docs/configuration.md"), QStringLiteral("docs/events.md"),
-                            QStringLiteral("docs/dashboard.md")};
+// The pages a user reads: the README, the tutorial, the explanation of the
+// safety model, the dashboard's page, and every how-to and reference page
+// (found, not listed, so that a new page is read too). contract.md,
+// reliability.md, testing.md and benchmarks.md are the team's (rules and the
+// tests that prove them, holes closed, how the suite runs, measurements) and
+// architecture.md the contributors' map of the code: their repository paths
+// are checked, not their command lines, which quote tests' invocations.
 const QStringList teamDocs {QStringLiteral("docs/architecture.md"), QStringLiteral("docs/contract.md"),
                             QStringLiteral("docs/reliability.md"), QStringLiteral("docs/testing.md"),
                             QStringLiteral("docs/benchmarks.md")};
+
+QStringList markdownUnder(const QString &folder)
+{
+    QStringList pages;
+    QDirIterator it(sourceDir + QLatin1Char('/') + folder, {QStringLiteral("*.md")}, QDir::Files,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext())
+        pages << QDir(sourceDir).relativeFilePath(it.next());
+    pages.sort();
+    return pages;
+}
+
+QStringList userDocs()
+{
+    QStringList pages {QStringLiteral("README.md"), QStringLiteral("CHANGELOG.md")};
+    for (const QString &page : markdownUnder(QStringLiteral("docs")))
+        if (!teamDocs.contains(page) && !page.startsWith(QLatin1String("docs/api/")))
+            pages << page;
+    return pages;
+}
 
 QString readSource(const QString &path)
 {
@@ -106,6 +125,26 @@ QStringList codeLines(const QString &markdown)
     return lines;
 }
 
+/*! The anchors a Markdown page's headings get, as GitHub makes them: lower
+ * case, punctuation but `-` and `_` dropped, spaces made `-`. Headings in
+ * fenced code are a shell's comments, not headings. */
+QSet<QString> headingAnchors(const QString &markdown)
+{
+    QSet<QString> anchors;
+    static const QRegularExpression heading(QStringLiteral("^#+\\s+(.*)$"));
+    static const QRegularExpression punctuation(QStringLiteral("[^\\w\\- ]"));
+    bool fenced = false;
+    for (const QString &line : markdown.split(QLatin1Char('\n'))) {
+        if (line.trimmed().startsWith(QLatin1String("```")))
+            fenced = !fenced;
+        const QRegularExpressionMatch m = heading.match(line);
+        if (fenced || !m.hasMatch())
+            continue;
+        anchors.insert(m.captured(1).trimmed().toLower().remove(punctuation).replace(QLatin1Char(' '), QLatin1Char('-')));
+    }
+    return anchors;
+}
+
 /*! What `baton ARGUMENTS` prints on stdout; empty when it fails. */
 QString batonSays(const QStringList &arguments)
 {
@@ -128,6 +167,8 @@ private Q_SLOTS:
     void everyRepositoryPathTheDocsNameExists();
     void everyLinkOfAPageLeadsToAFile_data();
     void everyLinkOfAPageLeadsToAFile();
+    void everySectionALinkNamesIsThere_data();
+    void everySectionALinkNamesIsThere();
     void everyInstalledDocumentTheyNameIsInstalled_data();
     void everyInstalledDocumentTheyNameIsInstalled();
     void everyBatonCommandAndOptionTheDocsShowExists_data();
@@ -169,7 +210,7 @@ void TestDocReferences::initTestCase()
 void TestDocReferences::everyRepositoryPathTheDocsNameExists_data()
 {
     QTest::addColumn<QString>("file");
-    for (const QString &doc : userDocs + teamDocs)
+    for (const QString &doc : userDocs() + teamDocs)
         QTest::newRow(qPrintable(doc)) << doc;
     // The page and the messages of the binary name files of the tree too.
     QTest::newRow("cmake/BatonManual.cmake") << QStringLiteral("cmake/BatonManual.cmake");
@@ -200,7 +241,7 @@ void TestDocReferences::everyRepositoryPathTheDocsNameExists()
 void TestDocReferences::everyLinkOfAPageLeadsToAFile_data()
 {
     QTest::addColumn<QString>("file");
-    for (const QString &doc : userDocs + teamDocs)
+    for (const QString &doc : userDocs() + teamDocs)
         QTest::newRow(qPrintable(doc)) << doc;
 }
 
@@ -221,10 +262,38 @@ void TestDocReferences::everyLinkOfAPageLeadsToAFile()
     QVERIFY2(broken.isEmpty(), qPrintable(file + QLatin1String(" links to nothing: ") + broken.join(QLatin1String(", "))));
 }
 
+void TestDocReferences::everySectionALinkNamesIsThere_data()
+{
+    QTest::addColumn<QString>("file");
+    for (const QString &doc : userDocs() + teamDocs)
+        QTest::newRow(qPrintable(doc)) << doc;
+}
+
+void TestDocReferences::everySectionALinkNamesIsThere()
+{
+    // O3: a link to a section (page.md#section, or #section on the page
+    // itself) lands on a heading of that page, not on its top.
+    QFETCH(QString, file);
+    static const QRegularExpression link(QStringLiteral("\\]\\(([^)\\s#]*)#([^)\\s]+)\\)"));
+    const QString folder = QFileInfo(sourceDir + QLatin1Char('/') + file).path();
+    QStringList broken;
+    for (const QRegularExpressionMatch &m : link.globalMatch(readSource(file))) {
+        const QString target = m.captured(1);
+        if (target.contains(QLatin1String("://")) || !(target.isEmpty() || target.endsWith(QLatin1String(".md"))))
+            continue;
+        QFile page(target.isEmpty() ? sourceDir + QLatin1Char('/') + file : folder + QLatin1Char('/') + target);
+        if (!page.open(QIODevice::ReadOnly))
+            continue; // everyLinkOfAPageLeadsToAFile says so
+        if (!headingAnchors(QString::fromUtf8(page.readAll())).contains(m.captured(2)))
+            broken << target + QLatin1Char('#') + m.captured(2);
+    }
+    QVERIFY2(broken.isEmpty(), qPrintable(file + QLatin1String(" links to no such section: ") + broken.join(QLatin1String(", "))));
+}
+
 void TestDocReferences::everyInstalledDocumentTheyNameIsInstalled_data()
 {
     QTest::addColumn<QString>("file");
-    for (const QString &doc : userDocs)
+    for (const QString &doc : userDocs())
         QTest::newRow(qPrintable(doc)) << doc;
     QTest::newRow("cmake/BatonManual.cmake") << QStringLiteral("cmake/BatonManual.cmake");
     for (const QString &unit : QDir(sourceDir + QLatin1String("/resources/systemd")).entryList(QDir::Files))
@@ -237,20 +306,23 @@ void TestDocReferences::everyInstalledDocumentTheyNameIsInstalled()
     // (tests/package checks the package), and the Debian files of every package.
     QFETCH(QString, file);
     QSet<QString> installed {QStringLiteral("copyright"), QStringLiteral("changelog.gz")};
-    static const QRegularExpression rule(QStringLiteral(
-            "docs/([\\w.-]+)\\s+DESTINATION\\s+\\$\\{CMAKE_INSTALL_DATAROOTDIR\\}/doc/baton\\b"));
-    for (const QRegularExpressionMatch &m : rule.globalMatch(readSource(QStringLiteral("app/CMakeLists.txt"))))
-        installed.insert(m.captured(1));
-    QVERIFY2(installed.contains(QStringLiteral("operations.md")), "no install rule of docs/operations.md found");
-    static const QRegularExpression named(QStringLiteral("/usr/share/doc/baton/([\\w.-]*[\\w])"));
+    static const QRegularExpression list(QStringLiteral("set\\(baton_installed_docs([^)]*)\\)"));
+    const QRegularExpressionMatch rule = list.match(readSource(QStringLiteral("app/CMakeLists.txt")));
+    QVERIFY2(rule.hasMatch(), "no list baton_installed_docs in app/CMakeLists.txt");
+    for (const QString &doc : rule.captured(1).split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts)) {
+        QVERIFY2(existsInTree(QStringLiteral("docs/") + doc), qPrintable(QStringLiteral("installs a missing docs/") + doc));
+        installed.insert(doc);
+    }
+    static const QRegularExpression named(QStringLiteral("/usr/share/doc/baton/([\\w./-]*[\\w])"));
     QStringList missing;
     for (const QRegularExpressionMatch &m : named.globalMatch(readSource(file)))
         if (!installed.contains(m.captured(1)))
             missing << m.captured(1);
     // The manual page is read where baton is installed: every page it names is there.
-    static const QRegularExpression page(QStringLiteral("(?<![\\w/.-])([\\w-]+\\.md)\\b"));
+    static const QRegularExpression page(QStringLiteral("(?<![\\w/.-])((?:[\\w-]+/)*[\\w-]+\\.md)\\b"));
     if (file.endsWith(QLatin1String("BatonManual.cmake")))
-        for (const QRegularExpressionMatch &m : page.globalMatch(readSource(file)))
+        // roff writes a hyphen in a name as \\- (doubled in the CMake string).
+        for (const QRegularExpressionMatch &m : page.globalMatch(readSource(file).remove(QLatin1Char('\\'))))
             if (!installed.contains(m.captured(1)))
                 missing << m.captured(1);
     QVERIFY2(missing.isEmpty(), qPrintable(file + QLatin1String(" names what is not installed: ") + missing.join(QLatin1String(", "))));
@@ -259,7 +331,7 @@ void TestDocReferences::everyInstalledDocumentTheyNameIsInstalled()
 void TestDocReferences::everyBatonCommandAndOptionTheDocsShowExists_data()
 {
     QTest::addColumn<QString>("file");
-    for (const QString &doc : userDocs)
+    for (const QString &doc : userDocs())
         QTest::newRow(qPrintable(doc)) << doc;
 }
 
@@ -315,13 +387,13 @@ void TestDocReferences::everyBatonCommandAndOptionTheDocsShowExists()
 
 void TestDocReferences::theImageTheManifestsRunIsTheOneTheDocsBuild()
 {
-    // O3: the Deployment's image is the one operations.md builds from the Containerfile.
+    // O3: the Deployment's image is the one docs/howto/kubernetes.md builds from the Containerfile.
     static const QRegularExpression image(QStringLiteral("\\bimage:\\s*(\\S+)"));
     const QRegularExpressionMatch m = image.match(readSource(QStringLiteral("resources/kubernetes/participant/deployment.yaml")));
     QVERIFY2(m.hasMatch(), "the Deployment names no image");
     QVERIFY(existsInTree(QStringLiteral("Containerfile")));
     const QString build = QStringLiteral("build -t %1 -f Containerfile .").arg(m.captured(1));
-    QVERIFY2(readSource(QStringLiteral("docs/operations.md")).contains(build), qPrintable(build));
+    QVERIFY2(readSource(QStringLiteral("docs/howto/kubernetes.md")).contains(build), qPrintable(build));
 }
 
 QTEST_GUILESS_MAIN(TestDocReferences)

@@ -1,4 +1,4 @@
-// The exec guard end to end (O3, F4; docs/operations.md, "The exec
+// The exec guard end to end (O3, F4; docs/safety.md, "The exec
 // guard"): real `baton join --exec` processes on one FileStore folder, and
 // faults that reach baton alone, not its command. A SIGSTOP of baton only
 // must not let the frozen leader's command run on while the next leader's

@@ -1,5 +1,5 @@
 // The exec guard's own protocol (O3, F4; headless/exec/guardprotocol.h, "The exec
-// guard" in docs/operations.md), driven as baton drives it: this test
+// guard" in docs/safety.md), driven as baton drives it: this test
 // starts `baton-exec-guard` itself, writes deadlines on its CLOCK_BOOTTIME
 // over its input and reads its reports, with no baton in between, so that
 // each promise of the guard is proved on the guard alone.

@@ -186,7 +186,7 @@ void TestJoinExec::theCommandNeverRunsTwiceAcrossCrashFreezeAndHandover()
     // deadline, which thus ends without running another step; on SIGCONT,
     // baton steps down (reason "deadline") and reports it. (A freeze of the whole host
     // resumes both at once; then the old copy runs until SIGTERM reaches it,
-    // a few milliseconds: docs/operations.md.)
+    // a few milliseconds: docs/safety.md.)
     second->sendSignal(SIGSTOP);
     QCOMPARE(::kill(-pid_t(secondPid), SIGSTOP), 0);
     QTRY_VERIFY_WITH_TIMEOUT(leader(second) && countEvents(*leader(second), QStringLiteral("exec-started")) == 1,

@@ -1,5 +1,5 @@
 // `baton join --once` and `--try`, end to end with real processes on one
-// FileStore folder (O3): the cron-style job of docs/operations.md, where a
+// FileStore folder (O3): the cron-style job of docs/howto/systemd.md, where a
 // timer starts `baton join --exec JOB --once --try 0` on every node at the
 // same moment and the job must run on exactly one of them.
 
@@ -25,7 +25,7 @@ namespace {
 constexpr qint64 leaseMs = 2000;
 constexpr qint64 renewMs = 500;
 
-// The exit statuses docs/operations.md promises.
+// The exit statuses docs/reference/exit-codes.md promises.
 constexpr int notLeading = 4;
 constexpr int leadershipLost = 5;
 

@@ -2,7 +2,7 @@
 // applies them (`kubectl kustomize`, what `kubectl apply -k` sends): every
 // object parses, RBAC grants only verbs Baton uses (B5), the participant is
 // namespaced only and runs with the probes, limits and security settings
-// docs/operations.md promises, and its configuration loads (P1).
+// docs/howto/kubernetes.md promises, and its configuration loads (P1).
 
 #include "testsupport.h"
 

@@ -1,6 +1,6 @@
 # Builds the Debian packages of the build tree into a fresh folder, checks
 # what each holds and depends on, and runs lintian on them: no error may
-# remain (the warnings left, and why, are in docs/operations.md).
+# remain (the warnings left, and why, are in docs/testing.md).
 # Arguments: -DBUILD_DIR=... -DWORK_DIR=... -DCPACK=... -DGUI=ON|OFF -DLINTIAN=... -DSOVERSION=N
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
@@ -64,7 +64,9 @@ expect(baton has
   "usr/lib/systemd/system/baton-join@\\.service"
   "usr/lib/systemd/system/baton-job@\\.service"
   "usr/lib/systemd/system/baton-job@\\.timer"
-  "usr/share/doc/baton/operations\\.md"                # the units' Documentation=
+  "usr/share/doc/baton/howto/systemd\\.md"           # the units' Documentation=
+  "usr/share/doc/baton/reference/command-line\\.md"
+  "usr/share/doc/baton/safety\\.md"
   "usr/share/doc/baton/copyright"
   "usr/share/man/man1/baton\\.1\\.gz"                      # baton(1), from --help
   "usr/share/bash-completion/completions/baton\n"       # the completions

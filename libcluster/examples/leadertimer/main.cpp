@@ -9,7 +9,7 @@
 // The lease lives in the default Registry, a file store in the data folder
 // (BATON_DATA_DIR, else the application's data location): the copies of one
 // host elect one leader. For several hosts, configure a shared store (see
-// the poller example and docs/configuration.md).
+// the poller example and docs/reference/configuration.md).
 
 #include <baton/application.h>
 #include <baton/cluster.h>

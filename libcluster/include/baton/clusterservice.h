@@ -205,7 +205,7 @@ Q_SIGNALS:
      * Told once each time such a record first appears.
      */
     void identityConflict(const QString &theirIncarnation);
-    /*! Each record of the event stream (O5, docs/events.md), `ts` and `mono` included. */
+    /*! Each record of the event stream (O5, docs/reference/events.md), `ts` and `mono` included. */
     void electionEvent(const QJsonObject &event);
 
 protected:

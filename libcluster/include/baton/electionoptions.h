@@ -18,7 +18,7 @@ namespace baton {
  * ClusterService *cluster = app.addCluster(QStringLiteral("cluster"), election, &error);
  * \endcode
  *
- * The values are those of the configuration (docs/configuration.md) and are
+ * The values are those of the configuration (docs/reference/configuration.md) and are
  * checked by the same rules, with the same messages, when the service starts:
  * a renewal interval not lower than the lease duration, an empty lease name
  * and so on are refused by Application::init(). Each default is the

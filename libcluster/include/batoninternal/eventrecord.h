@@ -11,7 +11,7 @@ class Clock;
 
 /*!
  * The records of the event stream (O5), one JSON object a line. The
- * stream is a public interface: docs/events.md describes version 1, and
+ * stream is a public interface: docs/reference/events.md describes version 1, and
  * fields are only ever added.
  */
 namespace eventrecord {

@@ -12,7 +12,7 @@ namespace baton {
  * request, default 5000), `tokenFile`, `historyLength` (the holder changes
  * kept in the Lease's annotation, 0 to 1000, default 20). Without `config`:
  * `KUBECONFIG`, `~/.kube/config`, then the in-cluster configuration
- * (docs/configuration.md).
+ * (docs/reference/configuration.md).
  */
 class KubernetesClusterService final : public ClusterService
 {

@@ -359,7 +359,7 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
             // expired, on its own clock, which may run a little ahead of
             // ours: a holder unseen for half a lease had stopped renewing.
             change.why = QStringLiteral("expired");
-            // From the last renewal seen, not from the expiry (docs/operations.md).
+            // From the last renewal seen, not from the expiry (docs/reference/command-line.md).
             change.gapMs = leasehistory::crashGapMs(now - previousChanged, previousRenewal, record.acquireTime);
         } else {
             change.why = QStringLiteral("taken-over");

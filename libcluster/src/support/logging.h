@@ -2,7 +2,7 @@
 
 #include <QLoggingCategory>
 
-// One category per component (docs/operations.md lists them): renewals at
+// One category per component (docs/reference/logging.md lists them): renewals at
 // debug, leader changes at info, failures at warning.
 Q_DECLARE_LOGGING_CATEGORY(lcElection)
 Q_DECLARE_LOGGING_CATEGORY(lcRegistrations)
