@@ -3,6 +3,7 @@
 // and log lines in ISO 8601 UTC.
 
 #include "etcdfixture.h"
+#include "leasefolder.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -13,7 +14,6 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -26,29 +26,8 @@
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Run runBaton(const QStringList &arguments, const QStringList &environment = {})
-{
-    QProcess baton;
-    baton.setEnvironment(QProcess::systemEnvironment() + environment);
-    baton.start(baton::test::batonBinary(), arguments);
-    Run run;
-    if (!baton.waitForFinished(30000)) {
-        baton.kill();
-        baton.waitForFinished();
-        return run;
-    }
-    run.exitCode = baton.exitStatus() == QProcess::NormalExit ? baton.exitCode() : -1;
-    run.out = QString::fromUtf8(baton.readAllStandardOutput());
-    run.err = QString::fromUtf8(baton.readAllStandardError());
-    return run;
-}
+using Run = baton::test::BatonRun;
+using baton::test::runBaton;
 
 } // namespace
 
@@ -93,7 +72,6 @@ private:
     /*! A folder of lease entries as a FileStore keeps them: {name: {holder, renewed ms ago}}. */
     QString writeRegistry(const QString &name, const QList<std::tuple<QString, QString, qint64>> &leases);
     QTemporaryDir m_folder;
-    int m_version = 0;
 };
 
 void TestCommandLine::initTestCase()
@@ -393,29 +371,10 @@ void TestCommandLine::logLinesAreUtcWithZ()
 QString TestCommandLine::writeRegistry(const QString &name,
                                        const QList<std::tuple<QString, QString, qint64>> &leases)
 {
-    QDir folder(m_folder.filePath(name));
-    if (!folder.mkpath(QStringLiteral(".")))
-        return {};
-    const QDateTime now = QDateTime::currentDateTimeUtc();
-    for (const auto &[lease, holder, renewedAgoMs] : leases) {
-        const QJsonObject document {
-                {QStringLiteral("holderIdentity"), holder},
-                {QStringLiteral("leaseDurationMs"), 60000},
-                {QStringLiteral("acquireTime"), now.addSecs(-3600).toString(Qt::ISODateWithMs)},
-                {QStringLiteral("renewTime"), now.addMSecs(-renewedAgoMs).toString(Qt::ISODateWithMs)},
-                {QStringLiteral("leaseTransitions"), 1}};
-        // Replaced by a rename with a new version, as a FileStore writes.
-        QSaveFile file(folder.filePath(QStringLiteral("cluster:%1.json").arg(lease)));
-        if (!file.open(QIODevice::WriteOnly))
-            return {};
-        file.write(QJsonDocument(QJsonObject {{QStringLiteral("key"), QStringLiteral("cluster:") + lease},
-                                              {QStringLiteral("version"), QString::number(++m_version)},
-                                              {QStringLiteral("document"), document}})
-                           .toJson(QJsonDocument::Compact));
-        if (!file.commit())
-            return {};
-    }
-    return folder.path();
+    QList<baton::test::LeaseEntry> entries;
+    for (const auto &[lease, holder, renewedAgoMs] : leases)
+        entries.append({lease, holder, renewedAgoMs, 60000});
+    return baton::test::writeLeaseFolder(m_folder.filePath(name), entries);
 }
 
 void TestCommandLine::statusCheckSaysWhetherEveryLeaseHasALiveHolder_data()
