@@ -1,10 +1,12 @@
 #include "statuscommand.h"
 
+#include "commandline.h"
 #include "electionscope.h"
 #include "historyexport.h"
 #include "signalwatcher.h"
 #include "statuscheck.h"
 #include "statusformat.h"
+#include "verdict.h"
 #include "yamltext.h"
 
 #include <batoninternal/eventrecord.h>
@@ -19,24 +21,17 @@
 #include <QJsonObject>
 #include <QSysInfo>
 
-#include <cstdio>
-
 namespace baton {
 
 using namespace statusformat;
 
-namespace {
+using commandline::say;
 
-void say(const QString &text)
-{
-    std::fprintf(stdout, "%s\n", qPrintable(text));
-    std::fflush(stdout);
-}
+namespace {
 
 void complain(const QString &text)
 {
-    for (const QString &line : text.split(QLatin1Char('\n'))) // one line a mistake
-        std::fprintf(stderr, "baton status: %s\n", qPrintable(line));
+    commandline::complain("status", text);
 }
 
 } // namespace
@@ -162,8 +157,11 @@ int StatusCommand::createObserver()
     LeaseObserver::OpenError why = LeaseObserver::OpenError::NoError;
     m_observer = LeaseObserver::open(source, this, &error, &why);
     if (!m_observer) {
+        // --check: whatever keeps it from looking leaves the verdict unknown.
+        if (m_options.check)
+            return verdict::tell(verdict::Unknown, error);
         complain(error);
-        return why == LeaseObserver::OpenError::SourceUnavailable ? storeFailure() : int(BadUsage);
+        return why == LeaseObserver::OpenError::SourceUnavailable ? int(RuntimeFailure) : int(BadUsage);
     }
     m_emptyText = QStringLiteral("no leases (%1)").arg(m_observer->describeEmpty());
     // R8: the default Registry only, which nobody chose; on stderr, so that
@@ -175,9 +173,19 @@ int StatusCommand::createObserver()
 
 void StatusCommand::onReady()
 {
+    if (m_options.check) {
+        if (!m_storeError.isEmpty()) {
+            finish(verdict::tell(verdict::Unknown, m_storeError));
+            return;
+        }
+        const statuscheck::Verdict verdict = statuscheck::judge(selectedLeases(), m_observer->leases(), m_options.leases,
+                                                                m_emptyText, m_observer->clock().wallNow());
+        finish(verdict::tell(verdict.severity, verdict.summary, verdict.details));
+        return;
+    }
     if (!m_storeError.isEmpty() && !m_options.watch) {
         complain(m_storeError);
-        finish(storeFailure());
+        finish(RuntimeFailure);
         return;
     }
     if (!m_storeError.isEmpty())
@@ -193,13 +201,10 @@ void StatusCommand::onReady()
         complain(m_options.watch ? problem + QStringLiteral("; watching for it") : problem);
     if (m_options.watch)
         return;
-    const bool live = !m_options.check || everyLeaseHasALiveHolder(selectedLeases());
     if (!exportHistory())
         finish(RuntimeFailure);
-    else if (!missing.isEmpty())
-        finish(NotFound);
     else
-        finish(live ? Success : NoLiveHolder);
+        finish(missing.isEmpty() ? Success : NotFound);
 }
 
 QList<ObservedLease> StatusCommand::selectedLeases() const
@@ -207,6 +212,13 @@ QList<ObservedLease> StatusCommand::selectedLeases() const
     QList<ObservedLease> leases = m_observer->leases();
     leases.removeIf([this](const ObservedLease &lease) { return !selected(lease.name); });
     return leases;
+}
+
+QList<LeaseFailover> StatusCommand::selectedHistory() const
+{
+    QList<LeaseFailover> history = m_observer->history();
+    history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
+    return history;
 }
 
 void StatusCommand::printSnapshot()
@@ -245,8 +257,7 @@ void StatusCommand::printSnapshot()
 
 void StatusCommand::printHistory()
 {
-    QList<LeaseFailover> history = m_observer->history();
-    history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
+    const QList<LeaseFailover> history = selectedHistory();
     if (m_options.jsonDocument || m_options.yamlDocument) {
         // The same document as an export to FILE.json: one format to parse.
         printDocument(QJsonDocument::fromJson(LeaseObserver::historyToJson(history)).object());
@@ -278,9 +289,7 @@ QJsonObject StatusCommand::record(const QString &lease, const QString &event) co
 void StatusCommand::printDocument(const QJsonObject &document)
 {
     if (m_options.yamlDocument) {
-        const QByteArray text = yamltext::fromJson(document);
-        std::fwrite(text.constData(), 1, size_t(text.size()), stdout);
-        std::fflush(stdout);
+        commandline::write(yamltext::fromJson(document));
         return;
     }
     say(QString::fromUtf8(QJsonDocument(document).toJson(QJsonDocument::Indented)).trimmed());
@@ -288,28 +297,15 @@ void StatusCommand::printDocument(const QJsonObject &document)
 
 void StatusCommand::writeJson(const QJsonObject &record)
 {
-    const QByteArray line = jsonLine(record);
-    std::fwrite(line.constData(), 1, size_t(line.size()), stdout);
-    std::fflush(stdout);
-}
-
-bool StatusCommand::everyLeaseHasALiveHolder(const QList<ObservedLease> &leases) const
-{
-    const QStringList problems =
-            statuscheck::whyNotLive(leases, m_options.leases, m_emptyText, m_observer->clock().wallNow());
-    for (const QString &problem : problems)
-        complain(problem);
-    return problems.isEmpty();
+    commandline::write(jsonLine(record));
 }
 
 bool StatusCommand::exportHistory()
 {
     if (m_options.historyPath.isEmpty())
         return true;
-    QList<LeaseFailover> history = m_observer->history();
-    history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
     QString error;
-    if (!historyexport::write(m_options.historyPath, history, &error)) {
+    if (!historyexport::write(m_options.historyPath, selectedHistory(), &error)) {
         complain(error);
         return false;
     }

@@ -54,6 +54,8 @@ private Q_SLOTS:
     void theDefaultRegistryIsWarnedOfAtStartAndInStatus();
     void statusCheckSaysWhetherEveryLeaseHasALiveHolder_data();
     void statusCheckSaysWhetherEveryLeaseHasALiveHolder();
+    void statusCheckCannotJudgeIsUnknown_data();
+    void statusCheckCannotJudgeIsUnknown();
     void statusNeverCreatesAFolder();
     void statusReadsAReadOnlyFolder();
     void statusOutputFormats();
@@ -381,49 +383,104 @@ void TestCommandLine::statusCheckSaysWhetherEveryLeaseHasALiveHolder_data()
 {
     QTest::addColumn<QStringList>("leases");
     QTest::addColumn<int>("exitCode");
-    QTest::addColumn<QString>("complaint");
-    QTest::newRow("all leases, a free one among them, gives 1")
-            << QStringList() << 1 << QStringLiteral("baton status: lease \"reports\": no holder\n");
-    QTest::newRow("the held lease alone gives 0") << QStringList {QStringLiteral("billing")} << 0
-                                                  << QString();
-    QTest::newRow("a free lease gives 1")
-            << QStringList {QStringLiteral("reports")} << 1
-            << QStringLiteral("baton status: lease \"reports\": no holder\n");
-    QTest::newRow("a lease not renewed within its duration gives 1")
-            << QStringList {QStringLiteral("billing"), QStringLiteral("stale")} << 1
-            << QStringLiteral("baton status: lease \"stale\": the lease of web-2 expired (not "
-                              "renewed for ");
-    QTest::newRow("a lease that does not exist gives 1")
-            << QStringList {QStringLiteral("nosuch")} << 1
-            << QStringLiteral("baton status: lease \"nosuch\" not found (leases: billing, reports, stale)\n");
+    QTest::addColumn<QStringList>("lines");
+    QTest::newRow("the held lease alone is OK")
+            << QStringList {QStringLiteral("billing")} << 0
+            << QStringList {QStringLiteral("OK - lease \"billing\" held by web-1")};
+    QTest::newRow("a free lease is CRITICAL")
+            << QStringList {QStringLiteral("reports")} << 2
+            << QStringList {QStringLiteral("CRITICAL - lease \"reports\": no holder")};
+    QTest::newRow("a lease not renewed within its duration is CRITICAL")
+            << QStringList {QStringLiteral("billing"), QStringLiteral("stale")} << 2
+            << QStringList {QStringLiteral("CRITICAL - lease \"stale\": the lease of web-2 expired (not renewed for ")};
+    QTest::newRow("a lease that does not exist is CRITICAL")
+            << QStringList {QStringLiteral("nosuch")} << 2
+            << QStringList {QStringLiteral("CRITICAL - lease \"nosuch\" not found (leases: billing, late, reports, stale)")};
+    QTest::newRow("a lease renewed more than half its duration ago is a WARNING")
+            << QStringList {QStringLiteral("billing"), QStringLiteral("late")} << 1
+            << QStringList {QStringLiteral("WARNING - lease \"late\": web-3 renewed late: 40")};
+    QTest::newRow("several problems are counted, then told the worst first")
+            << QStringList {QStringLiteral("late"), QStringLiteral("reports"), QStringLiteral("billing"),
+                            QStringLiteral("stale")}
+            << 2
+            << QStringList {QStringLiteral("CRITICAL - 2 leases without a live holder, 1 lease renewed late"),
+                            QStringLiteral("lease \"reports\": no holder"),
+                            QStringLiteral("lease \"stale\": the lease of web-2 expired (not renewed for "),
+                            QStringLiteral("lease \"late\": web-3 renewed late: 40")};
+    QTest::newRow("all leases, with no lease named, are judged together")
+            << QStringList() << 2
+            << QStringList {QStringLiteral("CRITICAL - 2 leases without a live holder, 1 lease renewed late")};
 }
 
 void TestCommandLine::statusCheckSaysWhetherEveryLeaseHasALiveHolder()
 {
-    // O3: `status --check` for cron, Nagios-style checks and scripts.
+    // O3: `status --check` as a monitoring plugin (Nagios, Icinga) tells
+    // it, as `baton check` does: the exit status, a first line that is the
+    // verdict, then one line per problem, on stdout.
     QFETCH(QStringList, leases);
     QFETCH(int, exitCode);
-    QFETCH(QString, complaint);
+    QFETCH(QStringList, lines);
     const QString folder = writeRegistry(
             QStringLiteral("check-registry"),
             {{QStringLiteral("billing"), QStringLiteral("web-1"), 1000},
              {QStringLiteral("reports"), QString(), 1000},
-             {QStringLiteral("stale"), QStringLiteral("web-2"), 120000}});
+             {QStringLiteral("stale"), QStringLiteral("web-2"), 120000},
+             {QStringLiteral("late"), QStringLiteral("web-3"), 40000}});
     QVERIFY(!folder.isEmpty());
     QStringList arguments {QStringLiteral("status"), QStringLiteral("--check"),
                            QStringLiteral("--store"), QStringLiteral("file://") + folder};
     arguments += leases;
     const Run run = runBaton(arguments);
     QCOMPARE(run.exitCode, exitCode);
-    if (complaint.isEmpty())
-        QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
-    else
-        QVERIFY2(run.err.startsWith(complaint), qPrintable(run.err));
+    const QStringList out = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QVERIFY2(out.size() >= lines.size(), qPrintable(run.out));
+    for (qsizetype i = 0; i < lines.size(); ++i)
+        QVERIFY2(out.at(i).startsWith(lines.at(i)), qPrintable(run.out));
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+}
+
+void TestCommandLine::statusCheckCannotJudgeIsUnknown_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("firstLine");
+    QTest::newRow("--check with --watch")
+            << QStringList {QStringLiteral("-w")}
+            << QStringLiteral("UNKNOWN - baton status: --check looks once and --watch follows: use one of them");
+    QTest::newRow("--check with an output format")
+            << QStringList {QStringLiteral("-o"), QStringLiteral("json")}
+            << QStringLiteral("UNKNOWN - baton status: --check prints a verdict, not the leases: -o, --json, "
+                              "--no-headers and --history do not go with it");
+    QTest::newRow("an unknown option")
+            << QStringList {QStringLiteral("--bogus")}
+            << QStringLiteral("UNKNOWN - baton status: bad command line (baton status --help)");
+    QTest::newRow("a folder that does not exist")
+            << QStringList {QStringLiteral("--store"), QStringLiteral("file:///nonexistent/baton-registry")}
+            << QStringLiteral("UNKNOWN - --store: service \"Registry\" (Webda/FileStore): parameter \"folder\" = "
+                              "\"/nonexistent/baton-registry\": the folder does not exist (an observer never "
+                              "creates it)");
+}
+
+void TestCommandLine::statusCheckCannotJudgeIsUnknown()
+{
+    // O3: what keeps --check from judging, a bad command line or a store
+    // it cannot read, is the monitoring plugins' UNKNOWN, exit 3, never
+    // the 2 that a monitor reads as CRITICAL.
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, firstLine);
+    const QString folder = writeRegistry(QStringLiteral("unknown-registry"),
+                                         {{QStringLiteral("billing"), QStringLiteral("web-1"), 1000}});
+    const Run run = runBaton(QStringList {QStringLiteral("status"), QStringLiteral("--check")}
+                             + (arguments.contains(QStringLiteral("--store"))
+                                        ? QStringList()
+                                        : QStringList {QStringLiteral("--store"), QStringLiteral("file://") + folder})
+                             + arguments);
+    QCOMPARE(run.exitCode, 3);
+    QCOMPARE(run.firstLine(), firstLine);
 }
 
 void TestCommandLine::statusNeverCreatesAFolder()
 {
-    // R2, O3: looking writes nothing; a missing folder is named, and --check says 3.
+    // R2, O3: looking writes nothing; a missing folder is named, and --check says UNKNOWN.
     const QString missing = m_folder.filePath(QStringLiteral("typo"));
     const Run run = runBaton({QStringLiteral("status"), QStringLiteral("--store"),
                               QStringLiteral("file://") + missing});
@@ -436,6 +493,7 @@ void TestCommandLine::statusNeverCreatesAFolder()
     const Run checked = runBaton({QStringLiteral("status"), QStringLiteral("--check"),
                                   QStringLiteral("--store"), QStringLiteral("file://") + missing});
     QCOMPARE(checked.exitCode, 3);
+    QVERIFY2(checked.firstLine().startsWith(QStringLiteral("UNKNOWN - ")), qPrintable(checked.out));
 
     // The default Registry too: BATON_DATA_DIR/registry is not made by a look.
     const QString data = m_folder.filePath(QStringLiteral("status-data"));
@@ -649,9 +707,6 @@ void TestCommandLine::statusBadInputExitsTwo_data()
             << QStringList {QStringLiteral("--user"), QStringLiteral("ops")}
             << QStringLiteral("baton status: --prefix, --cacert, --cert, --key, --user and "
                               "--password-file are for an etcd store (--store http://host:port)\n");
-    QTest::newRow("--check with --watch")
-            << QStringList {QStringLiteral("--check"), QStringLiteral("-w")}
-            << QStringLiteral("baton status: --check looks once and --watch follows: use one of them\n");
     QTest::newRow("--history with -o name")
             << QStringList {QStringLiteral("--history"), QStringLiteral("-o"), QStringLiteral("name")}
             << QStringLiteral("baton status: -o name lists leases, --history their holder changes: "

@@ -3,7 +3,7 @@
 // processes on one store go through two crashes (SIGKILL) and a clean
 // handover (SIGTERM); then `baton status --history`, started after all that,
 // prints the four changes in order with their reasons, in its table and as
-// JSON lines.
+// JSON lines. `status --check` judges a live holder and one that stopped.
 // The same test runs twice: on a FileStore, and (as tst_statushistory_etcd,
 // with BATON_STATUSHISTORY_STORE=etcd) on the etcd that the CTest fixture
 // started.
@@ -23,10 +23,14 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
 #include <QUuid>
+
+#include <csignal>
+#include <tuple>
 
 using namespace baton;
 using namespace baton::test;
@@ -47,6 +51,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanup();
     void statusStartedAfterTheFailoversPrintsTheStoredChangesInOrder();
+    void checkIsOkWhileTheHolderRenewsAndCriticalOnceItStops();
 
 private:
     /*! `baton status -w --store URL LEASE`, started and ready (its first words printed); null on failure. */
@@ -251,6 +256,42 @@ void TestStatusHistory::statusStartedAfterTheFailoversPrintsTheStoredChangesInOr
         for (const QJsonValue &row : rows)
             QCOMPARE(row.toObject().value(QStringLiteral("lease")).toString(), lease);
     }
+}
+
+void TestStatusHistory::checkIsOkWhileTheHolderRenewsAndCriticalOnceItStops()
+{
+    // O3: `status --check` as a monitoring plugin, on a real election: OK
+    // while the one participant holds and renews; CRITICAL, naming the
+    // holder, once it is killed and its lease runs out; CRITICAL for a
+    // lease that is not there at all.
+    const QString lease = m_lease + QStringLiteral("-check");
+    const ParticipantConfig config {m_registry, lease, QStringLiteral("solo"), leaseMs, renewMs};
+    const std::unique_ptr<ParticipantProcess> solo =
+            startParticipant(QStringLiteral("solo"), config.writeTo(m_folder.filePath(QStringLiteral("solo.json"))));
+    QTRY_VERIFY_WITH_TIMEOUT(solo->isLeading(), int(5 * leaseMs));
+    const auto check = [this](const QString &name) {
+        QProcess status;
+        status.start(batonBinary(), {QStringLiteral("status"), QStringLiteral("--check"), QStringLiteral("--store"),
+                                     m_storeUrl, name});
+        if (!status.waitForFinished(int(5 * leaseMs)) || status.exitStatus() != QProcess::NormalExit)
+            return std::pair(-1, QString());
+        return std::pair(status.exitCode(), QString::fromUtf8(status.readAllStandardOutput()));
+    };
+    auto [exitCode, out] = check(lease);
+    QVERIFY2(exitCode == 0, qPrintable(out));
+    QCOMPARE(out, QStringLiteral("OK - lease \"%1\" held by solo\n").arg(lease));
+
+    QSignalSpy died(solo.get(), &ParticipantProcess::finished);
+    solo->sendSignal(SIGKILL);
+    QVERIFY(died.count() > 0 || died.wait(int(5 * leaseMs)));
+    // Renewed late, then expired: waited for, as the lease runs out.
+    QTRY_VERIFY_WITH_TIMEOUT((std::tie(exitCode, out) = check(lease), exitCode == 2), int(5 * leaseMs));
+    QVERIFY2(out.startsWith(QStringLiteral("CRITICAL - lease \"%1\": the lease of solo expired").arg(lease)),
+             qPrintable(out));
+
+    std::tie(exitCode, out) = check(lease + QStringLiteral("-nosuch"));
+    QCOMPARE(exitCode, 2);
+    QVERIFY2(out.startsWith(QStringLiteral("CRITICAL - lease \"%1-nosuch\" not found").arg(lease)), qPrintable(out));
 }
 
 QTEST_GUILESS_MAIN(TestStatusHistory)
