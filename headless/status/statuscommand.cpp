@@ -7,9 +7,8 @@
 #include "statuscheck.h"
 #include "statusformat.h"
 #include "verdict.h"
+#include "watchprinter.h"
 #include "yamltext.h"
-
-#include <batoninternal/eventrecord.h>
 
 #include <baton/clock.h>
 #include <baton/leaseobserver.h>
@@ -65,63 +64,13 @@ int StatusCommand::start()
     });
     connect(m_observer, &LeaseObserver::ready, this, &StatusCommand::onReady);
     if (m_options.watch) {
-        const auto printChange = [this](const LeaseFailover &change) {
-            if (!selected(change.lease))
-                return;
-            if (m_options.json) {
-                QJsonObject r = record(change.lease, QStringLiteral("leader-changed"));
-                insertChange(&r, change);
-                writeJson(r);
-                return;
-            }
-            say(changeLine(change));
-        };
-        // Counted once each: a handover completes the release already counted.
-        const auto countChange = [this](const LeaseFailover &change) {
-            if (selected(change.lease))
-                ++m_changesSeen;
-        };
-        connect(m_observer, &LeaseObserver::failover, this, [printChange, countChange](const LeaseFailover &change) {
-            countChange(change);
-            printChange(change);
-        });
-        // A handover prints twice: the release when seen, then the release
-        // with its successor and the time without a leader.
-        connect(m_observer, &LeaseObserver::handedOver, this,
-                [printChange](int, const LeaseFailover &change) { printChange(change); });
-        connect(m_observer, &LeaseObserver::storedChangeSeen, this,
-                [printChange, countChange](int, const LeaseFailover &change) {
-                    countChange(change);
-                    printChange(change);
-                });
-        connect(m_observer, &LeaseObserver::leaseExpired, this, [this](const QString &name) {
-            const auto lease = m_observer->lease(name);
-            if (!lease || !selected(name))
-                return;
-            if (m_options.json) {
-                QJsonObject r = record(name, QStringLiteral("lease-expired"));
-                r.insert(QStringLiteral("holder"), lease->record.holder);
-                r.insert(QStringLiteral("sinceChangeMs"),
-                         double(lease->sinceChangeMs(m_observer->clock().monotonicMs())));
-                writeJson(r);
-                return;
-            }
-            say(expiredLine(name, lease->record.holder, lease->record.leaseDurationMs,
-                            m_observer->clock().wallNow()));
-        });
-        if (m_options.json)
-            connect(m_observer, &LeaseObserver::leaseChanged, this, [this](const QString &name) {
-                if (!m_observer->isReady() || !selected(name))
-                    return;
-                if (const auto lease = m_observer->lease(name))
-                    writeJson(leaseRecord(*lease, m_observerId, m_observer->clock().monotonicMs(),
-                                          m_observer->clock().wallNow()));
-            });
+        m_watch = new WatchPrinter(m_observer,
+                                   {m_options.json, m_options.wide, m_options.noHeaders, m_options.history,
+                                    m_observerId, [this](const QString &lease) { return selected(lease); }},
+                                   this);
         m_signals = new SignalWatcher(this);
         connect(m_signals, &SignalWatcher::terminationRequested, this, [this] {
-            // What this watch saw, not the stored history it read at start.
-            if (!m_options.json)
-                say(QStringLiteral("\n%1 failover(s) seen").arg(m_changesSeen));
+            m_watch->end();
             finish(exportHistory() ? Success : RuntimeFailure);
         });
     }
@@ -194,6 +143,8 @@ void StatusCommand::onReady()
         printHistory();
     else
         printSnapshot();
+    if (m_watch)
+        m_watch->follow(selectedLeases(), selectedHistory());
     // kubectl's NotFound: a lease asked for by name that is not there is
     // an error, told after what was found; a watch waits for it to come.
     const QStringList missing = statuscheck::notFound(m_observer->leases(), m_options.leases);
@@ -279,11 +230,6 @@ void StatusCommand::printHistory()
         lines.removeFirst();
     for (const QString &line : std::as_const(lines))
         say(line);
-}
-
-QJsonObject StatusCommand::record(const QString &lease, const QString &event) const
-{
-    return eventrecord::make(m_observer->clock(), lease, m_observerId, event);
 }
 
 void StatusCommand::printDocument(const QJsonObject &document)

@@ -11,6 +11,7 @@ namespace baton {
 
 class LeaseObserver;
 class SignalWatcher;
+class WatchPrinter;
 struct LeaseFailover;
 struct ObservedLease;
 
@@ -19,13 +20,13 @@ struct ObservedLease;
  * objects of a Kubernetes namespace (or of all), one line each
  * (holder, held since, last renewal against the lease duration,
  * transitions), or O5-shaped JSON lines with --json. --watch follows them
- * and prints each failover until SIGINT/SIGTERM; --check gives a verdict
+ * until SIGINT/SIGTERM (WatchPrinter's rows); --check gives a verdict
  * (statuscheck's, told as verdict.h says); --history writes the
  * failovers seen to a CSV or JSON file on exit; --history alone prints
  * each lease's holder changes, those stored with it first. Observes only: it never
  * starts the configuration's cluster services, and on Kubernetes it uses
  * only get, list and watch (B5). The watching is LeaseObserver's, how a
- * line reads statusformat's, the --check verdict statuscheck's and the
+ * line reads statusformat's, a watch's lines WatchPrinter's and the
  * file historyexport's; this class decides what to print and when.
  */
 class StatusCommand : public QObject
@@ -117,16 +118,14 @@ private:
     void writeJson(const QJsonObject &record);
     /*! -o json or -o yaml: \a document, indented. */
     void printDocument(const QJsonObject &document);
-    QJsonObject record(const QString &lease, const QString &event) const;
 
     Options m_options;
     LeaseObserver *m_observer = nullptr;
     SignalWatcher *m_signals = nullptr;
+    WatchPrinter *m_watch = nullptr;
     QString m_observerId;
     QString m_storeError;
     QString m_emptyText;
-    /*! --watch: the holder changes it printed, for its last line. */
-    int m_changesSeen = 0;
     bool m_done = false;
 };
 

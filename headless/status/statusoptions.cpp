@@ -34,8 +34,9 @@ const char *const usage = R"(  status [LEASE...] --config FILE [-w|--watch] [-o 
                  late (over half its lease ago); 2 CRITICAL, one has no
                  holder, expired, is unreadable or not found; 3 UNKNOWN,
                  the store could not be read, or a bad command line;
-                 --watch: follow them and
-                 print each failover until SIGINT/SIGTERM; --history: the
+                 --watch: the table, then the row of each lease whose
+                 holder or state changed (as kubectl get -w), and on
+                 exit (SIGINT/SIGTERM) the failovers seen; --history: the
                  holder changes instead (time, lease, from, to, why, gap,
                  transitions), those stored with each lease then those
                  seen, oldest first; --history FILE: write them on exit.
@@ -90,7 +91,9 @@ Parsed parse(QStringList arguments)
                                                   "http://host:port[,...]."),
                                    QStringLiteral("URL"));
     const QCommandLineOption watch({QStringLiteral("w"), QStringLiteral("watch")},
-                                   QStringLiteral("Follow the leases until SIGINT/SIGTERM."));
+                                   QStringLiteral("After the table, print the row of each lease "
+                                                  "whose holder or state changes, until "
+                                                  "SIGINT/SIGTERM; then the failovers seen."));
     const QCommandLineOption json(QStringLiteral("json"),
                                   QStringLiteral("One JSON record a line (as -o jsonl)."));
     const QCommandLineOption output({QStringLiteral("o"), QStringLiteral("output")},
@@ -197,7 +200,7 @@ Parsed parse(QStringList arguments)
         return refuse("--json is -o jsonl: it cannot go with another -o");
     if (parser.isSet(watch)
         && (format == QLatin1String("json") || format == QLatin1String("yaml") || format == QLatin1String("name")))
-        return refuse("--watch prints events as they come: use -o table or -o jsonl");
+        return refuse("--watch prints rows or records as the leases change: use -o table, wide or jsonl");
     if (checking && (parser.isSet(output) || parser.isSet(json) || parser.isSet(noHeaders) || parser.isSet(history)
                      || !historyPath.isEmpty()))
         return refuse("--check prints a verdict, not the leases: -o, --json, --no-headers and --history do "

@@ -595,7 +595,9 @@ void TestCommandLine::statusWideAddsTheRecordsTimesAndTheSource()
 
 void TestCommandLine::statusWatchPrintsEachChangeOnce()
 {
-    // O3: a change seen by --watch is one line on stdout, not also a log line.
+    // O3: as `kubectl get -w`: the table once, then the row of the lease
+    // that changed, in the same columns, once; what the watch saw comes on
+    // stderr when it ends, not as a log line while it runs.
     const QString folder = writeRegistry(QStringLiteral("watch-registry"),
                                          {{QStringLiteral("billing"), QStringLiteral("web-1"), 0}});
     QProcess status;
@@ -603,14 +605,25 @@ void TestCommandLine::statusWatchPrintsEachChangeOnce()
                                               QStringLiteral("--store"), QStringLiteral("file://") + folder});
     QByteArray out;
     QTRY_VERIFY_WITH_TIMEOUT((out += status.readAllStandardOutput()).contains("web-1"), 20000);
-    writeRegistry(QStringLiteral("watch-registry"), {{QStringLiteral("billing"), QStringLiteral("web-2"), 0}});
-    QTRY_VERIFY_WITH_TIMEOUT((out += status.readAllStandardOutput()).contains("web-1 -> web-2"), 20000);
+    writeRegistry(QStringLiteral("watch-registry"), {{QStringLiteral("billing"), QStringLiteral("web-2-longer"), 0}});
+    QTRY_VERIFY_WITH_TIMEOUT((out += status.readAllStandardOutput()).contains("web-2-longer"), 20000);
+    QVERIFY2(!status.readAllStandardError().contains("web-2"), "a change told on stderr while watching");
     status.terminate();
     QVERIFY(status.waitForFinished(20000));
     out += status.readAllStandardOutput();
+    const QStringList lines = QString::fromUtf8(out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    QVERIFY2(lines.at(0).startsWith(QStringLiteral("LEASE ")), qPrintable(lines.at(0)));
+    static const QRegularExpression first(QStringLiteral("^billing +web-1 +\\S+ +\\S+ +1  held$"));
+    QVERIFY2(first.match(lines.at(1)).hasMatch(), qPrintable(lines.at(1)));
+    // A holder wider than the column widens it for the rows that follow:
+    // the columns before it stay where the header put them.
+    static const QRegularExpression second(QStringLiteral("^billing  web-2-longer  \\S+ +\\S+ +1  held$"));
+    QVERIFY2(second.match(lines.at(2)).hasMatch(), qPrintable(lines.at(2)));
+    QCOMPARE(lines.at(2).indexOf(QStringLiteral("web-2")), lines.at(0).indexOf(QStringLiteral("HOLDER")));
     const QString err = QString::fromUtf8(status.readAllStandardError());
-    QCOMPARE(QString::fromUtf8(out).count(QStringLiteral("web-1 -> web-2")), 1);
-    QVERIFY2(!err.contains(QStringLiteral("web-2")), qPrintable(err));
+    QVERIFY2(err.startsWith(QStringLiteral("baton status: 1 failover(s) seen\nbaton status: ")), qPrintable(err));
+    QVERIFY2(err.contains(QStringLiteral("  billing: web-1 -> web-2-longer (")), qPrintable(err));
 }
 
 void TestCommandLine::statusReachesAnEtcdThatNeedsAPassword()
@@ -707,6 +720,10 @@ void TestCommandLine::statusBadInputExitsTwo_data()
             << QStringList {QStringLiteral("--user"), QStringLiteral("ops")}
             << QStringLiteral("baton status: --prefix, --cacert, --cert, --key, --user and "
                               "--password-file are for an etcd store (--store http://host:port)\n");
+    QTest::newRow("--watch with -o name")
+            << QStringList {QStringLiteral("-w"), QStringLiteral("-o"), QStringLiteral("name")}
+            << QStringLiteral("baton status: --watch prints rows or records as the leases change: use -o "
+                              "table, wide or jsonl\n");
     QTest::newRow("--history with -o name")
             << QStringList {QStringLiteral("--history"), QStringLiteral("-o"), QStringLiteral("name")}
             << QStringLiteral("baton status: -o name lists leases, --history their holder changes: "
