@@ -38,10 +38,12 @@ QString timeText(const QDateTime &time)
 
 Columns historyColumns(bool wide)
 {
+    // "(none)" wide from the start: a watch's release row then does not shift the columns after it.
+    const int holderWidth = int(orNone(QString()).size());
     QList<Columns::Column> columns {{QStringLiteral("TIME"), 24},
                                     {QStringLiteral("LEASE")},
-                                    {QStringLiteral("FROM")},
-                                    {QStringLiteral("TO")},
+                                    {QStringLiteral("FROM"), holderWidth},
+                                    {QStringLiteral("TO"), holderWidth},
                                     {QStringLiteral("WHY"), int(QStringLiteral("first-acquire").size())},
                                     {QStringLiteral("GAP"), 0, true},
                                     {QStringLiteral("TRANS"), 5, true}};
