@@ -1,11 +1,12 @@
 #include "checkcommand.h"
 
+#include "commandline.h"
 #include "electionconfig.h"
 #include "electionprobe.h"
+#include "verdict.h"
 
 #include <baton/application.h>
 #include <baton/clusterservice.h>
-#include <cstdio>
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonObject>
@@ -13,19 +14,6 @@
 #include <QStringList>
 
 namespace baton {
-
-namespace {
-
-const char *const severityWord[] = { "OK", "WARNING", "CRITICAL", "UNKNOWN" };
-
-/*! The plugins' output: the first line is the verdict, on stdout. */
-void say(const QString &text)
-{
-    std::fprintf(stdout, "%s\n", qPrintable(text));
-    std::fflush(stdout);
-}
-
-} // namespace
 
 CheckCommand::CheckCommand(Options options, QObject *parent)
     : QObject(parent)
@@ -45,17 +33,11 @@ int CheckCommand::start()
     // check starts no election: no signal of its own to stop one.
     m_application->setStopOnSignals(false);
     QString error;
-    if (!electionconfig::load(*m_application, m_options.configPath, &m_clusters, &error)) {
-        // The same line join gives, so that the fix is the same.
-        say(QStringLiteral("CRITICAL - %1").arg(error));
-        say(QStringLiteral("baton join refuses this configuration: nothing was contacted"));
-        return Critical;
-    }
-    if (!initWithoutElecting(&error)) {
-        say(QStringLiteral("CRITICAL - %1").arg(error));
-        say(QStringLiteral("baton join refuses this configuration: nothing was contacted"));
-        return Critical;
-    }
+    // The same line join gives, so that the fix is the same.
+    if (!electionconfig::load(*m_application, m_options.configPath, &m_clusters, &error)
+        || !initWithoutElecting(&error))
+        return verdict::tell(verdict::Critical, error,
+                             {QStringLiteral("baton join refuses this configuration: nothing was contacted")});
     probeNext();
     return -1;
 }
@@ -103,7 +85,7 @@ void CheckCommand::probeNext()
 
 void CheckCommand::report()
 {
-    int worst = Ok;
+    int worst = verdict::Ok;
     QStringList summaries;
     QStringList details;
     for (const ElectionProbe *probe : std::as_const(m_probes)) {
@@ -115,11 +97,7 @@ void CheckCommand::report()
     for (const ElectionProbe *probe : std::as_const(m_probes))
         if (probe->finding().severity == worst)
             summaries.append(probe->finding().summary);
-    say(QStringLiteral("%1 - %2").arg(QLatin1String(severityWord[worst]),
-                                      summaries.join(QStringLiteral("; "))));
-    for (const QString &line : std::as_const(details))
-        say(line);
-    Q_EMIT finished(worst);
+    Q_EMIT finished(verdict::tell(verdict::Severity(worst), summaries.join(QStringLiteral("; ")), details));
 }
 
 } // namespace baton

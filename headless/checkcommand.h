@@ -12,7 +12,7 @@ class ElectionProbe;
 
 /*!
  * `baton check`: whether `baton join` could run with a configuration, told
- * as monitoring plugins tell it (Nagios, Icinga): an exit status (0 OK, 1
+ * as monitoring plugins tell it (verdict.h): an exit status (0 OK, 1
  * warning, 2 critical, 3 unknown) and a first line "OK - ...", then one
  * line per step. The configuration is loaded as join loads it
  * (electionconfig), so that everything join refuses is critical with
@@ -28,9 +28,6 @@ public:
     {
         QString configPath;
     };
-
-    /*! The monitoring plugins' exit statuses. */
-    enum ExitCode { Ok = 0, Warning = 1, Critical = 2, Unknown = 3 };
 
     explicit CheckCommand(Options options, QObject *parent = nullptr);
     ~CheckCommand() override;

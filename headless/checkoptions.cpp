@@ -1,6 +1,6 @@
 #include "checkoptions.h"
 
-#include <cstdio>
+#include "verdict.h"
 
 namespace baton::checkoptions {
 
@@ -28,8 +28,7 @@ Parsed parse(const QStringList &arguments)
     const QCommandLineOption config = configOption();
     parser.addOption(config);
     const auto unknown = [](const QString &why) {
-        std::fprintf(stdout, "UNKNOWN - baton check: %s\n", qPrintable(why));
-        return Parsed { {}, CheckCommand::Unknown };
+        return Parsed { {}, verdict::tell(verdict::Unknown, QStringLiteral("baton check: ") + why) };
     };
     if (const int done = commandline::parse(parser, "check", arguments); done != Run)
         return done == BadUsage ? unknown(QStringLiteral("bad command line (baton check --help)"))

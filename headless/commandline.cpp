@@ -100,4 +100,21 @@ int refuse(const char *command, const QString &text)
     return BadUsage;
 }
 
+void complain(const char *command, const QString &text)
+{
+    for (const QString &line : text.split(QLatin1Char('\n'))) // one line a mistake
+        std::fprintf(stderr, "baton %s: %s\n", command, qPrintable(line));
+}
+
+void say(const QString &text)
+{
+    write(text.toUtf8() + '\n');
+}
+
+void write(const QByteArray &bytes)
+{
+    std::fwrite(bytes.constData(), 1, size_t(bytes.size()), stdout);
+    std::fflush(stdout);
+}
+
 } // namespace baton::commandline

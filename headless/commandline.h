@@ -39,5 +39,11 @@ enum class BareNumber { Milliseconds, OnlyZero };
 qint64 durationOf(const QString &option, const QString &text, BareNumber bare, QString *errorString);
 /*! Says what is wrong with the command line, as `baton COMMAND: ...`; returns BadUsage. */
 int refuse(const char *command, const QString &text);
+/*! Prints \a text on stderr, each of its lines as `baton COMMAND: ...`. */
+void complain(const char *command, const QString &text);
+/*! Prints \a text and a line feed on stdout, flushed at once: a watch's lines reach a pipe as they come. */
+void say(const QString &text);
+/*! Writes \a bytes on stdout as they are, flushed at once. */
+void write(const QByteArray &bytes);
 
 } // namespace baton::commandline

@@ -1,5 +1,7 @@
 #include "democommand.h"
 
+#include "commandline.h"
+
 #include <baton/clock.h>
 #include "participantprocess.h"
 #include <batoninternal/privatefiles.h>
@@ -18,15 +20,7 @@
 
 namespace baton {
 
-namespace {
-
-void say(const QString &text)
-{
-    std::fprintf(stdout, "%s\n", qPrintable(text));
-    std::fflush(stdout);
-}
-
-} // namespace
+using commandline::say;
 
 DemoCommand::DemoCommand(QString batonProgram, QObject *parent)
     : QObject(parent)

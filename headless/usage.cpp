@@ -20,16 +20,16 @@ const char *const tail = R"(  help           this text
 
 Exit status:
   0    done (a stop by SIGTERM/SIGINT is a success)
-  1    failed while running (store unreachable for status, listen failed);
-       status --check: a lease without a live holder
+  1    failed while running (store unreachable for status, listen failed)
   2    bad command line or configuration (nothing was started)
   3    join --exec --on-exit step-down: the command exited while leading;
-       the lease was released; status --check: the store could not be read
+       the lease was released
   4    join --try: this instance did not lead within DURATION
   5    join --once: leadership ended before the command finished; it was
        stopped (otherwise --once exits with the command's own status)
-  check has the monitoring plugins' statuses instead: 0 OK, 1 WARNING,
-       2 CRITICAL, 3 UNKNOWN (its own command line is wrong)
+  check and status --check have the monitoring plugins' statuses instead:
+       0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (their own command line is
+       wrong; status --check: the store could not be read)
   130, 143
        a second SIGINT/SIGTERM during a clean stop: exited at once
 

@@ -1,13 +1,14 @@
 #include "statuscommand.h"
 
+#include "commandline.h"
 #include "electionscope.h"
 #include "historyexport.h"
 #include "signalwatcher.h"
 #include "statuscheck.h"
 #include "statusformat.h"
+#include "verdict.h"
+#include "watchprinter.h"
 #include "yamltext.h"
-
-#include <batoninternal/eventrecord.h>
 
 #include <baton/clock.h>
 #include <baton/leaseobserver.h>
@@ -19,24 +20,17 @@
 #include <QJsonObject>
 #include <QSysInfo>
 
-#include <cstdio>
-
 namespace baton {
 
 using namespace statusformat;
 
-namespace {
+using commandline::say;
 
-void say(const QString &text)
-{
-    std::fprintf(stdout, "%s\n", qPrintable(text));
-    std::fflush(stdout);
-}
+namespace {
 
 void complain(const QString &text)
 {
-    for (const QString &line : text.split(QLatin1Char('\n'))) // one line a mistake
-        std::fprintf(stderr, "baton status: %s\n", qPrintable(line));
+    commandline::complain("status", text);
 }
 
 } // namespace
@@ -70,63 +64,13 @@ int StatusCommand::start()
     });
     connect(m_observer, &LeaseObserver::ready, this, &StatusCommand::onReady);
     if (m_options.watch) {
-        const auto printChange = [this](const LeaseFailover &change) {
-            if (!selected(change.lease))
-                return;
-            if (m_options.json) {
-                QJsonObject r = record(change.lease, QStringLiteral("leader-changed"));
-                insertChange(&r, change);
-                writeJson(r);
-                return;
-            }
-            say(changeLine(change));
-        };
-        // Counted once each: a handover completes the release already counted.
-        const auto countChange = [this](const LeaseFailover &change) {
-            if (selected(change.lease))
-                ++m_changesSeen;
-        };
-        connect(m_observer, &LeaseObserver::failover, this, [printChange, countChange](const LeaseFailover &change) {
-            countChange(change);
-            printChange(change);
-        });
-        // A handover prints twice: the release when seen, then the release
-        // with its successor and the time without a leader.
-        connect(m_observer, &LeaseObserver::handedOver, this,
-                [printChange](int, const LeaseFailover &change) { printChange(change); });
-        connect(m_observer, &LeaseObserver::storedChangeSeen, this,
-                [printChange, countChange](int, const LeaseFailover &change) {
-                    countChange(change);
-                    printChange(change);
-                });
-        connect(m_observer, &LeaseObserver::leaseExpired, this, [this](const QString &name) {
-            const auto lease = m_observer->lease(name);
-            if (!lease || !selected(name))
-                return;
-            if (m_options.json) {
-                QJsonObject r = record(name, QStringLiteral("lease-expired"));
-                r.insert(QStringLiteral("holder"), lease->record.holder);
-                r.insert(QStringLiteral("sinceChangeMs"),
-                         double(lease->sinceChangeMs(m_observer->clock().monotonicMs())));
-                writeJson(r);
-                return;
-            }
-            say(expiredLine(name, lease->record.holder, lease->record.leaseDurationMs,
-                            m_observer->clock().wallNow()));
-        });
-        if (m_options.json)
-            connect(m_observer, &LeaseObserver::leaseChanged, this, [this](const QString &name) {
-                if (!m_observer->isReady() || !selected(name))
-                    return;
-                if (const auto lease = m_observer->lease(name))
-                    writeJson(leaseRecord(*lease, m_observerId, m_observer->clock().monotonicMs(),
-                                          m_observer->clock().wallNow()));
-            });
+        m_watch = new WatchPrinter(m_observer,
+                                   {m_options.json, m_options.wide, m_options.noHeaders, m_options.history,
+                                    m_observerId, [this](const QString &lease) { return selected(lease); }},
+                                   this);
         m_signals = new SignalWatcher(this);
         connect(m_signals, &SignalWatcher::terminationRequested, this, [this] {
-            // What this watch saw, not the stored history it read at start.
-            if (!m_options.json)
-                say(QStringLiteral("\n%1 failover(s) seen").arg(m_changesSeen));
+            m_watch->end();
             finish(exportHistory() ? Success : RuntimeFailure);
         });
     }
@@ -162,8 +106,11 @@ int StatusCommand::createObserver()
     LeaseObserver::OpenError why = LeaseObserver::OpenError::NoError;
     m_observer = LeaseObserver::open(source, this, &error, &why);
     if (!m_observer) {
+        // --check: whatever keeps it from looking leaves the verdict unknown.
+        if (m_options.check)
+            return verdict::tell(verdict::Unknown, error);
         complain(error);
-        return why == LeaseObserver::OpenError::SourceUnavailable ? storeFailure() : int(BadUsage);
+        return why == LeaseObserver::OpenError::SourceUnavailable ? int(RuntimeFailure) : int(BadUsage);
     }
     m_emptyText = QStringLiteral("no leases (%1)").arg(m_observer->describeEmpty());
     // R8: the default Registry only, which nobody chose; on stderr, so that
@@ -175,9 +122,19 @@ int StatusCommand::createObserver()
 
 void StatusCommand::onReady()
 {
+    if (m_options.check) {
+        if (!m_storeError.isEmpty()) {
+            finish(verdict::tell(verdict::Unknown, m_storeError));
+            return;
+        }
+        const statuscheck::Verdict verdict = statuscheck::judge(selectedLeases(), m_observer->leases(), m_options.leases,
+                                                                m_emptyText, m_observer->clock().wallNow());
+        finish(verdict::tell(verdict.severity, verdict.summary, verdict.details));
+        return;
+    }
     if (!m_storeError.isEmpty() && !m_options.watch) {
         complain(m_storeError);
-        finish(storeFailure());
+        finish(RuntimeFailure);
         return;
     }
     if (!m_storeError.isEmpty())
@@ -186,6 +143,8 @@ void StatusCommand::onReady()
         printHistory();
     else
         printSnapshot();
+    if (m_watch)
+        m_watch->follow(selectedLeases(), selectedHistory());
     // kubectl's NotFound: a lease asked for by name that is not there is
     // an error, told after what was found; a watch waits for it to come.
     const QStringList missing = statuscheck::notFound(m_observer->leases(), m_options.leases);
@@ -193,13 +152,10 @@ void StatusCommand::onReady()
         complain(m_options.watch ? problem + QStringLiteral("; watching for it") : problem);
     if (m_options.watch)
         return;
-    const bool live = !m_options.check || everyLeaseHasALiveHolder(selectedLeases());
     if (!exportHistory())
         finish(RuntimeFailure);
-    else if (!missing.isEmpty())
-        finish(NotFound);
     else
-        finish(live ? Success : NoLiveHolder);
+        finish(missing.isEmpty() ? Success : NotFound);
 }
 
 QList<ObservedLease> StatusCommand::selectedLeases() const
@@ -207,6 +163,13 @@ QList<ObservedLease> StatusCommand::selectedLeases() const
     QList<ObservedLease> leases = m_observer->leases();
     leases.removeIf([this](const ObservedLease &lease) { return !selected(lease.name); });
     return leases;
+}
+
+QList<LeaseFailover> StatusCommand::selectedHistory() const
+{
+    QList<LeaseFailover> history = m_observer->history();
+    history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
+    return history;
 }
 
 void StatusCommand::printSnapshot()
@@ -245,8 +208,7 @@ void StatusCommand::printSnapshot()
 
 void StatusCommand::printHistory()
 {
-    QList<LeaseFailover> history = m_observer->history();
-    history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
+    const QList<LeaseFailover> history = selectedHistory();
     if (m_options.jsonDocument || m_options.yamlDocument) {
         // The same document as an export to FILE.json: one format to parse.
         printDocument(QJsonDocument::fromJson(LeaseObserver::historyToJson(history)).object());
@@ -270,17 +232,10 @@ void StatusCommand::printHistory()
         say(line);
 }
 
-QJsonObject StatusCommand::record(const QString &lease, const QString &event) const
-{
-    return eventrecord::make(m_observer->clock(), lease, m_observerId, event);
-}
-
 void StatusCommand::printDocument(const QJsonObject &document)
 {
     if (m_options.yamlDocument) {
-        const QByteArray text = yamltext::fromJson(document);
-        std::fwrite(text.constData(), 1, size_t(text.size()), stdout);
-        std::fflush(stdout);
+        commandline::write(yamltext::fromJson(document));
         return;
     }
     say(QString::fromUtf8(QJsonDocument(document).toJson(QJsonDocument::Indented)).trimmed());
@@ -288,28 +243,15 @@ void StatusCommand::printDocument(const QJsonObject &document)
 
 void StatusCommand::writeJson(const QJsonObject &record)
 {
-    const QByteArray line = jsonLine(record);
-    std::fwrite(line.constData(), 1, size_t(line.size()), stdout);
-    std::fflush(stdout);
-}
-
-bool StatusCommand::everyLeaseHasALiveHolder(const QList<ObservedLease> &leases) const
-{
-    const QStringList problems =
-            statuscheck::whyNotLive(leases, m_options.leases, m_emptyText, m_observer->clock().wallNow());
-    for (const QString &problem : problems)
-        complain(problem);
-    return problems.isEmpty();
+    commandline::write(jsonLine(record));
 }
 
 bool StatusCommand::exportHistory()
 {
     if (m_options.historyPath.isEmpty())
         return true;
-    QList<LeaseFailover> history = m_observer->history();
-    history.removeIf([this](const LeaseFailover &change) { return !selected(change.lease); });
     QString error;
-    if (!historyexport::write(m_options.historyPath, history, &error)) {
+    if (!historyexport::write(m_options.historyPath, selectedHistory(), &error)) {
         complain(error);
         return false;
     }

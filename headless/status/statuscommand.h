@@ -11,6 +11,7 @@ namespace baton {
 
 class LeaseObserver;
 class SignalWatcher;
+class WatchPrinter;
 struct LeaseFailover;
 struct ObservedLease;
 
@@ -19,12 +20,13 @@ struct ObservedLease;
  * objects of a Kubernetes namespace (or of all), one line each
  * (holder, held since, last renewal against the lease duration,
  * transitions), or O5-shaped JSON lines with --json. --watch follows them
- * and prints each failover until SIGINT/SIGTERM; --history writes the
+ * until SIGINT/SIGTERM (WatchPrinter's rows); --check gives a verdict
+ * (statuscheck's, told as verdict.h says); --history writes the
  * failovers seen to a CSV or JSON file on exit; --history alone prints
  * each lease's holder changes, those stored with it first. Observes only: it never
  * starts the configuration's cluster services, and on Kubernetes it uses
  * only get, list and watch (B5). The watching is LeaseObserver's, how a
- * line reads statusformat's, the --check verdict statuscheck's and the
+ * line reads statusformat's, a watch's lines WatchPrinter's and the
  * file historyexport's; this class decides what to print and when.
  */
 class StatusCommand : public QObject
@@ -54,7 +56,7 @@ public:
         bool history = false;
         /*! Only these leases (`baton status LEASE...`); empty: all. */
         QStringList leases;
-        /*! `--check`: the exit status says whether every lease has a live holder. */
+        /*! `--check`: a verdict instead of the leases, as monitoring plugins give it (statuscheck). */
         bool check = false;
         /*! `-o name`: one lease name a line. */
         bool namesOnly = false;
@@ -85,10 +87,10 @@ public:
     };
 
     /*!
-     * Exit statuses; with --check, 1 means a lease without a live holder.
-     * A LEASE named that is not there is 1 too (kubectl's NotFound).
+     * Exit statuses, but for --check, whose are verdict.h's. A LEASE named
+     * that is not there is 1 (kubectl's NotFound).
      */
-    enum ExitCode { Success = 0, RuntimeFailure = 1, NoLiveHolder = 1, NotFound = 1, BadUsage = 2, StoreUnreadable = 3 };
+    enum ExitCode { Success = 0, RuntimeFailure = 1, NotFound = 1, BadUsage = 2 };
 
     explicit StatusCommand(Options options, QObject *parent = nullptr);
     ~StatusCommand() override;
@@ -106,29 +108,24 @@ private:
     void printSnapshot();
     void printHistory();
     void finish(int exitCode);
-    /*! 1, or 3 under --check: a store that could not be read. */
-    int storeFailure() const { return m_options.check ? StoreUnreadable : RuntimeFailure; }
     bool selected(const QString &lease) const
     {
         return m_options.leases.isEmpty() || m_options.leases.contains(lease);
     }
     QList<ObservedLease> selectedLeases() const;
-    /*! --check: complains about each selected lease without a live holder; true when there is none. */
-    bool everyLeaseHasALiveHolder(const QList<ObservedLease> &leases) const;
+    QList<LeaseFailover> selectedHistory() const;
     bool exportHistory();
     void writeJson(const QJsonObject &record);
     /*! -o json or -o yaml: \a document, indented. */
     void printDocument(const QJsonObject &document);
-    QJsonObject record(const QString &lease, const QString &event) const;
 
     Options m_options;
     LeaseObserver *m_observer = nullptr;
     SignalWatcher *m_signals = nullptr;
+    WatchPrinter *m_watch = nullptr;
     QString m_observerId;
     QString m_storeError;
     QString m_emptyText;
-    /*! --watch: the holder changes it printed, for its last line. */
-    int m_changesSeen = 0;
     bool m_done = false;
 };
 

@@ -36,45 +36,39 @@ QString timeText(const QDateTime &time)
     return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QString();
 }
 
+Columns historyColumns(bool wide)
+{
+    // "(none)" wide from the start: a watch's release row then does not shift the columns after it.
+    const int holderWidth = int(orNone(QString()).size());
+    QList<Columns::Column> columns {{QStringLiteral("TIME"), 24},
+                                    {QStringLiteral("LEASE")},
+                                    {QStringLiteral("FROM"), holderWidth},
+                                    {QStringLiteral("TO"), holderWidth},
+                                    {QStringLiteral("WHY"), int(QStringLiteral("first-acquire").size())},
+                                    {QStringLiteral("GAP"), 0, true},
+                                    {QStringLiteral("TRANS"), 5, true}};
+    if (wide)
+        columns.append({QStringLiteral("SOURCE")});
+    return Columns(columns);
+}
+
+QStringList historyCells(const LeaseFailover &change)
+{
+    // A stored change's time is its new holder's clock, a seen one's this
+    // observer's: -o wide says which, since they may disagree (F2).
+    return {timeText(change.when), change.lease, orNone(change.from), orNone(change.to), change.why,
+            gapText(change.gapMs), QString::number(change.transitions),
+            change.recorded ? QStringLiteral("stored") : QStringLiteral("seen")};
+}
+
 QStringList history(const QList<LeaseFailover> &history, bool wide)
 {
-    int leaseWidth = 5;
-    int fromWidth = 4;
-    int toWidth = 2;
-    int gapWidth = 3;
-    for (const LeaseFailover &change : history) {
-        gapWidth = std::max(gapWidth, int(gapText(change.gapMs).size()));
-        leaseWidth = std::max(leaseWidth, int(change.lease.size()));
-        fromWidth = std::max(fromWidth, int(orNone(change.from).size()));
-        toWidth = std::max(toWidth, int(orNone(change.to).size()));
-    }
-    const int whyWidth = int(QStringLiteral("first-acquire").size());
-    auto line = [&](const QString &time, const QString &lease, const QString &from, const QString &to,
-                    const QString &why, const QString &gap, const QString &transitions,
-                    const QString &source) {
-        QString text = QStringLiteral("%1  %2  %3  %4  %5  %6  %7")
-                               .arg(time, -24)
-                               .arg(lease, -leaseWidth)
-                               .arg(from, -fromWidth)
-                               .arg(to, -toWidth)
-                               .arg(why, -whyWidth)
-                               .arg(gap, gapWidth)
-                               .arg(transitions, 5);
-        if (wide)
-            text += QStringLiteral("  ") + source;
-        return text;
-    };
-    QStringList lines {line(QStringLiteral("TIME"), QStringLiteral("LEASE"), QStringLiteral("FROM"),
-                            QStringLiteral("TO"), QStringLiteral("WHY"), QStringLiteral("GAP"),
-                            QStringLiteral("TRANS"), QStringLiteral("SOURCE"))};
+    Columns columns = historyColumns(wide);
     for (const LeaseFailover &change : history)
-        // A stored change's time is its new holder's clock, a seen one's
-        // this observer's: -o wide says which, since they may disagree (F2).
-        lines.append(line(timeText(change.when), change.lease, orNone(change.from), orNone(change.to),
-                          change.why,
-                          gapText(change.gapMs),
-                          QString::number(change.transitions),
-                          change.recorded ? QStringLiteral("stored") : QStringLiteral("seen")));
+        columns.fit(historyCells(change));
+    QStringList lines {columns.header()};
+    for (const LeaseFailover &change : history)
+        lines.append(columns.line(historyCells(change)));
     return lines;
 }
 
@@ -105,75 +99,73 @@ void insertChange(QJsonObject *record, const LeaseFailover &change)
     record->insert(QStringLiteral("recorded"), change.recorded);
 }
 
+Columns leaseColumns(const std::optional<WideColumns> &wide)
+{
+    QList<Columns::Column> columns {{QStringLiteral("LEASE")},
+                                    {QStringLiteral("HOLDER")},
+                                    {QStringLiteral("SINCE"), 24},
+                                    {QStringLiteral("RENEWED/LEASE"), 13},
+                                    {QStringLiteral("TRANS"), 5, true}};
+    // -o wide: what a kubectl user finds there, between the counts and the state.
+    if (wide)
+        columns += {{QStringLiteral("RENEW-TIME"), 24},
+                    {QStringLiteral("DURATION"), 8},
+                    {QStringLiteral("OBSERVED"), 8},
+                    {QStringLiteral("SOURCE"), int(wide->source.size())}};
+    columns.append({QStringLiteral("STATE")});
+    return Columns(columns);
+}
+
+QString leaseState(const ObservedLease &lease, const QDateTime &nowWall)
+{
+    const LeaseRecord &r = lease.record;
+    const qint64 renewedAgo = r.renewTime.isValid() ? r.renewTime.msecsTo(nowWall) : -1;
+    if (!lease.valid)
+        return QStringLiteral("unreadable: ") + lease.error;
+    if (r.holder.isEmpty())
+        return QStringLiteral("free");
+    if (lease.expired)
+        return QStringLiteral("EXPIRED");
+    if (renewedAgo > r.leaseDurationMs)
+        // The record's clock is another host's: a hint, not a verdict (F2).
+        return QStringLiteral("stale? (by the holder's clock)");
+    return QStringLiteral("held");
+}
+
+QStringList leaseCells(const ObservedLease &lease, const QDateTime &nowWall, const std::optional<WideColumns> &wide)
+{
+    const LeaseRecord &r = lease.record;
+    const qint64 renewedAgo = r.renewTime.isValid() ? r.renewTime.msecsTo(nowWall) : -1;
+    // While held: the last renewal against the lease it renews. A free
+    // lease has no duration to show (a release writes a token 1 s).
+    const bool held = lease.valid && !r.holder.isEmpty() && renewedAgo >= 0;
+    QStringList cells {lease.name, orNone(r.holder),
+                       r.acquireTime.isValid() ? timeText(r.acquireTime) : QStringLiteral("-"),
+                       held ? QStringLiteral("%1/%2").arg(age(renewedAgo), durationtext::format(r.leaseDurationMs))
+                            : QStringLiteral("-"),
+                       QString::number(r.transitions)};
+    if (wide)
+        // OBSERVED: since this observer saw the record change, by its own
+        // clock: what expiry is judged by (F2), unlike the holder's times.
+        cells += {r.renewTime.isValid() ? timeText(r.renewTime) : QStringLiteral("-"),
+                  lease.valid && !r.holder.isEmpty() ? durationtext::format(r.leaseDurationMs) : QStringLiteral("-"),
+                  age(lease.sinceChangeMs(wide->nowMono)), wide->source};
+    cells.append(leaseState(lease, nowWall));
+    return cells;
+}
+
 QStringList table(const QList<ObservedLease> &leases, const QDateTime &nowWall, const QString &emptyText,
                   const std::optional<WideColumns> &wide)
 {
     if (leases.isEmpty())
         return {emptyText.isEmpty() ? QStringLiteral("no leases (no cluster:* entries in the Registry)") : emptyText};
-    int nameWidth = 5;
-    int holderWidth = 6;
-    for (const ObservedLease &lease : leases) {
-        nameWidth = std::max(nameWidth, int(lease.name.size()));
-        holderWidth = std::max(holderWidth, int(orNone(lease.record.holder).size()));
-    }
-    // -o wide: what a kubectl user finds there, between the counts and the state.
-    const int sourceWidth = wide ? std::max(6, int(wide->source.size())) : 0;
-    auto wideCells = [&](const QString &renewTime, const QString &duration, const QString &observed) {
-        if (!wide)
-            return QString();
-        return QStringLiteral("%1  %2  %3  %4  ")
-                .arg(renewTime, -24)
-                .arg(duration, -8)
-                .arg(observed, -8)
-                .arg(wide->source, -sourceWidth);
-    };
-    const QString format = QStringLiteral("%1  %2  %3  %4  %5  %6%7");
-    QStringList lines {format.arg(QStringLiteral("LEASE"), -nameWidth)
-                               .arg(QStringLiteral("HOLDER"), -holderWidth)
-                               .arg(QStringLiteral("SINCE"), -24)
-                               .arg(QStringLiteral("RENEWED/LEASE"), -13)
-                               .arg(QStringLiteral("TRANS"), 5)
-                               .arg(wide ? QStringLiteral("%1  %2  %3  %4  ")
-                                                   .arg(QStringLiteral("RENEW-TIME"), -24)
-                                                   .arg(QStringLiteral("DURATION"), -8)
-                                                   .arg(QStringLiteral("OBSERVED"), -8)
-                                                   .arg(QStringLiteral("SOURCE"), -sourceWidth)
-                                         : QString(),
-                                    QStringLiteral("STATE"))};
-    for (const ObservedLease &lease : leases) {
-        const LeaseRecord &r = lease.record;
-        const qint64 renewedAgo = r.renewTime.isValid() ? r.renewTime.msecsTo(nowWall) : -1;
-        QString state;
-        if (!lease.valid)
-            state = QStringLiteral("unreadable: ") + lease.error;
-        else if (r.holder.isEmpty())
-            state = QStringLiteral("free");
-        else if (lease.expired)
-            state = QStringLiteral("EXPIRED");
-        else if (renewedAgo > r.leaseDurationMs)
-            // The record's clock is another host's: a hint, not a verdict (F2).
-            state = QStringLiteral("stale? (by the holder's clock)");
-        else
-            state = QStringLiteral("held");
-        // While held: the last renewal against the lease it renews. A free
-        // lease has no duration to show (a release writes a token 1 s).
-        const bool held = lease.valid && !r.holder.isEmpty() && renewedAgo >= 0;
-        const QString renewed = held
-                ? QStringLiteral("%1/%2").arg(age(renewedAgo), durationtext::format(r.leaseDurationMs))
-                : QStringLiteral("-");
-        // OBSERVED: since this observer saw the record change, by its own
-        // clock: what expiry is judged by (F2), unlike the holder's times.
-        const QString cells = wideCells(
-                r.renewTime.isValid() ? timeText(r.renewTime) : QStringLiteral("-"),
-                lease.valid && !r.holder.isEmpty() ? durationtext::format(r.leaseDurationMs) : QStringLiteral("-"),
-                wide ? age(lease.sinceChangeMs(wide->nowMono)) : QString());
-        lines.append(format.arg(lease.name, -nameWidth)
-                             .arg(orNone(r.holder), -holderWidth)
-                             .arg(r.acquireTime.isValid() ? timeText(r.acquireTime) : QStringLiteral("-"), -24)
-                             .arg(renewed, -13)
-                             .arg(r.transitions, 5)
-                             .arg(cells, state));
-    }
+    Columns columns = leaseColumns(wide);
+    QList<QStringList> rows;
+    for (const ObservedLease &lease : leases)
+        columns.fit(rows.emplace_back(leaseCells(lease, nowWall, wide)));
+    QStringList lines {columns.header()};
+    for (const QStringList &row : std::as_const(rows))
+        lines.append(columns.line(row));
     return lines;
 }
 
@@ -210,12 +202,6 @@ QString changeLine(const LeaseFailover &change)
     if (change.gapMs > 0)
         line += QStringLiteral(", %1 without a leader").arg(durationtext::format(change.gapMs));
     return line + QLatin1Char(')');
-}
-
-QString expiredLine(const QString &lease, const QString &holder, qint64 leaseDurationMs, const QDateTime &nowWall)
-{
-    return QStringLiteral("%1  %2: the lease of %3 expired: not renewed for %4")
-            .arg(timeText(nowWall), lease, holder, durationtext::format(leaseDurationMs));
 }
 
 QJsonObject list(const QJsonArray &items)

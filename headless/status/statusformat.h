@@ -1,5 +1,7 @@
 #pragma once
 
+#include "columns.h"
+
 #include <QByteArray>
 #include <QDateTime>
 #include <QList>
@@ -18,7 +20,7 @@ struct ObservedLease;
 
 /*!
  * What `baton status` prints, line by line: the table (and `-o wide`),
- * the history table, the watch lines, and the JSON records
+ * the history table, a holder change, and the JSON records
  * (docs/reference/events.md). No observer and no output here: the command decides
  * what to print and when, this says how it reads.
  */
@@ -31,6 +33,12 @@ struct WideColumns
     QString source;
 };
 
+/*! The columns of the lease table; with \a wide, the `-o wide` ones before STATE. */
+Columns leaseColumns(const std::optional<WideColumns> &wide);
+/*! One lease's cells in leaseColumns(). */
+QStringList leaseCells(const ObservedLease &lease, const QDateTime &nowWall, const std::optional<WideColumns> &wide);
+/*! STATE: held, free, EXPIRED, stale? or unreadable, with what is wrong. */
+QString leaseState(const ObservedLease &lease, const QDateTime &nowWall);
 /*!
  * One table line per lease; the header first. For people. \a emptyText
  * when there is none; with \a wide, the `-o wide` columns before STATE.
@@ -38,16 +46,17 @@ struct WideColumns
 QStringList table(const QList<ObservedLease> &leases, const QDateTime &nowWall,
                   const QString &emptyText = QString(), const std::optional<WideColumns> &wide = std::nullopt);
 /*!
- * `--history`: one line per holder change, oldest first; the header
- * first. With \a wide, a SOURCE column says whether the change was read
- * from the stored history (its time by the new holder's clock) or seen
- * by this observer.
+ * The columns of `--history`; with \a wide, a SOURCE column says whether
+ * the change was read from the stored history (its time by the new
+ * holder's clock) or seen by this observer.
  */
+Columns historyColumns(bool wide);
+/*! One holder change's cells in historyColumns() (SOURCE last, unused without wide). */
+QStringList historyCells(const LeaseFailover &change);
+/*! `--history`: one line per holder change, oldest first; the header first. */
 QStringList history(const QList<LeaseFailover> &history, bool wide);
-/*! `--watch`: one holder change as it is seen. */
+/*! One holder change for people: when, the lease, from -> to, why and the time without a leader. */
 QString changeLine(const LeaseFailover &change);
-/*! `--watch`: a lease its holder stopped renewing. */
-QString expiredLine(const QString &lease, const QString &holder, qint64 leaseDurationMs, const QDateTime &nowWall);
 
 /*! A `leader-changed` record (docs/reference/events.md) of one row of the history. */
 QJsonObject changeRecord(const LeaseFailover &change, const QString &observerId);

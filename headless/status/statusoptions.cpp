@@ -1,6 +1,7 @@
 #include "statusoptions.h"
 
 #include "commandline.h"
+#include "verdict.h"
 
 namespace baton::statusoptions {
 
@@ -26,11 +27,16 @@ const char *const usage = R"(  status [LEASE...] --config FILE [-w|--watch] [-o 
                  clock), and the source; -o jsonl (or --json): one JSON
                  record a line; -o json: one document (a List, as
                  kubectl's; numbers in milliseconds); -o yaml: the same
-                 as YAML; -o name: the names only; --check: exit 0 when
-                 every lease shown has a live holder, 1 when one has none
-                 or has expired, 3 when the store could not be read;
-                 --watch: follow them and
-                 print each failover until SIGINT/SIGTERM; --history: the
+                 as YAML; -o name: the names only; --check: a verdict
+                 instead, as a monitoring plugin gives it (first line
+                 "OK - ...", then one line per problem): exit 0 OK, every
+                 lease shown has a live holder; 1 WARNING, one renewed
+                 late (over half its lease ago); 2 CRITICAL, one has no
+                 holder, expired, is unreadable or not found; 3 UNKNOWN,
+                 the store could not be read, or a bad command line;
+                 --watch: the table, then the row of each lease whose
+                 holder or state changed (as kubectl get -w), and on
+                 exit (SIGINT/SIGTERM) the failovers seen; --history: the
                  holder changes instead (time, lease, from, to, why, gap,
                  transitions), those stored with each lease then those
                  seen, oldest first; --history FILE: write them on exit.
@@ -85,7 +91,9 @@ Parsed parse(QStringList arguments)
                                                   "http://host:port[,...]."),
                                    QStringLiteral("URL"));
     const QCommandLineOption watch({QStringLiteral("w"), QStringLiteral("watch")},
-                                   QStringLiteral("Follow the leases until SIGINT/SIGTERM."));
+                                   QStringLiteral("After the table, print the row of each lease "
+                                                  "whose holder or state changes, until "
+                                                  "SIGINT/SIGTERM; then the failovers seen."));
     const QCommandLineOption json(QStringLiteral("json"),
                                   QStringLiteral("One JSON record a line (as -o jsonl)."));
     const QCommandLineOption output({QStringLiteral("o"), QStringLiteral("output")},
@@ -98,9 +106,12 @@ Parsed parse(QStringList arguments)
     const QCommandLineOption noHeaders(QStringLiteral("no-headers"),
                                        QStringLiteral("The table without its header line."));
     const QCommandLineOption check(QStringLiteral("check"),
-                                   QStringLiteral("Exit 0 when every lease shown has a live holder, "
-                                                  "1 when one has none or has expired, 3 when the "
-                                                  "store could not be read."));
+                                   QStringLiteral("A monitoring plugin's verdict instead of the "
+                                                  "leases: exit 0 OK (every lease shown has a live "
+                                                  "holder), 1 WARNING (one renewed late), 2 CRITICAL "
+                                                  "(one without a live holder, or not found), 3 "
+                                                  "UNKNOWN (the store could not be read, a bad "
+                                                  "command line)."));
     const QCommandLineOption history(QStringLiteral("history"),
                                      QStringLiteral("Print each lease's holder changes, those "
                                                     "stored with it then those seen, instead of "
@@ -149,11 +160,20 @@ Parsed parse(QStringList arguments)
     parser.addPositionalArgument(QStringLiteral("LEASE"),
                                  QStringLiteral("Only these leases (all when none is named)."),
                                  QStringLiteral("[LEASE...]"));
+    // Under --check a bad command line is a monitoring plugin's UNKNOWN (3).
+    const qsizetype end = arguments.indexOf(QStringLiteral("--"));
+    const bool checking = arguments.first(end < 0 ? arguments.size() : end).contains(QStringLiteral("--check"));
     const QString historyPath = takeHistoryExport(&arguments);
     if (const int done = commandline::parse(parser, "status", arguments, true); done != Run)
-        return {{}, done};
+        return {{},
+                done == BadUsage && checking
+                        ? verdict::tell(verdict::Unknown, QStringLiteral("baton status: bad command line (baton status --help)"))
+                        : done};
     static_assert(StatusCommand::BadUsage == BadUsage);
-    auto refuse = [](const QString &text) { return Parsed {{}, commandline::refuse("status", text)}; };
+    auto refuse = [checking](const QString &text) {
+        return Parsed {{}, checking ? verdict::tell(verdict::Unknown, QStringLiteral("baton status: ") + text)
+                                    : commandline::refuse("status", text)};
+    };
     const bool kubernetes = parser.isSet(kubeContext) || parser.isSet(kubeconfig);
     const int sources = int(parser.isSet(config)) + int(parser.isSet(store)) + int(kubernetes);
     if (sources > 1)
@@ -180,7 +200,11 @@ Parsed parse(QStringList arguments)
         return refuse("--json is -o jsonl: it cannot go with another -o");
     if (parser.isSet(watch)
         && (format == QLatin1String("json") || format == QLatin1String("yaml") || format == QLatin1String("name")))
-        return refuse("--watch prints events as they come: use -o table or -o jsonl");
+        return refuse("--watch prints rows or records as the leases change: use -o table, wide or jsonl");
+    if (checking && (parser.isSet(output) || parser.isSet(json) || parser.isSet(noHeaders) || parser.isSet(history)
+                     || !historyPath.isEmpty()))
+        return refuse("--check prints a verdict, not the leases: -o, --json, --no-headers and --history do "
+                      "not go with it");
     if (parser.isSet(history) && format == QLatin1String("name"))
         return refuse("-o name lists leases, --history their holder changes: use one of them");
     StatusCommand::Options options;

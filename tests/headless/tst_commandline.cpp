@@ -3,6 +3,7 @@
 // and log lines in ISO 8601 UTC.
 
 #include "etcdfixture.h"
+#include "leasefolder.h"
 #include "testsupport.h"
 
 #include <QDir>
@@ -13,7 +14,6 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -26,29 +26,8 @@
 
 namespace {
 
-struct Run
-{
-    int exitCode = -1;
-    QString out;
-    QString err;
-};
-
-Run runBaton(const QStringList &arguments, const QStringList &environment = {})
-{
-    QProcess baton;
-    baton.setEnvironment(QProcess::systemEnvironment() + environment);
-    baton.start(baton::test::batonBinary(), arguments);
-    Run run;
-    if (!baton.waitForFinished(30000)) {
-        baton.kill();
-        baton.waitForFinished();
-        return run;
-    }
-    run.exitCode = baton.exitStatus() == QProcess::NormalExit ? baton.exitCode() : -1;
-    run.out = QString::fromUtf8(baton.readAllStandardOutput());
-    run.err = QString::fromUtf8(baton.readAllStandardError());
-    return run;
-}
+using Run = baton::test::BatonRun;
+using baton::test::runBaton;
 
 } // namespace
 
@@ -77,6 +56,8 @@ private Q_SLOTS:
     void theDefaultRegistryIsWarnedOfAtStartAndInStatus();
     void statusCheckSaysWhetherEveryLeaseHasALiveHolder_data();
     void statusCheckSaysWhetherEveryLeaseHasALiveHolder();
+    void statusCheckCannotJudgeIsUnknown_data();
+    void statusCheckCannotJudgeIsUnknown();
     void statusNeverCreatesAFolder();
     void statusReadsAReadOnlyFolder();
     void statusOutputFormats();
@@ -95,7 +76,6 @@ private:
     /*! A folder of lease entries as a FileStore keeps them: {name: {holder, renewed ms ago}}. */
     QString writeRegistry(const QString &name, const QList<std::tuple<QString, QString, qint64>> &leases);
     QTemporaryDir m_folder;
-    int m_version = 0;
 };
 
 void TestCommandLine::initTestCase()
@@ -422,78 +402,114 @@ void TestCommandLine::logLinesAreUtcWithZ()
 QString TestCommandLine::writeRegistry(const QString &name,
                                        const QList<std::tuple<QString, QString, qint64>> &leases)
 {
-    QDir folder(m_folder.filePath(name));
-    if (!folder.mkpath(QStringLiteral(".")))
-        return {};
-    const QDateTime now = QDateTime::currentDateTimeUtc();
-    for (const auto &[lease, holder, renewedAgoMs] : leases) {
-        const QJsonObject document {
-                {QStringLiteral("holderIdentity"), holder},
-                {QStringLiteral("leaseDurationMs"), 60000},
-                {QStringLiteral("acquireTime"), now.addSecs(-3600).toString(Qt::ISODateWithMs)},
-                {QStringLiteral("renewTime"), now.addMSecs(-renewedAgoMs).toString(Qt::ISODateWithMs)},
-                {QStringLiteral("leaseTransitions"), 1}};
-        // Replaced by a rename with a new version, as a FileStore writes.
-        QSaveFile file(folder.filePath(QStringLiteral("cluster:%1.json").arg(lease)));
-        if (!file.open(QIODevice::WriteOnly))
-            return {};
-        file.write(QJsonDocument(QJsonObject {{QStringLiteral("key"), QStringLiteral("cluster:") + lease},
-                                              {QStringLiteral("version"), QString::number(++m_version)},
-                                              {QStringLiteral("document"), document}})
-                           .toJson(QJsonDocument::Compact));
-        if (!file.commit())
-            return {};
-    }
-    return folder.path();
+    QList<baton::test::LeaseEntry> entries;
+    for (const auto &[lease, holder, renewedAgoMs] : leases)
+        entries.append({lease, holder, renewedAgoMs, 60000});
+    return baton::test::writeLeaseFolder(m_folder.filePath(name), entries);
 }
 
 void TestCommandLine::statusCheckSaysWhetherEveryLeaseHasALiveHolder_data()
 {
     QTest::addColumn<QStringList>("leases");
     QTest::addColumn<int>("exitCode");
-    QTest::addColumn<QString>("complaint");
-    QTest::newRow("all leases, a free one among them, gives 1")
-            << QStringList() << 1 << QStringLiteral("baton status: lease \"reports\": no holder\n");
-    QTest::newRow("the held lease alone gives 0") << QStringList {QStringLiteral("billing")} << 0
-                                                  << QString();
-    QTest::newRow("a free lease gives 1")
-            << QStringList {QStringLiteral("reports")} << 1
-            << QStringLiteral("baton status: lease \"reports\": no holder\n");
-    QTest::newRow("a lease not renewed within its duration gives 1")
-            << QStringList {QStringLiteral("billing"), QStringLiteral("stale")} << 1
-            << QStringLiteral("baton status: lease \"stale\": the lease of web-2 expired (not "
-                              "renewed for ");
-    QTest::newRow("a lease that does not exist gives 1")
-            << QStringList {QStringLiteral("nosuch")} << 1
-            << QStringLiteral("baton status: lease \"nosuch\" not found (leases: billing, reports, stale)\n");
+    QTest::addColumn<QStringList>("lines");
+    QTest::newRow("the held lease alone is OK")
+            << QStringList {QStringLiteral("billing")} << 0
+            << QStringList {QStringLiteral("OK - lease \"billing\" held by web-1")};
+    QTest::newRow("a free lease is CRITICAL")
+            << QStringList {QStringLiteral("reports")} << 2
+            << QStringList {QStringLiteral("CRITICAL - lease \"reports\": no holder")};
+    QTest::newRow("a lease not renewed within its duration is CRITICAL")
+            << QStringList {QStringLiteral("billing"), QStringLiteral("stale")} << 2
+            << QStringList {QStringLiteral("CRITICAL - lease \"stale\": the lease of web-2 expired (not renewed for ")};
+    QTest::newRow("a lease that does not exist is CRITICAL")
+            << QStringList {QStringLiteral("nosuch")} << 2
+            << QStringList {QStringLiteral("CRITICAL - lease \"nosuch\" not found (leases: billing, late, reports, stale)")};
+    QTest::newRow("a lease renewed more than half its duration ago is a WARNING")
+            << QStringList {QStringLiteral("billing"), QStringLiteral("late")} << 1
+            << QStringList {QStringLiteral("WARNING - lease \"late\": web-3 renewed late: 40")};
+    QTest::newRow("several problems are counted, then told the worst first")
+            << QStringList {QStringLiteral("late"), QStringLiteral("reports"), QStringLiteral("billing"),
+                            QStringLiteral("stale")}
+            << 2
+            << QStringList {QStringLiteral("CRITICAL - 2 leases without a live holder, 1 lease renewed late"),
+                            QStringLiteral("lease \"reports\": no holder"),
+                            QStringLiteral("lease \"stale\": the lease of web-2 expired (not renewed for "),
+                            QStringLiteral("lease \"late\": web-3 renewed late: 40")};
+    QTest::newRow("all leases, with no lease named, are judged together")
+            << QStringList() << 2
+            << QStringList {QStringLiteral("CRITICAL - 2 leases without a live holder, 1 lease renewed late")};
 }
 
 void TestCommandLine::statusCheckSaysWhetherEveryLeaseHasALiveHolder()
 {
-    // O3: `status --check` for cron, Nagios-style checks and scripts.
+    // O3: `status --check` as a monitoring plugin (Nagios, Icinga) tells
+    // it, as `baton check` does: the exit status, a first line that is the
+    // verdict, then one line per problem, on stdout.
     QFETCH(QStringList, leases);
     QFETCH(int, exitCode);
-    QFETCH(QString, complaint);
+    QFETCH(QStringList, lines);
     const QString folder = writeRegistry(
             QStringLiteral("check-registry"),
             {{QStringLiteral("billing"), QStringLiteral("web-1"), 1000},
              {QStringLiteral("reports"), QString(), 1000},
-             {QStringLiteral("stale"), QStringLiteral("web-2"), 120000}});
+             {QStringLiteral("stale"), QStringLiteral("web-2"), 120000},
+             {QStringLiteral("late"), QStringLiteral("web-3"), 40000}});
     QVERIFY(!folder.isEmpty());
     QStringList arguments {QStringLiteral("status"), QStringLiteral("--check"),
                            QStringLiteral("--store"), QStringLiteral("file://") + folder};
     arguments += leases;
     const Run run = runBaton(arguments);
     QCOMPARE(run.exitCode, exitCode);
-    if (complaint.isEmpty())
-        QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
-    else
-        QVERIFY2(run.err.startsWith(complaint), qPrintable(run.err));
+    const QStringList out = run.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QVERIFY2(out.size() >= lines.size(), qPrintable(run.out));
+    for (qsizetype i = 0; i < lines.size(); ++i)
+        QVERIFY2(out.at(i).startsWith(lines.at(i)), qPrintable(run.out));
+    QVERIFY2(run.err.isEmpty(), qPrintable(run.err));
+}
+
+void TestCommandLine::statusCheckCannotJudgeIsUnknown_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("firstLine");
+    QTest::newRow("--check with --watch")
+            << QStringList {QStringLiteral("-w")}
+            << QStringLiteral("UNKNOWN - baton status: --check looks once and --watch follows: use one of them");
+    QTest::newRow("--check with an output format")
+            << QStringList {QStringLiteral("-o"), QStringLiteral("json")}
+            << QStringLiteral("UNKNOWN - baton status: --check prints a verdict, not the leases: -o, --json, "
+                              "--no-headers and --history do not go with it");
+    QTest::newRow("an unknown option")
+            << QStringList {QStringLiteral("--bogus")}
+            << QStringLiteral("UNKNOWN - baton status: bad command line (baton status --help)");
+    QTest::newRow("a folder that does not exist")
+            << QStringList {QStringLiteral("--store"), QStringLiteral("file:///nonexistent/baton-registry")}
+            << QStringLiteral("UNKNOWN - --store: service \"Registry\" (Webda/FileStore): parameter \"folder\" = "
+                              "\"/nonexistent/baton-registry\": the folder does not exist (an observer never "
+                              "creates it)");
+}
+
+void TestCommandLine::statusCheckCannotJudgeIsUnknown()
+{
+    // O3: what keeps --check from judging, a bad command line or a store
+    // it cannot read, is the monitoring plugins' UNKNOWN, exit 3, never
+    // the 2 that a monitor reads as CRITICAL.
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, firstLine);
+    const QString folder = writeRegistry(QStringLiteral("unknown-registry"),
+                                         {{QStringLiteral("billing"), QStringLiteral("web-1"), 1000}});
+    const Run run = runBaton(QStringList {QStringLiteral("status"), QStringLiteral("--check")}
+                             + (arguments.contains(QStringLiteral("--store"))
+                                        ? QStringList()
+                                        : QStringList {QStringLiteral("--store"), QStringLiteral("file://") + folder})
+                             + arguments);
+    QCOMPARE(run.exitCode, 3);
+    QCOMPARE(run.firstLine(), firstLine);
 }
 
 void TestCommandLine::statusNeverCreatesAFolder()
 {
-    // R2, O3: looking writes nothing; a missing folder is named, and --check says 3.
+    // R2, O3: looking writes nothing; a missing folder is named, and --check says UNKNOWN.
     const QString missing = m_folder.filePath(QStringLiteral("typo"));
     const Run run = runBaton({QStringLiteral("status"), QStringLiteral("--store"),
                               QStringLiteral("file://") + missing});
@@ -506,6 +522,7 @@ void TestCommandLine::statusNeverCreatesAFolder()
     const Run checked = runBaton({QStringLiteral("status"), QStringLiteral("--check"),
                                   QStringLiteral("--store"), QStringLiteral("file://") + missing});
     QCOMPARE(checked.exitCode, 3);
+    QVERIFY2(checked.firstLine().startsWith(QStringLiteral("UNKNOWN - ")), qPrintable(checked.out));
 
     // The default Registry too: BATON_DATA_DIR/registry is not made by a look.
     const QString data = m_folder.filePath(QStringLiteral("status-data"));
@@ -607,7 +624,9 @@ void TestCommandLine::statusWideAddsTheRecordsTimesAndTheSource()
 
 void TestCommandLine::statusWatchPrintsEachChangeOnce()
 {
-    // O3: a change seen by --watch is one line on stdout, not also a log line.
+    // O3: as `kubectl get -w`: the table once, then the row of the lease
+    // that changed, in the same columns, once; what the watch saw comes on
+    // stderr when it ends, not as a log line while it runs.
     const QString folder = writeRegistry(QStringLiteral("watch-registry"),
                                          {{QStringLiteral("billing"), QStringLiteral("web-1"), 0}});
     QProcess status;
@@ -615,14 +634,25 @@ void TestCommandLine::statusWatchPrintsEachChangeOnce()
                                               QStringLiteral("--store"), QStringLiteral("file://") + folder});
     QByteArray out;
     QTRY_VERIFY_WITH_TIMEOUT((out += status.readAllStandardOutput()).contains("web-1"), 20000);
-    writeRegistry(QStringLiteral("watch-registry"), {{QStringLiteral("billing"), QStringLiteral("web-2"), 0}});
-    QTRY_VERIFY_WITH_TIMEOUT((out += status.readAllStandardOutput()).contains("web-1 -> web-2"), 20000);
+    writeRegistry(QStringLiteral("watch-registry"), {{QStringLiteral("billing"), QStringLiteral("web-2-longer"), 0}});
+    QTRY_VERIFY_WITH_TIMEOUT((out += status.readAllStandardOutput()).contains("web-2-longer"), 20000);
+    QVERIFY2(!status.readAllStandardError().contains("web-2"), "a change told on stderr while watching");
     status.terminate();
     QVERIFY(status.waitForFinished(20000));
     out += status.readAllStandardOutput();
+    const QStringList lines = QString::fromUtf8(out).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    QVERIFY2(lines.at(0).startsWith(QStringLiteral("LEASE ")), qPrintable(lines.at(0)));
+    static const QRegularExpression first(QStringLiteral("^billing +web-1 +\\S+ +\\S+ +1  held$"));
+    QVERIFY2(first.match(lines.at(1)).hasMatch(), qPrintable(lines.at(1)));
+    // A holder wider than the column widens it for the rows that follow:
+    // the columns before it stay where the header put them.
+    static const QRegularExpression second(QStringLiteral("^billing  web-2-longer  \\S+ +\\S+ +1  held$"));
+    QVERIFY2(second.match(lines.at(2)).hasMatch(), qPrintable(lines.at(2)));
+    QCOMPARE(lines.at(2).indexOf(QStringLiteral("web-2")), lines.at(0).indexOf(QStringLiteral("HOLDER")));
     const QString err = QString::fromUtf8(status.readAllStandardError());
-    QCOMPARE(QString::fromUtf8(out).count(QStringLiteral("web-1 -> web-2")), 1);
-    QVERIFY2(!err.contains(QStringLiteral("web-2")), qPrintable(err));
+    QVERIFY2(err.startsWith(QStringLiteral("baton status: 1 failover(s) seen\nbaton status: ")), qPrintable(err));
+    QVERIFY2(err.contains(QStringLiteral("  billing: web-1 -> web-2-longer (")), qPrintable(err));
 }
 
 void TestCommandLine::statusReachesAnEtcdThatNeedsAPassword()
@@ -719,9 +749,10 @@ void TestCommandLine::statusBadInputExitsTwo_data()
             << QStringList {QStringLiteral("--user"), QStringLiteral("ops")}
             << QStringLiteral("baton status: --prefix, --cacert, --cert, --key, --user and "
                               "--password-file are for an etcd store (--store http://host:port)\n");
-    QTest::newRow("--check with --watch")
-            << QStringList {QStringLiteral("--check"), QStringLiteral("-w")}
-            << QStringLiteral("baton status: --check looks once and --watch follows: use one of them\n");
+    QTest::newRow("--watch with -o name")
+            << QStringList {QStringLiteral("-w"), QStringLiteral("-o"), QStringLiteral("name")}
+            << QStringLiteral("baton status: --watch prints rows or records as the leases change: use -o "
+                              "table, wide or jsonl\n");
     QTest::newRow("--history with -o name")
             << QStringList {QStringLiteral("--history"), QStringLiteral("-o"), QStringLiteral("name")}
             << QStringLiteral("baton status: -o name lists leases, --history their holder changes: "

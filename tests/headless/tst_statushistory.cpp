@@ -3,7 +3,8 @@
 // processes on one store go through two crashes (SIGKILL) and a clean
 // handover (SIGTERM); then `baton status --history`, started after all that,
 // prints the four changes in order with their reasons, in its table and as
-// JSON lines.
+// JSON lines. A `baton status -w` running through them prints a row per
+// change (O3); `status --check` judges a live holder and one that stopped.
 // The same test runs twice: on a FileStore, and (as tst_statushistory_etcd,
 // with BATON_STATUSHISTORY_STORE=etcd) on the etcd that the CTest fixture
 // started.
@@ -23,10 +24,14 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
 #include <QUuid>
+
+#include <csignal>
+#include <tuple>
 
 using namespace baton;
 using namespace baton::test;
@@ -47,6 +52,7 @@ private Q_SLOTS:
     void initTestCase();
     void cleanup();
     void statusStartedAfterTheFailoversPrintsTheStoredChangesInOrder();
+    void checkIsOkWhileTheHolderRenewsAndCriticalOnceItStops();
 
 private:
     /*! `baton status -w --store URL LEASE`, started and ready (its first words printed); null on failure. */
@@ -206,10 +212,36 @@ void TestStatusHistory::statusStartedAfterTheFailoversPrintsTheStoredChangesInOr
     for (qsizetype i = 1; i <= 2; ++i)
         QCOMPARE(table.at(i + 1).simplified().split(QLatin1Char(' ')).at(5), durationtext::format(crashGaps.at(i - 1)));
 
-    // The watch saw the four changes, each crash with its time without a
-    // leader of at least a lease, and counts those it saw.
+    // The watch printed as `kubectl get -w` does: the header once, before
+    // the first row, then a row whenever the holder or the state changed,
+    // in the header's columns: each leader in turn, and no row for a mere
+    // renewal (at most an expiry or a release between two leaders).
     const QString watched = stopWatch(watch.get());
-    static const QRegularExpression crashLine(QStringLiteral(": \\S+ -> \\S+ \\(expired, (\\S+) without a leader\\)"));
+    const QStringList watchLines = watched.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    const QStringList headers = watchLines.filter(QRegularExpression(QStringLiteral("^LEASE ")));
+    QVERIFY2(headers.size() == 1, qPrintable(watched));
+    const QString header = headers.constFirst();
+    const QStringList watchRows = watchLines.filter(QRegularExpression(QStringLiteral("^%1 ").arg(m_lease)));
+    QVERIFY2(watchLines.indexOf(header) < watchLines.indexOf(watchRows.value(0)), qPrintable(watched));
+    QVERIFY2(watchRows.size() <= 2 * expected.size(), qPrintable(watched));
+    QStringList leaders;
+    for (const QString &row : watchRows) {
+        const QStringList cells = row.simplified().split(QLatin1Char(' '));
+        QCOMPARE(row.indexOf(cells.last(), header.indexOf(QStringLiteral("STATE"))), header.indexOf(QStringLiteral("STATE")));
+        QCOMPARE(row.indexOf(cells.at(1)), header.indexOf(QStringLiteral("HOLDER")));
+        if (cells.last() == QLatin1String("held") && leaders.value(leaders.size() - 1) != cells.at(1))
+            leaders.append(cells.at(1));
+        else
+            QVERIFY2(cells.last() == QLatin1String("EXPIRED") || cells.last() == QLatin1String("free"), qPrintable(row));
+    }
+    QStringList expectedLeaders;
+    for (const ExpectedChange &change : expected)
+        expectedLeaders.append(change.to);
+    QCOMPARE(leaders, expectedLeaders);
+    // On exit, the changes it saw, each crash with its time without a
+    // leader of at least a lease, and their count.
+    static const QRegularExpression crashLine(
+            QStringLiteral("\nbaton status: \\S+  \\S+: \\S+ -> \\S+ \\(expired, (\\S+) without a leader\\)"));
     auto crashes = crashLine.globalMatch(watched);
     int seenCrashes = 0;
     while (crashes.hasNext()) {
@@ -220,12 +252,12 @@ void TestStatusHistory::statusStartedAfterTheFailoversPrintsTheStoredChangesInOr
         ++seenCrashes;
     }
     QVERIFY2(seenCrashes == 2, qPrintable(watched));
-    QVERIFY2(watched.trimmed().endsWith(QLatin1String("\n4 failover(s) seen")), qPrintable(watched));
+    QVERIFY2(watched.contains(QLatin1String("\nbaton status: 4 failover(s) seen\n")), qPrintable(watched));
     // A watch that sees nothing says so, whatever the stored history holds.
     const std::unique_ptr<QProcess> idle = startWatch();
     QVERIFY2(idle, "baton status -w did not start");
     const QString idleOut = stopWatch(idle.get());
-    QVERIFY2(idleOut.trimmed().endsWith(QLatin1String("\n0 failover(s) seen")), qPrintable(idleOut));
+    QVERIFY2(idleOut.trimmed().endsWith(QLatin1String("\nbaton status: 0 failover(s) seen")), qPrintable(idleOut));
     // -o wide says where each change comes from: the store, not this look.
     const QStringList wide = QString::fromUtf8(runStatus({QStringLiteral("-o"), QStringLiteral("wide"),
                                                           QStringLiteral("--no-headers")}))
@@ -251,6 +283,42 @@ void TestStatusHistory::statusStartedAfterTheFailoversPrintsTheStoredChangesInOr
         for (const QJsonValue &row : rows)
             QCOMPARE(row.toObject().value(QStringLiteral("lease")).toString(), lease);
     }
+}
+
+void TestStatusHistory::checkIsOkWhileTheHolderRenewsAndCriticalOnceItStops()
+{
+    // O3: `status --check` as a monitoring plugin, on a real election: OK
+    // while the one participant holds and renews; CRITICAL, naming the
+    // holder, once it is killed and its lease runs out; CRITICAL for a
+    // lease that is not there at all.
+    const QString lease = m_lease + QStringLiteral("-check");
+    const ParticipantConfig config {m_registry, lease, QStringLiteral("solo"), leaseMs, renewMs};
+    const std::unique_ptr<ParticipantProcess> solo =
+            startParticipant(QStringLiteral("solo"), config.writeTo(m_folder.filePath(QStringLiteral("solo.json"))));
+    QTRY_VERIFY_WITH_TIMEOUT(solo->isLeading(), int(5 * leaseMs));
+    const auto check = [this](const QString &name) {
+        QProcess status;
+        status.start(batonBinary(), {QStringLiteral("status"), QStringLiteral("--check"), QStringLiteral("--store"),
+                                     m_storeUrl, name});
+        if (!status.waitForFinished(int(5 * leaseMs)) || status.exitStatus() != QProcess::NormalExit)
+            return std::pair(-1, QString());
+        return std::pair(status.exitCode(), QString::fromUtf8(status.readAllStandardOutput()));
+    };
+    auto [exitCode, out] = check(lease);
+    QVERIFY2(exitCode == 0, qPrintable(out));
+    QCOMPARE(out, QStringLiteral("OK - lease \"%1\" held by solo\n").arg(lease));
+
+    QSignalSpy died(solo.get(), &ParticipantProcess::finished);
+    solo->sendSignal(SIGKILL);
+    QVERIFY(died.count() > 0 || died.wait(int(5 * leaseMs)));
+    // Renewed late, then expired: waited for, as the lease runs out.
+    QTRY_VERIFY_WITH_TIMEOUT((std::tie(exitCode, out) = check(lease), exitCode == 2), int(5 * leaseMs));
+    QVERIFY2(out.startsWith(QStringLiteral("CRITICAL - lease \"%1\": the lease of solo expired").arg(lease)),
+             qPrintable(out));
+
+    std::tie(exitCode, out) = check(lease + QStringLiteral("-nosuch"));
+    QCOMPARE(exitCode, 2);
+    QVERIFY2(out.startsWith(QStringLiteral("CRITICAL - lease \"%1-nosuch\" not found").arg(lease)), qPrintable(out));
 }
 
 QTEST_GUILESS_MAIN(TestStatusHistory)
