@@ -7,6 +7,7 @@
 #include "headlesslogging.h"
 #include "journalstream.h"
 #include "eventstreamwriter.h"
+#include "refusedcredentials.h"
 #include "signalwatcher.h"
 #include "statusserver.h"
 #include "systemdnotifier.h"
@@ -248,6 +249,11 @@ int JoinCommand::start()
     for (ClusterService *cluster : std::as_const(m_clusters))
         m_systemd->follow(cluster);
 
+    auto *refused = new RefusedCredentials(this);
+    for (ClusterService *cluster : std::as_const(m_clusters))
+        refused->follow(cluster);
+    connect(refused, &RefusedCredentials::givingUp, this, &JoinCommand::giveUpOnCredentials);
+
     // Watched before init(): the first attempt starts with it (F1).
     if (m_options.tryMs == 0) {
         watchFirstAttempt(m_clusters.first());
@@ -325,6 +331,21 @@ void JoinCommand::watchFirstAttempt(ClusterService *cluster)
         // Not from inside the election's own signal: the stop deregisters.
         QMetaObject::invokeMethod(this, [this] { stopWith(NotLeading); }, Qt::QueuedConnection);
     });
+}
+
+void JoinCommand::giveUpOnCredentials(ClusterService *cluster, const QString &lastError)
+{
+    // Only join gives up: a program on the library keeps campaigning. The
+    // same credentials will be refused again; exiting with a status of its
+    // own lets a service manager tell this from a crash.
+    complain(QStringLiteral("lease \"%1\": credentials refused %2 times in a row, giving up "
+                            "(exit status %3): %4")
+                     .arg(cluster->leaseName())
+                     .arg(RefusedCredentials::limit)
+                     .arg(int(CredentialsRefused))
+                     .arg(lastError));
+    // Not from inside the election's own signal: the stop deregisters.
+    QMetaObject::invokeMethod(this, [this] { stopWith(CredentialsRefused); }, Qt::QueuedConnection);
 }
 
 void JoinCommand::onceCommandEnded()

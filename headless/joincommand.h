@@ -25,7 +25,8 @@ class SystemdNotifier;
  * those elections (ExecSupervisor); with --listen, serves /metrics and the
  * health pages /livez, /readyz and /leader (StatusServer). With --once the
  * command runs one time and its exit status becomes baton's; with --try, an
- * instance that does not lead in time gives up. Under systemd it reports
+ * instance that does not lead in time gives up. An election whose store
+ * keeps refusing its credentials ends it (CredentialsRefused). Under systemd it reports
  * readiness, status and watchdog pings (SystemdNotifier).
  */
 class JoinCommand : public QObject
@@ -65,6 +66,11 @@ public:
         NotLeading = 4,
         /*! --once: leadership ended before the command finished; the command was stopped. */
         LeadershipLost = 5,
+        /*!
+         * An election's store or API server refused the credentials of
+         * RefusedCredentials::limit attempts in a row (sysexits' EX_NOPERM).
+         */
+        CredentialsRefused = 77,
     };
 
     explicit JoinCommand(Options options, QObject *parent = nullptr);
@@ -87,6 +93,7 @@ private:
     void eventsFailed(int error);
     void stopWith(int exitCode);
     void watchFirstAttempt(ClusterService *cluster);
+    void giveUpOnCredentials(ClusterService *cluster, const QString &lastError);
     void onceCommandEnded();
 
     Options m_options;

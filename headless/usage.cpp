@@ -27,6 +27,10 @@ Exit status:
   4    join --try: this instance did not lead within DURATION
   5    join --once: leadership ended before the command finished; it was
        stopped (otherwise --once exits with the command's own status)
+  77   join: an election's store refused the credentials 5 attempts in a
+       row (a wrong etcd username or password, a refused Kubernetes
+       token); the process stopped cleanly. A store that cannot be
+       reached is retried for ever instead
   check and status --check have the monitoring plugins' statuses instead:
        0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (their own command line is
        wrong; status --check: the store could not be read)

@@ -173,6 +173,8 @@ private Q_SLOTS:
     void everyWatchOfAStoreSharesOneStreamThatWidens_data();
     void everyWatchOfAStoreSharesOneStreamThatWidens();
     void reauthenticatesOnInvalidTokenAndLeaksNothing();
+    void aRefusedAuthenticationIsTypedByItsGrpcCode_data();
+    void aRefusedAuthenticationIsTypedByItsGrpcCode();
     void tlsToAPlainServerIsATlsError();
     void endlessReplyIsCutAtTheLimit();
     void tricklingEndlessReplyTimesOut();
@@ -330,7 +332,7 @@ void TestEtcdWire::replies()
     QTRY_COMPARE(calls, 1);
     const QString names[] = { QStringLiteral("Ok"), QStringLiteral("Conflict"),
                               QStringLiteral("NotFound"), QStringLiteral("Unavailable"),
-                              QStringLiteral("BadReply") };
+                              QStringLiteral("BadReply"), QStringLiteral("CredentialsRefused") };
     QCOMPARE(names[int(result.status)], status);
     const QString shown = result.ok() ? result.entry.version : result.errorString;
     QVERIFY2(shown.contains(mentions), qPrintable(shown));
@@ -502,6 +504,57 @@ void TestEtcdWire::reauthenticatesOnInvalidTokenAndLeaksNothing()
     QVERIFY2(!s_logLines.isEmpty(), "nothing was logged: the capture proves nothing");
     QVERIFY2(!logged.contains(password), qPrintable(logged));
     QVERIFY2(!logged.contains(QString::fromUtf8(tokenPrefix)), qPrintable(logged));
+}
+
+void TestEtcdWire::aRefusedAuthenticationIsTypedByItsGrpcCode_data()
+{
+    QTest::addColumn<QByteArray>("answer");
+    QTest::addColumn<QString>("status");
+    // As etcd 3.4 answers (/work/shared/reference/etcd-v3-json.md): the gRPC
+    // code in the body says what was refused; the words are for people.
+    QTest::newRow("a wrong password: 400 with InvalidArgument")
+            << httpReply(400, R"({"error":"etcdserver: authentication failed, invalid user ID or password","message":"etcdserver: authentication failed, invalid user ID or password","code":3})")
+            << "CredentialsRefused";
+    QTest::newRow("a user etcd refuses: 401 with Unauthenticated")
+            << httpReply(401, R"({"error":"etcdserver: invalid auth token","message":"etcdserver: invalid auth token","code":16})")
+            << "CredentialsRefused";
+    QTest::newRow("authentication not enabled: 400 with FailedPrecondition")
+            << httpReply(400, R"({"error":"etcdserver: authentication is not enabled","message":"etcdserver: authentication is not enabled","code":9})")
+            << "Unavailable";
+    QTest::newRow("the words of a wrong password without its code: a proxy's 400")
+            << httpReply(400, R"({"message":"etcdserver: authentication failed, invalid user ID or password"})")
+            << "Unavailable";
+    QTest::newRow("etcd failing while authenticating: 503 with Unavailable")
+            << httpReply(503, R"({"error":"etcdserver: request timed out","message":"etcdserver: request timed out","code":14})")
+            << "Unavailable";
+}
+
+// B6: whether etcd refused the credentials is read from the code of its
+// answer to the authentication, never from the words of a message.
+void TestEtcdWire::aRefusedAuthenticationIsTypedByItsGrpcCode()
+{
+    QFETCH(QByteArray, answer);
+    QFETCH(QString, status);
+    Responder responder([&](const SeenRequest &request) -> QByteArray {
+        if (request.path == "/v3/auth/authenticate")
+            return answer;
+        return httpReply(200, R"({"header":{"revision":"1"}})");
+    });
+    QString error;
+    auto store = storeFor(responder.url(), &error,
+                          { { QStringLiteral("username"), QStringLiteral("alice") },
+                            { QStringLiteral("password"),
+                              test::testSecret(QStringLiteral("etcdwire-refused")) } });
+    QVERIFY2(store, qPrintable(error));
+    std::optional<StoreResult> result;
+    store->get(QStringLiteral("cluster:a"), [&](const StoreResult &r) { result = r; });
+    QTRY_VERIFY(result.has_value());
+    QCOMPARE(result->status == Status::CredentialsRefused ? QStringLiteral("CredentialsRefused")
+             : result->status == Status::Unavailable      ? QStringLiteral("Unavailable")
+                                                          : QStringLiteral("another status"),
+             status);
+    QVERIFY2(result->errorString.contains(QLatin1String("authentication as \"alice\" failed")),
+             qPrintable(result->errorString));
 }
 
 // R1, R3: https to a server that does not speak TLS is a TLS error, named.

@@ -558,7 +558,7 @@ private Q_SLOTS:
         QVERIFY(open(parameters));
         const CallPtr refused = getCall(QStringLiteral("cluster:a"));
         WAIT_DONE(refused);
-        COMPARE_STATUS(refused, "Unavailable");
+        COMPARE_STATUS(refused, "CredentialsRefused");
 
         // Rotated as a credential manager does: a new file renamed over the old.
         QSaveFile rotated(path);
@@ -576,7 +576,8 @@ private Q_SLOTS:
         QVERIFY2(!refused->result.errorString.contains(wrong), qPrintable(refused->result.errorString));
     }
 
-    // R2, B1: a wrong password is an error that names the user, never the password.
+    // R2, B1: a wrong password is refused credentials, a status of its own
+    // (B6), that names the user and the parameters to mend, never the password.
     void wrongPasswordIsAnErrorWithoutThePassword()
     {
         if (!m_authEtcd.configured())
@@ -592,13 +593,38 @@ private Q_SLOTS:
         QVERIFY(open(parameters));
         const CallPtr got = getCall(QStringLiteral("cluster:a"));
         WAIT_DONE(got);
-        COMPARE_STATUS(got, "Unavailable");
+        COMPARE_STATUS(got, "CredentialsRefused");
         QVERIFY2(got->result.errorString.contains(m_authEtcd.username()),
                  qPrintable(got->result.errorString));
         QVERIFY2(got->result.errorString.contains(QLatin1String("authentication")),
                  qPrintable(got->result.errorString));
+        QVERIFY2(got->result.errorString.contains(QLatin1String("check the store's \"username\" and \"password\"")),
+                 qPrintable(got->result.errorString));
         QVERIFY2(!got->result.errorString.contains(wrong), qPrintable(got->result.errorString));
         QVERIFY2(!LogCapture::all().contains(wrong), "the password was logged");
+    }
+
+    // B6, R4: credentials with no etcd listening: the authentication never
+    // reached etcd, which may come back, so it is Unavailable like any
+    // other store that cannot be reached, never refused credentials.
+    void anUnreachableEtcdWhileAuthenticatingIsUnavailable()
+    {
+        QTcpServer closed; // a port that was free a moment ago, now closed again
+        QVERIFY(closed.listen(QHostAddress::LocalHost));
+        const QString dead = QStringLiteral("http://127.0.0.1:%1").arg(closed.serverPort());
+        closed.close();
+        QJsonObject parameters = etcdParameters({ dead }, freshPrefix(QStringLiteral("auth/")));
+        parameters.insert(QStringLiteral("username"), QStringLiteral("someone"));
+        parameters.insert(QStringLiteral("password"),
+                          QString::fromLatin1(test::testSecretMarker() + "-unsent"));
+        QVERIFY(open(parameters));
+        const CallPtr got = getCall(QStringLiteral("cluster:a"));
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "Unavailable");
+        QVERIFY2(got->result.errorString.contains(QLatin1String("authentication as \"someone\" failed")),
+                 qPrintable(got->result.errorString));
+        QVERIFY2(got->result.errorString.contains(QLatin1String("connection refused")),
+                 qPrintable(got->result.errorString));
     }
 };
 

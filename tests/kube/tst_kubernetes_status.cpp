@@ -143,13 +143,15 @@ private Q_SLOTS:
     void allNamespacesShowsLeasesOfEveryNamespace();
     void malformedLeaseIsAnErrorLineAndTheOthersStillShow();
     void refusedCredentialsAreAClearError();
+    void aJoinWhoseTokenIsRefusedGivesUpWithOneError();
     void aWatchTooOldRelistsAndFollowsOn();
     void cleanup();
     void noTokenInAnyOutput();
 
 private:
     QStringList kube(const QString &context) const;
-    ParticipantProcess *start(const QString &id, const QString &leaseName);
+    ParticipantProcess *start(const QString &id, const QString &leaseName,
+                              const QString &context = QStringLiteral("participant"));
     ParticipantProcess *leader() const;
     void keep(const StatusProcess &status);
     void checkObserverUsedOnlyGetListWatch(const QString &user);
@@ -209,14 +211,15 @@ QStringList TestKubernetesStatus::kube(const QString &context) const
     return {QStringLiteral("--kube-context"), context, QStringLiteral("--kubeconfig"), m_kubeconfig};
 }
 
-ParticipantProcess *TestKubernetesStatus::start(const QString &id, const QString &leaseName)
+ParticipantProcess *TestKubernetesStatus::start(const QString &id, const QString &leaseName,
+                                                const QString &context)
 {
     const QJsonObject config {
             {QStringLiteral("services"),
              QJsonObject {{QStringLiteral("cluster"),
                            QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/KubernetesClusterService")},
                                         {QStringLiteral("config"), m_kubeconfig},
-                                        {QStringLiteral("context"), QStringLiteral("participant")},
+                                        {QStringLiteral("context"), context},
                                         {QStringLiteral("leaseName"), leaseName},
                                         {QStringLiteral("instanceId"), id},
                                         {QStringLiteral("leaseDuration"), leaseMs},
@@ -467,6 +470,40 @@ void TestKubernetesStatus::refusedCredentialsAreAClearError()
     keep(unknown);
     QCOMPARE(unknown.exitCode(), 2);
     QVERIFY2(unknown.err().contains("nowhere"), unknown.err().constData());
+}
+
+void TestKubernetesStatus::aJoinWhoseTokenIsRefusedGivesUpWithOneError()
+{
+    // B6, R2: every request of a participant whose token the API server
+    // refuses (401) is refused credentials; after the bound, one error line
+    // naming the lease, the kubeconfig and what to mend, exit 77, never
+    // leading, the token never printed. Without the bound, the wait fails.
+    ParticipantProcess *refused = start(QStringLiteral("refused"), QStringLiteral("refused"),
+                                        QStringLiteral("wrong"));
+    QVERIFY(refused);
+    QSignalSpy finished(refused, &ParticipantProcess::finished);
+    if (refused->isRunning())
+        QVERIFY2(finished.wait(int(test::scaledMs(60000))), refused->standardError().constData());
+    const QByteArray err = refused->standardError();
+    QCOMPARE(refused->exitStatus(), QProcess::NormalExit);
+    QVERIFY2(refused->exitCode() == 77, err.constData());
+    int refusals = 0;
+    for (const QJsonObject &event : refused->events()) {
+        QVERIFY(event.value(QStringLiteral("event")).toString() != QLatin1String("started-leading"));
+        if (event.value(QStringLiteral("errorKind")).toString() == QLatin1String("credentials-refused"))
+            ++refusals;
+    }
+    QCOMPARE(refusals, 5);
+    QList<QByteArray> givingUp;
+    for (const QByteArray &line : err.split('\n'))
+        if (line.contains("credentials refused"))
+            givingUp << line;
+    QCOMPARE(givingUp.size(), 1);
+    for (const QByteArray &named : {QByteArray("lease \"refused\""), m_kubeconfig.toUtf8(),
+                                    QByteArray("401 Unauthorized"), QByteArray("token"),
+                                    QByteArray("exit status 77")})
+        QVERIFY2(givingUp.first().contains(named), givingUp.first().constData());
+    QVERIFY2(!err.contains(wrongToken.toUtf8()), "the token was printed");
 }
 
 void TestKubernetesStatus::aWatchTooOldRelistsAndFollowsOn()

@@ -31,6 +31,7 @@ inline QString statusName(Status status)
     case Status::NotFound: return QStringLiteral("NotFound");
     case Status::Unavailable: return QStringLiteral("Unavailable");
     case Status::BadReply: return QStringLiteral("BadReply");
+    case Status::CredentialsRefused: return QStringLiteral("CredentialsRefused");
     }
     return QStringLiteral("?");
 }

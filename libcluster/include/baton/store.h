@@ -39,6 +39,13 @@ struct BATON_EXPORT StoreResult
         Unavailable,
         /*! The store answered something this client cannot read. */
         BadReply,
+        /*!
+         * The store was reached and refused the configured credentials
+         * (etcd: the user name or password). Trying again with the same
+         * ones will not help; a store that could not be reached while
+         * authenticating is Unavailable.
+         */
+        CredentialsRefused,
     };
     /*! What happened. */
     Status status = Status::Ok;

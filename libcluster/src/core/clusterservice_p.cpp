@@ -115,6 +115,8 @@ void ClusterServicePrivate::perform(const ElectorAction &a)
     } else if (const auto *attempt = std::get_if<action::AttemptFinished>(&a)) {
         QJsonObject fields {{QStringLiteral("outcome"), wireName(attempt->outcome)},
                             {QStringLiteral("latencyMs"), double(attempt->latencyMs)}};
+        if (attempt->errorKind == LeaseReply::ErrorKind::CredentialsRefused)
+            fields.insert(QStringLiteral("errorKind"), QStringLiteral("credentials-refused"));
         if (!attempt->errorString.isEmpty()) {
             fields.insert(QStringLiteral("error"), attempt->errorString);
             qCWarning(lcElection).noquote()

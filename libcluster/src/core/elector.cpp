@@ -168,7 +168,8 @@ void Elector::handleReadReply(const LeaseReply &reply, ElectorActions &out)
     if (reply.outcome != LeaseReply::Outcome::Ok) {
         finishAttempt(out, AttemptOutcome::Error,
                       reply.errorString.isEmpty() ? QStringLiteral("read refused")
-                                                  : reply.errorString);
+                                                  : reply.errorString,
+                      reply.errorKind);
         return;
     }
     m_lease.observe(reply.state, out);
@@ -242,7 +243,7 @@ void Elector::handleWriteReply(const LeaseReply &reply, bool renewal, ElectorAct
     case LeaseReply::Outcome::Error:
         if (m_state == State::Leading)
             stepDown(StopReason::RenewFailed, out); // F3
-        finishAttempt(out, AttemptOutcome::Error, reply.errorString);
+        finishAttempt(out, AttemptOutcome::Error, reply.errorString, reply.errorKind);
         break;
     }
     releaseIfAsked(out);
@@ -376,10 +377,11 @@ LeaseRecord Elector::acquisitionRecord(qint64 transitions) const
     return record;
 }
 
-void Elector::finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error)
+void Elector::finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error,
+                            LeaseReply::ErrorKind why)
 {
     Q_ASSERT(!m_inFlight);
-    out.push_back(action::AttemptFinished {outcome, now() - m_attemptStart, std::move(error)});
+    out.push_back(action::AttemptFinished {outcome, now() - m_attemptStart, std::move(error), why});
     m_nextAttempt = std::max(now(), m_attemptStart + m_params.renewIntervalMs);
     if (m_state != State::Leading)
         scheduleNextAttempt();

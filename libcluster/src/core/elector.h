@@ -93,7 +93,8 @@ private:
     void enforceDeadline(ElectorActions &out);
     void beginAttempt(ElectorActions &out);
     void continueAcquisition(ElectorActions &out, bool afterRead);
-    void finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error = {});
+    void finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error = {},
+                       LeaseReply::ErrorKind why = LeaseReply::ErrorKind::Other);
     void scheduleNextAttempt();
     void handleReadReply(const LeaseReply &reply, ElectorActions &out);
     void handleWriteReply(const LeaseReply &reply, bool renewal, ElectorActions &out);

@@ -82,6 +82,8 @@ struct AttemptFinished
     AttemptOutcome outcome;
     qint64 latencyMs;
     QString errorString;
+    /*! For an Error: the backend's typed reason, so that no one reads it from the text. */
+    LeaseReply::ErrorKind errorKind = LeaseReply::ErrorKind::Other;
 };
 /*!
  * A record holds this instance's identity with another incarnation: another

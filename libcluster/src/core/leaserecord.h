@@ -23,11 +23,19 @@ struct LeaseReply
         Conflict,
         Error,
     };
+    /*! For an Error: whether trying again as configured can help. */
+    enum class ErrorKind {
+        /*! Any other error: the store down, slow, answering nonsense; the next attempt may do. */
+        Other,
+        /*! The store or API server refused the configured credentials: fixed by configuration only. */
+        CredentialsRefused,
+    };
     Outcome outcome = Outcome::Ok;
     /*! Ok: the lease after the request. Conflict: the winner, when stateKnown. */
     LeaseState state;
     bool stateKnown = false;
     QString errorString;
+    ErrorKind errorKind = ErrorKind::Other;
 
     static LeaseReply ok(LeaseState state) { return {Outcome::Ok, std::move(state), true, {}}; }
     static LeaseReply conflict() { return {Outcome::Conflict, {}, false, {}}; }
@@ -35,7 +43,10 @@ struct LeaseReply
     {
         return {Outcome::Conflict, std::move(winner), true, {}};
     }
-    static LeaseReply error(QString message) { return {Outcome::Error, {}, false, std::move(message)}; }
+    static LeaseReply error(QString message, ErrorKind why = ErrorKind::Other)
+    {
+        return {Outcome::Error, {}, false, std::move(message), why};
+    }
 };
 
 } // namespace baton

@@ -26,6 +26,22 @@ HttpClient::Headers authorization(const QByteArray &token)
     return headers;
 }
 
+/*!
+ * etcd's answer to an authentication that reached it and was refused: the
+ * gRPC gateway maps InvalidArgument ("authentication failed, invalid user
+ * ID or password", for an unknown user too) to 400 and Unauthenticated to
+ * 401, each with the gRPC code in the body. Read from the code, never from
+ * the words, which etcd versions change.
+ */
+bool credentialsRefused(const HttpError &error)
+{
+    constexpr int grpcInvalidArgument = 3;
+    constexpr int grpcUnauthenticated = 16;
+    return error.kind == HttpError::Kind::HttpStatus && error.httpStatus >= 400
+        && error.httpStatus < 500
+        && (error.serverCode == grpcInvalidArgument || error.serverCode == grpcUnauthenticated);
+}
+
 } // namespace
 
 struct EtcdClient::Request
@@ -239,9 +255,17 @@ void EtcdClient::authenticate()
                 qCDebug(lcEtcd).noquote() << m_description << "authenticated as" << m_username;
             }
         } else {
-            outcome->errorString = redact(QStringLiteral("%1: authentication as \"%2\" failed: %3")
-                                                  .arg(m_description, m_username,
-                                                       outcome->errorString));
+            // The store names itself once, first.
+            QString why = outcome->errorString;
+            if (why.startsWith(m_description + QStringLiteral(": ")))
+                why = why.mid(m_description.size() + 2);
+            const QString fix = outcome->status != Status::CredentialsRefused ? QString()
+                    : m_passwordFile ? QStringLiteral("; check the store's \"username\" and the "
+                                                      "password in \"passwordFile\"")
+                                     : QStringLiteral("; check the store's \"username\" and "
+                                                      "\"password\"");
+            outcome->errorString = redact(QStringLiteral("%1: authentication as \"%2\" failed: %3%4")
+                                                  .arg(m_description, m_username, why, fix));
             qCWarning(lcEtcd).noquote() << outcome->errorString;
         }
         const auto waiters = std::exchange(m_tokenWaiters, {});
@@ -379,7 +403,10 @@ void EtcdClient::onAnswer(const RequestPtr &request, int endpoint, const QByteAr
     }
     const bool unreadable = error.kind == HttpError::Kind::NotJson
             || error.kind == HttpError::Kind::TooLarge || error.kind == HttpError::Kind::Redirect;
-    const StoreResult answer = failure(unreadable ? Status::BadReply : Status::Unavailable,
+    const Status status = unreadable ? Status::BadReply
+            : request->isAuthentication && credentialsRefused(error) ? Status::CredentialsRefused
+                                                                     : Status::Unavailable;
+    const StoreResult answer = failure(status,
                                        redact(QStringLiteral("%1: %2").arg(m_description,
                                                                            explainFailure(error))));
     if (error.kind == HttpError::Kind::HttpStatus && request->refused)

@@ -282,6 +282,7 @@ HttpError HttpClient::mapError(QNetworkReply *reply, const QByteArray &body, Kin
         return error;
     if (error.kind == Kind::HttpStatus) {
         error.serverMessage = serverMessageOf(body);
+        error.serverCode = QJsonDocument::fromJson(body).object().value(QLatin1String("code")).toInt();
         error.message = QStringLiteral("%1: HTTP %2%3")
                                 .arg(where)
                                 .arg(error.httpStatus)

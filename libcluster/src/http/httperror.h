@@ -38,6 +38,11 @@ struct HttpError
     int httpStatus = 0;
     /*! For HttpStatus: the body's own message (etcd `message`, Kubernetes Status `message`). */
     QString serverMessage;
+    /*!
+     * For HttpStatus: the body's own numeric `code` (etcd: the gRPC status
+     * code; a Kubernetes Status: the HTTP status again), else 0.
+     */
+    int serverCode = 0;
     QString message;
     /*!
      * For Tls: the server's certificate was refused (no trusted CA signed

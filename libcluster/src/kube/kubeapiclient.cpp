@@ -177,7 +177,8 @@ QString KubeApiClient::explain(const HttpResult &result, const QString &what, co
     const QString message = status.value(QStringLiteral("message")).toString(result.error.serverMessage);
     switch (result.error.httpStatus) {
     case 401:
-        return QStringLiteral("%1: 401 Unauthorized: the API server refused the credentials of %2")
+        return QStringLiteral("%1: 401 Unauthorized: the API server refused the credentials of %2; "
+                              "check the token, client certificate or exec plugin of its user")
                 .arg(what, m_config.source);
     case 403:
         return QStringLiteral("%1: 403 Forbidden: %2 (%3)").arg(what, message, forbiddenHint);

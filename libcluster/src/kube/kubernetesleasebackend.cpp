@@ -171,6 +171,16 @@ QString KubernetesLeaseBackend::explain(const HttpResult &result, const QString 
                                          "resources/kubernetes/participant/role.yaml"));
 }
 
+LeaseReply KubernetesLeaseBackend::failed(const HttpResult &result, const QString &verb) const
+{
+    // A 401 is who we are refused, as client-go takes it; a 403 is what this
+    // account may do, which a Role granted meanwhile mends without a restart.
+    const bool refused = result.error.kind == HttpError::Kind::HttpStatus
+            && result.error.httpStatus == 401;
+    return LeaseReply::error(explain(result, verb), refused ? LeaseReply::ErrorKind::CredentialsRefused
+                                                            : LeaseReply::ErrorKind::Other);
+}
+
 void KubernetesLeaseBackend::read(Callback done)
 {
     m_api->send("GET", leaseUrl(), {}, [this, done = std::move(done)](const HttpResult &result) {
@@ -186,7 +196,7 @@ void KubernetesLeaseBackend::read(Callback done)
         } else if (result.error.httpStatus == 404) {
             done(LeaseReply::ok(LeaseState {}));
         } else {
-            done(LeaseReply::error(explain(result, QStringLiteral("reading"))));
+            done(failed(result, QStringLiteral("reading")));
         }
     });
 }
@@ -230,7 +240,7 @@ void KubernetesLeaseBackend::writeReply(const HttpResult &result, const QString 
         return;
     }
     if (result.error.httpStatus != 409) {
-        done(LeaseReply::error(explain(result, verb)));
+        done(failed(result, verb));
         return;
     }
     // A lost race (B3): never retried here. One GET says who won.

@@ -77,6 +77,8 @@ public:
 
 private:
     QString explain(const HttpResult &result, const QString &verb) const;
+    /*! The failed request as an error: a 401 is refused credentials; a 403 is not (B5). */
+    LeaseReply failed(const HttpResult &result, const QString &verb) const;
     void later(Callback done, LeaseReply reply);
     void sendUpdate(const LeaseRecord &record, const QString &version,
                     const std::optional<HistoryEntry> &change, Callback done);

@@ -75,15 +75,20 @@ LeaseReply StoreLeaseBackend::toReply(const StoreResult &result, bool isWrite) c
         return LeaseReply::conflict(state);
     case Status::Unavailable:
     case Status::BadReply:
+    case Status::CredentialsRefused:
         break;
     }
+    const LeaseReply::ErrorKind why = result.status == Status::CredentialsRefused
+            ? LeaseReply::ErrorKind::CredentialsRefused
+            : LeaseReply::ErrorKind::Other;
     // A store names itself first in its errors: the key goes after that
     // name, which said once is enough.
     const QString store = m_store ? storesupport::describeService(*m_store, m_store->type()) : QString();
     if (!store.isEmpty() && result.errorString.startsWith(store + QLatin1Char(':')))
         return LeaseReply::error(QStringLiteral("%1, key \"%2\"%3")
-                                         .arg(store, m_key, result.errorString.mid(store.size())));
-    return LeaseReply::error(QStringLiteral("%1: %2").arg(describe(), result.errorString));
+                                         .arg(store, m_key, result.errorString.mid(store.size())),
+                                 why);
+    return LeaseReply::error(QStringLiteral("%1: %2").arg(describe(), result.errorString), why);
 }
 
 Store::Callback StoreLeaseBackend::guarded(Callback done, bool isWrite)
@@ -151,7 +156,7 @@ StoreLeaseBackend::storedChanges(const StoreResult &stored)
     else if (stored.status == Status::NotFound)
         history.version = QString();
     QList<HistoryEntry> &changes = history.changes;
-    if (stored.status == Status::Unavailable) {
+    if (stored.status == Status::Unavailable || stored.status == Status::CredentialsRefused) {
         // The acquisition goes on without its history rather than wait for it.
         warnOnce(QStringLiteral("%1: lease history \"%2\" not read, so a change goes unrecorded: %3")
                          .arg(describe(), m_historyKey, stored.errorString));
