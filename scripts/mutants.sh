@@ -35,7 +35,7 @@ etcd=libcluster/src/etcd/etcdstore.cpp
 join=headless/joincommand.cpp
 queue=headless/outputqueue.cpp
 side=libcluster/src/stores/store.cpp
-kube=libcluster/src/kube/kubernetesleasebackend.cpp
+kube=libcluster/src/kube/kubernetesleaseprotocol.cpp
 
 elector_tests="tst_elector tst_simulation"
 exec_tests="tst_execsupervisor tst_joinexec"

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "memorystore.h"
-#include "storeleasebackend.h"
+#include "storeleaseprotocol.h"
 
 #include <baton/clusterservice.h>
 

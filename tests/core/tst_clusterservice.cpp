@@ -3,11 +3,11 @@
 // MemoryStore in this process, so elections take milliseconds; every wait
 // is for a signal or a condition, never for time to pass.
 
-#include "localleasebackend.h"
+#include "localleaseprotocol.h"
 #include "manualclock.h"
 #include "leaserecord.h"
 #include "storecluster.h"
-#include "storeleasebackend.h"
+#include "storeleaseprotocol.h"
 
 #include <baton/application.h>
 #include <baton/cluster.h>

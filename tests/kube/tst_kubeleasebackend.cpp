@@ -4,7 +4,7 @@
 // put on the Lease (R7).
 
 #include "leasebackendtesting.h"
-#include "kubernetesleasebackend.h"
+#include "kubernetesleaseprotocol.h"
 #include "leaseapiserver.h"
 
 #include "kubelease.h"

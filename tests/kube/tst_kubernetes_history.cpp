@@ -4,7 +4,7 @@
 // write puts on the wire, what each read gives back.
 
 #include "leasebackendtesting.h"
-#include "kubernetesleasebackend.h"
+#include "kubernetesleaseprotocol.h"
 #include "kubernetesleasesource.h"
 #include "leaseapiserver.h"
 

@@ -11,7 +11,7 @@
 #include "filestore.h"
 #include "memorystore.h"
 #include <batoninternal/registrykey.h>
-#include "storeleasebackend.h"
+#include "storeleaseprotocol.h"
 
 #include <QDateTime>
 #include <QJsonArray>

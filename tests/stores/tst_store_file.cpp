@@ -7,7 +7,7 @@
 #include "filestore.h"
 #include "filestoresteps.h"
 #include "storecontract.h"
-#include "storeleasebackend.h"
+#include "storeleaseprotocol.h"
 
 #include <baton/application.h>
 

@@ -6,7 +6,7 @@
 #include "filestore.h"
 #include "filestoresteps.h"
 #include "memorystore.h"
-#include "storeleasebackend.h"
+#include "storeleaseprotocol.h"
 #include "testsupport.h"
 
 #include <baton/clusterservice.h>

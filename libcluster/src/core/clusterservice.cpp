@@ -1,7 +1,7 @@
 #include "clusterservice_p.h"
 
 #include <baton/clock.h>
-#include "localleasebackend.h"
+#include "localleaseprotocol.h"
 #include "logging.h"
 #include "registrations.h"
 

@@ -2,7 +2,7 @@
 
 #include <baton/clock.h>
 #include <batoninternal/eventrecord.h>
-#include "leasebackend.h"
+#include "leaseprotocol.h"
 #include "logging.h"
 #include "registrations.h"
 

@@ -1,7 +1,7 @@
 #include "localclusterservice.h"
 
 #include "clusterservice_p.h"
-#include "localleasebackend.h"
+#include "localleaseprotocol.h"
 
 namespace baton {
 

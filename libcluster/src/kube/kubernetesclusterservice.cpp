@@ -2,7 +2,7 @@
 
 #include "clusterservice_p.h"
 #include "kubeconfig.h"
-#include "kubernetesleasebackend.h"
+#include "kubernetesleaseprotocol.h"
 #include "logging.h"
 #include "parameters.h"
 #include "secretfile.h"

@@ -3,7 +3,7 @@
 #include "clusterservice_p.h"
 #include "parameters.h"
 #include "servicehost.h"
-#include "storeleasebackend.h"
+#include "storeleaseprotocol.h"
 
 #include <baton/store.h>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "leasebackend.h"
+#include "leaseprotocol.h"
 
 namespace baton {
 

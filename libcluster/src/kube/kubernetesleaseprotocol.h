@@ -2,7 +2,7 @@
 
 #include "httpclient.h"
 #include "kubeconfig.h"
-#include "leasebackend.h"
+#include "leaseprotocol.h"
 
 #include <QJsonObject>
 #include <QPointer>

@@ -1,4 +1,4 @@
-#include "storeleasebackend.h"
+#include "storeleaseprotocol.h"
 
 #include "storesupport.h"
 

@@ -1,4 +1,4 @@
-#include "localleasebackend.h"
+#include "localleaseprotocol.h"
 
 namespace baton {
 

@@ -1,4 +1,4 @@
-#include "kubernetesleasebackend.h"
+#include "kubernetesleaseprotocol.h"
 
 #include "httpstream.h"
 #include "jsonutil.h"
