@@ -4,7 +4,7 @@
 # |----------------------|-------------|-----------------------------------------------------------|
 # | baton                | command     | `baton` and its status module, systemd units, docs        |
 # | baton-dashboard      | dashboard   | the dashboard module, desktop file, metainfo, icon        |
-# | libbatoncluster2     | library     | the shared library (SONAME libbatoncluster.so.2)           |
+# | libbatoncluster3     | library     | the shared library (SONAME libbatoncluster.so.3)           |
 # | libbatoncluster-dev  | development | headers, CMake package, pkg-config module, the .so link   |
 #
 # A server that only runs `baton join` installs `baton` and the library: no

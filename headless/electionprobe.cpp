@@ -28,12 +28,16 @@ struct StoreStep
 };
 
 /*!
- * Which step a store's message says failed. The library words each one
- * (EtcdClient, HttpClient); only the way to mend it is added here.
+ * Which step failed: refused credentials by the store's typed answer (an
+ * etcd that cannot be reached while authenticating is a connection
+ * problem, though its message names the authentication); the others by
+ * the message, which the library words for each (EtcdClient, HttpClient).
+ * Only the way to mend it is added here.
  */
-StoreStep stepOf(const QString &message)
+StoreStep stepOf(const StoreResult &result)
 {
-    if (message.contains(QLatin1String("authentication as")))
+    const QString &message = result.errorString;
+    if (result.status == StoreResult::Status::CredentialsRefused)
         return { QStringLiteral("authentication"),
                  QStringLiteral(
                      "check the store's \"username\" and the password in \"passwordFile\" "
@@ -250,7 +254,7 @@ void ElectionProbe::readLease(Store *store, bool thenWrite)
     const QString key = registryLeaseKey(m_cluster.leaseName());
     store->get(key, [this, store, key, thenWrite](const StoreResult &result) {
         if (!result.ok() && result.status != StoreResult::Status::NotFound) {
-            const StoreStep step = stepOf(result.errorString);
+            const StoreStep step = stepOf(result);
             fail(2, step.step, result.errorString, step.fix);
             finish(QStringLiteral("%1 failed").arg(step.step));
             return;
@@ -285,7 +289,7 @@ void ElectionProbe::tryWrite(Store *store)
             finish(QStringLiteral("%1: reachable, lease key readable and writable").arg(m_what));
             return;
         }
-        const StoreStep step = stepOf(result.errorString);
+        const StoreStep step = stepOf(result);
         // The read passed: what fails now is most likely the right to write.
         fail(2,
              step.step == QLatin1String("permission") ? QStringLiteral("write permission")

@@ -2,7 +2,7 @@
 # Mutation testing (docs/testing.md, "Mutants"): each named mutant below is
 # one small edit of a safety-relevant line of the Elector, the exec
 # supervisor and its guard, a store's conditional write, join's event
-# stream or the Kubernetes backend's update. For each, the script applies
+# stream or the Kubernetes lease protocol's update. For each, the script applies
 # the edit to the source tree, builds, runs the tests that should notice
 # (one at a time, in the order given, stopping at the first that fails),
 # puts the line back, and reports the mutant killed (by that test) or
@@ -35,7 +35,8 @@ etcd=libcluster/src/etcd/etcdstore.cpp
 join=headless/joincommand.cpp
 queue=headless/outputqueue.cpp
 side=libcluster/src/stores/store.cpp
-kube=libcluster/src/kube/kubernetesleasebackend.cpp
+kube=libcluster/src/kube/kubernetesleaseprotocol.cpp
+kubewire=libcluster/src/kube/kubeleasewire.cpp
 
 elector_tests="tst_elector tst_simulation"
 exec_tests="tst_execsupervisor tst_joinexec"
@@ -70,8 +71,8 @@ history-write-unconditional|SIDE|    if (side.basedOn && now == *side.basedOn)| 
 etcdstore-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
 once-leadership-lost-ignored|JOIN|                        if (!m_stopping && reason == ExecSupervisor::StopReason::Stopped)|                        if (false && reason == ExecSupervisor::StopReason::Stopped)|ONCE_TESTS
 events-blocking-write|QUEUE|    state.items.push_back({std::move(line), 0});|    writeAll(state.fd, line);|JOIN_TESTS
-kube-update-from-bare-object|KUBE|    const bool known = !last.isEmpty();|    const bool known = false;|KUBE_TESTS
-kube-update-at-unseen-version-without-reading|KUBE|    if (seenAt(version).isEmpty()) {|    if (false) {|KUBE_TESTS
+kube-update-from-bare-object|KUBEWIRE|    const bool known = !last.isEmpty();|    const bool known = false;|KUBE_TESTS
+kube-update-at-unseen-version-without-reading|KUBE|    if (seenAt(name, version).isEmpty()) {|    if (false) {|KUBE_TESTS
 EOF
 }
 
@@ -117,7 +118,7 @@ while IFS='|' read -r name which old new tests; do
     case $which in
         ELECTOR) path=$elector ;; ELECTORSTOP) path=$electorstop ;; OBSERVED) path=$observed ;;
         EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
-        FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;;
+        FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;;
     esac
     case $tests in
         ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;; GUARD_TESTS) tests=$guard_tests ;;

@@ -51,7 +51,7 @@ public:
     /*!
      * Whether this build can open the kind: a Registry store type that the
      * ServiceFactory knows, or Kubernetes (observed through
-     * KubernetesLeaseSource, which every build has).
+     * KubernetesLeaseProtocol, which every build has).
      */
     static bool isAvailable(ConnectionKind kind);
     /*! The Registry store type a kind opens, e.g. `Webda/FileStore`; empty for Kubernetes. */

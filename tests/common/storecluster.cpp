@@ -1,5 +1,7 @@
 #include "storecluster.h"
 
+#include "clusterservice_p.h"
+
 namespace baton::test {
 
 StoreCluster::StoreCluster(Store *store, const QString &instanceId, const QString &leaseName,
@@ -14,11 +16,8 @@ StoreCluster::StoreCluster(Store *store, const QString &instanceId, const QStrin
 {
     if (clock)
         setClock(clock);
-}
-
-std::unique_ptr<LeaseBackend> StoreCluster::createLeaseBackend(QString *)
-{
-    return std::make_unique<StoreLeaseBackend>(m_store, leaseName());
+    ClusterServicePrivate::setLeaseProtocolFactory(
+            this, [this](QString *) { return std::make_unique<StoreLeaseProtocol>(m_store); });
 }
 
 } // namespace baton::test

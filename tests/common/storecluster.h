@@ -1,7 +1,7 @@
 #pragma once
 
 #include "memorystore.h"
-#include "storeleasebackend.h"
+#include "storeleaseprotocol.h"
 
 #include <baton/clusterservice.h>
 
@@ -12,7 +12,7 @@ namespace baton::test {
 /*!
  * A cluster service on a given store, built without an Application so that
  * a test can hold several instances in one process: the same
- * StoreLeaseBackend that StoreClusterService uses, with short timings and
+ * StoreLeaseProtocol that StoreClusterService uses, with short timings and
  * an injectable clock. Not a mock: every request reaches the real store.
  */
 /*! Short timings, so that elections in a test take milliseconds. */
@@ -30,9 +30,6 @@ public:
     StoreCluster(Store *store, const QString &instanceId,
                  const QString &leaseName = QStringLiteral("leader"), Timings timings = {},
                  const Clock *clock = nullptr);
-
-protected:
-    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *errorString) override;
 
 private:
     Store *m_store;

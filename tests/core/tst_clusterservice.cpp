@@ -3,11 +3,12 @@
 // MemoryStore in this process, so elections take milliseconds; every wait
 // is for a signal or a condition, never for time to pass.
 
-#include "localleasebackend.h"
+#include "clusterservice_p.h"
+#include "localleaseprotocol.h"
 #include "manualclock.h"
 #include "leaserecord.h"
 #include "storecluster.h"
-#include "storeleasebackend.h"
+#include "storeleaseprotocol.h"
 
 #include <baton/application.h>
 #include <baton/cluster.h>
@@ -41,12 +42,8 @@ public:
                          nullptr)
     {
         setClock(clock);
-    }
-
-protected:
-    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *) override
-    {
-        return std::make_unique<LocalLeaseBackend>(leaseName());
+        ClusterServicePrivate::setLeaseProtocolFactory(
+                this, [](QString *) { return std::make_unique<LocalLeaseProtocol>(); });
     }
 };
 
@@ -69,9 +66,9 @@ void stopAndWait(ClusterService &cluster)
 /*! The lease as the store holds it now, read as any other process would. */
 std::optional<LeaseState> readLease(Store *store, const QString &leaseName)
 {
-    StoreLeaseBackend reader(store, leaseName);
+    StoreLeaseProtocol reader(store);
     std::optional<LeaseReply> reply;
-    reader.read([&](const LeaseReply &r) { reply = r; });
+    reader.get(leaseName, [&](const LeaseReply &r) { reply = r; });
     if (!QTest::qWaitFor([&] { return reply.has_value(); }, 5000)
         || reply->outcome != LeaseReply::Outcome::Ok)
         return std::nullopt;

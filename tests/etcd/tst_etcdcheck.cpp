@@ -47,6 +47,7 @@ private Q_SLOTS:
     void aWrongPasswordIsCriticalNamingTheAuthentication();
     void aUserWhoMayOnlyReadIsCriticalNamingTheWritePermission();
     void aStoppedEndpointIsCriticalNamingTheConnection();
+    void aStoppedEndpointWithCredentialsIsCriticalNamingTheConnection();
     void aCaThatDidNotSignEtcdsCertificateIsCriticalNamingTlsCa();
 
 private:
@@ -211,6 +212,32 @@ void TestEtcdCheck::aStoppedEndpointIsCriticalNamingTheConnection()
     QVERIFY2(run.firstLine().contains("connection refused"), qPrintable(run.all()));
     QVERIFY2(run.out.contains("fix: start etcd, or correct the ports of \"endpoints\""),
              qPrintable(run.all()));
+}
+
+// B1, B6: with credentials configured, the first request is the
+// authentication; a refused connection there is still the connection step,
+// told by the store's typed answer, though the message names the
+// authentication it was trying.
+void TestEtcdCheck::aStoppedEndpointWithCredentialsIsCriticalNamingTheConnection()
+{
+    QTcpServer server;
+    QVERIFY(server.listen(QHostAddress::LocalHost));
+    const quint16 port = server.serverPort();
+    server.close();
+    const QString password = writeFile(QStringLiteral("stopped-password"), "s3cr3t-stopped");
+    QVERIFY(!password.isEmpty());
+    const QString config = writeConfig(
+            QStringLiteral("stopped-with-credentials"),
+            { { QStringLiteral("endpoints"), QJsonArray { QStringLiteral("http://127.0.0.1:%1").arg(port) } },
+              { QStringLiteral("username"), QStringLiteral("baton") },
+              { QStringLiteral("passwordFile"), password } });
+    const Check run = check(config);
+    QVERIFY2(run.exitCode == 2, qPrintable(run.all()));
+    QVERIFY2(run.firstLine().contains("connection failed"), qPrintable(run.all()));
+    QVERIFY2(!run.firstLine().contains("authentication failed"), qPrintable(run.all()));
+    QVERIFY2(run.out.contains("fix: start etcd, or correct the ports of \"endpoints\""),
+             qPrintable(run.all()));
+    QVERIFY(!run.all().contains(QStringLiteral("s3cr3t-stopped")));
 }
 
 // B1, R3: a CA that did not sign etcd's certificate: CRITICAL, as the TLS

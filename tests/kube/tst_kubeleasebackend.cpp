@@ -1,10 +1,10 @@
-// The Kubernetes lease backend against the test Lease API server, in
+// The Kubernetes lease protocol against the test Lease API server, in
 // process: what a write the API server treats as a no-op means for the
 // leader's authority (F4), and what a renewal keeps of what other writers
 // put on the Lease (R7).
 
 #include "leasebackendtesting.h"
-#include "kubernetesleasebackend.h"
+#include "kubernetesleaseprotocol.h"
 #include "leaseapiserver.h"
 
 #include "kubelease.h"
@@ -20,6 +20,7 @@
 
 using namespace baton;
 
+using baton::test::OneLease;
 using baton::test::ReplyWaiter;
 
 namespace {
@@ -83,17 +84,17 @@ private Q_SLOTS:
     void cleanup();
 
 private:
-    std::unique_ptr<KubernetesLeaseBackend> backend(const QString &name, const QString &token);
+    std::unique_ptr<OneLease> backend(const QString &name, const QString &token);
     /*! Creates \a name held by \a record.holder, with its first change in the stored history. */
-    QString createWithHistory(KubernetesLeaseBackend &backend, const LeaseRecord &record);
+    QString createWithHistory(OneLease &backend, const LeaseRecord &record);
     /*! Another client (Helm, Argo CD) labels and annotates the Lease; returns its new version. */
     QString labelAsAnotherTool(const QString &name);
     /*! One renewal at \a version; the new version, or empty (with the test failed). */
-    QString renew(KubernetesLeaseBackend &backend, LeaseRecord &record, const QString &version);
+    QString renew(OneLease &backend, LeaseRecord &record, const QString &version);
     /*! Whether the stored Lease still has the other tool's metadata and our history; why not in \a why. */
     bool keepsWhatOthersWrote(const QString &name, QString *why) const;
     /*! Starts \a backend's watch and waits until the server streams to it and the list was reported. */
-    bool watchStarted(KubernetesLeaseBackend &backend, QSignalSpy &changes);
+    bool watchStarted(OneLease &backend);
 
     test::LeaseApiServer m_server;
 };
@@ -115,17 +116,16 @@ void TestKubeLeaseBackend::cleanup()
     m_server.stopHoldingWatchEvents();
 }
 
-std::unique_ptr<KubernetesLeaseBackend> TestKubeLeaseBackend::backend(const QString &name,
-                                                                      const QString &token)
+std::unique_ptr<OneLease> TestKubeLeaseBackend::backend(const QString &name, const QString &token)
 {
-    auto backend = std::make_unique<KubernetesLeaseBackend>(configFor(m_server.url(), token), name, 5000);
+    auto protocol = std::make_unique<KubernetesLeaseProtocol>(configFor(m_server.url(), token), false, 5000);
     QString error;
-    if (!backend->setUp(&error))
+    if (!protocol->setUp(&error))
         qWarning("%s", qPrintable(error));
-    return backend;
+    return std::make_unique<OneLease>(std::move(protocol), name);
 }
 
-QString TestKubeLeaseBackend::createWithHistory(KubernetesLeaseBackend &backend, const LeaseRecord &record)
+QString TestKubeLeaseBackend::createWithHistory(OneLease &backend, const LeaseRecord &record)
 {
     ReplyWaiter created;
     backend.create(record, firstAcquisition(record.holder), created.callback());
@@ -152,7 +152,7 @@ QString TestKubeLeaseBackend::labelAsAnotherTool(const QString &name)
     return versionOf(m_server.putRaw(kNamespace, name, lease));
 }
 
-QString TestKubeLeaseBackend::renew(KubernetesLeaseBackend &backend, LeaseRecord &record,
+QString TestKubeLeaseBackend::renew(OneLease &backend, LeaseRecord &record,
                                     const QString &version)
 {
     record.renewTime = record.renewTime.addMSecs(1000);
@@ -194,11 +194,12 @@ bool TestKubeLeaseBackend::keepsWhatOthersWrote(const QString &name, QString *wh
     return false;
 }
 
-bool TestKubeLeaseBackend::watchStarted(KubernetesLeaseBackend &backend, QSignalSpy &changes)
+bool TestKubeLeaseBackend::watchStarted(OneLease &backend)
 {
     const int watches = m_server.watchCount();
     backend.startWatching();
-    return QTest::qWaitFor([&] { return m_server.watchCount() > watches && changes.count() > 0; }, 5000);
+    return QTest::qWaitFor([&] { return m_server.watchCount() > watches && backend.changes().count() > 0; },
+                           5000);
 }
 
 // F4: the API server keeps the resourceVersion of an update identical to the
@@ -208,9 +209,10 @@ bool TestKubeLeaseBackend::watchStarted(KubernetesLeaseBackend &backend, QSignal
 // that does change the Lease still succeeds with a new version.
 void TestKubeLeaseBackend::anUpdateIdenticalToTheStoredLeaseRenewsNothing()
 {
-    KubernetesLeaseBackend backend(configFor(m_server.url(), kToken), QStringLiteral("identical"), 5000);
+    auto protocol = std::make_unique<KubernetesLeaseProtocol>(configFor(m_server.url(), kToken), false, 5000);
     QString error;
-    QVERIFY2(backend.setUp(&error), qPrintable(error));
+    QVERIFY2(protocol->setUp(&error), qPrintable(error));
+    OneLease backend(std::move(protocol), QStringLiteral("identical"));
 
     LeaseRecord record;
     record.holder = QStringLiteral("leader");
@@ -253,12 +255,12 @@ void TestKubeLeaseBackend::labelsAndAnnotationsOfOtherWritersSurviveAHundredRene
 {
     const QString name = QStringLiteral("lagging-watch");
     const auto leader = backend(name, kWatchingToken);
-    QSignalSpy changes(leader.get(), &LeaseBackend::changed);
+    const QList<LeaseState> &changes = leader->changes();
     LeaseRecord record = test::heldRecord(QStringLiteral("leader"), 0);
     QVERIFY(!createWithHistory(*leader, record).isEmpty());
     QString version = labelAsAnotherTool(name);
-    QVERIFY(watchStarted(*leader, changes));
-    QTRY_COMPARE(changes.last().at(0).value<LeaseState>().version, version);
+    QVERIFY(watchStarted(*leader));
+    QTRY_COMPARE(changes.last().version, version);
 
     m_server.holdWatchEvents();
     for (int renewal = 1; renewal <= 100; ++renewal) {
@@ -271,7 +273,7 @@ void TestKubeLeaseBackend::labelsAndAnnotationsOfOtherWritersSurviveAHundredRene
             const qsizetype seen = changes.count();
             m_server.releaseWatchEvents(late);
             QVERIFY(QTest::qWaitFor([&] { return changes.count() == seen + late; }, 5000));
-            QVERIFY(changes.last().at(0).value<LeaseState>().version != version);
+            QVERIFY(changes.last().version != version);
         }
         QString why;
         QVERIFY2(keepsWhatOthersWrote(name, &why),
@@ -289,24 +291,24 @@ void TestKubeLeaseBackend::aWatchThatReplaysAnOlderObjectLeavesTheNextRenewalWho
 {
     const QString name = QStringLiteral("replaying-watch");
     const auto leader = backend(name, kWatchingToken);
-    QSignalSpy changes(leader.get(), &LeaseBackend::changed);
+    const QList<LeaseState> &changes = leader->changes();
     LeaseRecord record = test::heldRecord(QStringLiteral("leader"), 0);
     const QString unlabelled = createWithHistory(*leader, record);
     QVERIFY(!unlabelled.isEmpty());
     QString version = labelAsAnotherTool(name);
-    QVERIFY(watchStarted(*leader, changes));
-    QTRY_COMPARE(changes.last().at(0).value<LeaseState>().version, version);
+    QVERIFY(watchStarted(*leader));
+    QTRY_COMPARE(changes.last().version, version);
     for (int renewal = 1; renewal <= 3; ++renewal) {
         version = renew(*leader, record, version);
         QVERIFY(!version.isEmpty());
     }
-    QTRY_COMPARE(changes.last().at(0).value<LeaseState>().version, version);
+    QTRY_COMPARE(changes.last().version, version);
 
     for (const QString &old : {unlabelled, QString::number(version.toLongLong() - 1)}) {
         const qsizetype seen = changes.count();
         QVERIFY(m_server.replayWatchEvent(old));
         QTRY_COMPARE(changes.count(), seen + 1);
-        QCOMPARE(changes.last().at(0).value<LeaseState>().version, old);
+        QCOMPARE(changes.last().version, old);
         version = renew(*leader, record, version);
         QVERIFY(!version.isEmpty());
         QString why;
@@ -337,7 +339,7 @@ void TestKubeLeaseBackend::anUpdateAtAVersionNeverSeenReadsTheObjectFirst()
     QVERIFY2(keepsWhatOthersWrote(name, &why), qPrintable(why));
     QCOMPARE(m_server.lease(kNamespace, name).value(QStringLiteral("spec")).toObject()
                      .value(QStringLiteral("renewTime")).toString(),
-             KubernetesLeaseBackend::microTime(record.renewTime));
+             KubernetesLeaseProtocol::microTime(record.renewTime));
 }
 
 // R7, B3: when the read shows that the Lease moved past the version, the

@@ -1,11 +1,10 @@
 // The stored history of a Kubernetes Lease and the Events of its leader
-// changes (O2, B4), at the level of the lease backend and the observer's
-// Lease source, against the test Lease API server in process: what each
+// changes (O2, B4), at the level of the lease protocol, for the election and the
+// observer alike, against the test Lease API server in process: what each
 // write puts on the wire, what each read gives back.
 
 #include "leasebackendtesting.h"
-#include "kubernetesleasebackend.h"
-#include "kubernetesleasesource.h"
+#include "kubernetesleaseprotocol.h"
 #include "leaseapiserver.h"
 
 #include <QDateTime>
@@ -90,8 +89,8 @@ private Q_SLOTS:
     void theObserverReadsTheStoredHistoryWithTheLease();
 
 private:
-    std::unique_ptr<KubernetesLeaseBackend> backend(const QString &lease);
-    LeaseReply run(const std::function<void(LeaseBackend::Callback)> &request);
+    std::unique_ptr<test::OneLease> backend(const QString &lease);
+    LeaseReply run(const std::function<void(LeaseProtocol::Callback)> &request);
     QList<HistoryEntry> stored(const QString &lease) const;
     QList<QJsonObject> eventsOn(const QString &lease) const;
 
@@ -115,16 +114,16 @@ void TestKubernetesHistory::init()
     m_server.setEventsForbidden(false);
 }
 
-std::unique_ptr<KubernetesLeaseBackend> TestKubernetesHistory::backend(const QString &lease)
+std::unique_ptr<test::OneLease> TestKubernetesHistory::backend(const QString &lease)
 {
-    auto made = std::make_unique<KubernetesLeaseBackend>(m_config, lease, 5000);
+    auto made = std::make_unique<KubernetesLeaseProtocol>(m_config, false, 5000);
     QString error;
     if (!made->setUp(&error))
         qWarning("%s", qPrintable(error));
-    return made;
+    return std::make_unique<test::OneLease>(std::move(made), lease);
 }
 
-LeaseReply TestKubernetesHistory::run(const std::function<void(LeaseBackend::Callback)> &request)
+LeaseReply TestKubernetesHistory::run(const std::function<void(LeaseProtocol::Callback)> &request)
 {
     ReplyWaiter waiter;
     request(waiter.callback());
@@ -229,7 +228,7 @@ void TestKubernetesHistory::takeoversAppendUpToHistoryLength()
 {
     const QString lease = QStringLiteral("takeovers");
     auto b = backend(lease);
-    b->setHistoryLength(2);
+    static_cast<KubernetesLeaseProtocol &>(b->protocol()).setHistoryLength(2);
     QList<HistoryEntry> changes {change({}, QStringLiteral("a"), QStringLiteral("first-acquire"), 0),
                                  change(QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("expired"), 1),
                                  change(QStringLiteral("b"), QStringLiteral("c"), QStringLiteral("released"), 2)};
@@ -254,7 +253,7 @@ void TestKubernetesHistory::aHistoryLengthOfZeroWritesNoAnnotation()
 {
     const QString lease = QStringLiteral("no-history");
     auto b = backend(lease);
-    b->setHistoryLength(0);
+    static_cast<KubernetesLeaseProtocol &>(b->protocol()).setHistoryLength(0);
     const LeaseReply reply = run([&](auto done) {
         b->create(heldRecord(QStringLiteral("alpha"), 0), change({}, QStringLiteral("alpha"), QStringLiteral("first-acquire"), 0), done);
     });
@@ -338,7 +337,7 @@ void TestKubernetesHistory::aMalformedAnnotationWarnsOnceAndIsWrittenAfresh()
 // cannot be read is an error of the history only, the Lease still shows.
 void TestKubernetesHistory::theObserverReadsTheStoredHistoryWithTheLease()
 {
-    KubernetesLeaseSource source(m_config, false, 5000);
+    KubernetesLeaseProtocol source(m_config, false, 5000);
     const QString now = QStringLiteral("2026-01-01T00:00:00.000000Z");
     const QJsonObject spec {{QStringLiteral("holderIdentity"), QStringLiteral("alpha")},
                             {QStringLiteral("leaseDurationSeconds"), 2},
@@ -357,7 +356,7 @@ void TestKubernetesHistory::theObserverReadsTheStoredHistoryWithTheLease()
     };
 
     SourcedLease withHistory;
-    QVERIFY(source.fromLease(leaseWith({{leasehistory::kubernetesAnnotation,
+    QVERIFY(source.toSourced(leaseWith({{leasehistory::kubernetesAnnotation,
                                          QString::fromUtf8(QJsonDocument(leasehistory::encode(changes)).toJson())}}),
                              &withHistory));
     QVERIFY(withHistory.valid);
@@ -366,12 +365,12 @@ void TestKubernetesHistory::theObserverReadsTheStoredHistoryWithTheLease()
 
     // A Lease that client-go, not Baton, elects on: no history, not an error.
     SourcedLease without;
-    QVERIFY(source.fromLease(leaseWith({}), &without));
+    QVERIFY(source.toSourced(leaseWith({}), &without));
     QCOMPARE(without.history, std::optional(QList<HistoryEntry> {}));
     QVERIFY(without.historyError.isEmpty());
 
     SourcedLease malformed;
-    QVERIFY(source.fromLease(leaseWith({{leasehistory::kubernetesAnnotation, QStringLiteral("{\"v\":2,\"changes\":[]}")}}),
+    QVERIFY(source.toSourced(leaseWith({{leasehistory::kubernetesAnnotation, QStringLiteral("{\"v\":2,\"changes\":[]}")}}),
                              &malformed));
     QVERIFY(malformed.valid);
     QCOMPARE(malformed.record.holder, QStringLiteral("alpha"));

@@ -6,9 +6,10 @@
 
 #include "eventstream.h"
 #include "kubeconfig.h"
-#include "kubernetesleasesource.h"
+#include "kubernetesleaseprotocol.h"
 #include "leaseapiserver.h"
 #include <baton/leaseobserver.h>
+#include "leaseobserver_p.h"
 #include "participantprocess.h"
 #include "participants.h"
 #include "testcertificates.h"
@@ -518,9 +519,10 @@ void TestKubernetesStatus::aWatchTooOldRelistsAndFollowsOn()
     options.context = QStringLiteral("observer");
     options.namespaceName = QStringLiteral("relist");
     QVERIFY2(kubeconfig::resolve(options, QProcessEnvironment::systemEnvironment(), &config, &error), qPrintable(error));
-    auto *source = new KubernetesLeaseSource(config, false, 5000);
+    auto *source = new KubernetesLeaseProtocol(config, false, 5000);
     QVERIFY2(source->setUp(&error), qPrintable(error));
-    LeaseObserver observer(source);
+    const std::unique_ptr<LeaseObserver> owned(LeaseObserverPrivate::create(source, nullptr, nullptr));
+    LeaseObserver &observer = *owned;
     m_server.putRaw(QStringLiteral("relist"), QStringLiteral("one"), leaseObject(QStringLiteral("h1"), 15));
     QSignalSpy ready(&observer, &LeaseObserver::ready);
     const int lists = m_server.count(observerUser, QStringLiteral("list"));

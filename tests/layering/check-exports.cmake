@@ -11,8 +11,8 @@ if(NOT rc EQUAL 0)
 endif()
 
 # A few private classes of every part; none of them may leave the library.
-set(private_classes Elector Registrations ServiceHost LocalLeaseBackend LeaseObserverPrivate StoreLeaseBackend StoreLeaseSource
-    FileStore MemoryStore EtcdStore EtcdWatch HttpClient KubeApiClient KubernetesLeaseSource
+set(private_classes Elector Registrations ServiceHost LocalLeaseProtocol LeaseObserverPrivate StoreLeaseProtocol StoreLeaseWatch
+    FileStore MemoryStore EtcdStore EtcdWatch HttpClient KubeApiClient KubernetesLeaseProtocol KubeLeaseWatch
     ParameterReader)
 set(failures "")
 foreach(class ${private_classes})

@@ -2,7 +2,7 @@
 // never goes back, even when someone deletes the lease record, on the
 // stores whose versions only grow: the memory store, the file store and a
 // real etcd. The
-// lease is driven through StoreLeaseBackend, the way the Elector writes it:
+// lease is driven through StoreLeaseProtocol, the way the Elector writes it:
 // a create with transitions 0 when it found no record.
 
 #include "leasebackendtesting.h"
@@ -11,7 +11,7 @@
 #include "filestore.h"
 #include "memorystore.h"
 #include <batoninternal/registrykey.h>
-#include "storeleasebackend.h"
+#include "storeleaseprotocol.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -31,7 +31,7 @@ namespace {
 const QString kLease = QStringLiteral("fenced");
 
 /*! One backend request, waited for with the event loop. */
-std::optional<LeaseReply> await(const std::function<void(LeaseBackend::Callback)> &request)
+std::optional<LeaseReply> await(const std::function<void(LeaseProtocol::Callback)> &request)
 {
     std::optional<LeaseReply> reply;
     request([&reply](const LeaseReply &r) { reply = r; });
@@ -72,7 +72,7 @@ private:
 void TestFencingToken::runTermsAroundADeletion(Store *first, Store *second, qint64 *lastToken,
                                                qint64 *newToken)
 {
-    StoreLeaseBackend before(first, kLease);
+    test::OneLease before(std::make_unique<StoreLeaseProtocol>(first), kLease);
     auto created = await([&](auto done) { before.create(heldRecord(QStringLiteral("a"), 0), std::nullopt, done); });
     QVERIFY(created);
     QCOMPARE(int(created->outcome), int(LeaseReply::Outcome::Ok));
@@ -94,7 +94,7 @@ void TestFencingToken::runTermsAroundADeletion(Store *first, Store *second, qint
     QTRY_VERIFY(removed);
 
     // The next instance reads, finds nothing and creates from transitions 0.
-    StoreLeaseBackend after(second, kLease);
+    test::OneLease after(std::make_unique<StoreLeaseProtocol>(second), kLease);
     auto read = await([&](auto done) { after.read(done); });
     QVERIFY(read);
     QVERIFY(!read->state.exists);
@@ -161,8 +161,8 @@ void TestFencingToken::
     QString error;
     QVERIFY2(ours.init(&error) && theirs.init(&error), qPrintable(error));
 
-    StoreLeaseBackend we(&ours, kLease);
-    StoreLeaseBackend they(&theirs, kLease);
+    test::OneLease we(std::make_unique<StoreLeaseProtocol>(&ours), kLease);
+    test::OneLease they(std::make_unique<StoreLeaseProtocol>(&theirs), kLease);
     const auto removeTheRecord = [&theirs] {
         bool removed = false;
         theirs.remove(registryLeaseKey(kLease), QString(),

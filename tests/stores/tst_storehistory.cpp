@@ -5,8 +5,9 @@
 
 #include "filestore.h"
 #include "filestoresteps.h"
+#include "leasebackendtesting.h"
 #include "memorystore.h"
-#include "storeleasebackend.h"
+#include "storeleaseprotocol.h"
 #include "testsupport.h"
 
 #include <baton/clusterservice.h>
@@ -397,7 +398,7 @@ void TestStoreHistory::aHistoryTooLargeIsIgnoredWithOneWarning()
 namespace {
 
 /*! What a backend's call answered, once it has. */
-std::optional<LeaseReply> answerOf(const std::function<void(LeaseBackend::Callback)> &call)
+std::optional<LeaseReply> answerOf(const std::function<void(LeaseProtocol::Callback)> &call)
 {
     std::optional<LeaseReply> reply;
     call([&reply](const LeaseReply &r) { reply = r; });
@@ -455,8 +456,8 @@ void TestStoreHistory::aLateHistoryWriteNeverErasesTheSuccessorsChange()
     QString error;
     QVERIFY2(storeA.init(&error), qPrintable(error));
     QVERIFY2(storeB.init(&error), qPrintable(error));
-    StoreLeaseBackend a(&storeA, kLease);
-    StoreLeaseBackend b(&storeB, kLease);
+    test::OneLease a(std::make_unique<StoreLeaseProtocol>(&storeA), kLease);
+    test::OneLease b(std::make_unique<StoreLeaseProtocol>(&storeB), kLease);
 
     // A is frozen right after its lease write is won, before its history
     // write; while it is, B takes the lease over and stores that change.

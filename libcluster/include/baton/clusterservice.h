@@ -13,7 +13,6 @@
 namespace baton {
 
 class ClusterServicePrivate;
-class LeaseBackend;
 class Clock;
 
 /*!
@@ -209,13 +208,6 @@ Q_SIGNALS:
     void electionEvent(const QJsonObject &event);
 
 protected:
-    /*!
-     * The lease backend of this service, or nullptr with \a errorString set
-     * when its parameters are wrong. Called once from init(), after the
-     * common parameters were checked.
-     */
-    virtual std::unique_ptr<LeaseBackend> createLeaseBackend(QString *errorString) = 0;
-
     /*! For tests and simulations: the clock every decision reads. Set before init(). */
     void setClock(const Clock *clock);
 

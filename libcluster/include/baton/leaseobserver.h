@@ -16,7 +16,6 @@ namespace baton {
 
 class Clock;
 class LeaseObserverPrivate;
-class LeaseSource;
 class Store;
 
 /*! One lease as an observer sees it (O2). */
@@ -204,8 +203,6 @@ public:
 
     /*! Observes the `cluster:*` entries of \a store, which the caller keeps alive. */
     explicit LeaseObserver(Store *store, const Clock *clock = nullptr, QObject *parent = nullptr);
-    /*! Observes what \a source reads, taking it: the library's own sources; others use open(). */
-    explicit LeaseObserver(LeaseSource *source, const Clock *clock = nullptr, QObject *parent = nullptr);
     /*! Stops, and deletes what open() opened. */
     ~LeaseObserver() override;
 
@@ -285,6 +282,10 @@ Q_SIGNALS:
     void storeError(const QString &message);
 
 private:
+    friend class LeaseObserverPrivate;
+    /*! Takes \a d, made by the library for a place open() found. */
+    LeaseObserver(LeaseObserverPrivate *d, QObject *parent);
+
     std::unique_ptr<LeaseObserverPrivate> d;
 };
 

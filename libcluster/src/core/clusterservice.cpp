@@ -1,7 +1,8 @@
 #include "clusterservice_p.h"
 
 #include <baton/clock.h>
-#include "localleasebackend.h"
+#include "leaseprotocol.h"
+#include "localleaseprotocol.h"
 #include "logging.h"
 #include "registrations.h"
 
@@ -132,22 +133,23 @@ bool ClusterService::init(QString *errorString)
     }
     if (!d->readParameters(errorString))
         return false;
-    QString backendError;
-    std::unique_ptr<LeaseBackend> backend = createLeaseBackend(&backendError);
-    if (!backend) {
-        *errorString = backendError.isEmpty()
+    QString protocolError;
+    std::unique_ptr<LeaseProtocol> protocol =
+            d->makeProtocol ? d->makeProtocol(&protocolError) : nullptr;
+    if (!protocol) {
+        *errorString = protocolError.isEmpty()
                 ? QStringLiteral("service \"%1\": no lease backend").arg(name())
-                : backendError;
+                : protocolError;
         return false;
     }
     d->registrations->setObjectName(d->leaseName);
     d->registrations->setLeaseName(d->leaseName);
-    d->unbounded = qobject_cast<LocalLeaseBackend *>(backend.get()) != nullptr;
+    d->unbounded = qobject_cast<LocalLeaseProtocol *>(protocol.get()) != nullptr;
     d->params.boundedByLease = !d->unbounded;
-    d->backend = std::move(backend);
+    d->protocol = std::move(protocol);
     qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 joins the election for \"%3\" on %4")
                                             .arg(name(), d->params.identity, d->leaseName,
-                                                 d->backend->describe());
+                                                 d->protocol->describeLease(d->leaseName));
     ServiceHost *host = ServiceHost::of(*this);
     if (host && !host->isStarted())
         connect(host, &ServiceHost::started, d.get(), &ClusterServicePrivate::startElection,

@@ -2,7 +2,7 @@
 
 #include <baton/clock.h>
 #include <batoninternal/eventrecord.h>
-#include "leasebackend.h"
+#include "leaseprotocol.h"
 #include "logging.h"
 #include "registrations.h"
 
@@ -20,7 +20,11 @@ ClusterServicePrivate::ClusterServicePrivate(ClusterService *qq)
     registrations->setLeadingCheck([this] { return isLeaderNow(); });
 }
 
-ClusterServicePrivate::~ClusterServicePrivate() = default;
+ClusterServicePrivate::~ClusterServicePrivate()
+{
+    // The watch reads through the protocol: it goes first, also one a stop left.
+    qDeleteAll(findChildren<LeaseWatch *>(Qt::FindDirectChildrenOnly));
+}
 
 void ClusterServicePrivate::startElection()
 {
@@ -28,18 +32,58 @@ void ClusterServicePrivate::startElection()
         return; // stopped before the application finished starting
     elector = std::make_unique<Elector>(params, *clock);
     started = true;
-    connect(backend.get(), &LeaseBackend::changed, this, [this](const LeaseState &state) {
-        if (elector)
-            execute(elector->onWatch(state));
-    });
-    if (backend->startWatching())
+    if (startWatching())
         qCDebug(lcElection).noquote()
-                << QStringLiteral("%1: follows %2 by watch").arg(leaseName, backend->describe());
+                << QStringLiteral("%1: follows %2 by watch").arg(leaseName, protocol->describeLease(leaseName));
     else
         qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 cannot be watched; polling every %3 ms")
-                                                .arg(leaseName, backend->describe())
+                                                .arg(leaseName, protocol->describeLease(leaseName))
                                                 .arg(params.renewIntervalMs);
     execute(elector->start());
+}
+
+bool ClusterServicePrivate::startWatching()
+{
+    // A watch of this one lease: an event on another election's lease of
+    // the same place never reaches this one.
+    watch = protocol->watch(leaseName, this);
+    if (!watch)
+        return false;
+    connect(watch, &LeaseWatch::changed, this,
+            [this](const SourcedLease &lease) { onWatched(lease); });
+    connect(watch, &LeaseWatch::removed, this, [this] { onWatched(LeaseState {}); });
+    connect(watch, &LeaseWatch::listed, this, [this](const QList<SourcedLease> &leases) {
+        for (const SourcedLease &lease : leases)
+            if (lease.name == leaseName) {
+                onWatched(lease);
+                return;
+            }
+        onWatched(LeaseState {});
+    });
+    connect(watch, &LeaseWatch::resynchronise, this, [this] {
+        protocol->get(leaseName, [this](const LeaseReply &reply) {
+            if (reply.outcome == LeaseReply::Outcome::Ok && watch)
+                onWatched(reply.state);
+        });
+    });
+    return true;
+}
+
+void ClusterServicePrivate::onWatched(const SourcedLease &lease)
+{
+    if (!lease.valid) {
+        // R1: an unreadable record is never taken for a free lease.
+        qCWarning(lcElection).noquote()
+                << QStringLiteral("%1: %2").arg(protocol->describeLease(leaseName), lease.error);
+        return;
+    }
+    onWatched(lease.state());
+}
+
+void ClusterServicePrivate::onWatched(const LeaseState &state)
+{
+    if (elector && !stopFinished)
+        execute(elector->onWatch(state));
 }
 
 bool ClusterServicePrivate::isLeaderNow() const
@@ -177,11 +221,12 @@ void ClusterServicePrivate::sendRequest(const ElectorAction &request)
         };
     };
     if (const auto *read = std::get_if<action::Read>(&request))
-        backend->read(answer(read->request));
+        protocol->get(leaseName, answer(read->request));
     else if (const auto *create = std::get_if<action::Create>(&request))
-        backend->create(create->record, create->change, answer(create->request));
+        protocol->create(leaseName, create->record, create->change, answer(create->request));
     else if (const auto *update = std::get_if<action::Update>(&request))
-        backend->update(update->record, update->version, update->change, answer(update->request));
+        protocol->update(leaseName, update->record, update->version, update->change,
+                         answer(update->request));
 }
 
 void ClusterServicePrivate::armTimer()
@@ -279,8 +324,12 @@ void ClusterServicePrivate::finishStop()
     stopFinished = true;
     wakeTimer.stop();
     stopDeadlineTimer.stop();
-    if (backend)
-        disconnect(backend.get(), nullptr, this, nullptr); // a stopped instance reports nothing
+    if (watch) {
+        // A stopped instance follows nothing and reports nothing.
+        watch->disconnect(this);
+        watch->deleteLater();
+        watch = nullptr;
+    }
     q->finishStop();
 }
 

@@ -8,20 +8,26 @@
 #include <QJsonObject>
 
 #include <deque>
+#include <functional>
 #include <memory>
 
 namespace baton {
 
 class Clock;
-class LeaseBackend;
+class LeaseProtocol;
+class LeaseWatch;
 class Registrations;
+struct SourcedLease;
+
+/*! Makes the protocol of a cluster service's lease, or nullptr with the error set (P1). */
+using LeaseProtocolFactory = std::function<std::unique_ptr<LeaseProtocol>(QString *errorString)>;
 
 /*! The parameters every cluster service takes (the configuration refuses others, P1). */
 QStringList clusterParameterNames();
 
 /*!
  * The driver between the Elector and the world: arms the one timer the
- * Elector asks for, sends its requests through the backend, feeds the
+ * Elector asks for, sends its requests through the lease protocol, feeds the
  * answers back, and hands leadership to the registrations. Thin on
  * purpose: every decision is the Elector's.
  */
@@ -32,6 +38,16 @@ public:
     explicit ClusterServicePrivate(ClusterService *q);
     ~ClusterServicePrivate() override;
 
+    static ClusterServicePrivate *of(ClusterService *service) { return service->d.get(); }
+    /*!
+     * The hook of the library's own cluster types (not in the public
+     * header): where \a service's lease lives, made once by init().
+     */
+    static void setLeaseProtocolFactory(ClusterService *service, LeaseProtocolFactory factory)
+    {
+        of(service)->makeProtocol = std::move(factory);
+    }
+
     bool readParameters(QString *errorString);
     void startElection();
     void beginStop();
@@ -40,6 +56,11 @@ public:
     void perform(const ElectorAction &action);
     void announceHolder();
     void sendRequest(const ElectorAction &request);
+    /*! Follows the lease where its protocol can; false when the election polls. */
+    bool startWatching();
+    /*! A watch or a list told how the lease is now. */
+    void onWatched(const SourcedLease &lease);
+    void onWatched(const LeaseState &state);
     void armTimer();
     void releaseWhenIdle();
     void finishStop();
@@ -72,7 +93,10 @@ public:
 
     Registrations *registrations;
     std::unique_ptr<Elector> elector;
-    std::unique_ptr<LeaseBackend> backend;
+    LeaseProtocolFactory makeProtocol;
+    std::unique_ptr<LeaseProtocol> protocol;
+    /*! Follows leaseName in the protocol; nullptr when it cannot, and once stopped. */
+    LeaseWatch *watch = nullptr;
     // Deadlines on the decisions' clock: a QTimer would fire late by the
     // time the host was suspended (F4).
     BootTimer wakeTimer;

@@ -14,7 +14,7 @@ struct LeaseState
     QString version;
 };
 
-/*! The answer of a LeaseBackend to one request. */
+/*! The answer of a LeaseProtocol to one request. */
 struct LeaseReply
 {
     enum class Outcome {

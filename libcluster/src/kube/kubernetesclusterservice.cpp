@@ -2,7 +2,7 @@
 
 #include "clusterservice_p.h"
 #include "kubeconfig.h"
-#include "kubernetesleasebackend.h"
+#include "kubernetesleaseprotocol.h"
 #include "logging.h"
 #include "parameters.h"
 #include "secretfile.h"
@@ -27,11 +27,19 @@ QStringList KubernetesClusterService::parameterNames()
                                    << QStringLiteral("tokenFile") << QStringLiteral("historyLength");
 }
 
-std::unique_ptr<LeaseBackend> KubernetesClusterService::createLeaseBackend(QString *errorString)
+KubernetesClusterService::KubernetesClusterService(const QString &name, const QJsonObject &parameters,
+                                                   Application *application)
+    : ClusterService(name, parameters, application)
+{
+    ClusterServicePrivate::setLeaseProtocolFactory(
+            this, [this](QString *errorString) { return createLeaseProtocol(errorString); });
+}
+
+std::unique_ptr<LeaseProtocol> KubernetesClusterService::createLeaseProtocol(QString *errorString)
 {
     ParameterReader reader(ParameterReader::describeService(name(), type()), parameters());
     // P1: the API refuses other names; say so before any request.
-    if (!KubernetesLeaseBackend::isValidLeaseName(leaseName()))
+    if (!KubernetesLeaseProtocol::isValidLeaseName(leaseName()))
         reader.refuse(QStringLiteral("leaseName"), leaseName(),
                       QStringLiteral("a Kubernetes Lease name must be a DNS-1123 subdomain: at most "
                                      "253 lower-case letters, digits, '-' and '.', starting and "
@@ -73,7 +81,7 @@ std::unique_ptr<LeaseBackend> KubernetesClusterService::createLeaseBackend(QStri
         config.token.clear();
         config.exec.reset();
     }
-    auto backend = std::make_unique<KubernetesLeaseBackend>(config, leaseName(), timeoutMs);
+    auto backend = std::make_unique<KubernetesLeaseProtocol>(config, false, timeoutMs);
     backend->setHistoryLength(historyLength);
     if (!backend->setUp(&error)) {
         *errorString = QStringLiteral("service \"%1\": %2").arg(name(), error);

@@ -4,6 +4,8 @@
 
 namespace baton {
 
+class LeaseProtocol;
+
 /*!
  * `Webda/KubernetesClusterService` (B3-B5): the lease is the
  * `coordination.k8s.io/v1` Lease `<leaseName>` of a namespace, written as
@@ -18,12 +20,13 @@ class KubernetesClusterService final : public ClusterService
 {
     Q_OBJECT
 public:
-    using ClusterService::ClusterService;
+    KubernetesClusterService(const QString &name, const QJsonObject &parameters,
+                             Application *application);
     /*! The parameters this type takes; the configuration refuses others (P1). */
     static QStringList parameterNames();
 
-protected:
-    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *errorString) override;
+private:
+    std::unique_ptr<LeaseProtocol> createLeaseProtocol(QString *errorString);
 };
 
 } // namespace baton

@@ -1,8 +1,8 @@
 #include "leaseobserver_p.h"
 
 #include <baton/clock.h>
-#include "leasesource.h"
-#include "storeleasesource.h"
+#include "leaseprotocol.h"
+#include "storeleaseprotocol.h"
 #include "logging.h"
 
 #include <baton/application.h>
@@ -15,60 +15,56 @@
 namespace baton {
 
 LeaseObserver::LeaseObserver(Store *store, const Clock *clock, QObject *parent)
-    : LeaseObserver(new StoreLeaseSource(store), clock, parent)
+    : LeaseObserver(new LeaseObserverPrivate(new StoreLeaseProtocol(store), clock), parent)
 {
     d->m_store = store;
 }
 
-LeaseObserver::LeaseObserver(LeaseSource *source, const Clock *clock, QObject *parent)
+LeaseObserver::LeaseObserver(LeaseObserverPrivate *dd, QObject *parent)
     : QObject(parent)
-    , d(std::make_unique<LeaseObserverPrivate>(this, source, clock))
+    , d(dd)
 {
+    d->attach(this);
 }
 
 LeaseObserver::~LeaseObserver()
 {
-    // The source reads the store: it goes first, before what open() opened.
-    delete d->m_source;
-    d->m_source = nullptr;
+    // The watch and the protocol read the store: they go first, before
+    // what open() opened.
+    d->m_watch = nullptr;
+    qDeleteAll(findChildren<LeaseWatch *>(Qt::FindDirectChildrenOnly)); // also one a stop() left
+    delete d->m_protocol;
+    d->m_protocol = nullptr;
 }
 
-LeaseObserverPrivate::LeaseObserverPrivate(LeaseObserver *observer, LeaseSource *source, const Clock *clock)
-    : q(observer)
-    , m_source(source)
+LeaseObserver *LeaseObserverPrivate::create(LeaseProtocol *protocol, const Clock *clock, QObject *parent)
+{
+    return new LeaseObserver(new LeaseObserverPrivate(protocol, clock), parent);
+}
+
+LeaseObserverPrivate::LeaseObserverPrivate(LeaseProtocol *protocol, const Clock *clock)
+    : m_protocol(protocol)
     , m_clock(clock ? clock : &Clock::system())
     , m_emptyText(QStringLiteral("no cluster:* entries in the Registry"))
 {
-    m_source->setParent(q);
+}
+
+void LeaseObserverPrivate::attach(LeaseObserver *observer)
+{
+    q = observer;
+    m_protocol->setParent(nullptr); // deleted by ~LeaseObserver, before what open() opened
     m_pollTimer.setSingleShot(true);
     QObject::connect(&m_pollTimer, &QTimer::timeout, q, [this] { list(); });
     m_expiryTimer.setSingleShot(true);
     m_expiryTimer.setTimerType(Qt::PreciseTimer);
     QObject::connect(&m_expiryTimer, &QTimer::timeout, q, [this] { checkExpiry(); });
-    QObject::connect(m_source, &LeaseSource::listed, q,
-                     [this](const QList<SourcedLease> &leases) { onListed(leases); });
-    QObject::connect(m_source, &LeaseSource::listFailed, q,
-                     [this](const QString &message) { onListFailed(message); });
-    QObject::connect(m_source, &LeaseSource::changed, q, [this](const SourcedLease &lease) {
-        if (!m_running)
-            return;
-        const int recorded = apply(lease);
-        insertRecorded();
-        if (recorded > 0)
-            Q_EMIT q->historyRead();
-    });
-    QObject::connect(m_source, &LeaseSource::removed, q, [this](const QString &name) {
-        if (m_running)
-            remove(name);
-    });
-    QObject::connect(m_source, &LeaseSource::resynchronise, q, [this] { list(); });
 }
 
 LeaseObserverPrivate::~LeaseObserverPrivate() = default;
 
 QString LeaseObserver::describeSource() const
 {
-    return d->m_source->describe();
+    return d->m_protocol->describe();
 }
 
 QString LeaseObserver::describeEmpty() const
@@ -109,85 +105,6 @@ QList<LeaseFailover> LeaseObserver::history() const
 const Clock &LeaseObserver::clock() const
 {
     return *d->m_clock;
-}
-
-void LeaseObserver::start()
-{
-    d->start();
-}
-
-void LeaseObserver::stop()
-{
-    d->stop();
-}
-
-void LeaseObserverPrivate::start()
-{
-    if (m_running)
-        return;
-    m_running = true;
-    // The source starts following first, so that no change falls between the list and it.
-    m_source->start();
-    list();
-}
-
-void LeaseObserverPrivate::stop()
-{
-    m_running = false;
-    m_listing = false;
-    m_pollTimer.stop();
-    m_expiryTimer.stop();
-    m_source->stop();
-}
-
-void LeaseObserverPrivate::list()
-{
-    if (!m_running || m_listing)
-        return;
-    m_listing = true;
-    m_source->list();
-}
-
-void LeaseObserverPrivate::onListed(const QList<SourcedLease> &leases)
-{
-    if (!m_running || !m_listing)
-        return;
-    m_listing = false;
-    QSet<QString> present;
-    int recorded = 0;
-    for (const SourcedLease &lease : leases) {
-        present.insert(lease.name);
-        recorded += apply(lease);
-    }
-    const QStringList known = m_leases.keys();
-    for (const QString &name : known)
-        if (!present.contains(name))
-            remove(name);
-    insertRecorded();
-    // The first list's stored changes are in history() before ready().
-    if (recorded > 0 && m_ready)
-        Q_EMIT q->historyRead();
-    afterList(true);
-}
-
-void LeaseObserverPrivate::onListFailed(const QString &message)
-{
-    if (!m_running || !m_listing)
-        return;
-    m_listing = false;
-    Q_EMIT q->storeError(message);
-    afterList(false);
-}
-
-void LeaseObserverPrivate::afterList(bool ok)
-{
-    if (!m_ready) {
-        m_ready = true;
-        Q_EMIT q->ready();
-    }
-    // Without a watch, or after a failure, the list is how news comes.
-    if (m_running && (!m_source->isWatching() || !ok))
-        m_pollTimer.start(m_pollIntervalMs);
 }
 
 int LeaseObserverPrivate::apply(const SourcedLease &lease)

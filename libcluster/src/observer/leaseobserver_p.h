@@ -16,7 +16,8 @@ namespace baton {
 
 class Application;
 class Clock;
-class LeaseSource;
+class LeaseProtocol;
+class LeaseWatch;
 class Store;
 struct HistoryEntry;
 struct SourcedLease;
@@ -24,12 +25,20 @@ struct SourcedLease;
 /*!
  * The state and the reading of a LeaseObserver: it keeps the leases, the
  * history and the expiry deadlines, and emits through its LeaseObserver.
+ * It lists and watches every lease of its LeaseProtocol, and polls with
+ * lists where the protocol cannot watch.
  */
 class LeaseObserverPrivate
 {
 public:
-    LeaseObserverPrivate(LeaseObserver *observer, LeaseSource *source, const Clock *clock);
+    /*! Observes every lease \a protocol reads, taking it. */
+    LeaseObserverPrivate(LeaseProtocol *protocol, const Clock *clock);
     ~LeaseObserverPrivate();
+
+    /*! An observer of every lease of \a protocol, which it takes; not started yet. */
+    static LeaseObserver *create(LeaseProtocol *protocol, const Clock *clock, QObject *parent);
+    /*! Connects to the observer once it has one. */
+    void attach(LeaseObserver *observer);
 
     void start();
     void stop();
@@ -37,7 +46,7 @@ public:
     void onListed(const QList<SourcedLease> &leases);
     void onListFailed(const QString &message);
     void afterList(bool ok);
-    /*! Takes what the source read of one lease; returns how many stored changes it added to the history. */
+    /*! Takes what the protocol read of one lease; returns how many stored changes it added to the history. */
     int apply(const SourcedLease &lease);
     void applyRecord(const SourcedLease &lease);
     /*! Queues \a name's stored changes that history() lacks for insertRecorded(); returns how many. */
@@ -53,10 +62,12 @@ public:
 
     using Deadlines = std::multimap<qint64, QString>;
 
-    LeaseObserver *q;
-    LeaseSource *m_source;
+    LeaseObserver *q = nullptr;
+    LeaseProtocol *m_protocol;
+    /*! Every lease of the protocol, while running; nullptr when it cannot watch. */
+    LeaseWatch *m_watch = nullptr;
     const Clock *m_clock;
-    /*! What open() opened for this observer: deleted after the source. */
+    /*! What open() opened for this observer: deleted after the protocol. */
     std::unique_ptr<Application> m_application;
     std::unique_ptr<Store> m_ownedStore;
     Store *m_store = nullptr;

@@ -7,7 +7,7 @@
 
 #include "filestore.h"
 #include "kubeconfig.h"
-#include "kubernetesleasesource.h"
+#include "kubernetesleaseprotocol.h"
 #include "logging.h"
 #include "storeurl.h"
 
@@ -134,7 +134,7 @@ std::optional<Failure> openStoreService(const LeaseSourceOptions &options, std::
     return std::nullopt;
 }
 
-std::optional<Failure> openKubernetes(const LeaseSourceOptions &options, LeaseSource **opened, QString *emptyText)
+std::optional<Failure> openKubernetes(const LeaseSourceOptions &options, LeaseProtocol **opened, QString *emptyText)
 {
     KubeConfigOptions where;
     where.configPath = options.kubeconfigPath;
@@ -153,7 +153,7 @@ std::optional<Failure> openKubernetes(const LeaseSourceOptions &options, LeaseSo
         config.clientCertPem.clear();
         config.clientKeyPem.clear();
     }
-    auto source = std::make_unique<KubernetesLeaseSource>(config, options.allNamespaces, kubeTimeoutMs);
+    auto source = std::make_unique<KubernetesLeaseProtocol>(config, options.allNamespaces, kubeTimeoutMs);
     if (!source->setUp(&error))
         return Failure {LeaseObserver::OpenError::BadInput, error};
     if (config.insecureSkipTlsVerify)
@@ -175,7 +175,7 @@ LeaseObserver *LeaseObserver::open(const LeaseSourceOptions &options, QObject *p
     std::unique_ptr<Application> application;
     std::unique_ptr<Store> ownedStore;
     Store *store = nullptr;
-    LeaseSource *kubernetes = nullptr;
+    LeaseProtocol *kubernetes = nullptr;
     QString emptyText;
     std::optional<Failure> failure;
     switch (options.kind) {
@@ -197,7 +197,7 @@ LeaseObserver *LeaseObserver::open(const LeaseSourceOptions &options, QObject *p
         *errorString = failure->message;
         return nullptr;
     }
-    LeaseObserver *observer = kubernetes ? new LeaseObserver(kubernetes, clock, parent)
+    LeaseObserver *observer = kubernetes ? LeaseObserverPrivate::create(kubernetes, clock, parent)
                                          : new LeaseObserver(store, clock, parent);
     observer->d->m_application = std::move(application);
     // openRegistry() owns a store only when it made the default one.

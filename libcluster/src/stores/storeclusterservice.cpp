@@ -3,7 +3,7 @@
 #include "clusterservice_p.h"
 #include "parameters.h"
 #include "servicehost.h"
-#include "storeleasebackend.h"
+#include "storeleaseprotocol.h"
 
 #include <baton/store.h>
 
@@ -33,7 +33,15 @@ bool readHistoryLength(const ClusterService &service, int *length, QString *erro
     return reader.ok();
 }
 
-std::unique_ptr<LeaseBackend> StoreClusterService::createLeaseBackend(QString *errorString)
+StoreClusterService::StoreClusterService(const QString &name, const QJsonObject &parameters,
+                                         Application *application)
+    : ClusterService(name, parameters, application)
+{
+    ClusterServicePrivate::setLeaseProtocolFactory(
+            this, [this](QString *errorString) { return createLeaseProtocol(errorString); });
+}
+
+std::unique_ptr<LeaseProtocol> StoreClusterService::createLeaseProtocol(QString *errorString)
 {
     int historyLength = 0;
     if (!readHistoryLength(*this, &historyLength, errorString))
@@ -61,7 +69,7 @@ std::unique_ptr<LeaseBackend> StoreClusterService::createLeaseBackend(QString *e
                                .arg(name());
         return nullptr;
     }
-    return std::make_unique<StoreLeaseBackend>(store, leaseName(), historyLength);
+    return std::make_unique<StoreLeaseProtocol>(store, historyLength);
 }
 
 } // namespace baton

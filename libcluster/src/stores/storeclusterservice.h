@@ -4,6 +4,8 @@
 
 namespace baton {
 
+class LeaseProtocol;
+
 /*!
  * `Webda/StoreClusterService` (B2): the lease is the Registry entry
  * `cluster:<leaseName>`. Parameter `store` names the store service to use
@@ -14,12 +16,12 @@ class StoreClusterService final : public ClusterService
 {
     Q_OBJECT
 public:
-    using ClusterService::ClusterService;
+    StoreClusterService(const QString &name, const QJsonObject &parameters, Application *application);
     /*! The parameters this type takes; the configuration refuses others (P1). */
     static QStringList parameterNames();
 
-protected:
-    std::unique_ptr<LeaseBackend> createLeaseBackend(QString *errorString) override;
+private:
+    std::unique_ptr<LeaseProtocol> createLeaseProtocol(QString *errorString);
 };
 
 /*!

@@ -1,0 +1,126 @@
+// How a LeaseObserver reads its LeaseProtocol: the watch of every lease,
+// the lists, and the polls where there is no watch or a list failed.
+#include "leaseobserver_p.h"
+
+#include "leaseprotocol.h"
+
+#include <QPointer>
+
+namespace baton {
+
+void LeaseObserver::start()
+{
+    d->start();
+}
+
+void LeaseObserver::stop()
+{
+    d->stop();
+}
+
+void LeaseObserverPrivate::start()
+{
+    if (m_running)
+        return;
+    m_running = true;
+    // The watch starts first, so that no change falls between the list and it.
+    m_watch = m_protocol->watch(QString(), q);
+    if (m_watch) {
+        QObject::connect(m_watch, &LeaseWatch::listed, q,
+                         [this](const QList<SourcedLease> &leases) { onListed(leases); });
+        QObject::connect(m_watch, &LeaseWatch::listFailed, q,
+                         [this](const QString &message) { onListFailed(message); });
+        QObject::connect(m_watch, &LeaseWatch::changed, q, [this](const SourcedLease &lease) {
+            if (!m_running)
+                return;
+            const int recorded = apply(lease);
+            insertRecorded();
+            if (recorded > 0)
+                Q_EMIT q->historyRead();
+        });
+        QObject::connect(m_watch, &LeaseWatch::removed, q, [this](const QString &name) {
+            if (m_running)
+                remove(name);
+        });
+        QObject::connect(m_watch, &LeaseWatch::resynchronise, q, [this] { list(); });
+    }
+    list();
+}
+
+void LeaseObserverPrivate::stop()
+{
+    m_running = false;
+    m_listing = false;
+    m_pollTimer.stop();
+    m_expiryTimer.stop();
+    if (m_watch) {
+        // Nothing is emitted after stop(); deleted later, as stop() may come from its signal.
+        m_watch->disconnect(q);
+        m_watch->deleteLater();
+        m_watch = nullptr;
+    }
+}
+
+void LeaseObserverPrivate::list()
+{
+    if (!m_running || m_listing)
+        return;
+    m_listing = true;
+    if (m_watch) {
+        m_watch->list();
+        return;
+    }
+    m_protocol->list([this, observer = QPointer<LeaseObserver>(q)](const QList<SourcedLease> &leases,
+                                                                    const QString &error) {
+        if (!observer)
+            return;
+        if (error.isEmpty())
+            onListed(leases);
+        else
+            onListFailed(error);
+    });
+}
+
+void LeaseObserverPrivate::onListed(const QList<SourcedLease> &leases)
+{
+    if (!m_running || !m_listing)
+        return;
+    m_listing = false;
+    QSet<QString> present;
+    int recorded = 0;
+    for (const SourcedLease &lease : leases) {
+        present.insert(lease.name);
+        recorded += apply(lease);
+    }
+    const QStringList known = m_leases.keys();
+    for (const QString &name : known)
+        if (!present.contains(name))
+            remove(name);
+    insertRecorded();
+    // The first list's stored changes are in history() before ready().
+    if (recorded > 0 && m_ready)
+        Q_EMIT q->historyRead();
+    afterList(true);
+}
+
+void LeaseObserverPrivate::onListFailed(const QString &message)
+{
+    if (!m_running || !m_listing)
+        return;
+    m_listing = false;
+    Q_EMIT q->storeError(message);
+    afterList(false);
+}
+
+void LeaseObserverPrivate::afterList(bool ok)
+{
+    if (!m_ready) {
+        m_ready = true;
+        Q_EMIT q->ready();
+    }
+    // Without a watch, or after a failure, the list is how news comes.
+    if (m_running && (!m_watch || !m_watch->isWatching() || !ok))
+        m_pollTimer.start(m_pollIntervalMs);
+}
+
+} // namespace baton
