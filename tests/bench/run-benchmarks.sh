@@ -11,6 +11,9 @@
 #   tests/bench/run-benchmarks.sh --quick    short windows, to try it (the page says so)
 #   tests/bench/run-benchmarks.sh --no-docs  print the page instead of writing it
 #
+# BATON_BENCH_PRESET names another CMake preset to build and measure (to try
+# the script on a build that exists); the page says the build type it had.
+#
 # The footprint and the 1,000-election runs go side by side (each measures
 # its own processes), so the full run takes about 20 minutes.
 set -eu
@@ -33,13 +36,14 @@ for arg in "$@"; do
     esac
 done
 
+preset=${BATON_BENCH_PRESET:-bench}
 ./setup.sh bench
-cmake --preset bench >/dev/null
-cmake --build build/bench -j"$(nproc)" --target baton bench_election bench_dashboard bench_history >/dev/null
+cmake --preset "$preset" >/dev/null
+cmake --build "build/$preset" -j"$(nproc)" --target baton bench_election bench_dashboard bench_history >/dev/null
 
-bin=build/bench/tests/bench
-export BATON_BINARY="$root/build/bench/app/baton"
-[ -x "$BATON_BINARY" ] || BATON_BINARY=$(find "$root/build/bench" -name baton -type f -perm -u+x | head -1)
+bin=build/$preset/tests/bench
+export BATON_BINARY="$root/build/$preset/app/baton"
+[ -x "$BATON_BINARY" ] || BATON_BINARY=$(find "$root/build/$preset" -name baton -type f -perm -u+x | head -1)
 work=$(mktemp -d)
 etcd_dir="$work/etcd"
 cleanup() {
@@ -57,7 +61,7 @@ started=$(date +%s)
 commit=$(git rev-parse --short HEAD)
 git diff --quiet HEAD -- . ':(exclude)docs/benchmarks.md' || commit="$commit with changes not committed"
 machine="$(nproc) × $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
-build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' build/bench/CMakeCache.txt)
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "build/$preset/CMakeCache.txt")
 
 # run NAME COMMAND...: runs COMMAND, its stdout to $work/NAME.md, and keeps
 # its stamp in $work/NAME.stamp (the etcd endpoint shown as $ETCD).
@@ -130,7 +134,7 @@ page="$work/page.md"
     echo "Written by \`tests/bench/run-benchmarks.sh\` and nothing else; run it again rather than edit"
     echo "this page. Each table says the commit, the date, the machine, the build type and the command"
     echo "that measured it (\`\$ETCD\`: a private single-member etcd that the script starts with"
-    echo "\`tests/etcd/etcd-fixture.sh\`; binaries of the \`bench\` preset, \`build/bench/tests/bench\`)."
+    echo "\`tests/etcd/etcd-fixture.sh\`; binaries of the \`$preset\` preset, \`$bin\`)."
     if [ "$mode" = quick ]; then
         echo "This is a **quick run** (\`--quick\`): short windows and few repetitions, to try the"
         echo "script; the documented run has none of that."
