@@ -68,7 +68,7 @@ build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "build/$preset/CMakeCache.t
 run() {
     name=$1
     shift
-    shown=$(echo "$*" | sed "s|$endpoint|\$ETCD|g; s|$root/||g")
+    shown=$(echo "$*" | sed "s|$endpoint|\$ETCD|g; s|$root/||g; s|$work/||g")
     echo "$(date -u '+%Y-%m-%d %H:%M') UTC|\`$shown\`" >>"$work/$name.stamp"
     "$@" >>"$work/$name.md"
 }
