@@ -18,6 +18,11 @@
 // history with --history, full within a second; no stall above 16 ms, one
 // frame at 60 Hz, while renewing); with --check the exit status is 1 when
 // one is not met.
+//
+// The guard options (CTest label perfguard, tests/bench/CMakeLists.txt)
+// make the exit status 1 when a bound is crossed, or when the table is not
+// full or the observer did not see every write once the writer stopped:
+//   --max-cpu-per-renewal=MS  --max-full-table=MS  --max-stall=MS
 
 #include "dashboardsession.h"
 #include "failoverhistorymodel.h"
@@ -31,6 +36,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QRegularExpression>
 #include <QTableView>
 #include <QTimer>
 
@@ -59,6 +65,25 @@ int main(int argc, char *argv[])
     QStringList args = app.arguments().mid(1);
     const bool check = args.removeAll(QStringLiteral("--check")) > 0;
     const bool withHistory = args.removeAll(QStringLiteral("--history")) > 0;
+    // Bounds of the guard; a negative one is not checked.
+    double maxCpuPerRenewalMs = -1;
+    double maxFullTableMs = -1;
+    double maxStallMs = -1;
+    for (const QString &arg : args.filter(QRegularExpression(QStringLiteral("^--max-")))) {
+        bool number = false;
+        const double bound = arg.section(QLatin1Char('='), 1).toDouble(&number);
+        double *target = arg.startsWith(QLatin1String("--max-cpu-per-renewal=")) ? &maxCpuPerRenewalMs
+                : arg.startsWith(QLatin1String("--max-full-table=")) ? &maxFullTableMs
+                : arg.startsWith(QLatin1String("--max-stall=")) ? &maxStallMs
+                : nullptr;
+        if (!target || !number) {
+            std::fprintf(stderr, "bench_dashboard: %s: not a known bound with a number\n", qPrintable(arg));
+            return 2;
+        }
+        *target = bound;
+        args.removeAll(arg);
+    }
+    const bool guard = maxCpuPerRenewalMs >= 0 || maxFullTableMs >= 0 || maxStallMs >= 0;
     const int leases = args.size() > 0 ? args.at(0).toInt() : 5000;
     const int seconds = args.size() > 1 ? args.at(1).toInt() : 30;
     const int renewMs = args.size() > 2 ? args.at(2).toInt() : 10000;
@@ -179,6 +204,12 @@ int main(int argc, char *argv[])
     app.exec();
     const double cpu = cpuMs() - cpuStart;
     const qint64 elapsed = wall.elapsed();
+    // The writes of the last turns may still be on their way to the observer.
+    writer.stop();
+    QElapsedTimer drain;
+    drain.start();
+    while (seen < events && drain.elapsed() < 30000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
 
     std::sort(gapsUs.begin(), gapsUs.end());
     const auto pct = [&](double p) {
@@ -200,5 +231,21 @@ int main(int argc, char *argv[])
     std::printf("target: first full table <= %lld ms: %s\n", targetFullTableMs, fullTableMet ? "met" : "not met");
     std::printf("target: longest stall <= %.0f ms: %s\n", targetStallMs, stallMet ? "met" : "not met");
     std::fflush(stdout);
+    if (guard) {
+        bool held = true;
+        const auto bounded = [&held](const char *what, double value, double bound, const char *unit, bool wanted) {
+            if (!wanted)
+                return;
+            held = held && value <= bound;
+            std::fprintf(stderr, "guard: %s %.3f%s (bound %.3f%s): %s\n", what, value, unit, bound, unit,
+                         value <= bound ? "ok" : "FAILED");
+        };
+        bounded("rows missing from the table", double(leases - session.leaseModel()->rowCount()), 0, "", true);
+        bounded("writes the observer did not see", double(events - seen), 0, "", true);
+        bounded("cpu per renewal", events ? cpu / double(events) : 0.0, maxCpuPerRenewalMs, " ms", maxCpuPerRenewalMs >= 0);
+        bounded("first full table", double(setupMs), maxFullTableMs, " ms", maxFullTableMs >= 0);
+        bounded("longest stall while renewing", longestStall, maxStallMs, " ms", maxStallMs >= 0);
+        return held ? 0 : 1;
+    }
     return check && !(stallMet && fullTableMet) ? 1 : 0;
 }

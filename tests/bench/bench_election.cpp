@@ -10,6 +10,12 @@
 //   bench_election footprint ENDPOINT SECONDS       RSS and CPU, baton join beside etcdctl elect
 //   bench_election scale     ENDPOINT ELECTIONS SECONDS [--callgrind FILE]
 //
+// ENDPOINT `file` runs the scale section on a FileStore in a private folder
+// instead of etcd. The guard options (CTest label perfguard, tests/bench/
+// CMakeLists.txt) make scale exit 1 when a bound is crossed, any election
+// stepped down, or one did not renew in the window:
+//   --max-cpu=PERCENT_OF_A_CORE  --max-rss=MB  --max-gap=MS (between two renewals of one lease)
+//
 // Times are CLOCK_BOOTTIME, the clock of the O5 `mono` field, so a signal
 // sent here and a `started-leading` written by a child compare directly.
 
@@ -30,6 +36,7 @@
 #include <QPointer>
 #include <QProcess>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -817,11 +824,11 @@ public:
         return QStringLiteral("%1 %2\n%3").arg(int(m_process.state())).arg(m_process.errorString(),
                                                     QString::fromLocal8Bit(log.readAll().right(2000)));
     }
-    void stop()
+    void stop(int timeoutMs = 120000)
     {
         // A clean stop releases every lease: with 1,000 that takes a while.
         ::kill(pid_t(m_process.processId()), SIGTERM);
-        if (!m_process.waitForFinished(120000)) {
+        if (!m_process.waitForFinished(timeoutMs)) {
             m_process.kill();
             m_process.waitForFinished(5000);
         }
@@ -877,9 +884,50 @@ private:
     QByteArray m_pending;
 };
 
+/*! Bounds of the perfguard run; a negative one is not checked. */
+struct ScaleGuard
+{
+    double maxCpuPercent = -1;
+    double maxRssMb = -1;
+    double maxGapMs = -1;
+    bool on() const { return maxCpuPercent >= 0 || maxRssMb >= 0 || maxGapMs >= 0; }
+};
+
+ScaleGuard g_guard;
+
+/*! Prints one guard check and returns whether it held. */
+bool guardCheck(const QString &what, double value, double bound, const QString &unit)
+{
+    const bool ok = value <= bound;
+    const QString suffix = unit.isEmpty() ? QString() : QLatin1Char(' ') + unit;
+    note(QStringLiteral("guard: %1 %2%3 (bound %4%3): %5")
+                 .arg(what, f(value, unit.isEmpty() ? 0 : 1), suffix, f(bound, 0),
+                      ok ? QStringLiteral("ok") : QStringLiteral("FAILED")));
+    return ok;
+}
+
+/*! Whether every check of g_guard holds for the run's window; each is printed. */
+bool guardHolds(const ScaleRun &r, const Footprint &fp, int elections)
+{
+    bool ok = guardCheck(QStringLiteral("step-downs"), r.stopped, 0, QString());
+    ok = guardCheck(QStringLiteral("elections not renewed in the window"),
+                    elections - int(r.lastRenewal.size()), 0, QString()) && ok;
+    if (g_guard.maxCpuPercent >= 0)
+        ok = guardCheck(QStringLiteral("CPU"), fp.cpuPercent(), g_guard.maxCpuPercent, QStringLiteral("% of a core")) && ok;
+    if (g_guard.maxRssMb >= 0)
+        ok = guardCheck(QStringLiteral("RSS max"), fp.rssMb.max(), g_guard.maxRssMb, QStringLiteral("MB")) && ok;
+    if (g_guard.maxGapMs >= 0)
+        ok = guardCheck(QStringLiteral("worst gap between two renewals"), r.worstGap, g_guard.maxGapMs, QStringLiteral("ms")) && ok;
+    return ok;
+}
+
 QString scaleConfig(const QString &endpoint, int elections, const QString &prefix)
 {
-    QJsonObject services {{QStringLiteral("Registry"), etcdRegistry(endpoint, 0)}};
+    const QJsonObject registry = endpoint == QLatin1String("file")
+            ? QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
+                           {QStringLiteral("folder"), g_folder->filePath(QStringLiteral("registry"))}}
+            : etcdRegistry(endpoint, 0);
+    QJsonObject services {{QStringLiteral("Registry"), registry}};
     for (int i = 0; i < elections; ++i) {
         const QString name = QStringLiteral("%1-%2").arg(prefix).arg(i, 5, 10, QLatin1Char('0'));
         services.insert(QStringLiteral("cluster-%1").arg(i, 5, 10, QLatin1Char('0')),
@@ -903,9 +951,15 @@ int scale(const QString &endpoint, int elections, int seconds, const QString &ca
                           + arguments);
     else
         run.start(g_baton, arguments);
-    if (!waitFor([&] { return run.started >= elections; }, callgrind ? 300000 : 120000)) {
+    // The guard is a test: it fails in bounded time, the stop included.
+    const int leadTimeoutMs = callgrind ? 300000 : g_guard.on() ? 90000 : 120000;
+    const int stopTimeoutMs = g_guard.on() ? 30000 : 120000;
+    if (!waitFor([&] { return run.started >= elections; }, leadTimeoutMs)) {
         note(QStringLiteral("scale: %1 of %2 leading; %3").arg(run.started).arg(elections).arg(run.state()));
-        run.stop();
+        if (g_guard.on())
+            note(QStringLiteral("guard: %1 of %2 elections leading after %3 s: FAILED")
+                         .arg(run.started).arg(elections).arg(leadTimeoutMs / 1000));
+        run.stop(stopTimeoutMs);
         return 1;
     }
     // One full renewal round before the window, so every lease has a last renewal.
@@ -939,8 +993,9 @@ int scale(const QString &endpoint, int elections, int seconds, const QString &ca
     note(QStringLiteral("scale %1: on time %2, errors %3, renewals %4").arg(elections).arg(onTime).arg(r.errors).arg(renewed));
     if (callgrind)
         std::fprintf(stderr, "callgrind-renewals %d\n", renewed);
-    run.stop();
-    return 0;
+    const bool held = !g_guard.on() || guardHolds(r, fp, elections);
+    run.stop(stopTimeoutMs);
+    return held ? 0 : 1;
 }
 
 } // namespace
@@ -957,10 +1012,30 @@ int main(int argc, char *argv[])
     // --check: the exit status says whether every target of the section was
     // met (1 when one was not); without it, only a failed run is an error.
     const bool check = args.removeAll(QStringLiteral("--check")) > 0;
+    for (const QString &arg : args.filter(QRegularExpression(QStringLiteral("^--max-")))) {
+        bool number = false;
+        const double bound = arg.section(QLatin1Char('='), 1).toDouble(&number);
+        if (!number) {
+            std::fprintf(stderr, "bench_election: %s: the bound must be a number\n", qPrintable(arg));
+            return 2;
+        }
+        if (arg.startsWith(QLatin1String("--max-cpu=")))
+            g_guard.maxCpuPercent = bound;
+        else if (arg.startsWith(QLatin1String("--max-rss=")))
+            g_guard.maxRssMb = bound;
+        else if (arg.startsWith(QLatin1String("--max-gap=")))
+            g_guard.maxGapMs = bound;
+        else {
+            std::fprintf(stderr, "bench_election: unknown option %s\n", qPrintable(arg));
+            return 2;
+        }
+        args.removeAll(arg);
+    }
     const QString command = args.value(0);
     const QString endpoint = args.value(1).section(QLatin1Char(','), 0, 0);
     if (command.isEmpty() || endpoint.isEmpty()) {
         std::fputs("usage: bench_election [--check] handover|failover|requests|footprint|scale ENDPOINT ...\n"
+                   "       bench_election [--max-cpu=PERCENT] [--max-rss=MB] [--max-gap=MS] scale ENDPOINT|file ELECTIONS SECONDS\n"
                    "  (BATON_BINARY: the baton to measure)\n",
                    stderr);
         return 2;
