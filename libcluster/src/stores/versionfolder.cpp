@@ -1,5 +1,6 @@
 #include "versionfolder.h"
 
+#include "filestoresteps.h"
 #include "storesupport.h"
 
 #include <QDateTime>
@@ -63,6 +64,7 @@ QString VersionFolder::fileName(const QString &key, quint64 version)
 
 bool VersionFolder::parseFileName(const QString &fileName, QString *key, quint64 *version)
 {
+    filestoresteps::count(filestoresteps::Work::NameParsed);
     if (!fileName.endsWith(kSuffix))
         return false;
     const QString stem = fileName.chopped(kSuffix.size());
@@ -105,6 +107,7 @@ QHash<QString, VersionFolder::KeyFiles> VersionFolder::listFiles(const QString &
     }
     // Hidden files are listed for the empty key (`.1.json`); the store's
     // temporary files and the earlier layout's dot files do not end in `.json`.
+    filestoresteps::count(filestoresteps::Work::FolderListed);
     const QStringList fileNames
             = dir.entryList({ QStringLiteral("*") + kSuffix }, QDir::Files | QDir::Hidden);
     for (const QString &fileName : fileNames) {
@@ -174,6 +177,7 @@ VersionFolder::Head VersionFolder::readVersionFile(const QString &key, quint64 v
 {
     const QString path = filePath(fileName);
     QFile file(path);
+    filestoresteps::count(filestoresteps::Work::FileRead);
     if (!file.open(QIODevice::ReadOnly)) {
         if (!file.exists())
             return {
@@ -276,6 +280,7 @@ void VersionFolder::noteVersion(const QString &key, quint64 version) const
 QString VersionFolder::writtenOver(const QString &key, quint64 version) const
 {
     QFile file(filePath(fileName(key, version)));
+    filestoresteps::count(filestoresteps::Work::FileRead);
     if (!file.open(QIODevice::ReadOnly) || file.size() > kMaxFileSize)
         return QString();
     const QJsonObject envelope = QJsonDocument::fromJson(file.readAll()).object();
@@ -373,6 +378,7 @@ void VersionFolder::collect(const QString &key, quint64 version) const
         QFile::remove(filePath(it.value()));
 
     const QDateTime abandoned = QDateTime::currentDateTime().addMSecs(-kAbandonedTemporaryAgeMs);
+    filestoresteps::count(filestoresteps::Work::FolderListed);
     const QFileInfoList temporaries = QDir(m_path).entryInfoList(
             { kTemporaryPrefix + QStringLiteral("*") }, QDir::Files | QDir::Hidden);
     for (const QFileInfo &temporary : temporaries) {
