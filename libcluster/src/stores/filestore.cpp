@@ -228,14 +228,15 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
     // lease the moment we released it); any other newer one may have come
     // first, and the write is taken as lost.
     quint64 newest = 0;
-    if (!m_files->newestVersion(key, &newest, &error))
+    VersionFolder::Listed listed;
+    if (!m_files->newestVersion(key, &newest, &error, &listed))
         return failure(Status::Unavailable, error);
     if (newest > next && m_files->writtenOver(key, next + 1) != writer) {
         return conflictWith(
                 key, QStringLiteral("has moved past version %1 (to %2)").arg(next).arg(newest));
     }
     filestoresteps::reach(this, filestoresteps::WriteStep::Verified);
-    m_files->collect(key, next);
+    m_files->collect(next, listed);
     qCDebug(lcStore).noquote() << describe() << (document ? "wrote" : "removed") << key
                                << "version" << next;
     if (!document)
