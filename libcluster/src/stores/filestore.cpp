@@ -2,6 +2,7 @@
 
 #include "earlierlayout.h"
 #include "filestoresteps.h"
+#include "filestorewatches.h"
 #include "logging.h"
 #include "sidewrite.h"
 #include <batoninternal/privatefiles.h>
@@ -10,10 +11,7 @@
 #include "servicehost.h"
 
 #include <QFileInfo>
-#include <QFileSystemWatcher>
 #include <QJsonDocument>
-#include <QPointer>
-#include <QTimer>
 #include <QUuid>
 
 #include <algorithm>
@@ -270,7 +268,7 @@ void FileStore::get(const QString &key, Callback done)
 
 void FileStore::create(const QString &key, const QJsonObject &document, Callback done)
 {
-    finishWrite(std::move(done), createNow(key, document));
+    deliver(std::move(done), createNow(key, document));
 }
 
 void FileStore::createWith(const QString &key, const QJsonObject &document,
@@ -279,13 +277,13 @@ void FileStore::createWith(const QString &key, const QJsonObject &document,
     const StoreResult result = createNow(key, document);
     if (result.ok())
         writeSideNow(side);
-    finishWrite(std::move(done), result);
+    deliver(std::move(done), result);
 }
 
 void FileStore::update(const QString &key, const QJsonObject &document, const QString &version,
                        Callback done)
 {
-    finishWrite(std::move(done), updateNow(key, document, version));
+    deliver(std::move(done), updateNow(key, document, version));
 }
 
 void FileStore::updateWith(const QString &key, const QJsonObject &document,
@@ -294,7 +292,7 @@ void FileStore::updateWith(const QString &key, const QJsonObject &document,
     const StoreResult result = updateNow(key, document, version);
     if (result.ok())
         writeSideNow(side);
-    finishWrite(std::move(done), result);
+    deliver(std::move(done), result);
 }
 
 StoreResult FileStore::createNow(const QString &key, const QJsonObject &document)
@@ -412,35 +410,7 @@ void FileStore::remove(const QString &key, const QString &version, Callback done
         }
         result = writeNext(key, head, std::nullopt);
     }
-    finishWrite(std::move(done), result);
-}
-
-void FileStore::finishWrite(Callback done, const StoreResult &result)
-{
     deliver(std::move(done), result);
-    if (result.ok())
-        scheduleRescan();
-}
-
-FileStore::Scan FileStore::scan(const QString &prefix) const
-{
-    Scan found;
-    QString error;
-    const QHash<QString, VersionFolder::KeyFiles> files = m_files->listFiles(prefix, &error);
-    if (!error.isEmpty()) {
-        found.errors.append(error);
-        return found;
-    }
-    for (auto it = files.cbegin(); it != files.cend(); ++it) {
-        const Head head = m_files->readHead(it.key(), &it.value());
-        if (head.result.ok()) {
-            found.entries.insert(it.key(), head.result.entry);
-        } else if (head.result.status != Status::NotFound) { // NotFound: removed
-            found.unreadable.insert(it.key());
-            found.errors.append(head.result.errorString);
-        }
-    }
-    return found;
 }
 
 void FileStore::list(const QString &prefix, Callback done)
@@ -449,7 +419,7 @@ void FileStore::list(const QString &prefix, Callback done)
         deliver(std::move(done), *refused);
         return;
     }
-    const Scan found = scan(prefix);
+    const FolderScan found = scanFolder(*m_files, prefix);
     StoreResult result;
     QStringList keys = found.entries.keys();
     std::sort(keys.begin(), keys.end());
@@ -468,96 +438,9 @@ StoreWatch *FileStore::watch(const QString &prefix, QObject *parent)
 {
     if (!m_files)
         return nullptr;
-    if (!m_watcher) {
-        m_watcher = new QFileSystemWatcher(this);
-        connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &FileStore::scheduleRescan);
-    }
-    if (!m_watcher->directories().contains(folder()) && !m_watcher->addPath(folder())) {
-        qCWarning(lcStore).noquote() << describe() << "cannot watch" << folder();
-        return nullptr;
-    }
-
-    auto *watch = new StoreWatch(parent);
-    WatchState state;
-    state.prefix = prefix;
-    // Starts from what is there now: a watch reports changes, not the past.
-    const Scan found = scan(prefix);
-    for (auto it = found.entries.cbegin(); it != found.entries.cend(); ++it)
-        state.seen.insert(it.key(), it->version);
-    m_watches.insert(watch, state);
-    // The pointer is only a key here: it is never dereferenced once destroyed.
-    connect(watch, &QObject::destroyed, this, [this, watch] { m_watches.remove(watch); });
-    return watch;
-}
-
-void FileStore::scheduleRescan()
-{
-    // Coalesces the bursts a single write causes (temporary file, link, collection).
-    if (m_rescanPending || m_watches.isEmpty())
-        return;
-    m_rescanPending = true;
-    QTimer::singleShot(0, this, [this] {
-        m_rescanPending = false;
-        rescan();
-    });
-}
-
-void FileStore::rescan()
-{
-    const Scan found = scan(QString());
-    for (const QString &error : found.errors) {
-        if (!m_warnedUnreadable.contains(error))
-            qCWarning(lcStore).noquote() << error;
-    }
-    m_warnedUnreadable = QSet<QString>(found.errors.cbegin(), found.errors.cend());
-
-    struct Change
-    {
-        QPointer<StoreWatch> watch;
-        StoreEntry entry;
-        bool removed = false;
-    };
-    QList<Change> changes;
-    for (auto it = m_watches.begin(); it != m_watches.end(); ++it) {
-        WatchState &state = it.value();
-        for (const StoreEntry &entry : found.entries) {
-            if (entry.key.startsWith(state.prefix)
-                && state.seen.value(entry.key) != entry.version) {
-                state.seen.insert(entry.key, entry.version);
-                changes.append({ it.key(), entry, false });
-            }
-        }
-        for (auto seen = state.seen.begin(); seen != state.seen.end();) {
-            if (found.entries.contains(seen.key()) || found.unreadable.contains(seen.key())) {
-                ++seen;
-                continue;
-            }
-            // A listing may miss a record being replaced (its new name and
-            // its old both): read it by its names before calling it removed.
-            // Unreadable or unavailable is still there; only NotFound is gone.
-            const Head again = m_files->readHead(seen.key());
-            if (again.result.status != Status::NotFound) {
-                if (again.result.ok() && again.result.entry.version != seen.value()) {
-                    seen.value() = again.result.entry.version;
-                    changes.append({ it.key(), again.result.entry, false });
-                }
-                ++seen;
-                continue;
-            }
-            changes.append({ it.key(), StoreEntry { seen.key(), {}, {} }, true });
-            seen = state.seen.erase(seen);
-        }
-    }
-    // Emitted after the bookkeeping: a receiver may destroy its watch, or
-    // write to the store, while we emit.
-    for (const Change &change : std::as_const(changes)) {
-        if (!change.watch)
-            continue;
-        if (change.removed)
-            Q_EMIT change.watch->entryRemoved(change.entry.key);
-        else
-            Q_EMIT change.watch->entryChanged(change.entry);
-    }
+    if (!m_watches)
+        m_watches = new FileStoreWatches(*m_files, this);
+    return m_watches->add(prefix, parent);
 }
 
 } // namespace baton
