@@ -299,7 +299,7 @@ StoreResult FileStore::createNow(const QString &key, const QJsonObject &document
 {
     if (auto refused = refuseWrite(key))
         return *refused;
-    const Head head = m_files->readHead(key);
+    const Head head = m_files->readHeadToWrite(key);
     filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     std::optional<quint64> floor;
     if (const auto given = m_floorsGiven.constFind(key); given != m_floorsGiven.cend()) {
@@ -327,7 +327,7 @@ StoreResult FileStore::updateNow(const QString &key, const QJsonObject &document
 {
     if (auto refused = refuseWrite(key))
         return *refused;
-    const Head head = m_files->readHead(key);
+    const Head head = m_files->readHeadToWrite(key);
     filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     if (!head.result.ok())
         return head.result;
@@ -351,7 +351,7 @@ void FileStore::writeSideNow(const StoreSideWrite &side)
             result = *refused;
             break;
         }
-        Head head = m_files->readHead(side.key);
+        Head head = m_files->readHeadToWrite(side.key);
         if (head.result.status == Status::Unavailable) {
             result = head.result;
             break;
@@ -390,7 +390,7 @@ void FileStore::remove(const QString &key, const QString &version, Callback done
         deliver(std::move(done), *refused);
         return;
     }
-    Head head = m_files->readHead(key);
+    Head head = m_files->readHeadToWrite(key);
     filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     // An unconditional remove also clears a corrupt file: it is the way out
     // of a BadReply. A conditional one cannot compare, so it changes nothing.

@@ -76,6 +76,20 @@ public:
     /*! The record of \a key, from \a files when given, else from the folder. */
     Head readHead(const QString &key, const KeyFiles *files = nullptr) const;
     /*!
+     * The record of \a key as a write reads it before it writes: found by
+     * the names of the versions this folder saw of it, when it saw any, else
+     * as readHead() finds it. A write proves itself by the listing after
+     * its link (newestVersion()), so a newer version that names do not
+     * show costs that write a Conflict, never another writer's version.
+     */
+    Head readHeadToWrite(const QString &key) const
+    {
+        if (!m_seen.contains(key))
+            return readHead(key);
+        const KeyFiles probed = probeVersions(key);
+        return readHead(key, probed.versions.isEmpty() ? nullptr : &probed);
+    }
+    /*!
      * The version file of \a version of \a key, read by its name: NotFound
      * with version 0 when there is no such file.
      */
