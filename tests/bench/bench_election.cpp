@@ -913,7 +913,10 @@ int scale(const ScaleSetup &setup, int elections, int seconds, const QString &ca
                           + arguments);
     else
         run.start(g_baton, arguments);
-    if (!waitFor([&] { return run.started >= elections; }, callgrind ? 300000 : 120000)) {
+    // Thousands of elections take a while to load and to acquire, on the
+    // file store one write after another.
+    const int startMs = callgrind ? 300000 : std::max(120000, elections * 60);
+    if (!waitFor([&] { return run.started >= elections; }, startMs)) {
         note(QStringLiteral("scale: %1 of %2 leading; %3").arg(run.started).arg(elections).arg(run.state()));
         run.stop();
         return 1;
