@@ -7,6 +7,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 struct dirent;
 
 namespace baton {
@@ -77,17 +79,24 @@ public:
     Head readHead(const QString &key, const KeyFiles *files = nullptr) const;
     /*!
      * The record of \a key as a write reads it before it writes: found by
-     * the names of the versions this folder saw of it, when it saw any, else
-     * as readHead() finds it. A write proves itself by the listing after
-     * its link (newestVersion()), so a newer version that names do not
-     * show costs that write a Conflict, never another writer's version.
+     * the names of the versions this folder saw of it, when it saw any and
+     * that record is what the write \a expects, else as readHead() finds
+     * it. A write proves itself by the listing after its link
+     * (newestVersion()), so a newer version that names do not show costs
+     * that write a Conflict, never another writer's version; a refusal is
+     * only ever made on what the folder lists.
      */
-    Head readHeadToWrite(const QString &key) const
+    Head readHeadToWrite(const QString &key, const std::function<bool(const Head &)> &expects) const
     {
-        if (!m_seen.contains(key))
-            return readHead(key);
-        const KeyFiles probed = probeVersions(key);
-        return readHead(key, probed.versions.isEmpty() ? nullptr : &probed);
+        if (m_seen.contains(key)) {
+            const KeyFiles probed = probeVersions(key);
+            if (!probed.versions.isEmpty()) {
+                Head head = readHead(key, &probed);
+                if (expects(head))
+                    return head;
+            }
+        }
+        return readHead(key);
     }
     /*!
      * The version file of \a version of \a key, read by its name: NotFound
