@@ -2,18 +2,15 @@
 
 #include "earlierlayout.h"
 #include "filestoresteps.h"
+#include "filestorewatches.h"
 #include "logging.h"
 #include "sidewrite.h"
 #include <batoninternal/privatefiles.h>
+#include "servicehost.h"
 #include "storesupport.h"
 
-#include "servicehost.h"
-
 #include <QFileInfo>
-#include <QFileSystemWatcher>
 #include <QJsonDocument>
-#include <QPointer>
-#include <QTimer>
 #include <QUuid>
 
 #include <algorithm>
@@ -109,11 +106,6 @@ QString FileStore::folder() const
     return m_files ? m_files->path() : QString();
 }
 
-QString FileStore::fileNameForKey(const QString &key, quint64 version)
-{
-    return VersionFolder::fileName(key, version);
-}
-
 QString FileStore::keyForFileName(const QString &fileName)
 {
     QString key;
@@ -170,8 +162,7 @@ StoreResult FileStore::conflictWith(const QString &key, const QString &why) cons
     const QString message = QStringLiteral("%1: key \"%2\" %3").arg(describe(), key, why);
     if (now.result.ok())
         return conflict(now.result.entry, message);
-    StoreResult result = failure(Status::Conflict, message);
-    return result;
+    return failure(Status::Conflict, message);
 }
 
 StoreResult FileStore::writeNext(const QString &key, const Head &head,
@@ -228,14 +219,15 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
     // lease the moment we released it); any other newer one may have come
     // first, and the write is taken as lost.
     quint64 newest = 0;
-    if (!m_files->newestVersion(key, &newest, &error))
+    VersionFolder::Listed listed;
+    if (!m_files->newestVersion(key, &newest, &error, &listed))
         return failure(Status::Unavailable, error);
     if (newest > next && m_files->writtenOver(key, next + 1) != writer) {
         return conflictWith(
                 key, QStringLiteral("has moved past version %1 (to %2)").arg(next).arg(newest));
     }
     filestoresteps::reach(this, filestoresteps::WriteStep::Verified);
-    m_files->collect(key, next);
+    m_files->collect(next, listed);
     qCDebug(lcStore).noquote() << describe() << (document ? "wrote" : "removed") << key
                                << "version" << next;
     if (!document)
@@ -269,7 +261,7 @@ void FileStore::get(const QString &key, Callback done)
 
 void FileStore::create(const QString &key, const QJsonObject &document, Callback done)
 {
-    finishWrite(std::move(done), createNow(key, document));
+    deliver(std::move(done), createNow(key, document));
 }
 
 void FileStore::createWith(const QString &key, const QJsonObject &document,
@@ -278,13 +270,13 @@ void FileStore::createWith(const QString &key, const QJsonObject &document,
     const StoreResult result = createNow(key, document);
     if (result.ok())
         writeSideNow(side);
-    finishWrite(std::move(done), result);
+    deliver(std::move(done), result);
 }
 
 void FileStore::update(const QString &key, const QJsonObject &document, const QString &version,
                        Callback done)
 {
-    finishWrite(std::move(done), updateNow(key, document, version));
+    deliver(std::move(done), updateNow(key, document, version));
 }
 
 void FileStore::updateWith(const QString &key, const QJsonObject &document,
@@ -293,14 +285,15 @@ void FileStore::updateWith(const QString &key, const QJsonObject &document,
     const StoreResult result = updateNow(key, document, version);
     if (result.ok())
         writeSideNow(side);
-    finishWrite(std::move(done), result);
+    deliver(std::move(done), result);
 }
 
 StoreResult FileStore::createNow(const QString &key, const QJsonObject &document)
 {
     if (auto refused = refuseWrite(key))
         return *refused;
-    const Head head = m_files->readHead(key);
+    const Head head = m_files->readHeadToWrite(
+            key, [](const Head &found) { return found.result.status == Status::NotFound; });
     filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     std::optional<quint64> floor;
     if (const auto given = m_floorsGiven.constFind(key); given != m_floorsGiven.cend()) {
@@ -328,7 +321,9 @@ StoreResult FileStore::updateNow(const QString &key, const QJsonObject &document
 {
     if (auto refused = refuseWrite(key))
         return *refused;
-    const Head head = m_files->readHead(key);
+    const Head head = m_files->readHeadToWrite(key, [&](const Head &found) {
+        return found.result.ok() && found.result.entry.version == version;
+    });
     filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     if (!head.result.ok())
         return head.result;
@@ -352,7 +347,9 @@ void FileStore::writeSideNow(const StoreSideWrite &side)
             result = *refused;
             break;
         }
-        Head head = m_files->readHead(side.key);
+        Head head = m_files->readHeadToWrite(side.key, [](const Head &found) {
+            return found.result.ok() || found.result.status == Status::NotFound;
+        });
         if (head.result.status == Status::Unavailable) {
             result = head.result;
             break;
@@ -391,7 +388,9 @@ void FileStore::remove(const QString &key, const QString &version, Callback done
         deliver(std::move(done), *refused);
         return;
     }
-    Head head = m_files->readHead(key);
+    Head head = m_files->readHeadToWrite(key, [&](const Head &found) {
+        return found.result.ok() && (version.isEmpty() || found.result.entry.version == version);
+    });
     filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     // An unconditional remove also clears a corrupt file: it is the way out
     // of a BadReply. A conditional one cannot compare, so it changes nothing.
@@ -411,35 +410,7 @@ void FileStore::remove(const QString &key, const QString &version, Callback done
         }
         result = writeNext(key, head, std::nullopt);
     }
-    finishWrite(std::move(done), result);
-}
-
-void FileStore::finishWrite(Callback done, const StoreResult &result)
-{
     deliver(std::move(done), result);
-    if (result.ok())
-        scheduleRescan();
-}
-
-FileStore::Scan FileStore::scan(const QString &prefix) const
-{
-    Scan found;
-    QString error;
-    const QHash<QString, VersionFolder::KeyFiles> files = m_files->listFiles(prefix, &error);
-    if (!error.isEmpty()) {
-        found.errors.append(error);
-        return found;
-    }
-    for (auto it = files.cbegin(); it != files.cend(); ++it) {
-        const Head head = m_files->readHead(it.key(), &it.value());
-        if (head.result.ok()) {
-            found.entries.insert(it.key(), head.result.entry);
-        } else if (head.result.status != Status::NotFound) { // NotFound: removed
-            found.unreadable.insert(it.key());
-            found.errors.append(head.result.errorString);
-        }
-    }
-    return found;
 }
 
 void FileStore::list(const QString &prefix, Callback done)
@@ -448,7 +419,7 @@ void FileStore::list(const QString &prefix, Callback done)
         deliver(std::move(done), *refused);
         return;
     }
-    const Scan found = scan(prefix);
+    const FolderScan found = scanFolder(*m_files, prefix);
     StoreResult result;
     QStringList keys = found.entries.keys();
     std::sort(keys.begin(), keys.end());
@@ -467,96 +438,9 @@ StoreWatch *FileStore::watch(const QString &prefix, QObject *parent)
 {
     if (!m_files)
         return nullptr;
-    if (!m_watcher) {
-        m_watcher = new QFileSystemWatcher(this);
-        connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, &FileStore::scheduleRescan);
-    }
-    if (!m_watcher->directories().contains(folder()) && !m_watcher->addPath(folder())) {
-        qCWarning(lcStore).noquote() << describe() << "cannot watch" << folder();
-        return nullptr;
-    }
-
-    auto *watch = new StoreWatch(parent);
-    WatchState state;
-    state.prefix = prefix;
-    // Starts from what is there now: a watch reports changes, not the past.
-    const Scan found = scan(prefix);
-    for (auto it = found.entries.cbegin(); it != found.entries.cend(); ++it)
-        state.seen.insert(it.key(), it->version);
-    m_watches.insert(watch, state);
-    // The pointer is only a key here: it is never dereferenced once destroyed.
-    connect(watch, &QObject::destroyed, this, [this, watch] { m_watches.remove(watch); });
-    return watch;
-}
-
-void FileStore::scheduleRescan()
-{
-    // Coalesces the bursts a single write causes (temporary file, link, collection).
-    if (m_rescanPending || m_watches.isEmpty())
-        return;
-    m_rescanPending = true;
-    QTimer::singleShot(0, this, [this] {
-        m_rescanPending = false;
-        rescan();
-    });
-}
-
-void FileStore::rescan()
-{
-    const Scan found = scan(QString());
-    for (const QString &error : found.errors) {
-        if (!m_warnedUnreadable.contains(error))
-            qCWarning(lcStore).noquote() << error;
-    }
-    m_warnedUnreadable = QSet<QString>(found.errors.cbegin(), found.errors.cend());
-
-    struct Change
-    {
-        QPointer<StoreWatch> watch;
-        StoreEntry entry;
-        bool removed = false;
-    };
-    QList<Change> changes;
-    for (auto it = m_watches.begin(); it != m_watches.end(); ++it) {
-        WatchState &state = it.value();
-        for (const StoreEntry &entry : found.entries) {
-            if (entry.key.startsWith(state.prefix)
-                && state.seen.value(entry.key) != entry.version) {
-                state.seen.insert(entry.key, entry.version);
-                changes.append({ it.key(), entry, false });
-            }
-        }
-        for (auto seen = state.seen.begin(); seen != state.seen.end();) {
-            if (found.entries.contains(seen.key()) || found.unreadable.contains(seen.key())) {
-                ++seen;
-                continue;
-            }
-            // A listing may miss a record being replaced (its new name and
-            // its old both): read it by its names before calling it removed.
-            // Unreadable or unavailable is still there; only NotFound is gone.
-            const Head again = m_files->readHead(seen.key());
-            if (again.result.status != Status::NotFound) {
-                if (again.result.ok() && again.result.entry.version != seen.value()) {
-                    seen.value() = again.result.entry.version;
-                    changes.append({ it.key(), again.result.entry, false });
-                }
-                ++seen;
-                continue;
-            }
-            changes.append({ it.key(), StoreEntry { seen.key(), {}, {} }, true });
-            seen = state.seen.erase(seen);
-        }
-    }
-    // Emitted after the bookkeeping: a receiver may destroy its watch, or
-    // write to the store, while we emit.
-    for (const Change &change : std::as_const(changes)) {
-        if (!change.watch)
-            continue;
-        if (change.removed)
-            Q_EMIT change.watch->entryRemoved(change.entry.key);
-        else
-            Q_EMIT change.watch->entryChanged(change.entry);
-    }
+    if (!m_watches)
+        m_watches = new FileStoreWatches(*m_files, this);
+    return m_watches->add(prefix, parent);
 }
 
 } // namespace baton

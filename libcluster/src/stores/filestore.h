@@ -6,14 +6,13 @@
 #include <baton/store.h>
 
 #include <QHash>
-#include <QSet>
 
 #include <memory>
 #include <optional>
 
-class QFileSystemWatcher;
-
 namespace baton {
+
+class FileStoreWatches;
 
 /*!
  * `Webda/FileStore` (B1): a folder of JSON documents shared by the
@@ -79,7 +78,7 @@ public:
                     const StoreSideWrite &side, Callback done) override;
     void remove(const QString &key, const QString &version, Callback done) override;
     void list(const QString &prefix, Callback done) override;
-    /*! Follows the folder with QFileSystemWatcher. */
+    /*! Follows the names that change in the folder (FileStoreWatches). */
     StoreWatch *watch(const QString &prefix, QObject *parent) override;
     /*!
      * The key's highest version in the folder, a removal's included (F7).
@@ -90,24 +89,14 @@ public:
     qint64 versionFloor(const QString &key) const override;
 
     /*! The file name of \a version of \a key: reversible, and safe for any key. */
-    static QString fileNameForKey(const QString &key, quint64 version);
+    static QString fileNameForKey(const QString &key, quint64 version)
+    {
+        return VersionFolder::fileName(key, version);
+    }
     /*! The key a file name of fileNameForKey() (or the earlier layout's) belongs to. */
     static QString keyForFileName(const QString &fileName);
 
 private:
-    struct WatchState
-    {
-        QString prefix;
-        /*! key -> version this watch last reported (or started from). */
-        QHash<QString, QString> seen;
-    };
-    struct Scan
-    {
-        QHash<QString, StoreEntry> entries;
-        /*! Keys whose file could not be read: neither changed nor removed. */
-        QSet<QString> unreadable;
-        QStringList errors;
-    };
     using Head = VersionFolder::Head;
 
     QString describe() const;
@@ -129,20 +118,11 @@ private:
     StoreResult updateNow(const QString &key, const QJsonObject &document, const QString &version);
     /*! Writes \a side over whatever version its key has; a failure is logged. */
     void writeSideNow(const StoreSideWrite &side);
-    /*! Delivers a write's \a result, and tells the watches of this process at once. */
-    void finishWrite(Callback done, const StoreResult &result);
-    Scan scan(const QString &prefix) const;
-    void scheduleRescan();
-    void rescan();
 
     /*! The folder's files, once init() has accepted the folder. */
     std::optional<VersionFolder> m_files;
     bool m_readOnly = false;
-    QFileSystemWatcher *m_watcher = nullptr;
-    bool m_rescanPending = false;
-    QHash<StoreWatch *, WatchState> m_watches;
-    /*! Unreadable-file messages already logged, so a watch warns once per problem. */
-    QSet<QString> m_warnedUnreadable;
+    FileStoreWatches *m_watches = nullptr;
     /*! key -> the floor versionFloor() last gave for it, until the key's next create(). */
     mutable QHash<QString, quint64> m_floorsGiven;
 };

@@ -24,6 +24,8 @@ Hooks &hooks()
     return instance;
 }
 
+std::atomic<quint64> g_work[3] = {};
+
 } // namespace
 
 void setHook(const FileStore *store, Hook hook)
@@ -50,6 +52,16 @@ void reach(const FileStore *store, WriteStep at)
     // Outside the lock: a hook freezes this writer while another store writes.
     if (hook)
         hook(at);
+}
+
+void count(Work work)
+{
+    g_work[int(work)].fetch_add(1, std::memory_order_relaxed);
+}
+
+quint64 counted(Work work)
+{
+    return g_work[int(work)].load(std::memory_order_relaxed);
 }
 
 } // namespace baton::filestoresteps

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QtGlobal>
+
 #include <functional>
 
 namespace baton {
@@ -32,6 +34,24 @@ using Hook = std::function<void(WriteStep)>;
 void setHook(const FileStore *store, Hook hook);
 /*! \a store is at \a at: runs its hook, if a test set one. */
 void reach(const FileStore *store, WriteStep at);
+
+/*!
+ * The work of every FileStore of the process, counted so that a test can
+ * require it not to grow with the keys in the folder (issue #26): a
+ * relaxed atomic increment each, nothing a renewal would notice.
+ */
+enum class Work {
+    /*! A folder read from start to end (one readdir pass). */
+    FolderListed,
+    /*! A file name parsed into its key and version. */
+    NameParsed,
+    /*! A version file opened and read. */
+    FileRead,
+};
+
+void count(Work work);
+/*! How many times \a work was done since the process started. */
+quint64 counted(Work work);
 
 } // namespace filestoresteps
 

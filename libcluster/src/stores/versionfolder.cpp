@@ -1,9 +1,9 @@
 #include "versionfolder.h"
 
+#include "filestoresteps.h"
 #include "storesupport.h"
 
 #include <QDateTime>
-#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -14,7 +14,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace baton {
@@ -63,6 +65,7 @@ QString VersionFolder::fileName(const QString &key, quint64 version)
 
 bool VersionFolder::parseFileName(const QString &fileName, QString *key, quint64 *version)
 {
+    filestoresteps::count(filestoresteps::Work::NameParsed);
     if (!fileName.endsWith(kSuffix))
         return false;
     const QString stem = fileName.chopped(kSuffix.size());
@@ -95,25 +98,72 @@ QString VersionFolder::systemError(int error)
 }
 
 QHash<QString, VersionFolder::KeyFiles> VersionFolder::listFiles(const QString &prefix,
-                                                         QString *errorString) const
+                                                                 QString *errorString,
+                                                                 QStringList *temporaries) const
+{
+    return listNames(prefix, false, errorString, temporaries);
+}
+
+QHash<QString, VersionFolder::KeyFiles> VersionFolder::listNames(const QString &prefix, bool exact,
+                                                                 QString *errorString,
+                                                                 QStringList *temporaries) const
 {
     QHash<QString, KeyFiles> found;
-    QDir dir(m_path);
-    if (!dir.exists()) {
-        *errorString = QStringLiteral("%1: folder %2 no longer exists").arg(describe(), m_path);
+    if (temporaries)
+        temporaries->clear();
+    // Each character of a key is encoded alone, so the encoded prefix starts
+    // every name under it: the names of other keys are passed over as bytes,
+    // never decoded. A prefix cut inside a character matches more, not less.
+    QString cut = prefix;
+    if (!cut.isEmpty() && cut.back().isHighSurrogate())
+        cut.chop(1);
+    QByteArray match = QUrl::toPercentEncoding(cut, ":", ".");
+    if (exact) // an encoded key has no '.': its own names go on with one
+        match += '.';
+    const QByteArray suffix = kSuffix.toLatin1();
+    const QByteArray temporary = kTemporaryPrefix.toLatin1();
+
+    filestoresteps::count(filestoresteps::Work::FolderListed);
+    const QByteArray folder = QFile::encodeName(m_path);
+    DIR *dir = ::opendir(folder.constData());
+    if (!dir) {
+        const int error = errno;
+        *errorString = error == ENOENT || error == ENOTDIR
+                ? QStringLiteral("%1: folder %2 no longer exists").arg(describe(), m_path)
+                : QStringLiteral("%1: cannot list folder %2: %3")
+                          .arg(describe(), m_path, systemError(error));
         return found;
     }
-    // Hidden files are listed for the empty key (`.1.json`); the store's
-    // temporary files and the earlier layout's dot files do not end in `.json`.
-    const QStringList fileNames
-            = dir.entryList({ QStringLiteral("*") + kSuffix }, QDir::Files | QDir::Hidden);
-    for (const QString &fileName : fileNames) {
+    // The store's temporary files and the earlier layout's dot files do not
+    // end in `.json`; the empty key's names are hidden ones (`.1.json`).
+    while (const struct dirent *entry = ::readdir(dir)) {
+        const QByteArrayView name(entry->d_name);
+        if (temporaries && name.startsWith(temporary)) {
+            temporaries->append(QFile::decodeName(entry->d_name));
+            continue;
+        }
+        if (!name.startsWith(match) || !name.endsWith(suffix) || !isFile(folder, *entry))
+            continue;
         QString key;
         quint64 version = 0;
-        if (parseFileName(fileName, &key, &version) && key.startsWith(prefix))
-            found[key].versions.insert(version, fileName);
+        if (parseFileName(QFile::decodeName(entry->d_name), &key, &version)
+            && (exact ? key == prefix : key.startsWith(prefix)))
+            found[key].versions.insert(version, QFile::decodeName(entry->d_name));
     }
+    ::closedir(dir);
     return found;
+}
+
+bool VersionFolder::isFile(const QByteArray &folder, const struct dirent &entry)
+{
+    if (entry.d_type == DT_REG)
+        return true;
+    if (entry.d_type != DT_LNK && entry.d_type != DT_UNKNOWN)
+        return false;
+    // A link to a file counts as one, as it does for every read of it.
+    struct stat info;
+    const QByteArray path = folder + '/' + entry.d_name;
+    return ::stat(path.constData(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
 VersionFolder::Head VersionFolder::readHead(const QString &key, const KeyFiles *files) const
@@ -174,6 +224,7 @@ VersionFolder::Head VersionFolder::readVersionFile(const QString &key, quint64 v
 {
     const QString path = filePath(fileName);
     QFile file(path);
+    filestoresteps::count(filestoresteps::Work::FileRead);
     if (!file.open(QIODevice::ReadOnly)) {
         if (!file.exists())
             return {
@@ -230,16 +281,17 @@ VersionFolder::Head VersionFolder::readVersionFile(const QString &key, quint64 v
              stored, envelope.value(QLatin1String("writer")).toString() };
 }
 
-VersionFolder::KeyFiles VersionFolder::listKey(const QString &key, QString *errorString) const
+VersionFolder::KeyFiles VersionFolder::listKey(const QString &key, QString *errorString,
+                                               QStringList *temporaries) const
 {
-    KeyFiles listed = listFiles(key, errorString).value(key);
+    KeyFiles listed = listNames(key, true, errorString, temporaries).value(key);
     // A key seen once always has a file (its highest version is kept), so a
     // listing without one missed it: the race is transient, and the next
     // listing is what ends it, before the names are probed one by one.
     for (int tries = 1; listed.versions.isEmpty() && m_seen.contains(key) && tries < kMaxReadTries
          && errorString->isEmpty();
          ++tries)
-        listed = listFiles(key, errorString).value(key);
+        listed = listNames(key, true, errorString, temporaries).value(key);
     return listed;
 }
 
@@ -276,22 +328,28 @@ void VersionFolder::noteVersion(const QString &key, quint64 version) const
 QString VersionFolder::writtenOver(const QString &key, quint64 version) const
 {
     QFile file(filePath(fileName(key, version)));
+    filestoresteps::count(filestoresteps::Work::FileRead);
     if (!file.open(QIODevice::ReadOnly) || file.size() > kMaxFileSize)
         return QString();
     const QJsonObject envelope = QJsonDocument::fromJson(file.readAll()).object();
     return envelope.value(QLatin1String("over")).toString();
 }
 
-bool VersionFolder::newestVersion(const QString &key, quint64 *version, QString *errorString) const
+bool VersionFolder::newestVersion(const QString &key, quint64 *version, QString *errorString,
+                                  Listed *listed) const
 {
     QString error;
-    const KeyFiles files = listKey(key, &error);
+    Listed found;
+    found.files = listKey(key, &error, &found.temporaries);
     if (!error.isEmpty()) {
         *errorString = error;
         return false;
     }
-    const KeyFiles known = files.versions.isEmpty() ? probeVersions(key) : files;
-    *version = known.versions.isEmpty() ? 0 : known.versions.lastKey();
+    if (found.files.versions.isEmpty())
+        found.files = probeVersions(key);
+    *version = found.files.versions.isEmpty() ? 0 : found.files.versions.lastKey();
+    if (listed)
+        *listed = found;
     return true;
 }
 
@@ -365,20 +423,28 @@ bool VersionFolder::sync(QString *errorString) const
     return ok;
 }
 
-void VersionFolder::collect(const QString &key, quint64 version) const
+void VersionFolder::collect(quint64 version, const Listed &listed) const
 {
-    QString error;
-    const KeyFiles files = listFiles(key, &error).value(key);
-    for (auto it = files.versions.cbegin(); it != files.versions.cend() && it.key() < version; ++it)
+    // From the listing that proved the write won: a version below it linked
+    // since then is a frozen writer's, lost, and the next write collects it.
+    for (auto it = listed.files.versions.cbegin();
+         it != listed.files.versions.cend() && it.key() < version; ++it)
         QFile::remove(filePath(it.value()));
 
     const QDateTime abandoned = QDateTime::currentDateTime().addMSecs(-kAbandonedTemporaryAgeMs);
-    const QFileInfoList temporaries = QDir(m_path).entryInfoList(
-            { kTemporaryPrefix + QStringLiteral("*") }, QDir::Files | QDir::Hidden);
-    for (const QFileInfo &temporary : temporaries) {
-        if (temporary.lastModified() < abandoned)
-            QFile::remove(temporary.absoluteFilePath());
+    for (const QString &temporary : listed.temporaries) {
+        const QFileInfo info(filePath(temporary));
+        if (info.exists() && info.lastModified() < abandoned)
+            QFile::remove(info.absoluteFilePath());
     }
+}
+
+VersionFolder::Head VersionFolder::readVersion(const QString &key, quint64 version) const
+{
+    Head head = readVersionFile(key, version, fileName(key, version));
+    if (head.version != 0)
+        noteVersion(key, head.version);
+    return head;
 }
 
 } // namespace baton

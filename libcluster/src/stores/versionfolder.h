@@ -5,6 +5,11 @@
 #include <QHash>
 #include <QMap>
 #include <QString>
+#include <QStringList>
+
+#include <functional>
+
+struct dirent;
 
 namespace baton {
 
@@ -57,15 +62,54 @@ public:
     /*! The text of errno value \a error. */
     static QString systemError(int error);
 
-    /*! The version files in the folder, by key, of the keys under \a prefix. */
-    QHash<QString, KeyFiles> listFiles(const QString &prefix, QString *errorString) const;
+    /*! A key's files as one listing showed them, and the temporary files beside them. */
+    struct Listed
+    {
+        KeyFiles files;
+        QStringList temporaries;
+    };
+
+    /*!
+     * The version files in the folder, by key, of the keys under \a prefix;
+     * with \a temporaries, the names of the temporary files too.
+     */
+    QHash<QString, KeyFiles> listFiles(const QString &prefix, QString *errorString,
+                                       QStringList *temporaries = nullptr) const;
     /*! The record of \a key, from \a files when given, else from the folder. */
     Head readHead(const QString &key, const KeyFiles *files = nullptr) const;
     /*!
-     * The highest version of \a key in the folder (0: none); false, with
-     * \a errorString, when the folder cannot be listed.
+     * The record of \a key as a write reads it before it writes: found by
+     * the names of the versions this folder saw of it, when it saw any and
+     * that record is what the write \a expects, else as readHead() finds
+     * it. A write proves itself by the listing after its link
+     * (newestVersion()), so a newer version that names do not show costs
+     * that write a Conflict, never another writer's version; a refusal is
+     * only ever made on what the folder lists.
      */
-    bool newestVersion(const QString &key, quint64 *version, QString *errorString) const;
+    Head readHeadToWrite(const QString &key, const std::function<bool(const Head &)> &expects) const
+    {
+        if (m_seen.contains(key)) {
+            const KeyFiles probed = probeVersions(key);
+            if (!probed.versions.isEmpty()) {
+                Head head = readHead(key, &probed);
+                if (expects(head))
+                    return head;
+            }
+        }
+        return readHead(key);
+    }
+    /*!
+     * The version file of \a version of \a key, read by its name: NotFound
+     * with version 0 when there is no such file.
+     */
+    Head readVersion(const QString &key, quint64 version) const;
+    /*!
+     * The highest version of \a key in the folder (0: none), and in \a listed
+     * what the listing showed; false, with \a errorString, when the folder
+     * cannot be listed.
+     */
+    bool newestVersion(const QString &key, quint64 *version, QString *errorString,
+                       Listed *listed = nullptr) const;
 
     /*!
      * The `over` of the envelope of \a version of \a key: the `writer` of
@@ -83,10 +127,21 @@ public:
                      QString *errorString) const;
     /*! Syncs the folder itself, so that the names in it survive a power cut. */
     bool sync(QString *errorString) const;
-    /*! Removes the versions of \a key below \a version, and abandoned temporary files. */
-    void collect(const QString &key, quint64 version) const;
+    /*!
+     * Removes the versions below \a version, and the abandoned temporary
+     * files, of those \a listed (by newestVersion()) shows.
+     */
+    void collect(quint64 version, const Listed &listed) const;
 
 private:
+    /*!
+     * listFiles(), or only \a prefix's own files when \a exact: the names of
+     * other keys are skipped unread.
+     */
+    QHash<QString, KeyFiles> listNames(const QString &prefix, bool exact, QString *errorString,
+                                       QStringList *temporaries) const;
+    /*! Whether \a entry of \a folder is a file, or a link to one. */
+    static bool isFile(const QByteArray &folder, const struct dirent &entry);
     Head readVersionFile(const QString &key, quint64 version, const QString &fileName) const;
     /*!
      * The versions of \a key found by their names, from the highest this
@@ -98,7 +153,8 @@ private:
      * The files of \a key as the folder lists them, listed again while
      * none shows of a key this folder has seen.
      */
-    KeyFiles listKey(const QString &key, QString *errorString) const;
+    KeyFiles listKey(const QString &key, QString *errorString,
+                     QStringList *temporaries = nullptr) const;
     /*! Keeps \a version as the highest seen of \a key, where probeVersions() starts. */
     void noteVersion(const QString &key, quint64 version) const;
 
