@@ -93,24 +93,42 @@ public:
         skipSpace();
         return m_pos;
     }
+    /*!
+     * Where the next token is, as line and column. The walk only goes
+     * forward, so the count goes on from the last place asked for: a file
+     * of thousands of services is read in one pass, not one per key.
+     */
+    ConfiguredService::Position place()
+    {
+        const qsizetype to = position();
+        int line = 0;
+        int column = 0;
+        jsonutil::lineAndColumn(m_text.mid(m_countedTo, to - m_countedTo), to - m_countedTo, &line,
+                                &column);
+        m_counted.column = line > 1 ? column : m_counted.column + column - 1;
+        m_counted.line += line - 1;
+        m_countedTo = to;
+        return m_counted;
+    }
 
 private:
     const QByteArray &m_text;
     qsizetype m_pos;
+    /*! The place of m_countedTo (after a byte-order mark, which is no column). */
+    qsizetype m_countedTo = m_pos;
+    ConfiguredService::Position m_counted {1, 1};
 };
 
 /*!
  * Records where each key of the object at the walker is, blocks' keys by
  * their dotted names, and each key the object gives twice.
  */
-void scanParameters(Walker &walker, const QByteArray &text, const QString &prefix,
-                    ConfiguredService *service)
+void scanParameters(Walker &walker, const QString &prefix, ConfiguredService *service)
 {
     QSet<QString> inThisObject;
     walker.expect('{');
     while (walker.before('}')) {
-        ConfiguredService::Position position;
-        jsonutil::lineAndColumn(text, walker.position(), &position.line, &position.column);
+        const ConfiguredService::Position position = walker.place();
         const QString key = prefix + walker.readString();
         if (inThisObject.contains(key))
             service->repeatedParameters.append({key, position, service->parameters.value(key)});
@@ -119,7 +137,7 @@ void scanParameters(Walker &walker, const QByteArray &text, const QString &prefi
             service->parameters.insert(key, position);
         walker.expect(':');
         if (walker.peek('{'))
-            scanParameters(walker, text, key + QLatin1Char('.'), service);
+            scanParameters(walker, key + QLatin1Char('.'), service);
         else
             walker.skipValue();
         if (walker.peek(','))
@@ -147,12 +165,13 @@ QList<ConfiguredService> servicesInFileOrder(const QByteArray &validJson)
             walker.expect('{');
             while (walker.before('}')) {
                 ConfiguredService service;
-                jsonutil::lineAndColumn(validJson, walker.position(), &service.line,
-                                        &service.column);
+                const ConfiguredService::Position at = walker.place();
+                service.line = at.line;
+                service.column = at.column;
                 service.name = walker.readString();
                 walker.expect(':');
                 if (walker.peek('{'))
-                    scanParameters(walker, validJson, QString(), &service);
+                    scanParameters(walker, QString(), &service);
                 else
                     walker.skipValue();
                 const auto earlier = std::find_if(found.cbegin(), found.cend(), [&](const ConfiguredService &s) {
