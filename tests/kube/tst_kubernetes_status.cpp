@@ -293,6 +293,21 @@ void TestKubernetesStatus::statusListsTheLeaseWithItsHolder()
                          }),
              table.out().constData());
     checkObserverUsedOnlyGetListWatch(observerUser);
+
+    // B4, O3: the participant's own configuration (a Kubernetes election,
+    // no Registry) names the same Leases: status reads them, not the host's
+    // default Registry, which it used to report missing.
+    StatusProcess configured({QStringLiteral("--config"), m_folder.filePath(QStringLiteral("j1.json"))});
+    QVERIFY(configured.waitForExit());
+    keep(configured);
+    QVERIFY2(configured.exitCode() == 0, configured.err().constData());
+    const QList<QByteArray> configuredLines = configured.out().split('\n');
+    QVERIFY2(std::any_of(configuredLines.begin(), configuredLines.end(),
+                         [&](const QByteArray &line) {
+                             return line.startsWith(lease.toUtf8() + ' ') && line.contains(holder.toUtf8());
+                         }),
+             (configured.out() + configured.err()).constData());
+    QVERIFY2(!configured.err().contains("registry"), configured.err().constData());
 }
 
 void TestKubernetesStatus::watchSeesAFailoverWithItsCause()

@@ -9,6 +9,7 @@
 #include "kubeconfig.h"
 #include "kubernetesleaseprotocol.h"
 #include "logging.h"
+#include "secretfile.h"
 #include "storeurl.h"
 
 #include <baton/application.h>
@@ -69,8 +70,28 @@ QJsonObject storeServiceForUrl(const LeaseSourceOptions &options, QString *error
  * Application of its own. Only the Registry starts: the configuration's
  * cluster services stay unstarted, so looking never joins an election.
  */
+/*!
+ * The parameters of the configuration's Kubernetes election, when its
+ * elections are all on Kubernetes and it names no Registry: its Leases are
+ * what there is to look at, not the host's default Registry.
+ */
+QJsonObject kubernetesElectionOf(const Application &app)
+{
+    if (app.service(registryName))
+        return {};
+    QJsonObject found;
+    for (const Service *service : app.services()) {
+        if (service->type() == QLatin1String("Webda/StoreClusterService"))
+            return {};
+        if (found.isEmpty() && service->type() == QLatin1String("Webda/KubernetesClusterService"))
+            found = service->parameters();
+    }
+    return found;
+}
+
 std::optional<Failure> openRegistry(const LeaseSourceOptions &options, std::unique_ptr<Application> *application,
-                                    Store **registry, std::unique_ptr<Store> *ownedDefault)
+                                    Store **registry, std::unique_ptr<Store> *ownedDefault,
+                                    QJsonObject *kubernetesElection)
 {
     auto app = std::make_unique<Application>();
     QString error;
@@ -87,6 +108,11 @@ std::optional<Failure> openRegistry(const LeaseSourceOptions &options, std::uniq
     }
     if (!loaded)
         return Failure {LeaseObserver::OpenError::BadInput, error};
+    if (options.kind == LeaseSourceOptions::Kind::Configuration) {
+        *kubernetesElection = kubernetesElectionOf(*app);
+        if (!kubernetesElection->isEmpty())
+            return std::nullopt;
+    }
     Store *store = qobject_cast<Store *>(app->service(registryName));
     // Not one of the application's services: owned here, and by the
     // observer once it opens (destroyed before the application it names).
@@ -134,7 +160,8 @@ std::optional<Failure> openStoreService(const LeaseSourceOptions &options, std::
     return std::nullopt;
 }
 
-std::optional<Failure> openKubernetes(const LeaseSourceOptions &options, LeaseProtocol **opened, QString *emptyText)
+std::optional<Failure> openKubernetes(const LeaseSourceOptions &options, const QString &tokenFile,
+                                      LeaseProtocol **opened, QString *emptyText)
 {
     KubeConfigOptions where;
     where.configPath = options.kubeconfigPath;
@@ -152,6 +179,11 @@ std::optional<Failure> openKubernetes(const LeaseSourceOptions &options, LeasePr
         config.exec.reset();
         config.clientCertPem.clear();
         config.clientKeyPem.clear();
+    } else if (!tokenFile.isEmpty()) {
+        // As the election reads it: a mounted Secret wins over the kubeconfig.
+        config.tokenFile = SecretFile::resolve(tokenFile);
+        config.token.clear();
+        config.exec.reset();
     }
     auto source = std::make_unique<KubernetesLeaseProtocol>(config, options.allNamespaces, kubeTimeoutMs);
     if (!source->setUp(&error))
@@ -180,15 +212,28 @@ LeaseObserver *LeaseObserver::open(const LeaseSourceOptions &options, QObject *p
     std::optional<Failure> failure;
     switch (options.kind) {
     case LeaseSourceOptions::Kind::Configuration:
-    case LeaseSourceOptions::Kind::StoreUrl:
-        failure = openRegistry(options, &application, &store, &ownedStore);
+    case LeaseSourceOptions::Kind::StoreUrl: {
+        QJsonObject kubernetesElection;
+        failure = openRegistry(options, &application, &store, &ownedStore, &kubernetesElection);
+        if (!failure && !kubernetesElection.isEmpty()) {
+            // The configuration's own Leases, where its election keeps them (B4).
+            LeaseSourceOptions where;
+            where.kind = LeaseSourceOptions::Kind::Kubernetes;
+            where.kubeconfigPath = kubernetesElection.value(QStringLiteral("config")).toString();
+            where.kubeContext = kubernetesElection.value(QStringLiteral("context")).toString();
+            where.namespaceName = kubernetesElection.value(QStringLiteral("namespace")).toString();
+            application.reset();
+            failure = openKubernetes(where, kubernetesElection.value(QStringLiteral("tokenFile")).toString(),
+                                     &kubernetes, &emptyText);
+        }
         break;
+    }
     case LeaseSourceOptions::Kind::StoreService:
         failure = openStoreService(options, &ownedStore);
         store = ownedStore.get();
         break;
     case LeaseSourceOptions::Kind::Kubernetes:
-        failure = openKubernetes(options, &kubernetes, &emptyText);
+        failure = openKubernetes(options, QString(), &kubernetes, &emptyText);
         break;
     }
     if (error)
