@@ -22,8 +22,11 @@ QString word(Severity severity)
 int tell(Severity severity, const QString &summary, const QStringList &details)
 {
     commandline::say(QStringLiteral("%1 - %2").arg(word(severity), summary));
-    for (const QString &line : details)
-        commandline::say(line);
+    for (const QString &line : details) {
+        // One problem is its own summary: said once, its fix after it.
+        if (line != summary)
+            commandline::say(line);
+    }
     return int(severity);
 }
 
