@@ -23,7 +23,7 @@ namespace baton {
  * changed, in the same columns; a renewal alone, which changes only the
  * ages, prints nothing. A lease removed is its last row again, its STATE
  * `removed`. With --history, the row of each holder change instead; with
- * -o jsonl, records (docs/events.md). At the end, on stderr, the holder
+ * -o jsonl, records (docs/reference/events.md). At the end, on stderr, the holder
  * changes this watch saw, each with its time without a leader: the rows
  * have no column for it.
  */
