@@ -6,8 +6,9 @@
 #include "logging.h"
 #include "sidewrite.h"
 #include <batoninternal/privatefiles.h>
-#include "servicehost.h"
 #include "storesupport.h"
+
+#include "servicehost.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -106,6 +107,11 @@ QString FileStore::folder() const
     return m_files ? m_files->path() : QString();
 }
 
+QString FileStore::fileNameForKey(const QString &key, quint64 version)
+{
+    return VersionFolder::fileName(key, version);
+}
+
 QString FileStore::keyForFileName(const QString &fileName)
 {
     QString key;
@@ -162,7 +168,8 @@ StoreResult FileStore::conflictWith(const QString &key, const QString &why) cons
     const QString message = QStringLiteral("%1: key \"%2\" %3").arg(describe(), key, why);
     if (now.result.ok())
         return conflict(now.result.entry, message);
-    return failure(Status::Conflict, message);
+    StoreResult result = failure(Status::Conflict, message);
+    return result;
 }
 
 StoreResult FileStore::writeNext(const QString &key, const Head &head,
@@ -292,8 +299,7 @@ StoreResult FileStore::createNow(const QString &key, const QJsonObject &document
 {
     if (auto refused = refuseWrite(key))
         return *refused;
-    const Head head = m_files->readHeadToWrite(
-            key, [](const Head &found) { return found.result.status == Status::NotFound; });
+    const Head head = m_files->readHead(key);
     filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     std::optional<quint64> floor;
     if (const auto given = m_floorsGiven.constFind(key); given != m_floorsGiven.cend()) {
@@ -321,9 +327,7 @@ StoreResult FileStore::updateNow(const QString &key, const QJsonObject &document
 {
     if (auto refused = refuseWrite(key))
         return *refused;
-    const Head head = m_files->readHeadToWrite(key, [&](const Head &found) {
-        return found.result.ok() && found.result.entry.version == version;
-    });
+    const Head head = m_files->readHead(key);
     filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     if (!head.result.ok())
         return head.result;
@@ -347,9 +351,7 @@ void FileStore::writeSideNow(const StoreSideWrite &side)
             result = *refused;
             break;
         }
-        Head head = m_files->readHeadToWrite(side.key, [](const Head &found) {
-            return found.result.ok() || found.result.status == Status::NotFound;
-        });
+        Head head = m_files->readHead(side.key);
         if (head.result.status == Status::Unavailable) {
             result = head.result;
             break;
@@ -388,9 +390,7 @@ void FileStore::remove(const QString &key, const QString &version, Callback done
         deliver(std::move(done), *refused);
         return;
     }
-    Head head = m_files->readHeadToWrite(key, [&](const Head &found) {
-        return found.result.ok() && (version.isEmpty() || found.result.entry.version == version);
-    });
+    Head head = m_files->readHead(key);
     filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     // An unconditional remove also clears a corrupt file: it is the way out
     // of a BadReply. A conditional one cannot compare, so it changes nothing.

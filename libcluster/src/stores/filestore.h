@@ -89,10 +89,7 @@ public:
     qint64 versionFloor(const QString &key) const override;
 
     /*! The file name of \a version of \a key: reversible, and safe for any key. */
-    static QString fileNameForKey(const QString &key, quint64 version)
-    {
-        return VersionFolder::fileName(key, version);
-    }
+    static QString fileNameForKey(const QString &key, quint64 version);
     /*! The key a file name of fileNameForKey() (or the earlier layout's) belongs to. */
     static QString keyForFileName(const QString &fileName);
 

@@ -7,8 +7,6 @@
 #include <QString>
 #include <QStringList>
 
-#include <functional>
-
 struct dirent;
 
 namespace baton {
@@ -77,27 +75,6 @@ public:
                                        QStringList *temporaries = nullptr) const;
     /*! The record of \a key, from \a files when given, else from the folder. */
     Head readHead(const QString &key, const KeyFiles *files = nullptr) const;
-    /*!
-     * The record of \a key as a write reads it before it writes: found by
-     * the names of the versions this folder saw of it, when it saw any and
-     * that record is what the write \a expects, else as readHead() finds
-     * it. A write proves itself by the listing after its link
-     * (newestVersion()), so a newer version that names do not show costs
-     * that write a Conflict, never another writer's version; a refusal is
-     * only ever made on what the folder lists.
-     */
-    Head readHeadToWrite(const QString &key, const std::function<bool(const Head &)> &expects) const
-    {
-        if (m_seen.contains(key)) {
-            const KeyFiles probed = probeVersions(key);
-            if (!probed.versions.isEmpty()) {
-                Head head = readHead(key, &probed);
-                if (expects(head))
-                    return head;
-            }
-        }
-        return readHead(key);
-    }
     /*!
      * The version file of \a version of \a key, read by its name: NotFound
      * with version 0 when there is no such file.
