@@ -19,6 +19,9 @@ FolderEvents::FolderEvents(QObject *parent)
 
 FolderEvents::~FolderEvents()
 {
+    // The notifier leaves the event dispatcher before its descriptor closes:
+    // a number the kernel may hand out again is never polled for us.
+    delete m_notifier;
     if (m_fd >= 0)
         ::close(m_fd);
 }
