@@ -798,6 +798,75 @@ private Q_SLOTS:
         QCOMPARE(got->result.entry.version, otherWon.last());
     }
 
+    // B2, F7: two stale writers never make one of them a winner. A writer
+    // frozen after reading links its version late, on a name the holder's
+    // renewals have since collected; a second stale writer, which saw that
+    // version's number before, sends its update on it. The second must not
+    // build on the first's late file (the record is three versions ahead),
+    // or the first, listing at last, could take the second's write for a
+    // follower built on its own and answer that it won: two holders, and a
+    // version that goes back.
+    void aLateWriteNeverMakesAnotherStaleWriterBuildOnIt()
+    {
+        QVERIFY(openStore());
+        CREATE_OK(created, QStringLiteral("cluster:leader"), doc(0));
+        QString error;
+        const std::unique_ptr<FileStore> holder = newFileStore(folder(), &error);
+        QVERIFY2(holder, qPrintable(error));
+        const std::unique_ptr<FileStore> stale = newFileStore(folder(), &error);
+        QVERIFY2(stale, qPrintable(error));
+
+        auto update = [&](FileStore *store, int value, const QString &version) {
+            const CallPtr written = issue(
+                    [&](auto done) { store->update(created.key, doc(value), version, done); }, &m_issued);
+            // Unanswered, calls stays 0, which each caller checks.
+            (void)QTest::qWaitFor([&] { return written->calls == 1; }, kTakeoverBoundMs);
+            return written;
+        };
+        QString holderVersion;
+        CallPtr staleWrite;
+        bool read = false;
+        bool linked = false;
+        filestoresteps::setHook(m_owned.get(), [&](filestoresteps::WriteStep at) {
+            if (at == filestoresteps::WriteStep::ReadCurrent && !read) {
+                read = true;
+                // The holder takes over; the stale writer reads its first
+                // version; the holder renews until that version is collected.
+                CallPtr written = update(holder.get(), 1, created.version);
+                QCOMPARE(written->calls, 1);
+                QVERIFY(written->result.ok());
+                const CallPtr seen = issue([&](auto done) { stale->get(created.key, done); }, &m_issued);
+                QTRY_COMPARE_WITH_TIMEOUT(seen->calls, 1, kTakeoverBoundMs);
+                QCOMPARE(seen->result.entry.version, written->result.entry.version);
+                for (int renewal = 0; renewal < 3 && written->result.ok(); ++renewal)
+                    written = update(holder.get(), 1, written->result.entry.version);
+                QCOMPARE(written->calls, 1);
+                QVERIFY(written->result.ok());
+                holderVersion = written->result.entry.version;
+            } else if (at == filestoresteps::WriteStep::LinkedVersion && read && !linked) {
+                linked = true;
+                // The frozen writer's late version is there; the stale
+                // writer updates on the version it saw, the same number.
+                staleWrite = update(stale.get(), 2, QString::number(created.version.toLongLong() + 1));
+            }
+        });
+        const CallPtr frozenWrite = updateCall(created.key, doc(3), created.version);
+        WAIT_DONE(frozenWrite);
+        filestoresteps::setHook(m_owned.get(), {});
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY2(read && linked, "the frozen writer never reached its steps");
+        QVERIFY(staleWrite);
+        QCOMPARE(staleWrite->calls, 1);
+        COMPARE_STATUS(staleWrite, "Conflict");
+        COMPARE_STATUS(frozenWrite, "Conflict");
+        const CallPtr got = getCall(created.key);
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "Ok");
+        QCOMPARE(got->result.entry.document, doc(1));
+        QCOMPARE(got->result.entry.version, holderVersion);
+    }
+
     // B1, B2, F7: processes writing one key over and over (creates, updates,
     // removes, each on the version it read) never both win one version, and
     // a version is never handed out twice, removal or not.
