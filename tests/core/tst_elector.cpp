@@ -193,6 +193,7 @@ private Q_SLOTS:
     void fencingTokenIncreasesAcrossLeaders();
     void lateReplyToAnAbandonedRequestIsIgnored();
     void watchEventWhileLeadingTriggersARenewalNotAStepDown();
+    void aRecordNotOursSeenWhileAcquiringIsCheckedByARenewalAtOnce();
     void onlyAChangeOfHolderIsRecordedWithItsReasonAndGap();
     void twoProcessesWithOneInstanceIdNeverBothLead();
     void aProcessRestartedWithAFixedIdWaitsOneLeaseUnlessItsEarlierRunReleased_data();
@@ -753,6 +754,43 @@ void TestElector::watchEventWhileLeadingTriggersARenewalNotAStepDown()
     QVERIFY(wake(a, store));
     QVERIFY(a.elector.isLeader());
     QCOMPARE(a.last<action::AttemptFinished>()->outcome, AttemptOutcome::Renewed);
+}
+
+void TestElector::aRecordNotOursSeenWhileAcquiringIsCheckedByARenewalAtOnce()
+{
+    // F1, F3: a watch and a write's reply are two streams. Another writer's
+    // record, written right after our acquisition, can be seen before the
+    // acquisition's answer; versions are opaque, so the Elector cannot tell
+    // which came last, and leading on until the next renewal would overlap
+    // with whoever takes that record when it expires. The acquisition's
+    // success is checked at once by a conditional renewal instead.
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    QVERIFY(a.pending);
+    while (!std::holds_alternative<action::Create>(*a.pending)
+           && !std::holds_alternative<action::Update>(*a.pending)) {
+        const ElectorAction read = *a.pending;
+        a.pending.reset();
+        take(a, a.elector.onReply(requestIdOf(read), store.apply(read)));
+        QVERIFY(a.pending);
+    }
+    const ElectorAction acquisition = *a.pending;
+    a.pending.reset();
+    const LeaseReply won = store.apply(acquisition);
+    LeaseRecord intruder = store.state.record;
+    intruder.holder = QStringLiteral("intruder");
+    intruder.holderIncarnation.clear();
+    store.write(intruder);
+    a.clock.advance(5);
+    take(a, a.elector.onWatch(store.state));
+    a.clock.advance(5);
+    take(a, a.elector.onReply(requestIdOf(acquisition), won));
+    QVERIFY(a.elector.isLeader());
+    QCOMPARE(*a.elector.nextWakeMono(), a.clock.monotonicMs());
+    QVERIFY(wake(a, store));
+    QVERIFY(!a.elector.isLeader());
+    QCOMPARE(a.last<action::StoppedLeading>()->reason, StopReason::TakenOver);
 }
 
 

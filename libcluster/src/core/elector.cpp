@@ -207,6 +207,8 @@ void Elector::handleWriteReply(const LeaseReply &reply, bool renewal, ElectorAct
             }
             m_validUntil = m_attemptStart + stepDownDelay();
             finishAttempt(out, AttemptOutcome::Renewed);
+            if (m_otherSeenDuringRequest)
+                m_nextAttempt = now();
             return;
         }
         if (now() >= m_attemptStart + stepDownDelay()) {
@@ -229,6 +231,8 @@ void Elector::handleWriteReply(const LeaseReply &reply, bool renewal, ElectorAct
         }
         becomeLeader(reply.state, out);
         finishAttempt(out, AttemptOutcome::Acquired);
+        if (m_otherSeenDuringRequest)
+            m_nextAttempt = now();
         return;
     }
     case LeaseReply::Outcome::Conflict:
@@ -257,11 +261,18 @@ ElectorActions Elector::onWatch(const LeaseState &state)
         return out;
     if (!m_lease.differsFrom(state))
         return out;
+    const bool other = !state.exists || !m_lease.isMine(state.record);
+    // F1, F3: a record not ours, seen while our write is on its way, may be
+    // newer than the answer that write will bring (a watch and a reply are
+    // two streams, and versions are opaque): the write's success is then
+    // checked at once by a conditional renewal, as a leader does below.
+    if (m_inFlight && other)
+        m_otherSeenDuringRequest = true;
     if (m_state == State::Leading) {
         // A watch event may be older than the reply that made this instance
         // leader, and versions are opaque, so it cannot tell the truth by
         // itself: the conditional renewal it triggers does (F3, F8).
-        if (!state.exists || !m_lease.isMine(state.record))
+        if (other)
             m_nextAttempt = now();
         return out;
     }
@@ -426,6 +437,7 @@ void Elector::send(ElectorActions &out, Request::Kind kind, ElectorAction reques
     else
         moveTo(State::Acquiring);
     m_inFlight = Request {kind, now()};
+    m_otherSeenDuringRequest = false;
     const quint64 id = ++m_request;
     std::visit(
             [id](auto &a) {

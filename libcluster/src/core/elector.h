@@ -114,6 +114,8 @@ private:
     State m_state = State::Idle;
     /*! The one request on its way, if any; which kinds each state allows: consistent(). */
     std::optional<Request> m_inFlight;
+    /*! A watch showed a record not ours while the request was on its way. */
+    bool m_otherSeenDuringRequest = false;
     /*! The id of the last request sent; raised to abandon one, whose late reply is then ignored. */
     quint64 m_request = 0;
     /*! Start of the current or last attempt: latencies and terms count from it. */
