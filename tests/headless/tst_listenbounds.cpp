@@ -254,6 +254,13 @@ void TestListenBounds::aHugeBodyIsRefusedUnreadAndCostsNoMemory()
     const qint64 after = rssKiB(m_leader->pid());
     qInfo("VmRSS %lld KiB before, %lld KiB after, %lld MiB of body sent", before, after,
           sent / (1024 * 1024));
+#if defined(__SANITIZE_ADDRESS__)
+    // Under AddressSanitizer freed memory waits in its quarantine, so the
+    // RSS of the process grows with whatever it allocates meanwhile (16 MiB
+    // over a window in which 6 MiB of body were sent): it measures the
+    // allocator, not a body kept. The refusal unread is checked above.
+    return;
+#endif
     QVERIFY2(
         after - before < 8 * 1024,
         qPrintable(QStringLiteral("VmRSS %1 KiB before, %2 KiB after").arg(before).arg(after)));
