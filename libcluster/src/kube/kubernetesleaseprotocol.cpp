@@ -117,18 +117,25 @@ LeaseReply KubernetesLeaseProtocol::failed(const HttpResult &result, const QStri
                                                                    : LeaseReply::ErrorKind::Other);
 }
 
+std::optional<LeaseState> KubernetesLeaseProtocol::accepted(const QJsonObject &lease,
+                                                           const Callback &done)
+{
+    LeaseState state;
+    QString error;
+    if (!fromLease(lease, &state, &error)) {
+        done(LeaseReply::error(error));
+        return std::nullopt;
+    }
+    remember(lease);
+    return state;
+}
+
 void KubernetesLeaseProtocol::get(const QString &name, Callback done)
 {
     m_api->send("GET", leaseUrl(name), {}, [this, name, done = std::move(done)](const HttpResult &result) {
         if (result.ok()) {
-            LeaseState state;
-            QString error;
-            if (!fromLease(result.json, &state, &error)) {
-                done(LeaseReply::error(error));
-                return;
-            }
-            remember(result.json);
-            done(LeaseReply::ok(state));
+            if (const std::optional<LeaseState> state = accepted(result.json, done))
+                done(LeaseReply::ok(*state));
         } else if (result.error.httpStatus == 404) {
             done(LeaseReply::ok(LeaseState {}));
         } else {
@@ -173,16 +180,12 @@ void KubernetesLeaseProtocol::writeReply(const QString &name, const HttpResult &
                                          Callback done)
 {
     if (result.ok()) {
-        LeaseState state;
-        QString error;
-        if (!fromLease(result.json, &state, &error)) {
-            done(LeaseReply::error(error));
+        const std::optional<LeaseState> state = accepted(result.json, done);
+        if (!state)
             return;
-        }
-        remember(result.json);
         if (change)
             postLeaderEvent(name, result.json, change->to);
-        done(LeaseReply::ok(state));
+        done(LeaseReply::ok(*state));
         return;
     }
     if (result.error.httpStatus != 409) {

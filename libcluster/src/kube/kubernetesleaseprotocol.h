@@ -97,6 +97,12 @@ public:
     QString explain(const HttpResult &result, const QString &what, bool observing) const;
     /*! The failed request as an error: a 401 is refused credentials; a 403 is not (B5). */
     LeaseReply failed(const HttpResult &result, const QString &what) const;
+    /*!
+     * A Lease the server returned, decoded and kept for the updates built
+     * on its version (R7); unset when it cannot be trusted, and then
+     * \a done has been answered with why (R1).
+     */
+    std::optional<LeaseState> accepted(const QJsonObject &lease, const Callback &done);
 
 private:
     /*! The namespace and the name of the Lease \a name. */
