@@ -171,6 +171,8 @@ private Q_SLOTS:
     void everySectionALinkNamesIsThere();
     void everyInstalledDocumentTheyNameIsInstalled_data();
     void everyInstalledDocumentTheyNameIsInstalled();
+    void everyLinkOfAnInstalledPageLeadsToAnInstalledPage_data();
+    void everyLinkOfAnInstalledPageLeadsToAnInstalledPage();
     void everyBatonCommandAndOptionTheDocsShowExists_data();
     void everyBatonCommandAndOptionTheDocsShowExists();
     void theImageTheManifestsRunIsTheOneTheDocsBuild();
@@ -326,6 +328,38 @@ void TestDocReferences::everyInstalledDocumentTheyNameIsInstalled()
             if (!installed.contains(m.captured(1)))
                 missing << m.captured(1);
     QVERIFY2(missing.isEmpty(), qPrintable(file + QLatin1String(" names what is not installed: ") + missing.join(QLatin1String(", "))));
+}
+
+static QStringList installedDocs(const QString &cmakeList)
+{
+    static const QRegularExpression list(QStringLiteral("set\\(baton_installed_docs([^)]*)\\)"));
+    return list.match(cmakeList).captured(1).split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+}
+
+void TestDocReferences::everyLinkOfAnInstalledPageLeadsToAnInstalledPage_data()
+{
+    QTest::addColumn<QString>("doc");
+    for (const QString &doc : installedDocs(readSource(QStringLiteral("app/CMakeLists.txt"))))
+        QTest::newRow(qPrintable(doc)) << doc;
+}
+
+void TestDocReferences::everyLinkOfAnInstalledPageLeadsToAnInstalledPage()
+{
+    // O3: under /usr/share/doc/baton a link to a page the package leaves out leads nowhere.
+    QFETCH(QString, doc);
+    const QStringList installed = installedDocs(readSource(QStringLiteral("app/CMakeLists.txt")));
+    static const QRegularExpression link(QStringLiteral("\\]\\(([^)\\s#]+)(?:#[^)]*)?\\)"));
+    const QString folder = QFileInfo(doc).path();
+    QStringList outside;
+    for (const QRegularExpressionMatch &m : link.globalMatch(readSource(QStringLiteral("docs/") + doc))) {
+        const QString target = m.captured(1);
+        if (target.contains(QLatin1String("://")) || target.startsWith(QLatin1String("mailto:")))
+            continue;
+        const QString page = QDir::cleanPath(folder + QLatin1Char('/') + target);
+        if (!installed.contains(page))
+            outside << target;
+    }
+    QVERIFY2(outside.isEmpty(), qPrintable(doc + QLatin1String(" links to pages that are not installed: ") + outside.join(QLatin1String(", "))));
 }
 
 void TestDocReferences::everyBatonCommandAndOptionTheDocsShowExists_data()
