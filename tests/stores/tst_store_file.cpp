@@ -947,6 +947,26 @@ private Q_SLOTS:
         QCOMPARE(changed.size(), 1); // other:x was never reported
     }
 
+    // B1, F8: a folder removed and made again is watched again: the watch
+    // followed the old folder, and writes into the new one were never told.
+    void watchFollowsTheFolderMadeAgain()
+    {
+        QVERIFY(openStore());
+        QObject owner;
+        StoreWatch *watch = m_store->watch(QStringLiteral("cluster:"), &owner);
+        QVERIFY(watch);
+        QSignalSpy changed(watch, &StoreWatch::entryChanged);
+        QVERIFY(QDir(folder()).removeRecursively());
+        QVERIFY(QDir().mkpath(folder()));
+        QVERIFY(QFile::setPermissions(folder(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+
+        QProcess *writer = startChild({ QStringLiteral("create"), folder(), QStringLiteral("cluster:b") });
+        QTRY_COMPARE_WITH_TIMEOUT(writer->state(), QProcess::NotRunning, kProcessTimeoutMs);
+        QCOMPARE(writer->readAll().trimmed(), QByteArray("Ok"));
+        QTRY_COMPARE(changed.size(), 1);
+        QCOMPARE(changed.first().at(0).value<StoreEntry>().key, QStringLiteral("cluster:b"));
+    }
+
     // B1: with no folder, the store of an application lives in its data folder,
     // so several processes of one host share a Registry with no configuration.
     void applicationDataFolderIsTheDefault()

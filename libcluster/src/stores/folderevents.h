@@ -5,6 +5,7 @@
 
 class QFileSystemWatcher;
 class QSocketNotifier;
+class QTimer;
 
 namespace baton {
 
@@ -28,18 +29,24 @@ Q_SIGNALS:
     /*! Files of the folder created, linked, moved in or out, written or removed, in order. */
     void namesChanged(const QStringList &names);
     /*!
-     * Changes were not told (the kernel's queue overflowed) or the folder
-     * itself went: any file may have changed.
+     * Changes were not told (the kernel's queue overflowed), or the folder
+     * itself went or came back: any file may have changed.
      */
     void lost();
 
 private:
+    bool arm(QString *errorString);
+    void disarm();
     void readEvents();
+    void rearmWhenTheFolderIsBack();
 
+    QString m_path;
     int m_fd = -1;
     QSocketNotifier *m_notifier = nullptr;
     /*! Where inotify cannot be had: every change told as lost. */
     QFileSystemWatcher *m_fallback = nullptr;
+    /*! While the folder is gone: looks for it again, since nothing tells when it is made. */
+    QTimer *m_rearm = nullptr;
 };
 
 } // namespace baton
