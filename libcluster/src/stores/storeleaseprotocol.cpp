@@ -1,6 +1,7 @@
 #include "storeleaseprotocol.h"
 
 #include "clusterservice_p.h"
+#include "leaseprotocolsource.h"
 #include "storeleasewatch.h"
 #include "storesupport.h"
 
@@ -312,7 +313,7 @@ public:
                         *errorString = QStringLiteral("service \"%1\": its store is closed").arg(this->name());
                         return nullptr;
                     }
-                    return std::make_unique<StoreLeaseProtocol>(m_store, historyLength);
+                    return openLeaseProtocol(m_store, historyLength);
                 });
     }
 
@@ -321,6 +322,14 @@ private:
 };
 
 } // namespace
+
+std::unique_ptr<LeaseProtocol> openLeaseProtocol(Store *store, int historyLength)
+{
+    // Asked once per election or observer, never per request.
+    if (auto *source = dynamic_cast<LeaseProtocolSource *>(store))
+        return source->openLeaseProtocol(historyLength);
+    return std::make_unique<StoreLeaseProtocol>(store, historyLength);
+}
 
 ClusterService *createStoreElection(Store *store, const QString &name, const QJsonObject &parameters)
 {

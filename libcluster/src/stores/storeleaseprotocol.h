@@ -55,6 +55,16 @@ public:
     /*! A watch saw \a name change: whatever was known of its absence is stale. */
     void noteWatched(const QString &name) { m_absentSince.remove(name); }
 
+    /*!
+     * What a conditional write of \a name answered, as the election takes
+     * it, for a protocol that sends the write itself (EtcdLeaseProtocol).
+     */
+    LeaseReply answerWrite(const QString &name, const StoreResult &result)
+    {
+        noteAbsence(name, result);
+        return toReply(name, result, true);
+    }
+
     /*! An entry as a list or watch reports it; an unreadable document is an error entry (R1). */
     static SourcedLease fromEntry(const StoreEntry &entry);
 
