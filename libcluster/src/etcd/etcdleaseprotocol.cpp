@@ -33,10 +33,10 @@ void EtcdLeaseProtocol::update(const QString &name, const LeaseRecord &record,
     }
     batcher->send(EtcdUpdateQueue::Update {
             registryLeaseKey(name), leasecodec::encode(record), revision,
-            [self = QPointer<EtcdLeaseProtocol>(this), name,
+            [self = QPointer<EtcdLeaseProtocol>(this), name, record,
              done = std::move(done)](const StoreResult &result) {
                 if (self)
-                    done(self->m_viaStore.answerWrite(name, result));
+                    done(self->m_viaStore.answerWrite(name, record, result));
             },
             QDeadlineTimer(batcher->timeoutMs()) });
 }

@@ -125,6 +125,15 @@ Store::Callback StoreLeaseProtocol::guarded(const QString &name, Callback done, 
     };
 }
 
+LeaseReply StoreLeaseProtocol::answerWrite(const QString &name, const LeaseRecord &record,
+                                           const StoreResult &result)
+{
+    noteAbsence(name, result);
+    if (result.ok())
+        return LeaseReply::ok(LeaseState { true, record, result.entry.version });
+    return toReply(name, result, true);
+}
+
 void StoreLeaseProtocol::noteAbsence(const QString &name, const StoreResult &result)
 {
     using Status = StoreResult::Status;

@@ -56,14 +56,12 @@ public:
     void noteWatched(const QString &name) { m_absentSince.remove(name); }
 
     /*!
-     * What a conditional write of \a name answered, as the election takes
-     * it, for a protocol that sends the write itself (EtcdLeaseProtocol).
+     * What a conditional write of \a record to \a name answered, as the
+     * election takes it, for a protocol that sends the write itself
+     * (EtcdLeaseProtocol). Written, it is \a record as it went, not
+     * decoded again from the document it became.
      */
-    LeaseReply answerWrite(const QString &name, const StoreResult &result)
-    {
-        noteAbsence(name, result);
-        return toReply(name, result, true);
-    }
+    LeaseReply answerWrite(const QString &name, const LeaseRecord &record, const StoreResult &result);
 
     /*! An entry as a list or watch reports it; an unreadable document is an error entry (R1). */
     static SourcedLease fromEntry(const StoreEntry &entry);
