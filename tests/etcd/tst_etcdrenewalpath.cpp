@@ -191,6 +191,19 @@ void TestEtcdRenewalPath::aRenewalTakesFewFunctionsAndNoExtraTurn()
     QVERIFY2(finished, output.right(4000).constData());
 
     const QList<Stack> stacks = parseStacks(output);
+    // A container without the ptrace capability lets gdb start nothing.
+    if (stacks.isEmpty() && output.contains("ptrace"))
+        QSKIP(qPrintable(QStringLiteral("gdb cannot trace here: %1")
+                                 .arg(QString::fromUtf8(output.left(300)))));
+    QVERIFY2(!stacks.isEmpty(), output.right(4000).constData());
+    // Without debug information (the Release presets) no frame names its
+    // source, and neither our lambdas nor inlined functions can be told.
+    bool debugInfo = false;
+    for (const Stack &stack : stacks)
+        for (const Frame &frame : stack.frames)
+            debugInfo = debugInfo || frame.ours();
+    if (!debugInfo)
+        QSKIP("this build has no debug information: gdb cannot tell our frames");
     QList<Stack> outs;
     QList<Stack> backs;
     for (const Stack &stack : stacks) {
@@ -202,11 +215,6 @@ void TestEtcdRenewalPath::aRenewalTakesFewFunctionsAndNoExtraTurn()
             backs.append(stack);
     }
     QVERIFY2(!outs.isEmpty() && !backs.isEmpty(), output.right(4000).constData());
-    bool debugInfo = false;
-    for (const Frame &frame : outs.constFirst().frames)
-        debugInfo = debugInfo || frame.ours();
-    if (!debugInfo)
-        QSKIP("this build has no debug information: gdb cannot tell our frames");
 
     QSet<QStringList> told;
     for (const Stack &out : std::as_const(outs)) {
