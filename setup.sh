@@ -9,6 +9,7 @@ set -eu
 # baton(1) in baton_manual; systemd brings systemd-analyze for systemd_units;
 # faketime and libfaketime run tst_clockdrift's participants at skewed clock rates.
 # stress-ng is the CPU hog of scripts/suite-under-load.sh.
+# gdb prints the stacks tst_etcdrenewalpath counts the renewal's functions on.
 packages="
   ca-certificates
   build-essential cmake ninja-build pkg-config
@@ -29,6 +30,7 @@ packages="
   systemd
   faketime libfaketime
   stress-ng
+  gdb
 "
 
 # clang and its runtimes (libFuzzer, ASan, UBSan) are for scripts/fuzz.sh and

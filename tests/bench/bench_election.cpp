@@ -8,7 +8,7 @@
 //   bench_election failover  ENDPOINT [REPS]        crash failover / leaseDuration
 //   bench_election requests  ENDPOINT               store requests per renewal, etcd and Kubernetes
 //   bench_election footprint ENDPOINT SECONDS       RSS and CPU, baton join beside etcdctl elect
-//   bench_election scale     ENDPOINT ELECTIONS SECONDS [--callgrind FILE]
+//   bench_election scale     ENDPOINT ELECTIONS SECONDS [RENEW_MS [LEASE_MS]] [--callgrind FILE]
 //   bench_election scale-file FOLDER ELECTIONS SECONDS [RENEW_MS] [--callgrind FILE]
 //                                                   the same on a file store in FOLDER
 //
@@ -1043,7 +1043,7 @@ int main(int argc, char *argv[])
     const QString endpoint = args.value(1).section(QLatin1Char(','), 0, 0);
     if (command.isEmpty() || endpoint.isEmpty()) {
         std::fputs("usage: bench_election [--check] handover|failover|requests|footprint|scale ENDPOINT ...\n"
-                   "       bench_election [--max-cpu=PERCENT] [--max-rss=MB] [--max-gap=MS] scale ENDPOINT|file ELECTIONS SECONDS\n"
+                   "       bench_election [--max-cpu=PERCENT] [--max-rss=MB] [--max-gap=MS] scale ENDPOINT|file ELECTIONS SECONDS [RENEW_MS [LEASE_MS]]\n"
                    "       bench_election [--check] scale-file FOLDER ELECTIONS SECONDS [RENEW_MS]\n"
                    "  (BATON_BINARY: the baton to measure)\n",
                    stderr);
@@ -1065,7 +1065,17 @@ int main(int argc, char *argv[])
                 ? QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/FileStore")},
                                {QStringLiteral("folder"), g_folder->filePath(QStringLiteral("registry"))}}
                 : etcdRegistry(endpoint, 0);
-        status = scale(ScaleSetup {registry}, args.value(2, QStringLiteral("1000")).toInt(),
+        // Issue #26's 10,000 elections renew every 5 s on a lease of 15 s.
+        ScaleSetup setup {registry};
+        const QString renew = args.value(4);
+        if (!renew.isEmpty() && !renew.startsWith(QLatin1String("--"))) {
+            setup.renewMs = renew.toLongLong();
+            const QString lease = args.value(5);
+            setup.leaseMs = !lease.isEmpty() && !lease.startsWith(QLatin1String("--"))
+                    ? lease.toLongLong()
+                    : setup.renewMs * 10;
+        }
+        status = scale(setup, args.value(2, QStringLiteral("1000")).toInt(),
                        args.value(3, QStringLiteral("600")).toInt(),
                        callgrindAt > 0 ? args.value(callgrindAt + 1) : QString());
     } else if (command == QLatin1String("scale-file")) {

@@ -368,8 +368,10 @@ void EtcdClient::send(const RequestPtr &request)
     const int endpoint = m_current;
     const QByteArray token = request->isAuthentication ? QByteArray() : m_token;
     ++request->attempts;
-    m_http->postJson(endpointUrl(endpoint, request->path), request->body, authorization(token),
-                     attemptMs, [this, request, endpoint, token](const HttpResult &result) {
+    // sendJson, not its postJson wrapper: one frame less on every renewal's way.
+    m_http->sendJson("POST", endpointUrl(endpoint, request->path), request->body,
+                     authorization(token), attemptMs,
+                     [this, request, endpoint, token](const HttpResult &result) {
                          onAnswer(request, endpoint, token, result);
                      });
 }

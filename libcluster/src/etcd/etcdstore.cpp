@@ -2,8 +2,11 @@
 
 #include "etcdclient.h"
 #include "etcdcodec.h"
+#include "etcdleaseprotocol.h"
+#include "etcdreplies.h"
 #include "etcdsettings.h"
 #include "etcdtxn.h"
+#include "etcdupdatebatcher.h"
 #include "etcdwatch.h"
 #include "etcdwatchhub.h"
 #include "logging.h"
@@ -23,8 +26,6 @@ using Failure = EtcdClient::Failure;
 namespace {
 
 const QString kTypeName = QStringLiteral("Webda/EtcdStore");
-// etcd's answer to a txn with more operations than its --max-txn-ops.
-const QString kTooManyOperations = QStringLiteral("too many operations in txn request");
 
 /*! A version as etcd compares it, or nullopt when it cannot be a mod_revision. */
 std::optional<qint64> parseVersion(const QString &version)
@@ -65,6 +66,11 @@ qint64 EtcdStore::versionFloor(const QString &) const
     return m_client ? m_client->knownRevision() : 0;
 }
 
+std::unique_ptr<LeaseProtocol> EtcdStore::openLeaseProtocol(int historyLength)
+{
+    return std::make_unique<EtcdLeaseProtocol>(this, historyLength);
+}
+
 bool EtcdStore::init(QString *errorString)
 {
     EtcdSettings settings;
@@ -84,6 +90,7 @@ bool EtcdStore::init(QString *errorString)
     m_client = client;
     m_prefix = settings.prefix.toUtf8();
     m_timeoutMs = settings.timeoutMs;
+    m_batcher = new EtcdUpdateBatcher(m_client, m_prefix, m_timeoutMs);
     return true;
 }
 
@@ -100,24 +107,13 @@ bool EtcdStore::refuseUninitialised(const Callback &done)
 StoreResult EtcdStore::badReply(const QString &operation, const QString &key,
                                 const QString &why) const
 {
-    return failure(Status::BadReply,
-                   QStringLiteral("%1: %2 \"%3\": etcd answered something this client "
-                                  "cannot read: %4")
-                           .arg(describe(), operation, key, why));
+    return etcdreplies::badReply(describe(), operation, key, why);
 }
 
 StoreResult EtcdStore::notApplied(const QString &operation, const QString &key,
                                   const QString &version, const QJsonObject &range) const
 {
-    std::optional<StoreEntry> current;
-    QString why;
-    if (!etcdtxn::foundEntry(range, m_prefix, &current, &why))
-        return badReply(operation, key, why);
-    if (!current)
-        return failure(Status::NotFound,
-                       QStringLiteral("%1: no key \"%2\" to %3").arg(describe(), key, operation));
-    return conflict(*current, QStringLiteral("%1: key \"%2\" has version %3, not %4")
-                                      .arg(describe(), key, current->version, version));
+    return etcdreplies::notApplied(describe(), m_prefix, operation, key, version, range);
 }
 
 void EtcdStore::deliver(const Callback &done, StoreResult result)
@@ -246,9 +242,12 @@ void EtcdStore::update(const QString &key, const QJsonObject &document, const QS
         reportCurrent(QStringLiteral("update"), key, version, std::move(done));
         return;
     }
-    m_updates.enqueue({ key, document, *revision, std::move(done),
-                        QDeadlineTimer(m_timeoutMs) });
-    sendUpdates();
+    m_batcher->send(EtcdUpdateQueue::Update {
+            key, document, *revision,
+            [this, done = std::move(done)](const StoreResult &result) {
+                deliverLater(this, done, result);
+            },
+            QDeadlineTimer(m_timeoutMs) });
 }
 
 void EtcdStore::updateWith(const QString &key, const QJsonObject &document,
@@ -287,122 +286,6 @@ void EtcdStore::updateWith(const QString &key, const QJsonObject &document,
             deliver(done, notApplied(operation, key, version,
                                      etcdtxn::response(json, 0, QStringLiteral("response_range"))));
     });
-}
-
-void EtcdStore::sendUpdates()
-{
-    for (;;) {
-        QList<EtcdUpdateQueue::Update> expired;
-        // An update with less than half its timeout left would shorten the
-        // transaction of every update it joins to its own deadline.
-        QList<EtcdUpdateQueue::Update> batch = m_updates.takeBatch(&expired, minimumSendMs());
-        for (const EtcdUpdateQueue::Update &update : std::as_const(expired)) {
-            deliver(update.done,
-                    failure(Status::Unavailable,
-                            QStringLiteral("%1: update \"%2\": etcd had not answered earlier "
-                                           "updates within %3 ms of its %4 ms timeout, so this "
-                                           "one was never sent")
-                                    .arg(describe(), update.key)
-                                    .arg(m_timeoutMs - minimumSendMs())
-                                    .arg(m_timeoutMs)));
-        }
-        if (batch.isEmpty())
-            return;
-        // As create(), with one comparison, put and read per update: the
-        // reads tell, when the txn fails, which comparison failed.
-        QJsonArray compares;
-        QJsonArray puts;
-        QJsonArray reads;
-        QDeadlineTimer deadline(QDeadlineTimer::Forever);
-        for (const EtcdUpdateQueue::Update &update : std::as_const(batch)) {
-            const QByteArray full = fullKey(update.key);
-            compares.append(etcdtxn::modifiedAt(full, update.revision));
-            puts.append(etcdtxn::putOp(full, update.document));
-            reads.append(etcdtxn::rangeOp(full));
-            deadline = std::min(deadline, update.deadline);
-        }
-        const QJsonObject body { { QStringLiteral("compare"), compares },
-                                 { QStringLiteral("success"), puts },
-                                 { QStringLiteral("failure"), reads } };
-        m_client->call(
-                QStringLiteral("/v3/kv/txn"), body,
-                [this, batch](const QJsonObject &json, const Failure &failed) mutable {
-                    m_updates.batchDone();
-                    if (failed) {
-                        for (const EtcdUpdateQueue::Update &update : std::as_const(batch))
-                            deliver(update.done, *failed);
-                    } else {
-                        settleUpdates(std::move(batch), json);
-                    }
-                    sendUpdates();
-                },
-                deadline,
-                [this, batch](const QJsonObject &, const Failure &refusal) mutable {
-                    m_updates.batchDone();
-                    settleRefusedUpdates(std::move(batch), *refusal);
-                    sendUpdates();
-                });
-    }
-}
-
-void EtcdStore::settleRefusedUpdates(QList<EtcdUpdateQueue::Update> batch,
-                                     const StoreResult &refusal)
-{
-    if (batch.size() == 1) {
-        deliver(batch.constFirst().done, refusal);
-        return;
-    }
-    if (refusal.errorString.contains(kTooManyOperations)) {
-        m_updates.shrinkBelow(batch.size());
-        m_updates.requeue(std::move(batch));
-        return;
-    }
-    // One update etcd will not take (a key outside the user's role, a value
-    // over --max-request-bytes) must not fail the others that shared its txn.
-    qCDebug(lcEtcd).noquote() << describe() << "etcd refused a txn of" << batch.size()
-                              << "updates; sending it again in halves";
-    m_updates.requeueSplit(std::move(batch));
-}
-
-void EtcdStore::settleUpdates(QList<EtcdUpdateQueue::Update> batch, const QJsonObject &json)
-{
-    const QString operation = QStringLiteral("update");
-    bool succeeded = false;
-    qint64 revision = 0;
-    QString unreadable;
-    const bool readable = etcdtxn::outcome(json, &succeeded, &revision, &unreadable);
-    if (!readable || succeeded) {
-        for (const EtcdUpdateQueue::Update &update : std::as_const(batch)) {
-            deliver(update.done,
-                    readable ? success(StoreEntry { update.key, update.document,
-                                                    QString::number(revision) })
-                             : badReply(operation, update.key, unreadable));
-        }
-        return;
-    }
-    // One failed comparison fails the whole txn. The updates whose key still
-    // has the version they named lost only because they shared it: they go
-    // again. When none really lost (no real etcd answers that), each is
-    // answered with what it read, so that nothing goes round for ever.
-    std::vector<StoreResult> answers;
-    std::vector<bool> ownVersion;
-    for (qsizetype i = 0; i < batch.size(); ++i) {
-        const QString version = QString::number(batch.at(i).revision);
-        answers.push_back(notApplied(operation, batch.at(i).key, version,
-                                     etcdtxn::response(json, i, QStringLiteral("response_range"))));
-        ownVersion.push_back(answers.back().status == Status::Conflict
-                             && answers.back().entry.version == version);
-    }
-    const bool anyLost = std::find(ownVersion.cbegin(), ownVersion.cend(), false) != ownVersion.cend();
-    QList<EtcdUpdateQueue::Update> again;
-    for (qsizetype i = 0; i < batch.size(); ++i) {
-        if (ownVersion[size_t(i)] && anyLost)
-            again.append(std::move(batch[i]));
-        else
-            deliver(batch.at(i).done, answers[size_t(i)]);
-    }
-    if (!again.isEmpty())
-        m_updates.requeue(std::move(again));
 }
 
 StoreResult EtcdStore::removed(const QString &key, const QJsonObject &deleteResponse) const

@@ -3,6 +3,7 @@
 #include <baton/store.h>
 
 #include "etcdupdatequeue.h"
+#include "leaseprotocolsource.h"
 #include "versionfloor.h"
 
 #include <QJsonObject>
@@ -12,6 +13,7 @@
 namespace baton {
 
 class EtcdClient;
+class EtcdUpdateBatcher;
 class EtcdWatchHub;
 
 /*!
@@ -22,7 +24,8 @@ class EtcdWatchHub;
  * - create: one txn, `create_revision == 0`, whose failure branch reads the
  *   key, so a lost race shows the winner with no second request.
  * - update: one txn, `mod_revision == version`; updates that come while
- *   one is waiting for etcd share the next txn (EtcdUpdateQueue).
+ *   one is waiting for etcd share the next txn, with the lease renewals
+ *   (EtcdUpdateBatcher).
  * - createWith, updateWith: the same comparison and read, and both puts
  *   in one txn, so the side document (a lease's history) and the record
  *   never disagree; an updateWith goes alone, not in a shared txn.
@@ -37,11 +40,15 @@ class EtcdWatchHub;
  * authentication and deadlines are its business, so an answer, good or
  * bad, always comes within `timeout`.
  *
+ * The election and the observers do not go through this interface: they
+ * speak etcd through an EtcdLeaseProtocol on this store's client
+ * (openLeaseProtocol()), which writes the same keys and values.
+ *
  * A request that timed out may still have been applied: a retried
  * conditional write then reports a Conflict showing its own write, which the
  * election treats like any lost race.
  */
-class EtcdStore : public Store, public VersionFloor
+class EtcdStore : public Store, public VersionFloor, public LeaseProtocolSource
 {
     Q_OBJECT
 public:
@@ -74,6 +81,14 @@ public:
      * deletion came after them (F7).
      */
     qint64 versionFloor(const QString &) const override;
+    std::unique_ptr<LeaseProtocol> openLeaseProtocol(int historyLength) override;
+
+    /*! The client every request goes through; null until init() succeeds. */
+    EtcdClient *client() const { return m_client; }
+    /*! The updates of the client, shared by the store and the lease protocol. */
+    EtcdUpdateBatcher *updateBatcher() const { return m_batcher; }
+    /*! What goes before every store key in etcd. */
+    QByteArray keyPrefix() const { return m_prefix; }
 
 private:
     QByteArray fullKey(const QString &key) const { return m_prefix + key.toUtf8(); }
@@ -99,20 +114,12 @@ private:
                     const StoreResult &result, const Callback &done);
     void createKeys(const QString &key, const QJsonObject &document,
                     const std::optional<StoreSideWrite> &side, Callback done);
-    /*! Sends what m_updates lets go now, one txn per batch. */
-    void sendUpdates();
-    /*! Answers each update of a transaction, or queues again those that lost only by company. */
-    void settleUpdates(QList<EtcdUpdateQueue::Update> batch, const QJsonObject &json);
-    /*! etcd refused a whole transaction for what it holds: smaller ones may pass. */
-    void settleRefusedUpdates(QList<EtcdUpdateQueue::Update> batch, const StoreResult &refusal);
-    /*! Less time than this left, an update is answered rather than sent. */
-    qint64 minimumSendMs() const { return m_timeoutMs / 2; }
-
     EtcdClient *m_client = nullptr;
     QByteArray m_prefix;
     int m_timeoutMs = 0;
     QPointer<EtcdWatchHub> m_hub;
-    EtcdUpdateQueue m_updates;
+    /*! A child of m_client: it goes with it. */
+    EtcdUpdateBatcher *m_batcher = nullptr;
 };
 
 } // namespace baton

@@ -2,6 +2,7 @@
 
 #include <baton/clock.h>
 #include "leaseprotocol.h"
+#include "leaseprotocolsource.h"
 #include "storeleaseprotocol.h"
 #include "logging.h"
 
@@ -15,7 +16,7 @@
 namespace baton {
 
 LeaseObserver::LeaseObserver(Store *store, const Clock *clock, QObject *parent)
-    : LeaseObserver(new LeaseObserverPrivate(new StoreLeaseProtocol(store), clock), parent)
+    : LeaseObserver(new LeaseObserverPrivate(openLeaseProtocol(store, leasehistory::defaultLength).release(), clock), parent)
 {
     d->m_store = store;
 }

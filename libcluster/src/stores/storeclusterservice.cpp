@@ -1,6 +1,7 @@
 #include "storeclusterservice.h"
 
 #include "clusterservice_p.h"
+#include "leaseprotocolsource.h"
 #include "parameters.h"
 #include "servicehost.h"
 #include "storeleaseprotocol.h"
@@ -69,7 +70,7 @@ std::unique_ptr<LeaseProtocol> StoreClusterService::createLeaseProtocol(QString 
                                .arg(name());
         return nullptr;
     }
-    return std::make_unique<StoreLeaseProtocol>(store, historyLength);
+    return openLeaseProtocol(store, historyLength);
 }
 
 } // namespace baton

@@ -1,6 +1,7 @@
 #include "storeleaseprotocol.h"
 
 #include "clusterservice_p.h"
+#include "leaseprotocolsource.h"
 #include "storeleasewatch.h"
 #include "storesupport.h"
 
@@ -122,6 +123,15 @@ Store::Callback StoreLeaseProtocol::guarded(const QString &name, Callback done, 
         self->noteAbsence(name, result);
         done(self->toReply(name, result, isWrite));
     };
+}
+
+LeaseReply StoreLeaseProtocol::answerWrite(const QString &name, const LeaseRecord &record,
+                                           const StoreResult &result)
+{
+    noteAbsence(name, result);
+    if (result.ok())
+        return LeaseReply::ok(LeaseState { true, record, result.entry.version });
+    return toReply(name, result, true);
 }
 
 void StoreLeaseProtocol::noteAbsence(const QString &name, const StoreResult &result)
@@ -312,7 +322,7 @@ public:
                         *errorString = QStringLiteral("service \"%1\": its store is closed").arg(this->name());
                         return nullptr;
                     }
-                    return std::make_unique<StoreLeaseProtocol>(m_store, historyLength);
+                    return openLeaseProtocol(m_store, historyLength);
                 });
     }
 
@@ -321,6 +331,14 @@ private:
 };
 
 } // namespace
+
+std::unique_ptr<LeaseProtocol> openLeaseProtocol(Store *store, int historyLength)
+{
+    // Asked once per election or observer, never per request.
+    if (auto *source = dynamic_cast<LeaseProtocolSource *>(store))
+        return source->openLeaseProtocol(historyLength);
+    return std::make_unique<StoreLeaseProtocol>(store, historyLength);
+}
 
 ClusterService *createStoreElection(Store *store, const QString &name, const QJsonObject &parameters)
 {

@@ -55,6 +55,14 @@ public:
     /*! A watch saw \a name change: whatever was known of its absence is stale. */
     void noteWatched(const QString &name) { m_absentSince.remove(name); }
 
+    /*!
+     * What a conditional write of \a record to \a name answered, as the
+     * election takes it, for a protocol that sends the write itself
+     * (EtcdLeaseProtocol). Written, it is \a record as it went, not
+     * decoded again from the document it became.
+     */
+    LeaseReply answerWrite(const QString &name, const LeaseRecord &record, const StoreResult &result);
+
     /*! An entry as a list or watch reports it; an unreadable document is an error entry (R1). */
     static SourcedLease fromEntry(const StoreEntry &entry);
 

@@ -1,0 +1,60 @@
+#pragma once
+
+#include "etcdupdatequeue.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <optional>
+#include <utility>
+
+namespace baton {
+
+class EtcdClient;
+
+/*!
+ * Sends the conditional updates of one EtcdClient: the Registry store's
+ * update() and the lease protocol's renewals share its transactions
+ * (EtcdUpdateQueue says how they are grouped). Each update is answered
+ * straight from the answer of its txn, with no turn of the event loop in
+ * between: the caller's own answer is on a later turn already. Only an
+ * update answered without being sent (too little time left) is answered on
+ * a later turn, so that no answer runs inside the call that sent another.
+ * Failures are redacted (R2).
+ */
+class EtcdUpdateBatcher final : public QObject
+{
+    Q_OBJECT
+public:
+    /*! \a prefix: the store's key prefix; the keys of the updates go after it. */
+    EtcdUpdateBatcher(EtcdClient *client, const QByteArray &prefix, int timeoutMs);
+
+    /*!
+     * Queues \a added, when there is one, and sends what the queue lets go
+     * now, one txn per batch: the update goes in a txn now, or in the next
+     * one when maxInFlight are out. One function from the caller to the
+     * client, since every renewal passes here. The update's key goes after
+     * the prefix; its deadline counts its wait here.
+     */
+    void send(std::optional<EtcdUpdateQueue::Update> added = std::nullopt);
+    int timeoutMs() const { return m_timeoutMs; }
+
+private:
+    using Answers = QList<std::pair<Store::Callback, StoreResult>>;
+
+    /*! The answer of each update of a transaction; those that lost only by company are queued again. */
+    Answers settle(QList<EtcdUpdateQueue::Update> batch, const QJsonObject &json);
+    /*! etcd refused a whole transaction for what it holds: smaller ones may pass. */
+    Answers settleRefused(QList<EtcdUpdateQueue::Update> batch, const StoreResult &refusal);
+    /*! Answers \a answers (redacted, R2), then sends what may go now. */
+    void deliver(const Answers &answers);
+    /*! Less time than this left, an update is answered rather than sent. */
+    qint64 minimumSendMs() const { return m_timeoutMs / 2; }
+
+    EtcdClient *m_client;
+    QByteArray m_prefix;
+    int m_timeoutMs;
+    EtcdUpdateQueue m_queue;
+};
+
+} // namespace baton
