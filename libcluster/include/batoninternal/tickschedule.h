@@ -34,6 +34,8 @@ namespace baton {
 class BATON_INTERNAL_EXPORT TickSchedule
 {
 public:
+    /*! A schedule that never ticks; parse() makes the others. */
+    TickSchedule() = default;
     /*! Reads \a text; nothing, with \a problem naming the field and what is wrong, if it is not a schedule. */
     static std::optional<TickSchedule> parse(QStringView text, QString *problem);
 
@@ -51,7 +53,6 @@ public:
     static QString tickName(const QDateTime &tick);
 
 private:
-    TickSchedule() = default;
     std::optional<QDateTime> scan(const QDateTime &from, bool forward) const;
     bool dayMatches(const QDate &date) const;
     qint64 instantOfWallTime(qint64 wallSeconds) const;
