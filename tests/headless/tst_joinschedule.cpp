@@ -12,6 +12,7 @@
 
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QSet>
@@ -58,6 +59,8 @@ private:
     ParticipantProcess *start(const QString &id, const QStringList &extra);
     ParticipantProcess *leader(const ParticipantProcess *except = nullptr) const;
     QStringList logLines() const;
+    /*! `baton status --runs LEASE -o json` of the test's lease. */
+    QJsonObject runsDocument() const;
 
     QTemporaryDir m_folder;
     QString m_log;
@@ -159,6 +162,38 @@ void TestJoinSchedule::eachTickRunsOnceAcrossAKilledLeader()
     // The new leader's runs carry its own, higher fencing token.
     QVERIFY(lines.last().split(QLatin1Char(' ')).at(2).toLongLong()
             > lines.first().split(QLatin1Char(' ')).at(2).toLongLong());
+
+    // S4: `baton status --runs` shows a record for every run the log shows,
+    // with the instance and the token the command was given.
+    const QJsonObject listed = runsDocument();
+    QCOMPARE(listed.value(QStringLiteral("kind")).toString(), QStringLiteral("RunList"));
+    QHash<QString, QJsonObject> records;
+    for (const QJsonValue &item : listed.value(QStringLiteral("items")).toArray())
+        records.insert(item[QStringLiteral("tick")].toString(), item.toObject());
+    for (const QString &line : lines) {
+        const QStringList words = line.split(QLatin1Char(' '));
+        QVERIFY2(records.contains(words.at(0)), qPrintable(QStringLiteral("no record of ") + line));
+        const QJsonObject record = records.value(words.at(0));
+        QCOMPARE(record.value(QStringLiteral("lease")).toString(), m_lease);
+        QCOMPARE(record.value(QStringLiteral("token")).toString(), words.at(2));
+        if (record.value(QStringLiteral("outcome")).toString() == QLatin1String("succeeded")) {
+            QCOMPARE(record.value(QStringLiteral("instance")).toString(), words.at(1));
+            QVERIFY(!record.value(QStringLiteral("end")).toString().isEmpty());
+        }
+    }
+}
+
+QJsonObject TestJoinSchedule::runsDocument() const
+{
+    QProcess status;
+    status.start(test::batonBinary(), {QStringLiteral("status"), QStringLiteral("--config"),
+                                       m_folder.filePath(QStringLiteral("s2.json")), QStringLiteral("--runs"),
+                                       m_lease, QStringLiteral("-o"), QStringLiteral("json")});
+    if (!status.waitForFinished(20000) || status.exitCode() != 0) {
+        qWarning("%s", status.readAllStandardError().constData());
+        return {};
+    }
+    return QJsonDocument::fromJson(status.readAllStandardOutput()).object();
 }
 
 void TestJoinSchedule::anInterruptedRunIsRerunOrNotByPolicy_data()
