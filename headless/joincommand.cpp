@@ -219,6 +219,8 @@ int JoinCommand::start()
                               &headlesslogging::droppedLines);
         for (ClusterService *cluster : std::as_const(m_clusters))
             m_metrics->follow(cluster);
+        if (m_schedule)
+            followScheduleMetrics();
         if (m_exec) {
             m_metrics->followExec(m_clusters.first()->leaseName());
             connect(m_exec, &ExecSupervisor::event, m_metrics, &ElectionMetrics::record);

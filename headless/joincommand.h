@@ -105,6 +105,8 @@ private:
     void onceCommandEnded();
     /*! --schedule (joinschedule.cpp): the runner of the first lease, or false with \a errorString. */
     bool attachSchedule(QString *errorString);
+    /*! --schedule with --listen: its runs in /metrics (joinschedule.cpp). */
+    void followScheduleMetrics();
 
     Options m_options;
     std::unique_ptr<Application> m_application;

@@ -3,6 +3,7 @@
 
 #include "joincommand.h"
 
+#include "electionmetrics.h"
 #include "scheduledrunner.h"
 
 #include <baton/application.h>
@@ -50,6 +51,17 @@ bool JoinCommand::attachSchedule(QString *errorString)
     if (m_options.eventsJson)
         connect(m_schedule, &ScheduledRunner::event, this, &JoinCommand::writeEvent);
     return true;
+}
+
+void JoinCommand::followScheduleMetrics()
+{
+    const QString lease = m_clusters.first()->leaseName();
+    const TickSchedule schedule = *TickSchedule::parse(m_options.schedule, nullptr);
+    // Cron ticks need not be evenly spaced: the gap after the next tick stands for all.
+    const QDateTime next = schedule.nextAfter(QDateTime::currentDateTimeUtc());
+    const QDateTime after = schedule.nextAfter(next);
+    m_metrics->followSchedule(lease, next.isValid() && after.isValid() ? double(next.secsTo(after)) : 0);
+    connect(m_schedule, &ScheduledRunner::event, m_metrics, &ElectionMetrics::record);
 }
 
 } // namespace baton
