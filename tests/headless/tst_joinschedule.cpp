@@ -10,6 +10,8 @@
 #include "participants.h"
 #include "testsupport.h"
 
+#include <batoninternal/tickschedule.h>
+
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -52,6 +54,8 @@ private Q_SLOTS:
     void anInterruptedRunIsRerunOrNotByPolicy_data();
     void anInterruptedRunIsRerunOrNotByPolicy();
     void aTickDuringARunIsSkippedAndRecorded();
+    void aTickDuringARunWaitsForItWhenQueued();
+    void aMissedTickWithinTheCatchUpWindowRunsOnce();
     void badScheduleOptionsAreRefused_data();
     void badScheduleOptionsAreRefused();
 
@@ -231,6 +235,8 @@ void TestJoinSchedule::anInterruptedRunIsRerunOrNotByPolicy()
     if (rerun) {
         QTRY_COMPARE_WITH_TIMEOUT(logLines().size(), 2, 20000);
         QCOMPARE(logLines().at(1), tick + QLatin1Char(' ') + second->label());
+        // The command may write before its event reaches the test.
+        QTRY_VERIFY_WITH_TIMEOUT(!lastEvent(*second, QStringLiteral("run-started")).isEmpty(), 10000);
         const QJsonObject started = lastEvent(*second, QStringLiteral("run-started"));
         QCOMPARE(started.value(QStringLiteral("tick")).toString(), tick);
         QCOMPARE(started.value(QStringLiteral("attempt")).toInt(), 2);
@@ -263,6 +269,51 @@ void TestJoinSchedule::aTickDuringARunIsSkippedAndRecorded()
         ran.insert(line);
     for (const QJsonObject &skip : skipped)
         QVERIFY(!ran.contains(skip.value(QStringLiteral("tick")).toString()));
+}
+
+void TestJoinSchedule::aTickDuringARunWaitsForItWhenQueued()
+{
+    // S3, --overlap queue: the tick that came during a run starts when it
+    // ends, late, and never beside it.
+    m_lease = QStringLiteral("queue-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+    m_log = m_folder.filePath(m_lease + QStringLiteral(".log"));
+    ParticipantProcess *only = start(QStringLiteral("q1"),
+                                     {QStringLiteral("--schedule"), QStringLiteral("every 1s"), QStringLiteral("--overlap"),
+                                      QStringLiteral("queue"), QStringLiteral("--exec"),
+                                      QStringLiteral("echo \"$BATON_TICK\" >> '%1'; sleep 2.5").arg(m_log)});
+    QTRY_VERIFY_WITH_TIMEOUT(eventsNamed(*only, QStringLiteral("run-started")).size() >= 3, 30000);
+    const QList<QJsonObject> started = eventsNamed(*only, QStringLiteral("run-started"));
+    const QList<QJsonObject> finished = eventsNamed(*only, QStringLiteral("run-finished"));
+    bool startedLate = false;
+    for (qsizetype i = 1; i < started.size(); ++i) {
+        // Each run after the first started once the one before had finished.
+        QVERIFY(finished.size() >= i);
+        QVERIFY(started.at(i).value(QStringLiteral("mono")).toDouble() >= finished.at(i - 1).value(QStringLiteral("mono")).toDouble());
+        const QDateTime tick = QDateTime::fromString(started.at(i).value(QStringLiteral("tick")).toString(), Qt::ISODate);
+        const QDateTime at = QDateTime::fromString(started.at(i).value(QStringLiteral("ts")).toString(), Qt::ISODateWithMs);
+        // Its tick came while the run before was going: it waited for it.
+        const QDateTime previousEnd = QDateTime::fromString(finished.at(i - 1).value(QStringLiteral("ts")).toString(),
+                                                            Qt::ISODateWithMs);
+        startedLate = startedLate || (tick < previousEnd && at >= previousEnd);
+    }
+    QVERIFY(startedLate);
+}
+
+void TestJoinSchedule::aMissedTickWithinTheCatchUpWindowRunsOnce()
+{
+    // S2: the tick at the top of this hour was started by nobody; a leader
+    // with --catch-up 2h runs it once when it begins to lead.
+    m_lease = QStringLiteral("catchup-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+    m_log = m_folder.filePath(m_lease + QStringLiteral(".log"));
+    const QStringList job {QStringLiteral("--schedule"), QStringLiteral("every 1h"), QStringLiteral("--catch-up"),
+                           QStringLiteral("2h"), QStringLiteral("--exec"),
+                           QStringLiteral("echo \"$BATON_TICK $BATON_INSTANCE\" >> '%1'").arg(m_log)};
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    ParticipantProcess *first = start(QStringLiteral("c1"), job);
+    QTRY_VERIFY_WITH_TIMEOUT(eventsNamed(*first, QStringLiteral("run-finished")).size() == 1, 20000);
+    QCOMPARE(logLines().size(), 1);
+    const QDateTime hour(now.date(), QTime(now.time().hour(), 0), Qt::UTC);
+    QCOMPARE(logLines().first(), TickSchedule::tickName(hour) + QStringLiteral(" c1"));
 }
 
 void TestJoinSchedule::badScheduleOptionsAreRefused_data()
