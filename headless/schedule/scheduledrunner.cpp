@@ -79,6 +79,13 @@ void ScheduledRunner::onNotLeading()
     m_queued.reset();
     // A run still going is stopped by its own registration (the guard),
     // awaited before the lease is released; its end settles its record.
+    // A run whose command never started (the leadership ended first, or
+    // the guard refused for lack of time) has no end to wait for.
+    if (m_running && m_exec && !m_exec->isRunning()) {
+        qCInfo(lcSchedule).noquote() << QStringLiteral("%1: tick %2: the leadership ended before the command started")
+                                                .arg(m_cluster->leaseName(), m_running->tick);
+        onRunStopped(0, 0, true);
+    }
 }
 
 void ScheduledRunner::reviewRecords()
