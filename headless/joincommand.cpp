@@ -4,6 +4,7 @@
 #include "electionmetrics.h"
 #include "electionscope.h"
 #include "execsupervisor.h"
+#include "scheduledrunner.h"
 #include "headlesslogging.h"
 #include "journalstream.h"
 #include "eventstreamwriter.h"
@@ -67,6 +68,8 @@ JoinCommand::~JoinCommand()
     // The command goes before the services it depends on.
     delete m_exec;
     m_exec = nullptr;
+    delete m_schedule;
+    m_schedule = nullptr;
 }
 
 bool JoinCommand::load(QString *errorString)
@@ -133,7 +136,11 @@ int JoinCommand::start()
         return BadUsage;
     }
 
-    if (!m_options.exec.isEmpty()) {
+    if (!m_options.schedule.isEmpty() && !attachSchedule(&error)) {
+        complain(QStringLiteral("lease \"%1\": %2").arg(m_clusters.first()->leaseName(), error));
+        return BadUsage;
+    }
+    if (!m_options.exec.isEmpty() && m_options.schedule.isEmpty()) {
         ExecSupervisor::Options exec;
         exec.command = m_options.exec;
         exec.graceMs = m_options.graceMs;
@@ -212,6 +219,8 @@ int JoinCommand::start()
                               &headlesslogging::droppedLines);
         for (ClusterService *cluster : std::as_const(m_clusters))
             m_metrics->follow(cluster);
+        if (m_schedule)
+            followScheduleMetrics();
         if (m_exec) {
             m_metrics->followExec(m_clusters.first()->leaseName());
             connect(m_exec, &ExecSupervisor::event, m_metrics, &ElectionMetrics::record);
@@ -290,6 +299,10 @@ int JoinCommand::start()
     for (ClusterService *cluster : std::as_const(m_clusters))
         std::fprintf(stderr, "baton join: %s: scope: %s\n", qPrintable(cluster->name()),
                      qPrintable(electionScope(*m_application, *cluster).text));
+    if (m_schedule)
+        logf("baton join: runs /bin/sh -c '%s' on schedule \"%s\" while leading \"%s\"\n",
+             qPrintable(m_options.exec), qPrintable(m_options.schedule),
+             qPrintable(m_clusters.first()->leaseName()));
     if (m_exec)
         logf("baton join: runs /bin/sh -c '%s' while leading \"%s\" (grace %lld ms)\n",
                      qPrintable(m_options.exec), qPrintable(m_clusters.first()->leaseName()),

@@ -54,6 +54,14 @@ public:
         bool once = false;
         /*! Give up (NotLeading) unless leading the first lease within this; 0: at the first attempt; negative: wait. */
         qint64 tryMs = -1;
+        /*! --schedule: run --exec once per tick of this schedule; empty: while leading. */
+        QString schedule;
+        /*! --on-interrupted rerun: a run an ended leadership interrupted runs again. */
+        bool rerunInterrupted = false;
+        /*! --catch-up: how late a tick nobody started may still run once. */
+        qint64 catchUpMs = 0;
+        /*! --overlap queue: a tick that comes during a run waits for it. */
+        bool queueOverlap = false;
     };
 
     enum ExitCode {
@@ -95,11 +103,16 @@ private:
     void watchFirstAttempt(ClusterService *cluster);
     void giveUpOnCredentials(ClusterService *cluster, const QString &lastError);
     void onceCommandEnded();
+    /*! --schedule (joinschedule.cpp): the runner of the first lease, or false with \a errorString. */
+    bool attachSchedule(QString *errorString);
+    /*! --schedule with --listen: its runs in /metrics (joinschedule.cpp). */
+    void followScheduleMetrics();
 
     Options m_options;
     std::unique_ptr<Application> m_application;
     QList<ClusterService *> m_clusters;
     ExecSupervisor *m_exec = nullptr;
+    class ScheduledRunner *m_schedule = nullptr;
     ElectionMetrics *m_metrics = nullptr;
     StatusServer *m_server = nullptr;
     SignalWatcher *m_signals = nullptr;

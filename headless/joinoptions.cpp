@@ -2,13 +2,16 @@
 
 #include "commandline.h"
 
+#include <batoninternal/tickschedule.h>
+
 namespace baton::joinoptions {
 
 using namespace commandline;
 
 const char *const usage = R"(  join --config FILE [--lease NAME ...] [--exec CMD] [--grace DURATION]
        [--on-exit restart|step-down] [--once] [--try DURATION]
-       [--events json] [--listen ADDR] [--explain]
+       [--schedule SPEC [--on-interrupted skip|rerun] [--catch-up DURATION]
+        [--overlap skip|queue]] [--events json] [--listen ADDR] [--explain]
                  take part in the elections of FILE (or of the leases named)
                  until SIGTERM or SIGINT, then deregister, stop the command,
                  release and exit 0;
@@ -23,6 +26,13 @@ const char *const usage = R"(  join --config FILE [--lease NAME ...] [--exec CMD
                  --once: run the command one time while leading, hold the
                  lease for at least its duration, release it and exit with
                  the command's status (5 if leadership ended under it);
+                 --schedule SPEC runs the command on the leader once per tick
+                 instead ("0 3 * * * Europe/Paris", or "every 10m"), with
+                 BATON_TICK set; a run cut short by the end of leadership is
+                 run again by the next leader with --on-interrupted rerun; a
+                 tick missed while nobody led runs once if at most
+                 --catch-up DURATION late (default: never); a tick that comes
+                 during a run is skipped, or with --overlap queue waits;
                  --try DURATION: exit 4 unless leading the first lease
                  within DURATION (0: only if it is free now);
                  a DURATION is 500ms, 1.5s, 2m or 1m30s (--grace: a bare
@@ -70,7 +80,24 @@ Parsed parse(const QStringList &arguments)
                                     QStringLiteral("Exit 4 unless leading within DURATION (0: only if "
                                                    "the lease is free now)."),
                                     QStringLiteral("DURATION"));
-    parser.addOptions({config, lease, exec, grace, onExit, once, tryFor, events, listen, explain});
+    const QCommandLineOption schedule(QStringLiteral("schedule"),
+                                      QStringLiteral("Run the command once per tick of SPEC on the leader: "
+                                                     "five cron fields and a time zone, or \"every DURATION\"."),
+                                      QStringLiteral("SPEC"));
+    const QCommandLineOption onInterrupted(QStringLiteral("on-interrupted"),
+                                           QStringLiteral("A run cut short when leadership ended: skip "
+                                                          "(default) or rerun."),
+                                           QStringLiteral("ACTION"));
+    const QCommandLineOption catchUp(QStringLiteral("catch-up"),
+                                     QStringLiteral("Run the latest tick nobody started once, if at most "
+                                                    "DURATION late (default 0: never)."),
+                                     QStringLiteral("DURATION"));
+    const QCommandLineOption overlap(QStringLiteral("overlap"),
+                                     QStringLiteral("A tick that comes while a run is going: skip "
+                                                    "(default) or queue."),
+                                     QStringLiteral("ACTION"));
+    parser.addOptions({config, lease, exec, grace, onExit, once, tryFor, schedule, onInterrupted, catchUp,
+                       overlap, events, listen, explain});
     if (const int done = commandline::parse(parser, "join", arguments); done != Run)
         return {{}, done};
     static_assert(JoinCommand::BadUsage == BadUsage);
@@ -116,6 +143,38 @@ Parsed parse(const QStringList &arguments)
         QString error;
         options.tryMs = durationOf(QStringLiteral("--try"), parser.value(tryFor), BareNumber::OnlyZero, &error);
         if (options.tryMs < 0)
+            return refuse(error);
+    }
+    if (parser.isSet(schedule)) {
+        options.schedule = parser.value(schedule);
+        QString problem;
+        if (!TickSchedule::parse(options.schedule, &problem))
+            return refuse(QStringLiteral("--schedule %1").arg(problem));
+        if (!parser.isSet(exec))
+            return refuse(QStringLiteral("--schedule needs --exec: the command to run at each tick"));
+        if (parser.isSet(once) || parser.isSet(onExit))
+            return refuse(QStringLiteral("--schedule excludes --once and --on-exit: the command runs "
+                                         "once per tick and its exit ends the run"));
+    }
+    for (const QCommandLineOption *option : {&onInterrupted, &catchUp, &overlap})
+        if (parser.isSet(*option) && !parser.isSet(schedule))
+            return refuse(QStringLiteral("--%1 only means something with --schedule").arg(option->names().first()));
+    if (parser.isSet(onInterrupted)) {
+        const QString action = parser.value(onInterrupted);
+        if (action != QLatin1String("skip") && action != QLatin1String("rerun"))
+            return refuse(QStringLiteral("--on-interrupted takes \"skip\" or \"rerun\", not \"%1\"").arg(action));
+        options.rerunInterrupted = action == QLatin1String("rerun");
+    }
+    if (parser.isSet(overlap)) {
+        const QString action = parser.value(overlap);
+        if (action != QLatin1String("skip") && action != QLatin1String("queue"))
+            return refuse(QStringLiteral("--overlap takes \"skip\" or \"queue\", not \"%1\"").arg(action));
+        options.queueOverlap = action == QLatin1String("queue");
+    }
+    if (parser.isSet(catchUp)) {
+        QString error;
+        options.catchUpMs = durationOf(QStringLiteral("--catch-up"), parser.value(catchUp), BareNumber::OnlyZero, &error);
+        if (options.catchUpMs < 0)
             return refuse(error);
     }
     options.listen = parser.value(listen);

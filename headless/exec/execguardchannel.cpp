@@ -78,6 +78,8 @@ void ExecSupervisor::startCommand()
         environment.insert(QStringLiteral("BATON_FENCING_TOKEN"),
                            QString::number(m_cluster->fencingToken()));
     }
+    for (const auto &[name, value] : std::as_const(m_options.environment))
+        environment.insert(name, value);
     process->setProcessEnvironment(environment);
     // Runs in the child between fork and exec: async-signal-safe calls
     // only. A group of its own, so that a stop of this process's group

@@ -278,6 +278,8 @@ void ExecSupervisor::afterCommandGone()
         m_restartTimer.start(int(m_backoff.currentMs()));
         return;
     }
+    if (m_options.onExit == OnExit::Finish)
+        return;
     if (m_options.onExit == OnExit::StepDown) {
         qCWarning(lcExec).noquote() << QStringLiteral("%1: --on-exit step-down: giving up the lease").arg(lease);
         Q_EMIT stepDownRequested();

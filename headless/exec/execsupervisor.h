@@ -68,7 +68,8 @@ class ExecSupervisor : public QObject
 {
     Q_OBJECT
 public:
-    enum class OnExit { Restart, StepDown };
+    /*! Finish: the exit ends the run, nothing follows (--schedule: one run per tick). */
+    enum class OnExit { Restart, StepDown, Finish };
     /*! Why the command's process ended: the `reason` of its `exec-stopped` record. */
     enum class StopReason {
         Exited,  ///< by itself, while leading ("exited")
@@ -86,6 +87,8 @@ public:
         qint64 restartDelayMaxMs = 30000;
         /*! The guard's executable; empty: `baton-exec-guard` beside the modules (modulePath()). */
         QString guardProgram {};
+        /*! Set in the command's environment beside BATON_FENCING_TOKEN (--schedule: BATON_TICK). */
+        QList<QPair<QString, QString>> environment {};
     };
 
     ExecSupervisor(ClusterService *cluster, Options options, QObject *parent = nullptr);

@@ -1,5 +1,7 @@
 #include "electionmetrics.h"
 
+#include <algorithm>
+
 #include <baton/clock.h>
 
 #include <baton/clusterservice.h>
@@ -75,6 +77,14 @@ void ElectionMetrics::followExec(const QString &lease)
     leaseFor(lease).execFollowed = true;
 }
 
+void ElectionMetrics::followSchedule(const QString &lease, double intervalSeconds)
+{
+    Lease &followed = leaseFor(lease);
+    followed.scheduleIntervalSeconds = intervalSeconds;
+    for (const char *outcome : {"succeeded", "failed", "interrupted", "skipped"})
+        followed.runs[QLatin1String(outcome)] += 0;
+}
+
 void ElectionMetrics::record(const QJsonObject &event)
 {
     Lease &lease = leaseFor(event.value(QStringLiteral("lease")).toString());
@@ -116,6 +126,15 @@ void ElectionMetrics::record(const QJsonObject &event)
         ++lease.execStarts;
     } else if (name == QLatin1String("exec-stopped")) {
         lease.execRunning = false;
+    } else if (name == QLatin1String("run-finished")) {
+        // "failed: exit code 3" counts as failed: one series per kind, not per code.
+        const QString outcome = event.value(QStringLiteral("outcome")).toString().section(QLatin1Char(':'), 0, 0);
+        ++lease.runs[outcome];
+        const QDateTime ts = QDateTime::fromString(event.value(QStringLiteral("ts")).toString(), Qt::ISODateWithMs);
+        if (outcome == QLatin1String("succeeded") && ts.isValid())
+            lease.lastSuccessEpochSeconds = double(ts.toMSecsSinceEpoch()) / 1000.0;
+    } else if (name == QLatin1String("run-skipped")) {
+        ++lease.runs[QStringLiteral("skipped")];
     }
 }
 
@@ -219,6 +238,30 @@ QByteArray ElectionMetrics::render() const
         if (it->execFollowed || it->execStarts > 0)
             sample(QStringLiteral("baton_exec_starts_total"), leaseLabel(it.key()),
                    QString::number(it->execStarts));
+    // Only a process with --schedule has these families, each with a sample of its lease.
+    const bool scheduled = std::any_of(m_leases.cbegin(), m_leases.cend(),
+                                       [](const Lease &lease) { return !lease.runs.isEmpty(); });
+    if (scheduled) {
+        family("baton_schedule_runs_total", "counter",
+               "Runs of the --schedule command by outcome: succeeded, failed, interrupted (its leadership "
+               "ended), skipped (the previous run was still going).");
+        for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+            for (auto run = it->runs.constBegin(); run != it->runs.constEnd(); ++run)
+                sample(QStringLiteral("baton_schedule_runs_total"),
+                       leaseLabel(it.key()) + QStringLiteral(",outcome=") + labelValue(run.key()),
+                       QString::number(run.value()));
+        family("baton_schedule_interval_seconds", "gauge", "About the time between two ticks of the --schedule.");
+        for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+            if (!it->runs.isEmpty())
+                sample(QStringLiteral("baton_schedule_interval_seconds"), leaseLabel(it.key()),
+                       number(it->scheduleIntervalSeconds));
+        family("baton_schedule_last_success_timestamp_seconds", "gauge",
+               "When the last successful run of the --schedule command ended here (Unix time; 0: none seen).");
+        for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+            if (!it->runs.isEmpty())
+                sample(QStringLiteral("baton_schedule_last_success_timestamp_seconds"), leaseLabel(it.key()),
+                       number(it->lastSuccessEpochSeconds));
+    }
     if (m_eventRecordsDropped) {
         family("baton_events_dropped_total", "counter",
                "Event records not written to stdout because its reader did not keep up.");

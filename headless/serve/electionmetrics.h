@@ -39,6 +39,11 @@ public:
     /*! The `--exec` command follows \a lease: its series are there before its first start. */
     void followExec(const QString &lease);
     /*!
+     * `--schedule` runs on \a lease, about every \a intervalSeconds: its
+     * run series are there before its first run.
+     */
+    void followSchedule(const QString &lease, double intervalSeconds);
+    /*!
      * What the process's output lost to readers that did not keep up: the
      * event records (stdout) and the log lines (stderr) dropped so far.
      * Read at each render, from any thread's counters; not rendered unset.
@@ -104,6 +109,12 @@ private:
         bool execFollowed = false;
         bool execRunning = false;
         quint64 execStarts = 0;
+        /*! --schedule: about the time between ticks, 0 when not followed. */
+        double scheduleIntervalSeconds = 0;
+        /*! Runs by outcome: succeeded, failed, interrupted, skipped. */
+        QMap<QString, quint64> runs;
+        /*! Wall clock of the end of the last successful run, for display and alerts; 0: none seen. */
+        double lastSuccessEpochSeconds = 0;
     };
     Lease &leaseFor(const QString &name);
     static bool isLeading(const Lease &lease);

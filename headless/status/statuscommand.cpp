@@ -3,6 +3,7 @@
 #include "commandline.h"
 #include "electionscope.h"
 #include "historyexport.h"
+#include "runsprinter.h"
 #include "signalwatcher.h"
 #include "statuscheck.h"
 #include "statusformat.h"
@@ -139,6 +140,10 @@ void StatusCommand::onReady()
     }
     if (!m_storeError.isEmpty())
         complain(m_storeError);
+    if (m_options.runs) {
+        printRuns();
+        return;
+    }
     if (m_options.history)
         printHistory();
     else
@@ -266,6 +271,26 @@ void StatusCommand::finish(int exitCode)
     if (m_observer)
         m_observer->stop();
     QMetaObject::invokeMethod(this, [this, exitCode] { Q_EMIT finished(exitCode); }, Qt::QueuedConnection);
+}
+
+void StatusCommand::printRuns()
+{
+    Store *store = m_observer->store();
+    if (!store) {
+        complain(QStringLiteral("--runs: run records are kept in a store (etcd or files); this source has none"));
+        finish(BadUsage);
+        return;
+    }
+    RunsPrinter::Options options;
+    options.leases = m_options.leases;
+    if (options.leases.isEmpty())
+        for (const ObservedLease &lease : m_observer->leases())
+            options.leases.append(lease.name);
+    options.document = m_options.jsonDocument || m_options.yamlDocument;
+    options.noHeaders = m_options.noHeaders;
+    options.writeDocument = [this](const QJsonObject &document) { printDocument(document); };
+    auto *printer = new RunsPrinter(store, options, this);
+    printer->print([this](int exitCode) { finish(exitCode == 0 ? Success : RuntimeFailure); });
 }
 
 } // namespace baton

@@ -54,6 +54,8 @@ public:
          * the lease, then those seen) instead of the leases, oldest first.
          */
         bool history = false;
+        /*! `--runs`: the run records of scheduled jobs (RunsPrinter) instead of the leases. */
+        bool runs = false;
         /*! Only these leases (`baton status LEASE...`); empty: all. */
         QStringList leases;
         /*! `--check`: a verdict instead of the leases, as monitoring plugins give it (statuscheck). */
@@ -106,6 +108,7 @@ private:
     int createObserver();
     void onReady();
     void printSnapshot();
+    void printRuns();
     void printHistory();
     void finish(int exitCode);
     bool selected(const QString &lease) const

@@ -8,7 +8,7 @@ namespace baton::statusoptions {
 using namespace commandline;
 
 const char *const usage = R"(  status [LEASE...] --config FILE [-w|--watch] [-o table|wide|jsonl|json|yaml|name]
-         [--no-headers] [--json] [--check] [--history [FILE.csv|FILE.json]]
+         [--no-headers] [--json] [--check] [--history [FILE.csv|FILE.json]] [--runs]
   status [LEASE...] --store URL [--prefix P] [--cacert F] [--cert F --key F]
          [--user NAME --password-file F] [-w] [-o FORMAT] [--check] [--history [F]]
   status [LEASE...] --kube-context|--context CONTEXT [--kubeconfig FILE]
@@ -117,6 +117,9 @@ Parsed parse(QStringList arguments)
                                                     "stored with it then those seen, instead of "
                                                     "the leases. --history FILE.csv|FILE.json: on "
                                                     "exit, write them to FILE."));
+    const QCommandLineOption runs(QStringLiteral("runs"),
+                                  QStringLiteral("Print the recorded runs of scheduled jobs (baton join "
+                                                 "--schedule) of each lease instead of the leases."));
     // --context as kubectl spells it, --kube-context as baton join does.
     const QCommandLineOption kubeContext({QStringLiteral("kube-context"), QStringLiteral("context")},
                                          QStringLiteral("Observe the Kubernetes Leases through this "
@@ -155,7 +158,7 @@ Parsed parse(QStringList arguments)
                                                    "(its \"prefix\" parameter). BATON_PREFIX."),
                                     QStringLiteral("PREFIX"));
     parser.addOptions({config, store, kubeContext, kubeconfig, namespaceName, allNamespaces, watch,
-                       output, noHeaders, json, check, history, prefix, cacert, cert, key, user,
+                       output, noHeaders, json, check, history, runs, prefix, cacert, cert, key, user,
                        passwordFile});
     parser.addPositionalArgument(QStringLiteral("LEASE"),
                                  QStringLiteral("Only these leases (all when none is named)."),
@@ -207,7 +210,13 @@ Parsed parse(QStringList arguments)
                       "not go with it");
     if (parser.isSet(history) && format == QLatin1String("name"))
         return refuse("-o name lists leases, --history their holder changes: use one of them");
+    if (parser.isSet(runs) && (checking || parser.isSet(history) || parser.isSet(watch) || parser.isSet(json)
+                               || (parser.isSet(output) && format != QLatin1String("table")
+                                   && format != QLatin1String("json") && format != QLatin1String("yaml"))))
+        return refuse("--runs prints a table, or with -o json or -o yaml one document: --check, --history, "
+                      "--watch, --json and the other -o do not go with it");
     StatusCommand::Options options;
+    options.runs = parser.isSet(runs);
     auto valueOrEnvironment = [&](const QCommandLineOption &option, const char *variable) {
         return parser.isSet(option) ? parser.value(option) : qEnvironmentVariable(variable);
     };

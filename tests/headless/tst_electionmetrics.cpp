@@ -80,6 +80,7 @@ private Q_SLOTS:
     void transitionsAreTheLeaseRecordsCount();
     void everySeriesIsThereBeforeTheFirstEvent();
     void outputDroppedForSlowReadersIsCountedAsItIsNow();
+    void scheduledRunsAreCountedByOutcomeWithTheLastSuccess();
 };
 
 void TestElectionMetrics::theExpositionParsesAndCountsEveryRecord()
@@ -320,6 +321,37 @@ void TestElectionMetrics::outputDroppedForSlowReadersIsCountedAsItIsNow()
     QVERIFY2(scrape.ok(), qPrintable(scrape.error));
     QCOMPARE(scrape.value(QStringLiteral("baton_events_dropped_total")), 12.0);
     QCOMPARE(scrape.value(QStringLiteral("baton_log_lines_dropped_total")), 3.0);
+}
+
+void TestElectionMetrics::scheduledRunsAreCountedByOutcomeWithTheLastSuccess()
+{
+    // S4: runs by outcome (failed whatever its code), the last success's
+    // time per lease, and the interval the alert rule compares it with.
+    test::ManualClock clock;
+    ElectionMetrics metrics(&clock);
+    const QString lease = QStringLiteral("nightly");
+    metrics.followSchedule(lease, 600);
+    // Every outcome is there before the first run, so rates work at once.
+    QCOMPARE(scraped(metrics, "baton_schedule_runs_total", onLease(lease, "outcome", QStringLiteral("failed"))), 0.0);
+    QCOMPARE(scraped(metrics, "baton_schedule_interval_seconds", onLease(lease)), 600.0);
+    const auto finished = [&](const QString &outcome) {
+        QJsonObject event = record(clock, lease, QStringLiteral("run-finished"));
+        event.insert(QStringLiteral("outcome"), outcome);
+        return event;
+    };
+    metrics.record(finished(QStringLiteral("succeeded")));
+    clock.advance(1000);
+    metrics.record(finished(QStringLiteral("failed: exit code 3")));
+    metrics.record(finished(QStringLiteral("failed: signal 9")));
+    metrics.record(finished(QStringLiteral("interrupted: leadership ended")));
+    metrics.record(record(clock, lease, QStringLiteral("run-skipped")));
+    QCOMPARE(scraped(metrics, "baton_schedule_runs_total", onLease(lease, "outcome", QStringLiteral("succeeded"))), 1.0);
+    QCOMPARE(scraped(metrics, "baton_schedule_runs_total", onLease(lease, "outcome", QStringLiteral("failed"))), 2.0);
+    QCOMPARE(scraped(metrics, "baton_schedule_runs_total", onLease(lease, "outcome", QStringLiteral("interrupted"))), 1.0);
+    QCOMPARE(scraped(metrics, "baton_schedule_runs_total", onLease(lease, "outcome", QStringLiteral("skipped"))), 1.0);
+    // The success's own time, not the failures' after it.
+    QCOMPARE(scraped(metrics, "baton_schedule_last_success_timestamp_seconds", onLease(lease)),
+             double(QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC).toSecsSinceEpoch()));
 }
 
 QTEST_GUILESS_MAIN(TestElectionMetrics)

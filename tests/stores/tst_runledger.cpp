@@ -1,0 +1,263 @@
+// The run records of scheduled work (S1, S2, S4) through the public Store
+// API, on the memory store, the file store (two store objects on one
+// folder, as two processes have) and a real etcd (two clients): one claim
+// of a tick wins, an interrupted run is taken over once, records are
+// trimmed by count and size and a running one is never trimmed.
+
+#include "etcdfixture.h"
+#include "etcdstore.h"
+#include "filestore.h"
+#include "memorystore.h"
+
+#include <batoninternal/runledger.h>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUuid>
+
+#include <memory>
+#include <optional>
+
+using namespace baton;
+
+namespace {
+
+const QString kLease = QStringLiteral("nightly");
+
+struct Outcome
+{
+    bool ok = false;
+    RunRecord record;
+    QString error;
+};
+
+Outcome await(const std::function<void(RunLedger::Done)> &request)
+{
+    std::optional<Outcome> outcome;
+    request([&outcome](bool ok, const RunRecord &record, const QString &error) {
+        outcome = Outcome {ok, record, error};
+    });
+    if (!QTest::qWaitFor([&outcome] { return outcome.has_value(); }, 10000))
+        return Outcome {false, {}, QStringLiteral("no answer")};
+    return *outcome;
+}
+
+QList<RunRecord> listed(RunLedger &ledger)
+{
+    std::optional<QList<RunRecord>> records;
+    ledger.list([&records](bool ok, const QList<RunRecord> &found, const QString &) {
+        records = ok ? found : QList<RunRecord>();
+    });
+    (void)QTest::qWaitFor([&records] { return records.has_value(); }, 10000);
+    return records.value_or(QList<RunRecord>());
+}
+
+RunRecord started(const QString &tick, const QString &instance, qint64 token)
+{
+    RunRecord record;
+    record.tick = tick;
+    record.instance = instance;
+    record.token = token;
+    record.start = QDateTime::currentDateTimeUtc();
+    record.outcome = RunRecord::running;
+    return record;
+}
+
+} // namespace
+
+class TestRunLedger : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void stores_data();
+    void aTickIsClaimedByOneInstanceOnly_data() { stores_data(); }
+    void aTickIsClaimedByOneInstanceOnly();
+    void aRunIsSettledWithItsOutcomeAndEnd_data() { stores_data(); }
+    void aRunIsSettledWithItsOutcomeAndEnd();
+    void anInterruptedRunIsTakenOverOnce_data() { stores_data(); }
+    void anInterruptedRunIsTakenOverOnce();
+    void recordsAreTrimmedByCountAndSizeButNotWhileRunning_data() { stores_data(); }
+    void recordsAreTrimmedByCountAndSizeButNotWhileRunning();
+    void recordsOfOtherLeasesAreNotListed();
+
+private:
+    /*! Two stores on the same data, as two instances have. */
+    bool openStores();
+
+    QTemporaryDir m_folder;
+    std::unique_ptr<Store> m_first;
+    std::unique_ptr<Store> m_second;
+    Store *m_secondStore = nullptr;
+};
+
+void TestRunLedger::stores_data()
+{
+    QTest::addColumn<QString>("store");
+    QTest::newRow("on a memory store") << "memory";
+    QTest::newRow("on a file store") << "file";
+    QTest::newRow("on etcd") << "etcd";
+}
+
+void TestRunLedger::init()
+{
+    m_first.reset();
+    m_second.reset();
+    m_secondStore = nullptr;
+}
+
+void TestRunLedger::cleanup()
+{
+    init();
+}
+
+bool TestRunLedger::openStores()
+{
+    const QString kind = QTest::currentDataTag() ? QString::fromLatin1(QTest::currentDataTag()) : QString();
+    QString error;
+    if (kind.endsWith(QLatin1String("memory store")) || kind.isEmpty()) {
+        m_first = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
+        m_secondStore = m_first.get();
+    } else if (kind.endsWith(QLatin1String("file store"))) {
+        const QString folder = m_folder.filePath(QString::fromLatin1(QTest::currentTestFunction()));
+        const QJsonObject parameters {{QStringLiteral("folder"), folder}};
+        m_first = std::make_unique<FileStore>(QStringLiteral("Registry"), parameters, nullptr);
+        m_second = std::make_unique<FileStore>(QStringLiteral("Registry"), parameters, nullptr);
+    } else {
+        test::EtcdFixture etcd("BATON_ETCD_DIR");
+        if (!etcd.configured())
+            return false;
+        const QJsonObject parameters {
+                {QStringLiteral("endpoints"), QJsonArray::fromStringList(etcd.endpoints())},
+                {QStringLiteral("prefix"), QStringLiteral("/runledger-%1/")
+                                                   .arg(QUuid::createUuid().toString(QUuid::Id128))}};
+        m_first = std::make_unique<EtcdStore>(QStringLiteral("Registry"), parameters, nullptr);
+        m_second = std::make_unique<EtcdStore>(QStringLiteral("Registry"), parameters, nullptr);
+    }
+    if (!m_first->init(&error) || (m_second && !m_second->init(&error)))
+        qFatal("%s", qPrintable(error));
+    if (m_second)
+        m_secondStore = m_second.get();
+    return true;
+}
+
+#define OPEN_STORES()                                                                              \
+    if (!openStores())                                                                             \
+        QSKIP("no etcd fixture: run through ctest");
+
+void TestRunLedger::aTickIsClaimedByOneInstanceOnly()
+{
+    // S1: of two leaders that both reach a tick (a failover at that moment), one runs it.
+    OPEN_STORES();
+    RunLedger a(m_first.get(), kLease);
+    RunLedger b(m_secondStore, kLease);
+    const QString tick = QStringLiteral("2026-12-01T03:00:00Z");
+    const Outcome first = await([&](auto done) { a.claim(started(tick, QStringLiteral("a"), 4), done); });
+    QVERIFY2(first.ok, qPrintable(first.error));
+    const Outcome second = await([&](auto done) { b.claim(started(tick, QStringLiteral("b"), 5), done); });
+    QVERIFY(!second.ok);
+    QVERIFY2(second.error.isEmpty(), qPrintable(second.error)); // lost, not failed
+    const QList<RunRecord> records = listed(b);
+    QCOMPARE(records.size(), 1);
+    QCOMPARE(records.first().instance, QStringLiteral("a"));
+    QCOMPARE(records.first().token, 4);
+    QVERIFY(records.first().isRunning());
+}
+
+void TestRunLedger::aRunIsSettledWithItsOutcomeAndEnd()
+{
+    // S4: tick, instance, token, start, end and outcome are kept.
+    OPEN_STORES();
+    RunLedger ledger(m_first.get(), kLease);
+    const QString tick = QStringLiteral("2026-12-01T03:00:00Z");
+    const Outcome claimed = await([&](auto done) { ledger.claim(started(tick, QStringLiteral("a"), 9), done); });
+    QVERIFY2(claimed.ok, qPrintable(claimed.error));
+    RunRecord finished = claimed.record;
+    finished.outcome = QStringLiteral("failed: exit code 3");
+    finished.end = QDateTime::currentDateTimeUtc();
+    const Outcome settled = await([&](auto done) { ledger.replace(claimed.record, finished, done); });
+    QVERIFY2(settled.ok, qPrintable(settled.error));
+    // Settling again from the claim's version fails: it is no longer that version.
+    const Outcome again = await([&](auto done) { ledger.replace(claimed.record, finished, done); });
+    QVERIFY(!again.ok);
+
+    const QList<RunRecord> records = listed(ledger);
+    QCOMPARE(records.size(), 1);
+    QCOMPARE(records.first().tick, tick);
+    QCOMPARE(records.first().token, 9);
+    QCOMPARE(records.first().outcome, QStringLiteral("failed: exit code 3"));
+    QVERIFY(records.first().start.isValid());
+    QVERIFY(records.first().end >= records.first().start);
+}
+
+void TestRunLedger::anInterruptedRunIsTakenOverOnce()
+{
+    // S2: two new leaders that read the same interrupted run: one reruns it.
+    OPEN_STORES();
+    RunLedger old(m_first.get(), kLease);
+    RunLedger b(m_first.get(), kLease);
+    RunLedger c(m_secondStore, kLease);
+    const QString tick = QStringLiteral("2026-12-01T03:00:00Z");
+    QVERIFY(await([&](auto done) { old.claim(started(tick, QStringLiteral("a"), 1), done); }).ok);
+    const RunRecord seen = listed(b).value(0);
+    QVERIFY(seen.isRunning());
+    RunRecord byB = started(tick, QStringLiteral("b"), 2);
+    byB.attempt = seen.attempt + 1;
+    RunRecord byC = started(tick, QStringLiteral("c"), 3);
+    byC.attempt = seen.attempt + 1;
+    const Outcome tookB = await([&](auto done) { b.replace(seen, byB, done); });
+    const Outcome tookC = await([&](auto done) { c.replace(seen, byC, done); });
+    QVERIFY(tookB.ok);
+    QVERIFY(!tookC.ok);
+    const RunRecord now = listed(c).value(0);
+    QCOMPARE(now.instance, QStringLiteral("b"));
+    QCOMPARE(now.attempt, 2);
+}
+
+void TestRunLedger::recordsAreTrimmedByCountAndSizeButNotWhileRunning()
+{
+    // S4: bounded by count and by size; the oldest finished ones go first.
+    OPEN_STORES();
+    RunLedger ledger(m_first.get(), kLease);
+    for (int i = 0; i < 6; ++i) {
+        RunRecord record = started(QStringLiteral("2026-12-01T03:0%1:00Z").arg(i), QStringLiteral("a"), 1);
+        // The oldest still runs (its leader is gone, nobody settled it yet): kept.
+        if (i > 0) {
+            record.outcome = RunRecord::succeeded;
+            record.end = record.start;
+        }
+        QVERIFY(await([&](auto done) { ledger.claim(record, done); }).ok);
+    }
+    ledger.trim(3, RunLedger::defaultKeepBytes);
+    QTRY_COMPARE(listed(ledger).size(), 4);
+    QList<RunRecord> records = listed(ledger);
+    QCOMPARE(records.first().tick, QStringLiteral("2026-12-01T03:00:00Z"));
+    QCOMPARE(records.at(1).tick, QStringLiteral("2026-12-01T03:03:00Z"));
+
+    // By size: room for about two records.
+    const qint64 oneRecord = QJsonDocument(records.last().toJson()).toJson(QJsonDocument::Compact).size();
+    ledger.trim(100, oneRecord * 2 + oneRecord / 2);
+    QTRY_COMPARE(listed(ledger).size(), 3);
+    records = listed(ledger);
+    QCOMPARE(records.at(1).tick, QStringLiteral("2026-12-01T03:04:00Z"));
+    QCOMPARE(records.at(2).tick, QStringLiteral("2026-12-01T03:05:00Z"));
+}
+
+void TestRunLedger::recordsOfOtherLeasesAreNotListed()
+{
+    OPEN_STORES();
+    RunLedger nightly(m_first.get(), kLease);
+    // A lease whose name starts with the other's.
+    RunLedger longer(m_first.get(), kLease + QStringLiteral("ly"));
+    QVERIFY(await([&](auto done) { nightly.claim(started(QStringLiteral("2026-12-01T03:00:00Z"), QStringLiteral("a"), 1), done); }).ok);
+    QVERIFY(await([&](auto done) { longer.claim(started(QStringLiteral("2026-12-01T04:00:00Z"), QStringLiteral("a"), 1), done); }).ok);
+    QCOMPARE(listed(nightly).size(), 1);
+    QCOMPARE(listed(longer).size(), 1);
+}
+
+QTEST_GUILESS_MAIN(TestRunLedger)
+#include "tst_runledger.moc"
