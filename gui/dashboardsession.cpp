@@ -96,11 +96,18 @@ void DashboardSession::startObserving(LeaseObserver *observer)
             [this](int, const LeaseFailover &change) { onFailover(change); });
     connect(m_observer, &LeaseObserver::leaseExpired, this, &DashboardSession::onExpired);
     connect(m_observer, &LeaseObserver::storeError, this, &DashboardSession::storeError);
-    connect(m_observer, &LeaseObserver::ready, this, [this] {
-        const QList<ObservedLease> leases = m_observer->leases();
-        for (const ObservedLease &lease : leases)
-            if (!lease.record.holder.isEmpty())
-                m_lastHolder.insert(lease.name, lease.record.holder);
+    // The holders as the first list finds them, lease by lease while it is
+    // read (a copy of 20,000 leases at ready() would freeze the window).
+    connect(m_observer, &LeaseObserver::leaseChanged, this, [this](const QString &name) {
+        if (m_observer->isReady())
+            return;
+        const auto lease = m_observer->lease(name);
+        if (lease && !lease->record.holder.isEmpty())
+            m_lastHolder.insert(name, lease->record.holder);
+    });
+    connect(m_observer, &LeaseObserver::leaseRemoved, this, [this](const QString &name) {
+        if (!m_observer->isReady())
+            m_lastHolder.remove(name);
     });
     m_observer->start();
     Q_EMIT opened();

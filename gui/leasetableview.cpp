@@ -4,6 +4,7 @@
 #include "leasetablemodel.h"
 
 #include <algorithm>
+#include <QAbstractProxyModel>
 #include <QEvent>
 #include <QHeaderView>
 
@@ -42,6 +43,14 @@ void LeaseTableView::setLeaseModel(QAbstractItemModel *model, const QByteArray &
     fitColumns();
     connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &LeaseTableView::currentLeaseChanged);
+    // The time columns move every second without a dataChanged for every
+    // row (LeaseTableModel): the rows shown are painted again.
+    QAbstractItemModel *source = model;
+    while (auto *proxy = qobject_cast<QAbstractProxyModel *>(source))
+        source = proxy->sourceModel();
+    if (auto *leases = qobject_cast<LeaseTableModel *>(source))
+        connect(leases, &LeaseTableModel::timeAdvanced, viewport(), qOverload<>(&QWidget::update),
+                Qt::UniqueConnection);
 }
 
 void LeaseTableView::setPreferredWidths()

@@ -2,6 +2,8 @@
 
 #include "leaseactivity.h"
 
+#include <QTimer>
+
 #include <algorithm>
 
 namespace baton {
@@ -37,6 +39,7 @@ const Clock *FleetTimelineModel::clock() const
 
 void FleetTimelineModel::rebuild()
 {
+    m_newLanes.clear();
     m_leases = m_activity ? m_activity->leases() : QStringList();
     std::sort(m_leases.begin(), m_leases.end());
     m_knownSince = -1;
@@ -51,7 +54,7 @@ void FleetTimelineModel::rebuild()
 void FleetTimelineModel::onTrackChanged(const QString &lease)
 {
     const auto at = std::lower_bound(m_leases.begin(), m_leases.end(), lease);
-    const bool known = at != m_leases.end() && *at == lease;
+    const bool known = (at != m_leases.end() && *at == lease) || m_newLanes.contains(lease);
     if (!m_activity->contains(lease)) {
         if (known) {
             // The first instant known may have gone with it.
@@ -59,19 +62,45 @@ void FleetTimelineModel::onTrackChanged(const QString &lease)
         }
         return;
     }
-    // A renewal of a known lease costs no search of every lane: only a new
-    // one is inserted in order.
+    // A renewal of a known lease costs no search of every lane; a new one
+    // waits for the turn's others, to be merged in order with them.
     const qint64 since = firstKnown(m_activity->track(lease));
     m_knownSince = m_knownSince < 0 ? since : std::min(m_knownSince, since);
     if (!known) {
-        m_leases.insert(at, lease);
-        Q_EMIT lanesChanged();
+        m_newLanes.insert(lease);
+        if (!m_lanesTold) {
+            m_lanesTold = true;
+            QTimer::singleShot(0, this, &FleetTimelineModel::endNewLanes);
+            Q_EMIT lanesChanged();
+        } else {
+            m_moreLanes = true;
+        }
     }
     Q_EMIT changed();
 }
 
+void FleetTimelineModel::mergeNewLanes() const
+{
+    if (m_newLanes.isEmpty())
+        return;
+    QStringList added = std::exchange(m_newLanes, {}).values();
+    std::sort(added.begin(), added.end());
+    QStringList merged;
+    merged.reserve(m_leases.size() + added.size());
+    std::merge(m_leases.cbegin(), m_leases.cend(), added.cbegin(), added.cend(), std::back_inserter(merged));
+    m_leases = std::move(merged);
+}
+
+void FleetTimelineModel::endNewLanes()
+{
+    m_lanesTold = false;
+    if (std::exchange(m_moreLanes, false))
+        Q_EMIT lanesChanged();
+}
+
 int FleetTimelineModel::laneOf(const QString &lease) const
 {
+    mergeNewLanes();
     const auto at = std::lower_bound(m_leases.begin(), m_leases.end(), lease);
     return at != m_leases.end() && *at == lease ? int(at - m_leases.begin()) : -1;
 }

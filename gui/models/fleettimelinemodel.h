@@ -3,6 +3,7 @@
 #include <QList>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 
@@ -57,8 +58,16 @@ public:
     const Clock *clock() const;
 
     /*! The leases, one lane each, by name. */
-    QStringList leases() const { return m_leases; }
-    int laneCount() const { return int(m_leases.size()); }
+    QStringList leases() const
+    {
+        mergeNewLanes();
+        return m_leases;
+    }
+    int laneCount() const
+    {
+        mergeNewLanes();
+        return int(m_leases.size());
+    }
     /*! The lane of \a lease, or -1. */
     int laneOf(const QString &lease) const;
     QList<FleetSegment> segments(const QString &lease) const;
@@ -91,9 +100,24 @@ Q_SIGNALS:
 private:
     void onTrackChanged(const QString &lease);
     void rebuild();
+    /*! Puts the leases that appeared since the last call in their lanes, in one merge. */
+    void mergeNewLanes() const;
+    /*! Ends a turn's new lanes: says so once more if some came after lanesChanged(). */
+    void endNewLanes();
 
     QPointer<LeaseActivity> m_activity;
-    QStringList m_leases;
+    /*! Sorted; mergeNewLanes() keeps it whole for every reader. */
+    mutable QStringList m_leases;
+    /*!
+     * Leases that appeared in this event-loop turn, not yet in m_leases:
+     * a first list of 20,000 leases would otherwise insert each in the
+     * middle of a sorted list (quadratic), and tell each.
+     */
+    mutable QSet<QString> m_newLanes;
+    /*! lanesChanged() was emitted this turn; endNewLanes() is due. */
+    bool m_lanesTold = false;
+    /*! Lanes came after this turn's lanesChanged(). */
+    bool m_moreLanes = false;
     qint64 m_knownSince = -1;
     QStringList m_holderWords;
     QString m_selected;

@@ -17,18 +17,25 @@ LeaseActivity::LeaseActivity(LeaseObserver *observer, QObject *parent)
     connect(observer, &LeaseObserver::storedChangeSeen, this,
             [this](int, const LeaseFailover &change) { applyCrashGap(change); });
     connect(observer, &LeaseObserver::leaseRemoved, this, [this](const QString &lease) {
+        m_recordedBeforeReady.remove(lease);
         if (m_tracks.remove(lease) > 0)
             Q_EMIT trackChanged(lease);
     });
-    // The stored history comes with a list: all of it before ready(), more
-    // when a later list finds some.
-    connect(observer, &LeaseObserver::ready, this, &LeaseActivity::readRecordedHistory);
+    // The stored history comes with a list: the first list's a slice at a
+    // time before ready(), more when a later list finds some.
+    connect(observer, &LeaseObserver::storedHistoryAdded, this, &LeaseActivity::addRecorded);
     connect(observer, &LeaseObserver::historyRead, this, &LeaseActivity::readRecordedHistory);
+    connect(observer, &LeaseObserver::ready, this, [this] { m_recordedBeforeReady.clear(); });
     const QList<ObservedLease> known = observer->leases();
     for (const ObservedLease &lease : known)
         update(lease.name);
-    if (observer->isReady())
+    if (observer->isReady()) {
         readRecordedHistory();
+    } else if (!observer->history().isEmpty()) {
+        // Made while the first list is read: the slices told before are
+        // read whole once it is done.
+        connect(observer, &LeaseObserver::ready, this, &LeaseActivity::readRecordedHistory);
+    }
 }
 
 const Clock &LeaseActivity::clock() const
@@ -122,6 +129,39 @@ void LeaseActivity::readRecordedHistory()
     for (auto it = recorded.cbegin(); it != recorded.cend(); ++it)
         if (applyRecorded(m_tracks[it.key()], it.value()))
             Q_EMIT trackChanged(it.key());
+}
+
+void LeaseActivity::addRecorded(const QList<LeaseFailover> &changes)
+{
+
+    // Each lease's share of the slice, in its order (oldest first).
+    QHash<QString, QList<LeaseFailover>> recorded;
+    QStringList order;
+    for (const LeaseFailover &change : changes) {
+        if (!change.recorded || !m_tracks.contains(change.lease))
+            continue;
+        auto it = recorded.find(change.lease);
+        if (it == recorded.end()) {
+            order.append(change.lease);
+            it = recorded.insert(change.lease, {});
+        }
+        it->append(change);
+    }
+    for (const QString &lease : std::as_const(order)) {
+        QList<LeaseFailover> mine = recorded.value(lease);
+        if (m_recordedBeforeReady.contains(lease)) {
+            // More of a lease told before (a change on Kubernetes): its
+            // spans are made again from everything stored, as at ready().
+            mine.clear();
+            const QList<LeaseFailover> history = m_observer->history();
+            for (const LeaseFailover &change : history)
+                if (change.recorded && change.lease == lease)
+                    mine.append(change);
+        }
+        m_recordedBeforeReady.insert(lease);
+        if (applyRecorded(m_tracks[lease], mine))
+            Q_EMIT trackChanged(lease);
+    }
 }
 
 bool LeaseActivity::applyRecorded(LeaseTrack &track, const QList<LeaseFailover> &changes) const

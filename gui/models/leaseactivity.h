@@ -3,6 +3,7 @@
 #include <QHash>
 #include <QList>
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 
@@ -62,8 +63,8 @@ struct LeaseTrack
  * Records, per lease, the holders over time and the renewals as an observer
  * sees them (O4): the data of the timeline and of the renew timings. What
  * came before the observer saw a lease starts its track, from the stored
- * history (LeaseObserver::history()'s recorded changes, read at ready() and
- * again at historyRead()): spans marked recorded, ending where the first
+ * history (LeaseObserver::history()'s recorded changes, a slice of the first
+ * list at a time, and again at historyRead()): spans marked recorded, ending where the first
  * span seen begins (which starts at the current holder's recorded
  * acquisition when the two agree).
  * The observer sees record changes, so the interval between two changes by
@@ -108,11 +109,15 @@ private:
     void applyCrashGap(const LeaseFailover &change);
     /*! Puts the stored history before what was seen, for every lease it names. */
     void readRecordedHistory();
+    /*! The same for the stored changes of one slice of the first list (LeaseObserver::storedHistoryAdded()). */
+    void addRecorded(const QList<LeaseFailover> &changes);
     /*! Replaces the recorded spans of \a track with those of \a changes (one lease's, oldest first). */
     bool applyRecorded(LeaseTrack &track, const QList<LeaseFailover> &changes) const;
 
     LeaseObserver *m_observer;
     QHash<QString, LeaseTrack> m_tracks;
+    /*! The leases whose stored changes were told before ready(). */
+    QSet<QString> m_recordedBeforeReady;
     int m_maxSamples = 360;
 };
 

@@ -17,8 +17,16 @@ namespace baton {
  * Updates are batched: the observer reports every renewal, which with
  * thousands of leases is hundreds of changes a second; the model collects
  * them and emits one dataChanged per run of contiguous rows every
- * updateInterval() milliseconds, and never resets. Time-dependent columns
- * (held since, last renewal) are refreshed every tickInterval().
+ * updateInterval() milliseconds, and never resets. New leases are inserted
+ * at most insertBatch at a time, one range each, the rest on the next
+ * event-loop turn: a first list of 20,000 leases fills the table in steps.
+ *
+ * Time-dependent columns (held since, last renewal) move every
+ * tickInterval(): timeAdvanced() says so, for views to repaint. The tick
+ * emits dataChanged only for the rows whose order by freshness can change
+ * with time alone, so that a sorting proxy re-sorts those, not the table:
+ * leases with the same duration keep their order as they age, so only those
+ * whose duration is not the most common one are named.
  */
 class LeaseTableModel : public QAbstractTableModel
 {
@@ -90,6 +98,17 @@ public:
     /*! Applies the pending changes now, as the next batch would. */
     void flush();
 
+    /*! The most new rows one flush() inserts. */
+    static constexpr int insertBatch = 500;
+
+Q_SIGNALS:
+    /*!
+     * Every tickInterval(): the time columns show new values in every row,
+     * though only the rows whose sort order may change get dataChanged.
+     */
+    void timeAdvanced();
+
+public:
     /*! "1.2 s", "3 min 4 s": a duration for people, in the current language. */
     static QString formatDuration(qint64 ms);
     /*!
@@ -99,9 +118,11 @@ public:
     static QDateTime heldSince(const ObservedLease &lease, const Clock &clock);
 
 private:
+    /*! The rows whose order by freshness can change with time alone (see the class). */
+    QList<int> rowsReorderedByTime() const;
     void markDirty(const QString &name);
     void tick();
-    void emitRowRuns(QList<int> rows, int firstColumn, int lastColumn);
+    void emitRowRuns(QList<int> rows, int firstColumn, int lastColumn, const QList<int> &roles = {});
     void reindexFrom(int row);
 
     LeaseObserver *m_observer;

@@ -14,10 +14,12 @@
 // (`history:<lease>`, as its holders write it), which the observer reads
 // with its first list and the models start from (O2). The setup line says
 // how long the table took to fill and the longest stall while it did.
-// The last two lines are the verdicts on the targets (the table, and the
-// history with --history, full within a second; no stall above 16 ms, one
-// frame at 60 Hz, while renewing); with --check the exit status is 1 when
-// one is not met.
+// The last three lines are the verdicts on the targets (issue #26: the
+// table, and the history with --history, full within 2 s; no stall above
+// 16 ms, one frame at 60 Hz, while it fills, the first list being handled
+// in slices; none either while renewing); with --check the exit status is
+// 1 when one is not met. `bench_dashboard --check --history 20000 20 10000`
+// is the run of the issue: 20,000 leases, 400,000 stored changes.
 //
 // The guard options (CTest label perfguard, tests/bench/CMakeLists.txt)
 // make the exit status 1 when a bound is crossed, or when the table is not
@@ -48,10 +50,10 @@ using namespace baton;
 
 namespace {
 
-double cpuMs()
+double cpuMs(clockid_t clock = CLOCK_PROCESS_CPUTIME_ID)
 {
     timespec ts {};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    clock_gettime(clock, &ts);
     return double(ts.tv_sec) * 1000.0 + double(ts.tv_nsec) / 1e6;
 }
 
@@ -138,12 +140,22 @@ int main(int argc, char *argv[])
     QList<qint64> gapsUs;
     QList<qint64> *gaps = &setupGapsUs;
     QElapsedTimer beat;
+    // On a loaded machine a gap may be time the scheduler gave to other
+    // processes: the CPU time the main thread spent between two beats is
+    // the part of the stall that is this process's own work.
+    double setupBusiestMs = 0;
+    double renewBusiestMs = 0;
+    double *busiest = &setupBusiestMs;
+    double lastBeatCpuMs = cpuMs(CLOCK_THREAD_CPUTIME_ID);
     QTimer heartbeat;
     heartbeat.setTimerType(Qt::PreciseTimer);
     heartbeat.setInterval(5);
     QObject::connect(&heartbeat, &QTimer::timeout, [&] {
         gaps->append(beat.nsecsElapsed() / 1000);
         beat.restart();
+        const double now = cpuMs(CLOCK_THREAD_CPUTIME_ID);
+        *busiest = std::max(*busiest, now - lastBeatCpuMs);
+        lastBeatCpuMs = now;
     });
     beat.start();
     heartbeat.start();
@@ -162,6 +174,7 @@ int main(int argc, char *argv[])
     };
     std::printf("setup: %d leases in the table, %d history rows, after %lld ms; longest stall meanwhile %lld ms\n",
                 session.leaseModel()->rowCount(), shownHistoryRows, setupMs, longestStallMs(setupGapsUs));
+    std::printf("busiest turn while filling: %.2f ms of the main thread's CPU between two beats\n", setupBusiestMs);
 
     // A lease selected, as an operator would: its timeline and history are
     // drawn (with --history, its 20 stored rows picked out of 100,000).
@@ -169,6 +182,8 @@ int main(int argc, char *argv[])
     // renewals' figure, which is about the steady state.
     QList<qint64> selectGapsUs;
     gaps = &selectGapsUs;
+    double selectBusiestMs = 0;
+    busiest = &selectBusiestMs;
     window.selectLease(name(42));
     QElapsedTimer settle;
     settle.start();
@@ -200,6 +215,8 @@ int main(int argc, char *argv[])
     writer.start(sliceMs);
     gaps = &gapsUs;
     beat.restart();
+    busiest = &renewBusiestMs;
+    lastBeatCpuMs = cpuMs(CLOCK_THREAD_CPUTIME_ID);
     QTimer::singleShot(seconds * 1000, &app, &QCoreApplication::quit);
     app.exec();
     const double cpu = cpuMs() - cpuStart;
@@ -220,15 +237,18 @@ int main(int argc, char *argv[])
                 withWindow ? "window shown" : "models only", events, seen);
     std::printf("cpu per renewal (store + observer + models + views): %.3f ms; cpu busy %.1f %%\n",
                 events ? cpu / double(events) : 0.0, 100.0 * cpu / double(elapsed));
+    std::printf("busiest turn while renewing: %.2f ms of the main thread's CPU between two beats\n", renewBusiestMs);
     const double longestStall = std::max(0.0, pct(1.0) - 5.0);
     std::printf("heartbeat 5 ms: median %.2f ms, p99 %.2f ms, max %.2f ms -> longest stall %.2f ms\n", pct(0.5),
                 pct(0.99), pct(1.0), longestStall);
     constexpr double targetStallMs = 16.0;
-    constexpr qint64 targetFullTableMs = 1000;
+    constexpr qint64 targetFullTableMs = 2000;
     const bool stallMet = longestStall <= targetStallMs;
+    const bool fillStallMet = double(longestStallMs(setupGapsUs)) <= targetStallMs;
     const bool fullTableMet = setupMs <= targetFullTableMs && shownHistoryRows >= historyRows
             && session.leaseModel()->rowCount() >= leases;
     std::printf("target: first full table <= %lld ms: %s\n", targetFullTableMs, fullTableMet ? "met" : "not met");
+    std::printf("target: stall while filling <= %.0f ms: %s\n", targetStallMs, fillStallMet ? "met" : "not met");
     std::printf("target: longest stall <= %.0f ms: %s\n", targetStallMs, stallMet ? "met" : "not met");
     std::fflush(stdout);
     if (guard) {
@@ -247,5 +267,5 @@ int main(int argc, char *argv[])
         bounded("longest stall while renewing", longestStall, maxStallMs, " ms", maxStallMs >= 0);
         return held ? 0 : 1;
     }
-    return check && !(stallMet && fullTableMet) ? 1 : 0;
+    return check && !(stallMet && fillStallMet && fullTableMet) ? 1 : 0;
 }

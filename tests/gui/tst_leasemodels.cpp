@@ -86,6 +86,37 @@ QString cell(const QAbstractItemModel &model, int row, int column, int role = Qt
     return model.index(row, column).data(role).toString();
 }
 
+QStringList leaseColumn(const QAbstractItemModel &model)
+{
+    QStringList names;
+    for (int row = 0; row < model.rowCount(); ++row)
+        names.append(cell(model, row, LeaseTableModel::LeaseColumn));
+    return names;
+}
+
+/*!
+ * Counts the rows \a model names in dataChanged over the freshness column:
+ * the rows a proxy sorted by it sorts again (it sorts every row of such a
+ * range), and the largest range inserted at once.
+ */
+struct SortWork
+{
+    explicit SortWork(LeaseTableModel *model)
+    {
+        QObject::connect(model, &QAbstractItemModel::dataChanged, model,
+                         [this](const QModelIndex &topLeft, const QModelIndex &bottomRight) {
+                             if (topLeft.column() <= LeaseTableModel::FreshnessColumn
+                                 && bottomRight.column() >= LeaseTableModel::FreshnessColumn)
+                                 resorted += bottomRight.row() - topLeft.row() + 1;
+                         });
+        QObject::connect(model, &QAbstractItemModel::rowsInserted, model, [this](const QModelIndex &, int first, int last) {
+            largestInsert = std::max(largestInsert, last - first + 1);
+        });
+    }
+    int resorted = 0;
+    int largestInsert = 0;
+};
+
 } // namespace
 
 class TestLeaseModels : public QObject
@@ -110,6 +141,9 @@ private Q_SLOTS:
     void aCrashGapRunsFromTheLastRenewalSeenToTheTakeover();
     void aStoredCrashGapRunsFromTheLastRenewalWritten();
     void theTimelineHatchesTheCrashGapNotTheBars();
+    void theRowsSortedAgainPerTickAndRenewalDoNotGrowWithTheLeases_data();
+    void theRowsSortedAgainPerTickAndRenewalDoNotGrowWithTheLeases();
+    void theTickKeepsTheOrderByFreshnessAcrossLeaseDurations();
 };
 
 void TestLeaseModels::tableShowsEveryLeaseAndFollowsChanges()
@@ -775,6 +809,98 @@ void TestLeaseModels::theTimelineHatchesTheCrashGapNotTheBars()
     QVERIFY2(QToolTip::text().startsWith(QStringLiteral("No leader for 12 s (node-a stopped renewing)")),
              qPrintable(QToolTip::text()));
     QToolTip::hideText();
+}
+
+void TestLeaseModels::theRowsSortedAgainPerTickAndRenewalDoNotGrowWithTheLeases_data()
+{
+    QTest::addColumn<int>("leases");
+    QTest::newRow("100 leases") << 100;
+    QTest::newRow("10,000 leases") << 10'000;
+}
+
+void TestLeaseModels::theRowsSortedAgainPerTickAndRenewalDoNotGrowWithTheLeases()
+{
+    // O4: the table sorted by freshness stays responsive with thousands of
+    // leases: the once-a-second tick names no row when every lease has the
+    // same duration (their order does not change as they age), a renewal
+    // names its own row, and a long first list is inserted in batches.
+    // Counted in rows, not timed: the same at 100 and 10,000 leases.
+    QFETCH(int, leases);
+    Fixture f;
+    const auto name = [](int i) { return QStringLiteral("lease-%1").arg(i, 5, 10, QLatin1Char('0')); };
+    int written = 0;
+    for (int i = 0; i < leases; ++i)
+        f.script.write(name(i), QStringLiteral("node-%1").arg(i % 17), leaseMs, [&](bool ok) { written += ok ? 1 : 0; });
+    QTRY_COMPARE_WITH_TIMEOUT(written, leases, 60000);
+    f.observer.start();
+    LeaseTableModel model(&f.observer);
+    model.setUpdateInterval(0);
+    SortWork work(&model);
+    LeaseFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.sort(LeaseTableModel::FreshnessColumn, Qt::DescendingOrder);
+    QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), leases, 60000);
+    QCOMPARE(proxy.rowCount(), leases);
+    QVERIFY2(work.largestInsert <= LeaseTableModel::insertBatch, qPrintable(QString::number(work.largestInsert)));
+
+    QSignalSpy ticks(&model, &LeaseTableModel::timeAdvanced);
+    model.setTickInterval(10);
+    f.clock.advance(2000);
+    work.resorted = 0;
+    QVERIFY(ticks.wait(5000));
+    QVERIFY(ticks.wait(5000));
+    QCOMPARE(work.resorted, 0);
+
+    const QString renewed = name(leases / 2);
+    QVERIFY(f.write(renewed, QStringLiteral("node-%1").arg((leases / 2) % 17)));
+    QTRY_COMPARE(work.resorted, 1);
+    // The freshest lease is last, the others unmoved around it.
+    QTRY_COMPARE(cell(proxy, leases - 1, LeaseTableModel::LeaseColumn), renewed);
+    ticks.clear();
+    QVERIFY(ticks.wait(5000));
+    QCOMPARE(work.resorted, 1);
+}
+
+void TestLeaseModels::theTickKeepsTheOrderByFreshnessAcrossLeaseDurations()
+{
+    // O4: leases of another duration than the most common one age at
+    // another pace, so the tick names them (and only them) to be sorted
+    // again: the order by freshness stays exact as they pass others.
+    Fixture f;
+    QSignalSpy ready(&f.observer, &LeaseObserver::ready);
+    f.observer.start();
+    QVERIFY(ready.wait(5000));
+    LeaseTableModel model(&f.observer);
+    model.setUpdateInterval(0);
+    model.setTickInterval(10);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    SortWork work(&model);
+    LeaseFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.sort(LeaseTableModel::FreshnessColumn, Qt::DescendingOrder);
+    const auto writeSeen = [&f](const QString &lease, qint64 durationMs) {
+        bool done = false;
+        f.script.write(lease, QStringLiteral("node-a"), durationMs, [&done](bool) { done = true; });
+        return QTest::qWaitFor([&] { return done && f.observer.lease(lease).has_value(); }, 5000);
+    };
+    QVERIFY(writeSeen(QStringLiteral("a"), leaseMs));
+    QVERIFY(writeSeen(QStringLiteral("long"), 6 * leaseMs));
+    f.clock.advance(1000);
+    QVERIFY(writeSeen(QStringLiteral("b"), leaseMs));
+    f.clock.advance(1000);
+    QVERIFY(writeSeen(QStringLiteral("c"), leaseMs));
+    // 2 s after a: a 0.2, b 0.1, long 0.033, c 0 of their leases.
+    QTRY_COMPARE(leaseColumn(proxy), (QStringList {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("long"),
+                                                   QStringLiteral("c")}));
+    // 3 s after a: c (0.1) has passed long (0.05).
+    f.clock.advance(1000);
+    QTRY_COMPARE(leaseColumn(proxy), (QStringList {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c"),
+                                                   QStringLiteral("long")}));
+    // Only long was named by the ticks.
+    QSignalSpy ticks(&model, &LeaseTableModel::timeAdvanced);
+    work.resorted = 0;
+    QVERIFY(ticks.wait(5000));
+    QCOMPARE(work.resorted, 1);
 }
 
 QTEST_MAIN(TestLeaseModels)

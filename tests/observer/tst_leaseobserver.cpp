@@ -16,6 +16,9 @@
 #include <QJsonDocument>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
+
+#include <algorithm>
 
 using namespace baton;
 using baton::test::makeStore;
@@ -137,6 +140,7 @@ private Q_SLOTS:
     void aChangeReadStoredBeforeItsRecordIsOneRow();
     void aHandoverWhoseSuccessorIsReadStoredFirstIsOneRow_data();
     void aHandoverWhoseSuccessorIsReadStoredFirstIsOneRow();
+    void aLongListIsTakenAFewHundredLeasesPerTurn();
 };
 
 void TestLeaseObserver::listsEveryLeaseAndNothingElse()
@@ -563,6 +567,74 @@ void TestLeaseObserver::aHandoverWhoseSuccessorIsReadStoredFirstIsOneRow()
     QCOMPARE(history.at(0).gapMs, qint64(80)); // the stored gap: 40 * (transitions + 1)
     QCOMPARE(failovers.size(), 1);
     QCOMPARE(handovers.size(), 1);
+}
+
+void TestLeaseObserver::aLongListIsTakenAFewHundredLeasesPerTurn()
+{
+    // O2, O4: a first list of thousands of leases with their stored
+    // histories is applied a slice per event-loop turn, so that a window
+    // showing it never freezes; ready() comes after the last slice, with
+    // every lease and every stored change in place, the stored changes
+    // told slice by slice. Counted in leases per turn, not timed.
+    constexpr int leases = 4000;
+    auto store = makeStore();
+    const QDateTime t0 = QDateTime::currentDateTimeUtc().addSecs(-3600);
+    int written = 0;
+    for (int i = 0; i < leases; ++i) {
+        const QString lease = QStringLiteral("lease-%1").arg(i, 4, 10, QLatin1Char('0'));
+        LeaseRecord record;
+        record.holder = QStringLiteral("node-%1").arg(i % 7);
+        record.leaseDurationMs = 60000;
+        record.transitions = 1;
+        const auto counted = [&](const StoreResult &result) { written += result.ok() ? 1 : 0; };
+        store->create(QStringLiteral("cluster:") + lease, leasecodec::encode(record), counted);
+        store->create(leasehistory::registryKey(lease),
+                      leasehistory::encode({change({}, QStringLiteral("node-x"), QStringLiteral("first-acquire"), 0,
+                                                   t0.addSecs(i % 60)),
+                                            change(QStringLiteral("node-x"), record.holder,
+                                                   QStringLiteral("taken-over"), 1, t0.addSecs(60 + i % 60))}),
+                      counted);
+    }
+    QTRY_COMPARE(written, 2 * leases);
+
+    LeaseObserver observer(store.get());
+    int thisTurn = 0;
+    int mostInATurn = 0;
+    int turnsWithLeases = 0;
+    const auto endTurn = [&] {
+        mostInATurn = std::max(mostInATurn, thisTurn);
+        turnsWithLeases += thisTurn > 0 ? 1 : 0;
+        thisTurn = 0;
+    };
+    QTimer turn;
+    turn.setInterval(0);
+    connect(&turn, &QTimer::timeout, this, endTurn);
+    connect(&observer, &LeaseObserver::leaseChanged, this, [&] { ++thisTurn; });
+    qsizetype toldStored = 0;
+    connect(&observer, &LeaseObserver::storedHistoryAdded, this,
+            [&](const QList<LeaseFailover> &changes) { toldStored += changes.size(); });
+    qsizetype atReady = -1;
+    qsizetype leasesAtReady = -1;
+    connect(&observer, &LeaseObserver::ready, this, [&] {
+        atReady = observer.history().size();
+        leasesAtReady = observer.leases().size();
+    });
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    turn.start();
+    observer.start();
+    QVERIFY(ready.wait(30000));
+    endTurn();
+    QCOMPARE(leasesAtReady, leases);
+    QCOMPARE(atReady, 2 * leases);
+    QCOMPARE(toldStored, 2 * leases);
+    // A slice is 500 leases: two may share a turn of the timer counting
+    // them, never the whole list.
+    QVERIFY2(mostInATurn <= 1000, qPrintable(QStringLiteral("%1 leases in one turn").arg(mostInATurn)));
+    QVERIFY2(turnsWithLeases >= 4, qPrintable(QStringLiteral("%1 turns").arg(turnsWithLeases)));
+    // Still oldest first across leases.
+    const QList<LeaseFailover> history = observer.history();
+    for (qsizetype row = 1; row < history.size(); ++row)
+        QVERIFY(!(history.at(row).when < history.at(row - 1).when));
 }
 
 QTEST_GUILESS_MAIN(TestLeaseObserver)

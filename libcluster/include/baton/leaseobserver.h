@@ -276,6 +276,15 @@ Q_SIGNALS:
      * ready(), without this signal.
      */
     void historyRead();
+    /*!
+     * Before ready(): changes from the leases' stored histories just added
+     * to history(), each lease's oldest first. The first list of thousands
+     * of leases is read a slice at a time, and this is each slice's share,
+     * so that a model need not read the whole history at ready(). A lease's
+     * changes come in one such signal, unless (on Kubernetes) a change of
+     * the lease brought more before ready().
+     */
+    void storedHistoryAdded(const QList<baton::LeaseFailover> &changes);
     /*! The holder's lease ran out as this observer sees it. */
     void leaseExpired(const QString &name);
     /*! Listing failed; the observer keeps trying (R4). */

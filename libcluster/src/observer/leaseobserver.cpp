@@ -59,6 +59,8 @@ void LeaseObserverPrivate::attach(LeaseObserver *observer)
     m_expiryTimer.setSingleShot(true);
     m_expiryTimer.setTimerType(Qt::PreciseTimer);
     QObject::connect(&m_expiryTimer, &QTimer::timeout, q, [this] { checkExpiry(); });
+    m_sliceTimer.setSingleShot(true);
+    QObject::connect(&m_sliceTimer, &QTimer::timeout, q, [this] { applySlice(); });
 }
 
 LeaseObserverPrivate::~LeaseObserverPrivate() = default;
@@ -174,29 +176,28 @@ void LeaseObserverPrivate::insertRecorded()
         return;
     // One merge of two lists sorted by time, instead of an insertion in the
     // middle of the history per change: a first list of 5,000 leases with
-    // 20 stored changes each took minutes that way (benchmarks.md). A
-    // stored change goes after the rows of the same time already there.
+    // 20 stored changes each took minutes that way (benchmarks.md). In
+    // place, as a list of 20,000 leases brings 400,000 changes a slice at a
+    // time: a new list per slice was most of the time it took to fill.
+    // A stored change goes after the rows of the same time already there.
     QList<LeaseFailover> pending = std::exchange(m_pendingRecorded, {});
-    std::stable_sort(pending.begin(), pending.end(),
-                     [](const LeaseFailover &a, const LeaseFailover &b) { return a.when < b.when; });
-    QList<LeaseFailover> merged;
-    merged.reserve(m_history.size() + pending.size());
-    QList<qsizetype> movedTo(m_history.size());
-    qsizetype next = 0;
-    for (LeaseFailover &row : pending) {
-        while (next < m_history.size() && !(row.when < m_history.at(next).when)) {
-            movedTo[next] = merged.size();
-            merged.append(std::move(m_history[next++]));
-        }
-        merged.append(std::move(row));
-    }
-    while (next < m_history.size()) {
-        movedTo[next] = merged.size();
-        merged.append(std::move(m_history[next++]));
-    }
-    m_history = std::move(merged);
+    const auto earlier = [](const LeaseFailover &a, const LeaseFailover &b) { return a.when < b.when; };
+    std::stable_sort(pending.begin(), pending.end(), earlier);
+    // An open release moves down by the stored changes of an earlier time.
     for (qsizetype &open : m_openRelease)
-        open = movedTo.at(open);
+        open += std::lower_bound(pending.cbegin(), pending.cend(), m_history.at(open), earlier) - pending.cbegin();
+    // No reserve() here: it would allocate the exact size, a copy of the
+    // whole history per slice (onListed() makes room for a list's).
+    const qsizetype before = m_history.size();
+    if (m_ready) {
+        for (LeaseFailover &row : pending)
+            m_history.append(std::move(row));
+    } else {
+        m_history.append(pending); // pending is told below
+    }
+    std::inplace_merge(m_history.begin(), m_history.begin() + before, m_history.end(), earlier);
+    if (!m_ready)
+        Q_EMIT q->storedHistoryAdded(pending);
 }
 
 void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)

@@ -44,6 +44,10 @@ public:
     void stop();
     void list();
     void onListed(const QList<SourcedLease> &leases);
+    /*! Applies the next slice of the list being read; the last one finishes the list. */
+    void applySlice();
+    /*! A change the watch told while a list is being applied: newer than the list's. */
+    void noteWatched(const QString &name);
     void onListFailed(const QString &message);
     void afterList(bool ok);
     /*! Takes what the protocol read of one lease; returns how many stored changes it added to the history. */
@@ -51,7 +55,10 @@ public:
     void applyRecord(const SourcedLease &lease);
     /*! Queues \a name's stored changes that history() lacks for insertRecorded(); returns how many. */
     int mergeRecorded(const QString &name, const QList<HistoryEntry> &changes);
-    /*! Puts the queued stored changes in their places by time, in one pass over the history. */
+    /*!
+     * Puts the queued stored changes in their places by time, in one pass
+     * over the history; before ready() tells them (storedHistoryAdded()).
+     */
     void insertRecorded();
     void remove(const QString &name);
     /*! Keeps \a lease's expiry deadline in m_deadlines (or drops it when it cannot expire). */
@@ -61,6 +68,11 @@ public:
     void checkExpiry();
 
     using Deadlines = std::multimap<qint64, QString>;
+    /*!
+     * Leases of a list applied per event-loop turn: with 20 stored changes
+     * each, a slice and its merge into the history take a few milliseconds.
+     */
+    static constexpr qsizetype listSlice = 250;
 
     LeaseObserver *q = nullptr;
     LeaseProtocol *m_protocol;
@@ -97,6 +109,18 @@ public:
     QList<LeaseFailover> m_pendingRecorded;
     /*! The leases whose unreadable stored history was warned about (once each). */
     QSet<QString> m_historyWarned;
+    /*!
+     * The list being applied, listSlice leases per event-loop turn, so that
+     * a first list of 20,000 leases (and their stored histories) never
+     * freezes the window that shows them (benchmarks-bounds.md). m_listing
+     * stays true until its last slice.
+     */
+    QList<SourcedLease> m_listed;
+    qsizetype m_listedNext = 0;
+    int m_listedRecorded = 0;
+    /*! The leases the watch told of while the list was applied: the list's records of them are older. */
+    QSet<QString> m_watchedWhileListing;
+    QTimer m_sliceTimer;
     bool m_listing = false;
     bool m_ready = false;
     bool m_running = false;

@@ -6,6 +6,8 @@
 
 #include <QPointer>
 
+#include <algorithm>
+
 namespace baton {
 
 void LeaseObserver::start()
@@ -33,14 +35,17 @@ void LeaseObserverPrivate::start()
         QObject::connect(m_watch, &LeaseWatch::changed, q, [this](const SourcedLease &lease) {
             if (!m_running)
                 return;
+            noteWatched(lease.name);
             const int recorded = apply(lease);
             insertRecorded();
             if (recorded > 0)
                 Q_EMIT q->historyRead();
         });
         QObject::connect(m_watch, &LeaseWatch::removed, q, [this](const QString &name) {
-            if (m_running)
-                remove(name);
+            if (!m_running)
+                return;
+            noteWatched(name);
+            remove(name);
         });
         QObject::connect(m_watch, &LeaseWatch::resynchronise, q, [this] { list(); });
     }
@@ -53,6 +58,9 @@ void LeaseObserverPrivate::stop()
     m_listing = false;
     m_pollTimer.stop();
     m_expiryTimer.stop();
+    m_sliceTimer.stop();
+    m_listed.clear();
+    m_watchedWhileListing.clear();
     if (m_watch) {
         // Nothing is emitted after stop(); deleted later, as stop() may come from its signal.
         m_watch->disconnect(q);
@@ -83,22 +91,68 @@ void LeaseObserverPrivate::list()
 
 void LeaseObserverPrivate::onListed(const QList<SourcedLease> &leases)
 {
+    if (!m_running || !m_listing || !m_listed.isEmpty())
+        return;
+    m_listed = leases;
+    // Room for every stored change at once: growing a history of 400,000
+    // rows copies it, which one slice would pay for all.
+    qsizetype stored = 0;
+    for (const SourcedLease &lease : leases)
+        stored += lease.history ? lease.history->size() : 0;
+    if (m_history.capacity() < m_history.size() + stored)
+        m_history.reserve(m_history.size() + stored);
+    m_listedNext = 0;
+    m_listedRecorded = 0;
+    m_watchedWhileListing.clear();
+    applySlice();
+}
+
+void LeaseObserverPrivate::noteWatched(const QString &name)
+{
+    if (m_listedNext < m_listed.size())
+        m_watchedWhileListing.insert(name);
+}
+
+void LeaseObserverPrivate::applySlice()
+{
+
     if (!m_running || !m_listing)
         return;
-    m_listing = false;
-    QSet<QString> present;
+    const qsizetype end = std::min(m_listed.size(), m_listedNext + listSlice);
     int recorded = 0;
-    for (const SourcedLease &lease : leases) {
-        present.insert(lease.name);
+    for (; m_listedNext < end; ++m_listedNext) {
+        const SourcedLease &lease = m_listed.at(m_listedNext);
+        if (m_watchedWhileListing.contains(lease.name)) {
+            // The watch told a newer record (or its removal) since the list
+            // was read: only the list's stored history is still news.
+            if (lease.history && m_leases.contains(lease.name))
+                recorded += mergeRecorded(lease.name, *lease.history);
+            continue;
+        }
         recorded += apply(lease);
     }
+    // A slice's stored changes go into the history with it: one merge per
+    // slice, never one sort of every lease's changes at once.
+    insertRecorded();
+    m_listedRecorded += recorded;
+    if (m_listedNext < m_listed.size()) {
+        m_sliceTimer.start(0);
+        return;
+    }
+
+    QSet<QString> present = std::move(m_watchedWhileListing);
+    m_watchedWhileListing.clear();
+    for (const SourcedLease &lease : std::as_const(m_listed))
+        present.insert(lease.name);
+    m_listed.clear();
+    m_listedNext = 0;
+    m_listing = false;
     const QStringList known = m_leases.keys();
     for (const QString &name : known)
         if (!present.contains(name))
             remove(name);
-    insertRecorded();
     // The first list's stored changes are in history() before ready().
-    if (recorded > 0 && m_ready)
+    if (m_listedRecorded > 0 && m_ready)
         Q_EMIT q->historyRead();
     afterList(true);
 }

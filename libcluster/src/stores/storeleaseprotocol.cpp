@@ -17,8 +17,10 @@
 
 #include <baton/store.h>
 
+#include <QElapsedTimer>
 #include <QMetaObject>
 #include <QSet>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -256,51 +258,109 @@ void StoreLeaseProtocol::listMerged(std::function<Touched()> touched, ListCallba
         self->m_store->list(leasehistory::registryPrefix,
                             [self, leases, touched, done](const StoreResult &histories) {
             if (self)
-                self->finishList(leases.entries, histories, touched ? touched() : Touched {}, done);
+                self->finishList(leases.entries, histories, touched, done);
         });
     });
 }
 
-void StoreLeaseProtocol::finishList(const QList<StoreEntry> &entries, const StoreResult &histories,
-                                    const Touched &touched, const ListCallback &done) const
+struct StoreLeaseProtocol::ListDecoding
 {
-    // What a watch said during the lists is newer than the lists.
+    QList<StoreEntry> entries;
+    /*! Each lease's stored history document; unset when the histories could not be listed. */
+    std::optional<QHash<QString, QJsonObject>> stored;
+    std::function<Touched()> touched;
+    ListCallback done;
     QList<SourcedLease> leases;
-    QSet<QString> seen;
-    for (const StoreEntry &entry : entries) {
-        if (!entry.key.startsWith(registryLeasePrefix))
-            continue;
-        const QString name = entry.key.mid(registryLeasePrefix.size());
-        seen.insert(name);
-        const auto latest = touched.constFind(name);
-        if (latest == touched.constEnd())
-            leases.append(fromEntry(entry));
-        else if (latest->has_value())
-            leases.append(**latest);
-    }
-    for (auto it = touched.cbegin(); it != touched.cend(); ++it)
-        if (it->has_value() && !seen.contains(it.key()))
-            leases.append(**it);
+    qsizetype next = 0;
+};
 
-    if (!histories.ok()) {
+namespace {
+
+void attachHistory(SourcedLease &lease, const QHash<QString, QJsonObject> &stored)
+{
+    QList<HistoryEntry> changes;
+    const auto document = stored.constFind(lease.name);
+    if (document != stored.constEnd() && !leasehistory::decode(*document, &changes, &lease.historyError))
+        changes.clear();
+    lease.history = changes;
+}
+
+} // namespace
+
+void StoreLeaseProtocol::finishList(const QList<StoreEntry> &entries, const StoreResult &histories,
+                                    std::function<Touched()> touched, ListCallback done)
+{
+
+    auto job = std::make_shared<ListDecoding>();
+    job->entries = entries;
+    job->touched = std::move(touched);
+    job->done = std::move(done);
+    if (histories.ok()) {
+        QHash<QString, QJsonObject> stored;
+        stored.reserve(histories.entries.size());
+        for (const StoreEntry &entry : histories.entries)
+            if (entry.key.startsWith(leasehistory::registryPrefix))
+                stored.insert(entry.key.mid(leasehistory::registryPrefix.size()), entry.document);
+        job->stored = std::move(stored);
+    } else {
         // The leases are worth showing without their past.
         qCWarning(lcStore).noquote() << QStringLiteral("observer: cannot list %1*: %2")
                                                 .arg(leasehistory::registryPrefix, histories.errorString);
-        done(leases, QString());
+    }
+    decodeSome(job);
+}
+
+void StoreLeaseProtocol::decodeSome(const std::shared_ptr<ListDecoding> &job)
+{
+
+    // A few milliseconds a turn, so that a window showing the list never
+    // freezes while it is read; the result is the same however it is cut.
+    QElapsedTimer turn;
+    turn.start();
+    while (job->next < job->entries.size() && (turn.elapsed() < 4 || job->next == 0)) {
+        const StoreEntry &entry = job->entries.at(job->next++);
+        if (!entry.key.startsWith(registryLeasePrefix))
+            continue;
+        SourcedLease lease = fromEntry(entry);
+        if (job->stored)
+            attachHistory(lease, *job->stored);
+        job->leases.append(std::move(lease));
+    }
+    if (job->next < job->entries.size()) {
+        QTimer::singleShot(0, this, [this, job] { decodeSome(job); });
         return;
     }
-    QHash<QString, QJsonObject> stored;
-    for (const StoreEntry &entry : histories.entries)
-        if (entry.key.startsWith(leasehistory::registryPrefix))
-            stored.insert(entry.key.mid(leasehistory::registryPrefix.size()), entry.document);
-    for (SourcedLease &lease : leases) {
-        QList<HistoryEntry> changes;
-        const auto document = stored.constFind(lease.name);
-        if (document != stored.constEnd() && !leasehistory::decode(*document, &changes, &lease.historyError))
-            changes.clear();
-        lease.history = changes;
+
+    // What a watch said during the lists is newer than the lists; the
+    // history of a lease is the list's all the same.
+    const Touched touched = job->touched ? job->touched() : Touched {};
+    QList<SourcedLease> leases;
+    if (touched.isEmpty()) {
+        leases = std::move(job->leases);
+    } else {
+        QSet<QString> seen;
+        for (SourcedLease &lease : job->leases) {
+            seen.insert(lease.name);
+            const auto latest = touched.constFind(lease.name);
+            if (latest == touched.constEnd()) {
+                leases.append(std::move(lease));
+            } else if (latest->has_value()) {
+                SourcedLease newer = **latest;
+                newer.history = lease.history;
+                newer.historyError = lease.historyError;
+                leases.append(std::move(newer));
+            }
+        }
+        for (auto it = touched.cbegin(); it != touched.cend(); ++it) {
+            if (!it->has_value() || seen.contains(it.key()))
+                continue;
+            SourcedLease created = **it;
+            if (job->stored)
+                attachHistory(created, *job->stored);
+            leases.append(std::move(created));
+        }
     }
-    done(leases, QString());
+    job->done(leases, QString());
 }
 
 namespace {

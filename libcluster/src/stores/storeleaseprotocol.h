@@ -7,6 +7,8 @@
 
 #include <optional>
 
+#include <memory>
+
 namespace baton {
 
 class Store;
@@ -97,8 +99,16 @@ private:
     LeaseReply toReply(const QString &name, const StoreResult &result, bool isWrite) const;
     bool toState(const QString &name, const StoreEntry &entry, LeaseState *state,
                  QString *errorString) const;
+    struct ListDecoding;
+    /*!
+     * Decodes the leases and their histories the lists read, a few
+     * milliseconds of them per event-loop turn (a list of 20,000 leases
+     * with their histories takes most of a second), then puts what
+     * \a touched returns over them and calls \a done once.
+     */
     void finishList(const QList<StoreEntry> &entries, const StoreResult &histories,
-                    const Touched &touched, const ListCallback &done) const;
+                    std::function<Touched()> touched, ListCallback done);
+    void decodeSome(const std::shared_ptr<ListDecoding> &job);
 
     QPointer<Store> m_store;
     int m_historyLength;
