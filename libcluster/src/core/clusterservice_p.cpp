@@ -133,7 +133,8 @@ void ClusterServicePrivate::perform(const ElectorAction &a)
         const QString reason = wireName(stoppedLeading->reason);
         const QString message = QStringLiteral("%1: %2 stopped leading: %3")
                                         .arg(leaseName, params.identity, reason);
-        if (stoppedLeading->reason == StopReason::Stopping)
+        // Asked for: a stop or a handover is no trouble.
+        if (stoppedLeading->reason == StopReason::Stopping || stoppedLeading->reason == StopReason::HandedOver)
             qCInfo(lcElection).noquote() << message;
         else
             qCWarning(lcElection).noquote() << message;
