@@ -36,7 +36,7 @@ struct HistoryEntry
     /*! The record's transitions after the change: one per term (F7). */
     qint64 transitions = 0;
     /*! For a handover: who asked for it (an operator, an instance); empty otherwise. */
-    QString requestedBy;
+    QString requestedBy {};
 
     bool operator==(const HistoryEntry &) const = default;
 };
