@@ -7,6 +7,7 @@
 #include "democommand.h"
 #include "demooptions.h"
 #include "eventdispatcher.h"
+#include "handovercommand.h"
 #include "headlesslogging.h"
 #include "joinoptions.h"
 #include "langoption.h"
@@ -61,6 +62,15 @@ int runCheck(QCoreApplication &app)
     return run(app, check);
 }
 
+int runHandover(QCoreApplication &app)
+{
+    const baton::handoveroptions::Parsed line = baton::handoveroptions::parse(QCoreApplication::arguments());
+    if (line.exitCode != baton::commandline::Run)
+        return line.exitCode;
+    baton::HandoverCommand handover(line.options);
+    return run(app, handover);
+}
+
 int runDemo(QCoreApplication &app)
 {
     const int done = baton::demooptions::parse(QCoreApplication::arguments());
@@ -98,6 +108,8 @@ int main(int argc, char *argv[])
         return runStatus(app);
     if (command == QLatin1String("check"))
         return runCheck(app);
+    if (command == QLatin1String("handover"))
+        return runHandover(app);
     if (command == QLatin1String("demo"))
         return runDemo(app);
     if (command == QLatin1String("--version") || command == QLatin1String("version")) {
@@ -111,7 +123,7 @@ int main(int argc, char *argv[])
     }
     // One line, with the command a typo most likely meant, not the whole usage.
     const QString meant = baton::parameters::closest(
-            command, {QStringLiteral("join"), QStringLiteral("status"), QStringLiteral("check"), QStringLiteral("demo"),
+            command, {QStringLiteral("join"), QStringLiteral("status"), QStringLiteral("check"), QStringLiteral("handover"), QStringLiteral("demo"),
                       QStringLiteral("help"), QStringLiteral("version")});
     std::fprintf(stderr, "baton: unknown command \"%s\"%s (baton help lists the commands)\n",
                  qPrintable(command),

@@ -2,6 +2,7 @@
 
 #include "checkoptions.h"
 #include "demooptions.h"
+#include "handovercommand.h"
 #include "joinoptions.h"
 #include "statusoptions.h"
 
@@ -54,7 +55,7 @@ Environment:
 
 std::string text()
 {
-    return std::string(head) + joinoptions::usage + statusoptions::usage + checkoptions::usage + demooptions::usage + tail;
+    return std::string(head) + joinoptions::usage + statusoptions::usage + checkoptions::usage + handoveroptions::usage + demooptions::usage + tail;
 }
 
 } // namespace baton::usage

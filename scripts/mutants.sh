@@ -26,6 +26,7 @@ jobs=${BATON_MUTANT_JOBS:-2}
 
 elector=libcluster/src/core/elector.cpp
 electorstop=libcluster/src/core/electorstop.cpp
+electorhandover=libcluster/src/core/electorhandover.cpp
 observed=libcluster/src/core/leasesighting.cpp
 exec=headless/exec/execsupervisor.cpp
 guard=headless/exec/execguardstart.cpp
@@ -58,6 +59,8 @@ leader-deadline-at-lease|ELECTOR|    return (m_params.leaseDurationMs + m_params
 leader-deadline-half-renewal-late|ELECTOR|    return (m_params.leaseDurationMs + m_params.renewIntervalMs) / 2;|    return (m_params.leaseDurationMs + m_params.renewIntervalMs) / 2 + m_params.renewIntervalMs / 2;|ELECTOR_TESTS
 isleader-ignores-deadline|ELECTOR|    return m_state == State::Leading && now() < m_validUntil;|    return m_state == State::Leading;|ELECTOR_TESTS
 release-past-deadline|ELECTORSTOP|    if (now() >= m_validUntil) {|    if (false) {|ELECTOR_TESTS
+follower-ignores-reservation|OBSERVED|            && r.successor != anySuccessor && r.successor != m_identity && !expired();|            && r.successor != anySuccessor && r.successor != m_identity && !expired() && false;|ELECTOR_TESTS
+handover-past-deadline|ELECTORHANDOVER|    if (now() >= m_validUntil) {|    if (false) {|ELECTOR_TESTS
 stopped-leading-over-reports-validuntil|ELECTOR|    out.push_back(action::StoppedLeading {reason, std::min(m_validUntil, now())});|    out.push_back(action::StoppedLeading {reason, m_validUntil + m_params.renewIntervalMs});|ELECTOR_TESTS
 constant-fencing-token|ELECTOR|    m_token = state.record.transitions;|    m_token = state.record.transitions >= 0 ? 1 : 0;|ELECTOR_TESTS
 incarnation-ignored|OBSERVED|            && record.holderIncarnation == m_incarnation;|            && true;|ELECTOR_TESTS
@@ -116,7 +119,7 @@ mutants > "$backup/list"
 while IFS='|' read -r name which old new tests; do
     echo "$name" | grep -Eq -- "$only" || continue
     case $which in
-        ELECTOR) path=$elector ;; ELECTORSTOP) path=$electorstop ;; OBSERVED) path=$observed ;;
+        ELECTOR) path=$elector ;; ELECTORSTOP) path=$electorstop ;; ELECTORHANDOVER) path=$electorhandover ;; OBSERVED) path=$observed ;;
         EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
         FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;;
     esac

@@ -121,6 +121,13 @@ void ElectionMetrics::record(const QJsonObject &event)
             lease.lastAnswerMono = mono;
     } else if (name == QLatin1String("identity-conflict")) {
         ++lease.identityConflicts;
+    } else if (name == QLatin1String("handover-requested")) {
+        ++lease.handoverRequests;
+    } else if (name == QLatin1String("handed-over")) {
+        if (event.value(QStringLiteral("handedOver")).toBool())
+            ++lease.handovers;
+    } else if (name == QLatin1String("reserved-for")) {
+        ++lease.reservationsSeen;
     } else if (name == QLatin1String("exec-started")) {
         lease.execRunning = true;
         ++lease.execStarts;
@@ -229,6 +236,20 @@ QByteArray ElectionMetrics::render() const
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
         sample(QStringLiteral("baton_identity_conflicts_total"), leaseLabel(it.key()),
                QString::number(it->identityConflicts));
+    family("baton_handover_requests_total", "counter",
+           "Times this instance, leading, was asked to hand the lease over to another instance.");
+    for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+        sample(QStringLiteral("baton_handover_requests_total"), leaseLabel(it.key()),
+               QString::number(it->handoverRequests));
+    family("baton_handovers_total", "counter",
+           "Times this instance handed the lease over: left it free and kept for the instance named.");
+    for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+        sample(QStringLiteral("baton_handovers_total"), leaseLabel(it.key()), QString::number(it->handovers));
+    family("baton_lease_reservations_seen_total", "counter",
+           "Times this instance saw the lease free but kept for another instance, which nobody else may take.");
+    for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+        sample(QStringLiteral("baton_lease_reservations_seen_total"), leaseLabel(it.key()),
+               QString::number(it->reservationsSeen));
     family("baton_exec_running", "gauge", "Whether the --exec command runs now.");
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
         if (it->execFollowed || it->execStarts > 0)

@@ -106,6 +106,11 @@ private:
         qint64 lastAnswerMono = -1;
         /*! Other processes seen holding the lease under this instance's id. */
         quint64 identityConflicts = 0;
+        /*! Handovers this instance wrote as the leader; handovers it was asked for. */
+        quint64 handovers = 0;
+        quint64 handoverRequests = 0;
+        /*! Times the lease was seen free but kept for another instance. */
+        quint64 reservationsSeen = 0;
         bool execFollowed = false;
         bool execRunning = false;
         quint64 execStarts = 0;

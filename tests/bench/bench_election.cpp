@@ -490,6 +490,80 @@ int handover(const QString &endpoint, int reps)
     return 0;
 }
 
+/*! The `mono` of \a p's last \a event at or after \a since; -1 when there is none. */
+double eventMono(const ParticipantProcess &p, const char *event, double since)
+{
+    double found = -1;
+    for (const QJsonObject &e : p.events())
+        if (e.value(QStringLiteral("event")).toString() == QLatin1String(event)
+            && e.value(QStringLiteral("mono")).toDouble() + 1 >= since)
+            found = e.value(QStringLiteral("mono")).toDouble();
+    return found;
+}
+
+int handoverTo(const QString &endpoint, int reps)
+{
+    // H1 beside F5: `baton handover --to` a named follower, and a plain
+    // release (SIGTERM), on one group. The gap is from the old leader's
+    // stopped-leading to the new one's started-leading, both by `mono`.
+    Stats toGap, toTotal, releaseTotal;
+    const QString lease = uniqueName(QStringLiteral("handover-to"));
+    const QStringList configs = groupConfigs(endpoint, lease, 3, groupLeaseMs, groupRenewMs);
+    Group group(configs);
+    for (int r = 0; r < reps; ++r) {
+        if (!waitFor([&] { return group.settled(); }, 30000)) {
+            note(QStringLiteral("handover-to: the group did not settle"));
+            return 1;
+        }
+        runFor(int(QRandomGenerator::global()->bounded(int(groupRenewMs))));
+        const int l = group.leader();
+        if (l < 0)
+            continue;
+        const int target = (l + 1) % group.size();
+        const double sent = monoNowMs();
+        QProcess handover;
+        handover.start(g_baton, {QStringLiteral("handover"), lease, QStringLiteral("--to"),
+                                 group.member(target)->instanceId(), QStringLiteral("--config"), configs.at(0)});
+        waitFor([&] { return handover.state() == QProcess::NotRunning; }, 10000);
+        if (handover.exitCode() != 0) {
+            note(QStringLiteral("handover-to: baton handover failed: ") + QString::fromLocal8Bit(handover.readAllStandardError()));
+            continue;
+        }
+        if (!waitFor([&] { return group.member(target)->isLeading(); }, 10000)) {
+            note(QStringLiteral("handover-to: the successor did not lead within 10 s"));
+            continue;
+        }
+        const double stopped = eventMono(*group.member(l), "stopped-leading", sent);
+        const double started = eventMono(*group.member(target), "started-leading", sent);
+        toGap.add(started - stopped);
+        toTotal.add(started + 0.5 - sent);
+    }
+    for (int r = 0; r < reps; ++r) {
+        if (!waitFor([&] { return group.settled(); }, 30000))
+            break;
+        double sent = 0;
+        int stopped = -1;
+        const Group::Start next = group.stopLeader(SIGTERM, int(groupRenewMs), 10000, &sent, &stopped);
+        if (next.index < 0 || stopped < 0)
+            continue;
+        releaseTotal.add(next.mono + 0.5 - sent);
+    }
+    out(QStringLiteral("### Handover to a named successor\n"));
+    out(QStringLiteral("Three `baton join` on one lease (leaseDuration %1 ms, renewInterval %2 ms); "
+                       "`baton handover LEASE --to` a follower at a random phase of the renewal cycle, "
+                       "%3 repetitions; then %3 plain releases (SIGTERM to the leader, restarted).\n")
+                .arg(groupLeaseMs).arg(groupRenewMs).arg(reps));
+    out(QStringLiteral("| measure | ms |"));
+    out(QStringLiteral("|---|---|"));
+    out(QStringLiteral("| handover: old leader's `stopped-leading` → successor's `started-leading` | %1 |")
+                .arg(spread(toGap)));
+    out(QStringLiteral("| handover: `baton handover` started → successor's `started-leading` | %1 |")
+                .arg(spread(toTotal)));
+    out(QStringLiteral("| plain release: SIGTERM → next leader's `started-leading` | %1 |\n")
+                .arg(spread(releaseTotal)));
+    return toGap.v.empty() ? 1 : 0;
+}
+
 int failover(const QString &endpoint, int reps)
 {
     Stats ratio, ms;
@@ -1042,7 +1116,7 @@ int main(int argc, char *argv[])
     const QString command = args.value(0);
     const QString endpoint = args.value(1).section(QLatin1Char(','), 0, 0);
     if (command.isEmpty() || endpoint.isEmpty()) {
-        std::fputs("usage: bench_election [--check] handover|failover|requests|footprint|scale ENDPOINT ...\n"
+        std::fputs("usage: bench_election [--check] handover|handover-to|failover|requests|footprint|scale ENDPOINT ...\n"
                    "       bench_election [--max-cpu=PERCENT] [--max-rss=MB] [--max-gap=MS] scale ENDPOINT|file ELECTIONS SECONDS [RENEW_MS [LEASE_MS]]\n"
                    "       bench_election [--check] scale-file FOLDER ELECTIONS SECONDS [RENEW_MS]\n"
                    "  (BATON_BINARY: the baton to measure)\n",
@@ -1052,6 +1126,8 @@ int main(int argc, char *argv[])
     int status = 2;
     if (command == QLatin1String("handover")) {
         status = handover(endpoint, args.value(2, QStringLiteral("15")).toInt());
+    } else if (command == QLatin1String("handover-to")) {
+        status = handoverTo(endpoint, args.value(2, QStringLiteral("10")).toInt());
     } else if (command == QLatin1String("failover")) {
         status = failover(endpoint, args.value(2, QStringLiteral("12")).toInt());
     } else if (command == QLatin1String("requests")) {

@@ -121,6 +121,7 @@ private Q_SLOTS:
     void stoppedWhileItsFirstReadIsOnItsWayNeverTakesTheLease();
     void resumedHostStepsDownAtItsFirstEventWithItsDeadline();
     void fencingTokenIncreasesAcrossLeaders();
+    void handOverOnTheLeaderOrAFollowerGoesToTheNamedInstance();
     void propertiesFollowTheElectionForBindings();
     void isLeaderComparesTheDeadlineAtCallTime();
     void severalElectionsInOneProcess();
@@ -677,6 +678,30 @@ void TestClusterService::fencingTokenIncreasesAcrossLeaders()
         stopAndWait(next);
         QCOMPARE(next.fencingToken(), -1);
     }
+}
+
+void TestClusterService::handOverOnTheLeaderOrAFollowerGoesToTheNamedInstance()
+{
+    // H1 through the public API: called on the leader it begins at once;
+    // called on a follower it asks the leader through the lease record.
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a")), b(store.get(), QStringLiteral("b")),
+            c(store.get(), QStringLiteral("c"));
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    QVERIFY(start(b));
+    QVERIFY(start(c));
+    QTRY_COMPARE(b.currentHolder(), QStringLiteral("a"));
+    QTRY_COMPARE(c.currentHolder(), QStringLiteral("a"));
+    QSignalSpy cLeads(&c, &ClusterService::leadershipChanged);
+    a.handOver(QStringLiteral("b"));
+    QVERIFY(!a.isLeader()); // stopped at once, before the write
+    QTRY_VERIFY(b.isLeader());
+    QVERIFY(cLeads.isEmpty());
+    c.handOver(QStringLiteral("a")); // from a follower: through the record
+    QTRY_VERIFY(a.isLeader());
+    QVERIFY(!b.isLeader());
+    QVERIFY(cLeads.isEmpty());
 }
 
 void TestClusterService::isLeaderComparesTheDeadlineAtCallTime()

@@ -199,6 +199,15 @@ private Q_SLOTS:
     void aProcessRestartedWithAFixedIdWaitsOneLeaseUnlessItsEarlierRunReleased_data();
     void aProcessRestartedWithAFixedIdWaitsOneLeaseUnlessItsEarlierRunReleased();
     void aWriteAnsweredWithAnotherIncarnationNeverMakesALeader();
+    void aHandoverGoesToTheNamedSuccessorAndNobodyElseLeadsMeanwhile();
+    void aSuccessorThatIsGoneCostsAtMostOneLeaseDuration();
+    void aRecordWrittenByOthersWithoutAHandoverNeverEndsALeadership_data();
+    void aRecordWrittenByOthersWithoutAHandoverNeverEndsALeadership();
+    void aHandoverIsNeverWrittenPastTheDeadline_data();
+    void aHandoverIsNeverWrittenPastTheDeadline();
+    void aHandoverToAnyInstanceIsAPlainRelease();
+    void aStopDuringAHandoverEndsWithTheRelease();
+    void aLeaderAskedToHandOverOnItsOwnSideStopsFirst();
 };
 
 namespace {
@@ -872,3 +881,206 @@ void TestElector::aWriteAnsweredWithAnotherIncarnationNeverMakesALeader()
 
 QTEST_GUILESS_MAIN(TestElector)
 #include "tst_elector.moc"
+
+namespace {
+
+/*! What `baton handover` writes: the holder's record, unchanged but for the request. */
+void askForHandover(LeaseStore &store, const QString &to, const QString &by = QStringLiteral("operator@host"))
+{
+    LeaseRecord asked = store.state.record;
+    asked.successor = to;
+    asked.handoverRequestedBy = by;
+    store.write(asked);
+}
+
+/*! \a leader sees the request by its renewal's conflict, and its work ends (the driver's part). */
+void handOverAsAsked(Instance &leader, LeaseStore &store)
+{
+    QVERIFY(wake(leader, store));
+    QVERIFY(leader.elector.awaitingHandover());
+    take(leader, leader.elector.handOver());
+    settle(leader, store);
+}
+
+} // namespace
+
+void TestElector::aHandoverGoesToTheNamedSuccessorAndNobodyElseLeadsMeanwhile()
+{
+    // H1: the leader stops its work, then writes the lease free and kept
+    // for the successor; a third instance treats it as held meanwhile.
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b")), c(QStringLiteral("c"));
+    startLeaderThenFollower(a, b, store);
+    take(c, c.elector.start());
+    settle(c, store);
+    const qint64 tokenBefore = a.elector.fencingToken();
+    askForHandover(store, QStringLiteral("c"));
+    QVERIFY(wake(a, store));
+    QCOMPARE(a.last<action::HandoverRequested>()->to, QStringLiteral("c"));
+    QCOMPARE(a.last<action::HandoverRequested>()->by, QStringLiteral("operator@host"));
+    QCOMPARE(a.last<action::StoppedLeading>()->reason, StopReason::HandedOver);
+    QVERIFY(!a.elector.isLeader());
+    QVERIFY(!a.pending); // nothing is written before the driver says the work has ended
+    QCOMPARE(store.state.record.holder, QStringLiteral("a"));
+    take(a, a.elector.handOver());
+    settle(a, store);
+    QVERIFY(a.last<action::HandedOver>()->done);
+    QVERIFY(store.state.record.holder.isEmpty());
+    QCOMPARE(store.state.record.successor, QStringLiteral("c"));
+    QCOMPARE(store.state.record.leaseDurationMs, L);
+
+    take(b, b.elector.onWatch(store.state));
+    settle(b, store);
+    QVERIFY(!b.elector.isLeader());
+    QCOMPARE(b.last<action::ReservedFor>()->to, QStringLiteral("c"));
+    QCOMPARE(b.last<action::LeaderChanged>()->why, ChangeWhy::HandedOver);
+    take(c, c.elector.onWatch(store.state));
+    settle(c, store);
+    QVERIFY(c.elector.isLeader());
+    QVERIFY(c.elector.fencingToken() > tokenBefore);
+    QCOMPARE(store.history.last().why, QStringLiteral("handed-over"));
+    QCOMPARE(store.history.last().from, QStringLiteral("a"));
+    QCOMPARE(store.history.last().requestedBy, QStringLiteral("operator@host"));
+    QVERIFY(store.state.record.successor.isEmpty());
+    // The former leader and the third instance stay followers of c.
+    for (int i = 0; i < 6; ++i) {
+        QVERIFY(wake(b, store));
+        QVERIFY(wake(a, store));
+        QVERIFY(wake(c, store));
+        QVERIFY(!b.elector.isLeader() && !a.elector.isLeader());
+        QVERIFY(c.elector.isLeader());
+    }
+}
+
+void TestElector::aSuccessorThatIsGoneCostsAtMostOneLeaseDuration()
+{
+    // H1: a reservation for an instance that never comes runs out one lease
+    // duration after each follower saw it, by its own clock.
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    startLeaderThenFollower(a, b, store);
+    askForHandover(store, QStringLiteral("gone"));
+    handOverAsAsked(a, store);
+    QCOMPARE(store.state.record.successor, QStringLiteral("gone"));
+    b.clock.advance(100);
+    take(b, b.elector.onWatch(store.state));
+    settle(b, store);
+    const qint64 seen = b.clock.monotonicMs();
+    while (!b.elector.isLeader()) {
+        QVERIFY(wake(b, store));
+        QVERIFY(b.clock.monotonicMs() <= seen + L);
+        if (!b.elector.isLeader())
+            QVERIFY(b.clock.monotonicMs() < seen + L);
+    }
+    QCOMPARE(b.clock.monotonicMs(), seen + L);
+}
+
+void TestElector::aRecordWrittenByOthersWithoutAHandoverNeverEndsALeadership_data()
+{
+    QTest::addColumn<QString>("successor");
+    QTest::newRow("H1: no successor") << QString();
+    QTest::newRow("H1: the leader itself") << QStringLiteral("a");
+}
+
+void TestElector::aRecordWrittenByOthersWithoutAHandoverNeverEndsALeadership()
+{
+    // H1: a write that keeps the holder makes the renewal conflict; the
+    // leader is still the holder, so it keeps leading and renews at once.
+    QFETCH(QString, successor);
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    settle(a, store);
+    askForHandover(store, successor);
+    QVERIFY(wake(a, store));
+    QCOMPARE(a.last<action::AttemptFinished>()->outcome, AttemptOutcome::Conflict);
+    QVERIFY(a.elector.isLeader());
+    QVERIFY(!a.wasTold<action::StoppedLeading>());
+    QVERIFY(wake(a, store));
+    QCOMPARE(a.last<action::AttemptFinished>()->outcome, AttemptOutcome::Renewed);
+    QVERIFY(a.elector.isLeader());
+    QVERIFY(store.state.record.successor.isEmpty());
+}
+
+void TestElector::aHandoverIsNeverWrittenPastTheDeadline_data()
+{
+    QTest::addColumn<bool>("timerFirst");
+    QTest::newRow("H1: the deadline's timer comes first") << true;
+    QTest::newRow("H1: the work ends after a freeze, no timer yet") << false;
+}
+
+void TestElector::aHandoverIsNeverWrittenPastTheDeadline()
+{
+    // H1 with F5: work that outlived the deadline is followed by no write;
+    // the lease is left to expire, as a stop leaves it.
+    QFETCH(bool, timerFirst);
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    settle(a, store);
+    askForHandover(store, QStringLiteral("b"));
+    QVERIFY(wake(a, store));
+    QVERIFY(a.elector.awaitingHandover());
+    const qint64 deadline = a.elector.validUntilMono();
+    QCOMPARE(*a.elector.nextWakeMono(), deadline);
+    if (timerFirst) {
+        QVERIFY(wake(a, store));
+        QVERIFY(!a.elector.awaitingHandover());
+    } else {
+        a.clock.setMonotonicMs(deadline);
+    }
+    take(a, a.elector.handOver());
+    QVERIFY(!a.pending);
+    QVERIFY(!a.last<action::HandedOver>()->done);
+    QCOMPARE(store.state.record.holder, QStringLiteral("a"));
+}
+
+void TestElector::aHandoverToAnyInstanceIsAPlainRelease()
+{
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    startLeaderThenFollower(a, b, store);
+    askForHandover(store, anySuccessor);
+    handOverAsAsked(a, store);
+    QVERIFY(store.state.record.holder.isEmpty());
+    QVERIFY(store.state.record.successor.isEmpty());
+    take(b, b.elector.onWatch(store.state));
+    settle(b, store);
+    QVERIFY(b.elector.isLeader());
+    QCOMPARE(store.history.last().why, QStringLiteral("released"));
+}
+
+void TestElector::aStopDuringAHandoverEndsWithTheRelease()
+{
+    // F5 over H1: a stop while the handover waits for the work releases
+    // plainly, and a stop while its write is on its way waits for it.
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    settle(a, store);
+    take(a, a.elector.requestHandover(QStringLiteral("b"), QStringLiteral("a")));
+    take(a, a.elector.handOver());
+    QVERIFY(a.pending);
+    take(a, a.elector.stop());
+    take(a, a.elector.release());
+    settle(a, store);
+    QVERIFY(a.last<action::ReleaseFinished>()->released);
+    QCOMPARE(store.state.record.successor, QStringLiteral("b"));
+    QVERIFY(!a.elector.nextWakeMono().has_value());
+}
+
+void TestElector::aLeaderAskedToHandOverOnItsOwnSideStopsFirst()
+{
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    startLeaderThenFollower(a, b, store);
+    take(a, a.elector.requestHandover(QStringLiteral("b"), QStringLiteral("a")));
+    QCOMPARE(a.last<action::StoppedLeading>()->reason, StopReason::HandedOver);
+    QVERIFY(!a.pending);
+    take(a, a.elector.handOver());
+    settle(a, store);
+    QCOMPARE(store.state.record.handoverRequestedBy, QStringLiteral("a"));
+    take(b, b.elector.onWatch(store.state));
+    settle(b, store);
+    QVERIFY(b.elector.isLeader());
+}

@@ -81,6 +81,7 @@ private Q_SLOTS:
     void everySeriesIsThereBeforeTheFirstEvent();
     void outputDroppedForSlowReadersIsCountedAsItIsNow();
     void scheduledRunsAreCountedByOutcomeWithTheLastSuccess();
+    void handoversAreCounted();
 };
 
 void TestElectionMetrics::theExpositionParsesAndCountsEveryRecord()
@@ -265,6 +266,26 @@ void TestElectionMetrics::transitionsAreTheLeaseRecordsCount()
     QSignalSpy secondStopped(&second, &Service::stopped);
     second.stop();
     QVERIFY(secondStopped.wait(5000));
+}
+
+void TestElectionMetrics::handoversAreCounted()
+{
+    // H4: each steering act is in the metrics; a handover that could not be
+    // written is asked but not made.
+    test::ManualClock clock;
+    ElectionMetrics metrics(&clock);
+    const QString cron = QStringLiteral("cron");
+    metrics.record(record(clock, cron, QStringLiteral("handover-requested")));
+    QJsonObject handed = record(clock, cron, QStringLiteral("handed-over"));
+    handed.insert(QStringLiteral("handedOver"), true);
+    metrics.record(handed);
+    metrics.record(record(clock, cron, QStringLiteral("handover-requested")));
+    handed.insert(QStringLiteral("handedOver"), false);
+    metrics.record(handed);
+    metrics.record(record(clock, cron, QStringLiteral("reserved-for")));
+    QCOMPARE(scraped(metrics, "baton_handover_requests_total", onLease(cron)), 2.0);
+    QCOMPARE(scraped(metrics, "baton_handovers_total", onLease(cron)), 1.0);
+    QCOMPARE(scraped(metrics, "baton_lease_reservations_seen_total", onLease(cron)), 1.0);
 }
 
 void TestElectionMetrics::everySeriesIsThereBeforeTheFirstEvent()

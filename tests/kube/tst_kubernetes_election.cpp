@@ -99,6 +99,7 @@ private Q_SLOTS:
     void oneLeaderCrashTakeoverAndWatchFastHandover();
     void twoProcessesWithOneInstanceIdNeverBothLead();
     void twoCrashesAndAHandoverAreStoredWithTheLeaseAndToldAsEvents();
+    void aHandoverGoesToTheNamedSuccessorAndTheThirdNeverLeads();
     void pollingParticipantUsesOnlyGetCreateUpdate();
     void conflictStormNeverMakesTwoLeaders();
     void withoutUpdateItGetsAClear403AndNeverLeads();
@@ -802,6 +803,51 @@ void TestKubernetesElection::tokenFileRewrittenWhileLeadingIsUsedFromTheNextRequ
     QVERIFY(eventsNamed(*p, QStringLiteral("stopped-leading")).isEmpty());
     QCOMPARE(eventsNamed(*p, QStringLiteral("started-leading")).size(), 1);
     m_server.removeToken(newToken);
+}
+
+void TestKubernetesElection::aHandoverGoesToTheNamedSuccessorAndTheThirdNeverLeads()
+{
+    // H1 on Leases: `baton handover` writes spec.preferredHolder; the leader
+    // stops its work, leaves the Lease kept for the successor, which takes it;
+    // the third participant never leads.
+    const QString lease = QStringLiteral("handover-e2e");
+    for (const QString &id : {QStringLiteral("h1"), QStringLiteral("h2"), QStringLiteral("h3")})
+        QVERIFY(start(id, lease, watchToken));
+    QTRY_COMPARE_WITH_TIMEOUT(leaders(), 1, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(m_participants.begin(), m_participants.end(),
+                                         [](const auto &p) {
+                                             return p->isLeading()
+                                                     || !firstEvent(*p, QStringLiteral("attempt")).isEmpty();
+                                         }),
+                             20000);
+    ParticipantProcess *first = leader();
+    std::vector<ParticipantProcess *> others;
+    for (const auto &p : m_participants)
+        if (p.get() != first)
+            others.push_back(p.get());
+    ParticipantProcess *successor = others.at(0);
+    ParticipantProcess *third = others.at(1);
+    const qint64 asked = Clock::system().monotonicMs();
+    QProcess handover;
+    test::keepOutput(&handover, QStringLiteral("handover-e2e"), test::ArtifactKind::Events);
+    handover.start(test::batonBinary(), {QStringLiteral("handover"), lease, QStringLiteral("--to"),
+                                         successor->instanceId(), QStringLiteral("--config"),
+                                         m_folder.filePath(first->label() + QStringLiteral(".json"))});
+    // The server runs in this process: wait with the event loop.
+    QSignalSpy handoverFinished(&handover, &QProcess::finished);
+    QVERIFY(handoverFinished.wait(20000));
+    m_allOutput += handover.readAllStandardOutput() + handover.readAllStandardError();
+    QCOMPARE(handover.exitCode(), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(successor->isLeading(), 20000);
+    QCOMPARE(leaders(), 1);
+    const QJsonObject stopped = lastEvent(*first, QStringLiteral("stopped-leading"), asked);
+    QCOMPARE(stopped.value(QStringLiteral("reason")).toString(), QStringLiteral("handed-over"));
+    const QJsonObject took = lastEvent(*successor, QStringLiteral("started-leading"), asked);
+    QVERIFY(monoOf(took) >= monoOf(stopped));
+    QVERIFY(monoOf(took) - monoOf(stopped) < leaseMs);
+    QVERIFY(firstEvent(*third, QStringLiteral("started-leading"), asked).isEmpty());
+    QVERIFY(!firstEvent(*third, QStringLiteral("reserved-for"), asked).isEmpty());
+    checkAuthorityNeverOverlaps();
 }
 
 void TestKubernetesElection::cleanup()

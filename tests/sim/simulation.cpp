@@ -74,7 +74,7 @@ private:
     std::mt19937_64 m_gen;
 };
 
-enum class Ev { Start, Timer, Arrive, Reply, Watch, Thaw, Stop, Release, GiveUp, Restart, Chaos, Script, Healthy, End };
+enum class Ev { Start, Timer, Arrive, Reply, Watch, Thaw, Stop, Release, HandOver, GiveUp, Restart, Chaos, Script, Healthy, End };
 
 struct Event
 {
@@ -252,6 +252,7 @@ private:
     void scheduleRestart(Node &n);
     void chaos();
     void script(const ScriptStep &step);
+    void askHandover(const ScriptStep &step);
     void healthy();
 
     void happen(Happening::Kind kind, const Node &n, StopReason reason = StopReason::Stopping,
@@ -279,6 +280,8 @@ private:
 
     LeaseState m_lease;
     qint64 m_version = 0;
+    /*! H1: how long the leader's callbacks take before it calls handOver(). */
+    qint64 m_handoverDelayMs = 0;
 
     struct Handover
     {
@@ -517,6 +520,13 @@ void World::dispatch(Event &e)
         call(n, "release", std::nullopt, [](Elector &el) { return el.release(); });
         return;
     }
+    case Ev::HandOver: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (!reachable(n, e) || n.life != Life::Running || !n.elector->awaitingHandover())
+            return;
+        call(n, "handOver", std::nullopt, [](Elector &el) { return el.handOver(); });
+        return;
+    }
     case Ev::Restart: {
         Node &n = m_nodes[std::size_t(e.slot)];
         if (n.incarnation == e.incarnation && (n.life == Life::Dead || n.life == Life::Stopped))
@@ -644,6 +654,15 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
                       .arg(validUntil));
     }
 
+    if (stopped && stopped->reason == StopReason::HandedOver) {
+        // H1: the deregistered callbacks take their time, then the driver hands over.
+        Event handOver;
+        handOver.kind = Ev::HandOver;
+        handOver.slot = n.slot;
+        handOver.incarnation = n.incarnation;
+        handOver.time = m_now + m_handoverDelayMs;
+        push(std::move(handOver));
+    }
     if (stopped) {
         happen(Happening::StoppedLeading, n, stopped->reason, false, stopped->validUntilMono);
         // O5: the end of its authority, never later than the moment it is reported.
@@ -1260,6 +1279,10 @@ void World::script(const ScriptStep &step)
         m_stopNextReader = true;
         return;
     }
+    if (step.kind == ScriptKind::AskHandover) {
+        askHandover(step);
+        return;
+    }
     Node *target = step.slot >= 0 ? &m_nodes[std::size_t(step.slot)] : leader();
     if (!target) {
         violation(QStringLiteral("the script wanted a leader at %1 and there was none").arg(m_now));
@@ -1287,8 +1310,32 @@ void World::script(const ScriptStep &step)
     case ScriptKind::DropWatches:
     case ScriptKind::StopNextAcquirer:
     case ScriptKind::StopNextReader:
+    case ScriptKind::AskHandover:
         break;
     }
+}
+
+void World::askHandover(const ScriptStep &step)
+{
+    // What `baton handover` writes: the holder's record, a new version, with
+    // the successor and who asked; holder and times unchanged (H1).
+    if (!m_lease.exists || m_lease.record.holder.isEmpty()) {
+        violation(QStringLiteral("the script asked for a handover at %1 and nobody held the lease").arg(m_now));
+        return;
+    }
+    const Node *leading = leader();
+    int slot = step.slot < 0 ? 0 : step.slot;
+    if (leading && leading->slot == slot)
+        slot = (slot + 1) % int(m_nodes.size());
+    const Node &successor = m_nodes[std::size_t(slot)];
+    m_handoverDelayMs = step.durationMs;
+    m_lease.record.successor = successor.identity;
+    m_lease.record.handoverRequestedBy = QStringLiteral("operator");
+    m_lease.version = QString::number(++m_version);
+    m_result.handoverSuccessors.push_back(successor.identity);
+    if (tracing())
+        trace(QStringLiteral("%1 operator: hand over to %2").arg(m_now).arg(successor.identity));
+    notifyWatchers();
 }
 
 void World::healthy()

@@ -95,6 +95,14 @@ enum class ScriptKind {
      * handled first, at the resume.
      */
     SuspendLeader,
+    /*!
+     * An operator asks the leader, through the lease record as `baton
+     * handover` does, to hand over to the instance in slot (its current
+     * run; the next slot when that one leads, its last run when it is
+     * dead: a successor that is gone). The leader's callbacks take
+     * durationMs before it calls handOver() (H1).
+     */
+    AskHandover,
 };
 
 struct ScriptStep
@@ -205,6 +213,8 @@ struct SimResult
     SimConfig config;
     std::vector<Term> terms;
     std::vector<Happening> happenings;
+    /*! The successors the script's handovers named (AskHandover), in order. */
+    QStringList handoverSuccessors;
     /*! Breaches of the contract seen while running (the checks at the end come on top). */
     QStringList violations;
     qint64 firstViolationAt = -1;

@@ -239,6 +239,8 @@ private Q_SLOTS:
     void sweep();
     void checkerCatchesTwoLeaders_data();
     void checkerCatchesTwoLeaders();
+    void handoversNeverMakeTwoLeadersAndAReservationEnds_data();
+    void handoversNeverMakeTwoLeadersAndAReservationEnds();
 };
 
 void tst_Simulation::scenarios_data()
@@ -643,3 +645,52 @@ void tst_Simulation::checkerCatchesTwoLeaders()
 
 QTEST_GUILESS_MAIN(tst_Simulation)
 #include "tst_simulation.moc"
+
+void tst_Simulation::handoversNeverMakeTwoLeadersAndAReservationEnds_data()
+{
+    // H1 with its faults. The leader at 60 s is n0.1 (no faults before);
+    // the operator asks it to hand over to slot 1.
+    QTest::addColumn<std::vector<ScriptStep>>("script");
+    QTest::addColumn<bool>("successorLeads");
+    QTest::addColumn<qint64>("maxGapMs");
+    const ScriptStep ask {60'000, ScriptKind::AskHandover, 200, 1};
+    QTest::newRow("H1: to a follower, the third never leads")
+            << std::vector<ScriptStep> {ask} << true << qint64(200 + 4 * Latency);
+    QTest::newRow("H1: the successor dies while the lease is kept for it")
+            << std::vector<ScriptStep> {ask, {60'100, ScriptKind::CrashLeader, 0, 1}} << false
+            << qint64(200 + L + R + 4 * Latency);
+    QTest::newRow("H1: the leader frozen mid-handover, past its deadline")
+            << std::vector<ScriptStep> {{60'000, ScriptKind::AskHandover, 3000, 1},
+                                        {60'100, ScriptKind::FreezeLeader, 2 * L, 0}}
+            << false << qint64(L + R + 4 * Latency);
+    QTest::newRow("H1: two operators at once")
+            << std::vector<ScriptStep> {ask, {60'000, ScriptKind::AskHandover, 200, 2}} << false
+            << qint64(200 + 4 * Latency);
+    QTest::newRow("H1: the successor cut off from the store")
+            << std::vector<ScriptStep> {ask, {60'000, ScriptKind::PartitionLeader, 2 * L, 1}} << false
+            << qint64(200 + L + R + 4 * Latency);
+}
+
+void tst_Simulation::handoversNeverMakeTwoLeadersAndAReservationEnds()
+{
+    QFETCH(std::vector<ScriptStep>, script);
+    QFETCH(bool, successorLeads);
+    QFETCH(qint64, maxGapMs);
+    SimConfig config = baseConfig();
+    config.script = script;
+    const Run run = runTraced(config, 1);
+    const SimResult &r = run.result;
+    // 0 overlaps, and every other promise the checker judges.
+    QVERIFY2(run.verdict.ok(), qPrintable(run.verdict.problems.join(QLatin1Char('\n'))));
+    QVERIFY(!r.handoverSuccessors.isEmpty());
+    const Happening *stepDown = findHappening(r, Happening::StoppedLeading, 60'000, QStringLiteral("n0.1"));
+    QVERIFY(stepDown);
+    // Anybody, the former leader included, once a reservation has run out.
+    const Term *next = nextTerm(r, 60'000);
+    QVERIFY(next);
+    // A reservation holds the lease back one lease duration at most.
+    QVERIFY2(next->start - 60'000 <= maxGapMs,
+             qPrintable(QStringLiteral("next leader %1 at %2").arg(next->identity).arg(next->start)));
+    if (successorLeads)
+        QCOMPARE(next->identity, r.handoverSuccessors.front());
+}

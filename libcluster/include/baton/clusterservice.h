@@ -161,6 +161,17 @@ public:
      * replace).
      */
     qint64 remainingLeadershipMs() const;
+    /*!
+     * Hands the leadership over to the instance \a to, with no other
+     * instance leading in between. The leader stops its work first, as for
+     * stop(), then writes the lease free and kept for \a to alone for one
+     * lease duration; should \a to be gone, anybody takes it after that.
+     * Called on the leader, it begins at once; called elsewhere, it asks
+     * the leader through the lease record, which makes nobody the holder.
+     * \a to `"*"` asks for a plain release. Told in electionEvent() as
+     * handover-requested, handed-over and reserved-for.
+     */
+    void handOver(const QString &to);
     /*! The holder as last seen, empty when the lease is free or unknown. */
     QString currentHolder() const;
     /*! The timings of this configuration (O6). */

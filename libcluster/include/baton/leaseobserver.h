@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -210,6 +211,18 @@ public:
     QString describeSource() const;
     /*! What an empty source means, for people: `no cluster:* entries in the Registry`. */
     QString describeEmpty() const;
+    /*!
+     * Asks the holder of the lease \a name to hand it over to the instance
+     * \a to (`"*"`: to whoever takes it, a plain release), as `baton
+     * handover` does: one conditional write that adds the request and who
+     * asked (\a requestedBy) to the record and keeps every other field. It
+     * makes nobody the holder and shortens no lease; the holder hands over
+     * itself. \a done(ok, message) is called once: what was asked, or what
+     * was wrong (nothing written then). The source must not have been
+     * opened read-only.
+     */
+    void requestHandover(const QString &name, const QString &to, const QString &requestedBy,
+                         std::function<void(bool ok, const QString &message)> done);
     /*! The store observed; null on Kubernetes, which has none. */
     Store *store() const;
     /*!

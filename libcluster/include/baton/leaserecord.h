@@ -30,6 +30,16 @@ struct LeaseRecord
      * Last, so that brace-initialised records of earlier code still compile.
      */
     QString holderIncarnation;
+    /*!
+     * While the lease is held: the instance an operator asked the holder to
+     * hand it over to ("*": to whoever takes it, a plain release). While it
+     * is free: the only instance that may take it until one lease duration
+     * after this version was seen. Empty in records of earlier versions and
+     * of other clients: no handover asked, nothing reserved.
+     */
+    QString successor {};
+    /*! Who asked for the handover, for the history: "operator@host", an instance id. */
+    QString handoverRequestedBy {};
 
     /*! Field by field. */
     bool operator==(const LeaseRecord &) const = default;

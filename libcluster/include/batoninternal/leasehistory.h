@@ -22,7 +22,7 @@ struct HistoryEntry
     QString from;
     /*! The new holder. */
     QString to;
-    /*! first-acquire, released, expired, taken-over: as in the event stream (O5). */
+    /*! first-acquire, released, handed-over, expired, taken-over: as in the event stream (O5). */
     QString why;
     /*! When \a to took the lease, by its clock. */
     QDateTime at;
@@ -35,6 +35,8 @@ struct HistoryEntry
     qint64 gapMs = -1;
     /*! The record's transitions after the change: one per term (F7). */
     qint64 transitions = 0;
+    /*! For a handover: who asked for it (an operator, an instance); empty otherwise. */
+    QString requestedBy {};
 
     bool operator==(const HistoryEntry &) const = default;
 };

@@ -111,6 +111,11 @@ qint64 ClusterService::remainingLeadershipMs() const
     return std::max<qint64>(0, d->elector->validUntilMono() - d->clock->monotonicMs());
 }
 
+void ClusterService::handOver(const QString &to)
+{
+    d->requestHandover(to, d->params.identity);
+}
+
 QString ClusterService::currentHolder() const
 {
     // The record as last read: a first sighting of another's lease is no

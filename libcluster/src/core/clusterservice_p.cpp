@@ -133,7 +133,8 @@ void ClusterServicePrivate::perform(const ElectorAction &a)
         const QString reason = wireName(stoppedLeading->reason);
         const QString message = QStringLiteral("%1: %2 stopped leading: %3")
                                         .arg(leaseName, params.identity, reason);
-        if (stoppedLeading->reason == StopReason::Stopping)
+        // Asked for: a stop or a handover is no trouble.
+        if (stoppedLeading->reason == StopReason::Stopping || stoppedLeading->reason == StopReason::HandedOver)
             qCInfo(lcElection).noquote() << message;
         else
             qCWarning(lcElection).noquote() << message;
@@ -145,6 +146,12 @@ void ClusterServicePrivate::perform(const ElectorAction &a)
         // A stop asked for while this step-down was on its way waited
         // for the registrations to hear of it (F5): they have now.
         releaseWhenIdle();
+        if (stoppedLeading->reason == StopReason::HandedOver) {
+            // As a release (F5): the lease goes once the work has ended.
+            connect(registrations, &Registrations::idle, this,
+                    &ClusterServicePrivate::handOverWhenIdle, Qt::UniqueConnection);
+            handOverWhenIdle();
+        }
     } else if (const auto *changed = std::get_if<action::LeaderChanged>(&a)) {
         holder = changed->to;
         const QString why = wireName(changed->why);
@@ -187,6 +194,8 @@ void ClusterServicePrivate::perform(const ElectorAction &a)
                   {{QStringLiteral("theirIncarnation"), conflict->theirIncarnation},
                    {QStringLiteral("incarnation"), params.incarnation}});
         Q_EMIT q->identityConflict(conflict->theirIncarnation);
+    } else if (performSteering(a)) {
+        // told by performSteering()
     } else if (const auto *released = std::get_if<action::ReleaseFinished>(&a)) {
         if (released->released)
             qCInfo(lcElection).noquote()

@@ -63,6 +63,12 @@ public:
     void onWatched(const LeaseState &state);
     void armTimer();
     void releaseWhenIdle();
+    /*! Tells a handover's actions (events, logs); false for any other action. */
+    bool performSteering(const ElectorAction &action);
+    /*! The second half of a handover, once the registrations' work has ended. */
+    void handOverWhenIdle();
+    /*! Asks for a handover: to the Elector when leading, else through the lease. */
+    void requestHandover(const QString &to, const QString &requestedBy);
     void finishStop();
     /*! Emits leadershipChanged when \a leading differs from the last state told. */
     void announceLeadership(bool leading);

@@ -54,6 +54,9 @@ bool Elector::consistent() const
         return !kind || kind == Kind::Renew;
     case State::Acquiring:
         return kind == Kind::Read || kind == Kind::Acquire;
+    case State::HandingOver:
+        // A renewal sent before the handover began, or the handover's write.
+        return !kind || kind == Kind::Renew || kind == Kind::Release;
     case State::Stopping:
         return kind != Kind::Release;
     case State::Releasing:
@@ -81,8 +84,11 @@ void Elector::moveTo(State next)
         case State::Following:
             return next == State::Acquiring || next == State::Leading || next == State::Stopping;
         case State::Acquiring:
-        case State::Leading:
             return next == State::Following || next == State::Stopping;
+        case State::Leading:
+            return next == State::Following || next == State::Stopping || next == State::HandingOver;
+        case State::HandingOver:
+            return next == State::Following || next == State::Stopping || next == State::Releasing;
         case State::Stopping:
         case State::Releasing:
         case State::Stopped:
@@ -125,132 +131,22 @@ ElectorActions Elector::onTimer()
         const Request timedOut = endRequest();
         const QString message =
                 QStringLiteral("no answer within %1 ms").arg(requestTimeout());
-        if (timedOut.kind == Request::Kind::Release) {
+        if (timedOut.kind == Request::Kind::Release && m_state == State::HandingOver) {
+            finishHandover(out, false, message);
+        } else if (timedOut.kind == Request::Kind::Release) {
             finishRelease(out, false, message);
         } else {
             if (m_state == State::Leading)
                 stepDown(StopReason::RenewFailed, out);
             finishAttempt(out, AttemptOutcome::Error, message);
             releaseIfAsked(out); // the write it waited for will never answer
+            handOverIfAsked(out);
         }
     }
-    if (!m_inFlight && !stopping() && now() >= m_nextAttempt)
+    giveUpLateHandover(out);
+    if (!m_inFlight && campaigning() && now() >= m_nextAttempt)
         beginAttempt(out);
     return checked(std::move(out));
-}
-
-ElectorActions Elector::onReply(quint64 request, const LeaseReply &reply)
-{
-    ElectorActions out;
-    enforceDeadline(out);
-    if (!m_inFlight || request != m_request)
-        return out; // late: the attempt it belonged to has been given up
-
-    switch (endRequest().kind) {
-    case Request::Kind::Read:
-        handleReadReply(reply, out);
-        break;
-    case Request::Kind::Acquire:
-        handleWriteReply(reply, /*renewal=*/false, out);
-        break;
-    case Request::Kind::Renew:
-        handleWriteReply(reply, /*renewal=*/true, out);
-        break;
-    case Request::Kind::Release:
-        handleReleaseReply(reply, out);
-        break;
-    }
-    return checked(std::move(out));
-}
-
-void Elector::handleReadReply(const LeaseReply &reply, ElectorActions &out)
-{
-    if (reply.outcome != LeaseReply::Outcome::Ok) {
-        finishAttempt(out, AttemptOutcome::Error,
-                      reply.errorString.isEmpty() ? QStringLiteral("read refused")
-                                                  : reply.errorString,
-                      reply.errorKind);
-        return;
-    }
-    m_lease.observe(reply.state, out);
-    continueAcquisition(out, /*afterRead=*/true);
-}
-
-void Elector::handleWriteReply(const LeaseReply &reply, bool renewal, ElectorActions &out)
-{
-    switch (reply.outcome) {
-    case LeaseReply::Outcome::Ok: {
-        if (!reply.state.exists || !m_lease.isMine(reply.state.record)) {
-            // R5: a store (or something in front of it: an admission webhook
-            // that strips unknown annotations) that answers our write with a
-            // record that is not ours would leave this instance leading on a
-            // lease it cannot recognise, renew or release. Never lead on it.
-            m_lease.forget();
-            if (m_state == State::Leading)
-                stepDown(StopReason::RenewFailed, out);
-            finishAttempt(out, AttemptOutcome::Error,
-                          QStringLiteral("the store answered the write with a record that is not "
-                                         "this instance's (holder \"%1\", incarnation \"%2\"): "
-                                         "something between this instance and the store rewrites it")
-                                  .arg(reply.state.record.holder, reply.state.record.holderIncarnation));
-            break;
-        }
-        m_lease.observe(reply.state, out);
-        if (renewal) {
-            if (m_state != State::Leading) {
-                // F4: the deadline passed while the renewal was on its way;
-                // its success must not make this instance leader again.
-                finishAttempt(out, AttemptOutcome::Error,
-                              QStringLiteral("renewal answered after the step-down deadline"));
-                m_nextAttempt = now();
-                return;
-            }
-            m_validUntil = m_attemptStart + stepDownDelay();
-            finishAttempt(out, AttemptOutcome::Renewed);
-            if (m_otherSeenDuringRequest)
-                m_nextAttempt = now();
-            return;
-        }
-        if (now() >= m_attemptStart + stepDownDelay()) {
-            finishAttempt(out, AttemptOutcome::Error,
-                          QStringLiteral("acquisition answered after the step-down deadline"));
-            m_nextAttempt = now();
-            // A stop that waited for this answer ends now: nothing else
-            // would wake it (a follower arms no deadline timer).
-            releaseIfAsked(out);
-            return;
-        }
-        if (stopping()) {
-            // F5: a stopping instance never starts leading. The lease it won
-            // is given back at once: nothing ran under it, so the release may
-            // come as late as the authority the write would have given.
-            m_validUntil = m_attemptStart + stepDownDelay();
-            finishAttempt(out, AttemptOutcome::Acquired);
-            releaseIfAsked(out);
-            return;
-        }
-        becomeLeader(reply.state, out);
-        finishAttempt(out, AttemptOutcome::Acquired);
-        if (m_otherSeenDuringRequest)
-            m_nextAttempt = now();
-        return;
-    }
-    case LeaseReply::Outcome::Conflict:
-        if (reply.stateKnown)
-            m_lease.observe(reply.state, out);
-        else
-            m_lease.forget(); // read again before the next write
-        if (m_state == State::Leading)
-            stepDown(StopReason::TakenOver, out); // F3
-        finishAttempt(out, AttemptOutcome::Conflict);
-        break;
-    case LeaseReply::Outcome::Error:
-        if (m_state == State::Leading)
-            stepDown(StopReason::RenewFailed, out); // F3
-        finishAttempt(out, AttemptOutcome::Error, reply.errorString, reply.errorKind);
-        break;
-    }
-    releaseIfAsked(out);
 }
 
 ElectorActions Elector::onWatch(const LeaseState &state)
@@ -271,16 +167,17 @@ ElectorActions Elector::onWatch(const LeaseState &state)
     if (m_state == State::Leading) {
         // A watch event may be older than the reply that made this instance
         // leader, and versions are opaque, so it cannot tell the truth by
-        // itself: the conditional renewal it triggers does (F3, F8).
-        if (other)
+        // itself: the conditional renewal it triggers does (F3, F8). So
+        // does a handover asked for: the renewal's conflict brings it.
+        if (other || (state.exists && !state.record.successor.isEmpty()))
             m_nextAttempt = now();
         return out;
     }
     m_lease.observe(state, out);
     // F8: a release is seen at once and taken at once; any other change
-    // re-arms the expiry instant from now.
-    const bool free = !state.exists || state.record.holder.isEmpty();
-    if (!stopping() && free) {
+    // re-arms the expiry instant from now. A lease kept for another
+    // instance counts as held (H1).
+    if (campaigning() && m_lease.freeForMe()) {
         m_nextAttempt = now();
         // A request that may be lost must not hold the takeover back until
         // its timeout: every write is conditional, so giving it up is safe
@@ -295,7 +192,7 @@ ElectorActions Elector::onWatch(const LeaseState &state)
     } else {
         scheduleNextAttempt();
     }
-    if (!m_inFlight && !stopping() && now() >= m_nextAttempt)
+    if (!m_inFlight && campaigning() && now() >= m_nextAttempt)
         beginAttempt(out);
     return checked(std::move(out));
 }
@@ -317,6 +214,8 @@ std::optional<qint64> Elector::nextWakeMono() const
         consider(m_validUntil);
     if (m_inFlight)
         consider(m_inFlight->sentMono + requestTimeout());
+    else if (m_state == State::HandingOver)
+        consider(m_validUntil); // the handover is given up there
     else if (!stopping())
         consider(m_nextAttempt);
     return wake;
@@ -340,12 +239,16 @@ void Elector::beginAttempt(ElectorActions &out)
     LeaseRecord record = m_lease.state().record;
     record.renewTime = m_clock.wallNow();
     record.leaseDurationMs = m_params.leaseDurationMs;
+    // A handover asked for reaches the leader by the conflict of a renewal,
+    // which then hands over; a renewal that succeeds has none left to keep.
+    record.successor.clear();
+    record.handoverRequestedBy.clear();
     send(out, Request::Kind::Renew, action::Update {0, record, m_lease.state().version});
 }
 
 void Elector::continueAcquisition(ElectorActions &out, bool afterRead)
 {
-    if (stopping()) {
+    if (!campaigning()) {
         // F5: once stop() has begun, the only write is the release. A read
         // sent before the stop must not lead to an acquisition that nobody
         // would renew or release: the others would wait a whole lease.
@@ -362,8 +265,14 @@ void Elector::continueAcquisition(ElectorActions &out, bool afterRead)
         return;
     }
     // R5: a record with our identity but another incarnation is another
-    // process's, and waits for its expiry like any other holder's.
-    if (observed.record.holder.isEmpty() || m_lease.isMine(observed.record) || m_lease.expired()) {
+    // process's, and waits for its expiry like any other holder's. Our own
+    // record with a handover asked for is not taken back (H1): it was
+    // asked away from this instance, which lost its leadership before it
+    // could hand it over; it expires like any other.
+    const bool ownAskedAway = m_lease.isMine(observed.record) && !observed.record.successor.isEmpty()
+            && observed.record.successor != m_params.identity;
+    if (m_lease.freeForMe() || (m_lease.isMine(observed.record) && !ownAskedAway)
+        || m_lease.expired()) {
         const LeaseRecord record = acquisitionRecord(observed.record.transitions + 1);
         send(out, Request::Kind::Acquire,
              action::Update {0, record, observed.version, m_lease.recordedChange(record)});
@@ -402,7 +311,7 @@ void Elector::scheduleNextAttempt()
 {
     if (m_state == State::Leading || !m_lease.known() || !m_lease.state().exists)
         return;
-    if (m_lease.state().record.holder.isEmpty()) {
+    if (m_lease.freeForMe()) {
         m_nextAttempt = now();
         return;
     }
@@ -430,8 +339,10 @@ void Elector::stepDown(StopReason reason, ElectorActions &out)
 
 void Elector::send(ElectorActions &out, Request::Kind kind, ElectorAction request)
 {
-    if (kind == Request::Kind::Release)
-        moveTo(State::Releasing);
+    if (kind == Request::Kind::Release) {
+        if (m_state != State::HandingOver) // the handover's write keeps its state
+            moveTo(State::Releasing);
+    }
     else if (kind == Request::Kind::Renew)
         Q_ASSERT(m_state == State::Leading);
     else

@@ -48,6 +48,23 @@ public:
      */
     ElectorActions release();
 
+    /*!
+     * First half of a handover (H1), for the leader's own side: stops
+     * leading (reason HandedOver) as stop() does, and keeps campaigning.
+     * The driver waits for the deregistered callbacks and calls handOver().
+     * \a to is an instance id, or anySuccessor for a plain release; \a by
+     * says who asked. Does nothing unless leading.
+     */
+    ElectorActions requestHandover(const QString &to, const QString &by);
+    /*!
+     * Second half: writes the lease free and kept for the successor,
+     * conditional on the version, before the deadline (F5); ends with
+     * HandedOver, back to following.
+     */
+    ElectorActions handOver();
+    /*! Between the two halves of a handover: handOver() is awaited. */
+    bool awaitingHandover() const { return m_state == State::HandingOver && !m_handoverAsked; }
+
     /*! Leading and before the deadline, on the clock now (F4). */
     bool isLeader() const;
     qint64 validUntilMono() const { return m_validUntil; }
@@ -70,6 +87,7 @@ private:
         Following, //!< campaigning, not the holder; the next attempt at m_nextAttempt
         Acquiring, //!< a read or an acquiring write of the campaign is on its way
         Leading, //!< the holder until m_validUntil; renews at m_nextAttempt
+        HandingOver, //!< stopped leading for a handover; its write, before m_validUntil, follows
         Stopping, //!< stop() called: no attempt any more; release() awaited
         Releasing, //!< the release, or the acquiring write it waits for, is on its way
         Stopped, //!< the release ended: done, not needed, or not allowed
@@ -81,10 +99,20 @@ private:
         qint64 sentMono;
     };
 
+    // client-go writes one second into a released lease; readers that judge
+    // expiry by the record then free it at once, as an empty holder does here.
+    static constexpr qint64 kReleasedLeaseDurationMs = 1000;
+    // A release (or a handover) that loses a race only against our own
+    // in-flight renewal is retried with the newer version; anything else is
+    // left to expire.
+    static constexpr int kMaxReleaseRetries = 3;
+
     qint64 now() const;
     qint64 stepDownDelay() const;
     qint64 requestTimeout() const;
     bool stopping() const;
+    /*! Attempts to acquire or renew are made: neither stopping nor handing over. */
+    bool campaigning() const { return !stopping() && m_state != State::HandingOver; }
     bool inFlight(Request::Kind kind) const { return m_inFlight && m_inFlight->kind == kind; }
     bool consistent() const;
     ElectorActions checked(ElectorActions out) const;
@@ -100,6 +128,12 @@ private:
     void handleWriteReply(const LeaseReply &reply, bool renewal, ElectorActions &out);
     void handleReleaseReply(const LeaseReply &reply, ElectorActions &out);
     void releaseIfAsked(ElectorActions &out);
+    void beginHandover(ElectorActions &out, const QString &to, const QString &by);
+    void handOverIfAsked(ElectorActions &out);
+    void startHandover(ElectorActions &out, bool retry = false);
+    void handleHandoverReply(const LeaseReply &reply, ElectorActions &out);
+    void finishHandover(ElectorActions &out, bool done, QString detail);
+    void giveUpLateHandover(ElectorActions &out);
     void startRelease(ElectorActions &out, bool retry = false);
     void finishRelease(ElectorActions &out, bool released, QString detail);
     LeaseRecord acquisitionRecord(qint64 transitions) const;
@@ -129,8 +163,13 @@ private:
      * afterwards, the instant a release must not pass (F5).
      */
     qint64 m_validUntil = 0;
-    /*! Releasing only: retries after losing to our own renewal. */
+    /*! Releasing or HandingOver: retries after losing to our own renewal. */
     int m_releaseRetries = 0;
+    /*! HandingOver: to whom (anySuccessor: anybody), and who asked. */
+    QString m_successor;
+    QString m_handoverBy;
+    /*! HandingOver: handOver() was called; its write waits for the renewal on its way. */
+    bool m_handoverAsked = false;
 };
 
 } // namespace baton

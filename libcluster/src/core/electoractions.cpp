@@ -15,6 +15,8 @@ QString wireName(StopReason reason)
         return QStringLiteral("deadline");
     case StopReason::Stopping:
         return QStringLiteral("stopping");
+    case StopReason::HandedOver:
+        return QStringLiteral("handed-over");
     }
     return {};
 }
@@ -30,6 +32,8 @@ QString wireName(ChangeWhy why)
         return QStringLiteral("expired");
     case ChangeWhy::TakenOver:
         return QStringLiteral("taken-over");
+    case ChangeWhy::HandedOver:
+        return QStringLiteral("handed-over");
     }
     return {};
 }

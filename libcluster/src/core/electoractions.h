@@ -12,8 +12,8 @@
 
 namespace baton {
 
-enum class StopReason { Released, RenewFailed, TakenOver, Deadline, Stopping };
-enum class ChangeWhy { FirstAcquire, Released, Expired, TakenOver };
+enum class StopReason { Released, RenewFailed, TakenOver, Deadline, Stopping, HandedOver };
+enum class ChangeWhy { FirstAcquire, Released, Expired, TakenOver, HandedOver };
 enum class AttemptOutcome { Acquired, Renewed, Held, Conflict, Error };
 
 QString wireName(StopReason reason);
@@ -94,6 +94,25 @@ struct IdentityConflict
 {
     QString theirIncarnation;
 };
+/*! The holder was asked to hand the lease over to \a to ("*": to anybody); it stops leading first. */
+struct HandoverRequested
+{
+    QString to;
+    QString by;
+};
+/*! The handover write is done (the lease free, kept for \a to), or was not possible. */
+struct HandedOver
+{
+    QString to;
+    bool done;
+    QString detail;
+};
+/*! A free lease kept for another instance was seen: nobody else takes it for \a forMs. */
+struct ReservedFor
+{
+    QString to;
+    qint64 forMs;
+};
 /*! The release that stop asked for is done, or was not needed or not allowed. */
 struct ReleaseFinished
 {
@@ -105,7 +124,8 @@ struct ReleaseFinished
 using ElectorAction =
         std::variant<action::Read, action::Create, action::Update, action::BecameLeader,
                      action::StoppedLeading, action::LeaderChanged, action::AttemptFinished,
-                     action::IdentityConflict, action::ReleaseFinished>;
+                     action::IdentityConflict, action::ReleaseFinished, action::HandoverRequested,
+                     action::HandedOver, action::ReservedFor>;
 using ElectorActions = std::vector<ElectorAction>;
 
 } // namespace baton

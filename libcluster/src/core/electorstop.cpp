@@ -4,19 +4,12 @@
 
 namespace baton {
 
-namespace {
-
-// client-go writes one second into a released lease; readers that judge
-// expiry by the record then free it at once, as an empty holder does here.
-constexpr qint64 releasedLeaseDurationMs = 1000;
-// A release that loses a race only against our own in-flight renewal is
-// retried with the newer version; anything else is left to expire.
-constexpr int maxReleaseRetries = 3;
-
-} // namespace
-
 void Elector::handleReleaseReply(const LeaseReply &reply, ElectorActions &out)
 {
+    if (m_state == State::HandingOver) {
+        handleHandoverReply(reply, out);
+        return;
+    }
     if (reply.outcome == LeaseReply::Outcome::Ok) {
         m_lease.observe(reply.state, out);
         finishRelease(out, true, {});
@@ -25,7 +18,7 @@ void Elector::handleReleaseReply(const LeaseReply &reply, ElectorActions &out)
     if (reply.outcome == LeaseReply::Outcome::Conflict && reply.stateKnown) {
         m_lease.observe(reply.state, out);
         if (reply.state.exists && m_lease.isMine(reply.state.record)
-            && ++m_releaseRetries <= maxReleaseRetries) {
+            && ++m_releaseRetries <= kMaxReleaseRetries) {
             startRelease(out, /*retry=*/true);
             return;
         }
@@ -43,7 +36,9 @@ ElectorActions Elector::stop()
     enforceDeadline(out);
     if (m_state == State::Leading)
         stepDown(StopReason::Stopping, out);
-    if (!stopping())
+    if (m_state == State::HandingOver && inFlight(Request::Kind::Release))
+        moveTo(State::Releasing); // the handover's write on its way is the release
+    else if (!stopping())
         moveTo(State::Stopping);
     return checked(std::move(out));
 }
@@ -59,6 +54,8 @@ ElectorActions Elector::release()
         moveTo(State::Releasing);
         return checked(std::move(out));
     }
+    if (inFlight(Request::Kind::Release))
+        return checked(std::move(out)); // a handover's write, already giving the lease up
     startRelease(out);
     return checked(std::move(out));
 }
@@ -90,7 +87,9 @@ void Elector::startRelease(ElectorActions &out, bool retry)
     LeaseRecord record = m_lease.state().record;
     record.holder.clear();
     record.holderIncarnation.clear();
-    record.leaseDurationMs = releasedLeaseDurationMs;
+    record.successor.clear(); // a stop keeps the lease for nobody
+    record.handoverRequestedBy.clear();
+    record.leaseDurationMs = kReleasedLeaseDurationMs;
     record.renewTime = m_clock.wallNow();
     record.acquireTime = record.renewTime;
     send(out, Request::Kind::Release, action::Update {0, record, m_lease.state().version});

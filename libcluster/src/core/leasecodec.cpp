@@ -12,6 +12,20 @@ const QString durationKey = QStringLiteral("leaseDurationMs");
 const QString acquireKey = QStringLiteral("acquireTime");
 const QString renewKey = QStringLiteral("renewTime");
 const QString transitionsKey = QStringLiteral("leaseTransitions");
+const QString successorKey = QStringLiteral("successor");
+const QString requestedByKey = QStringLiteral("handoverRequestedBy");
+
+bool readOptionalString(const QJsonObject &document, const QString &key, QString *value,
+                        QString *errorString)
+{
+    const QJsonValue v = document.value(key);
+    if (!v.isUndefined() && !v.isNull() && !v.isString()) {
+        *errorString = QStringLiteral("field \"%1\" must be a string").arg(key);
+        return false;
+    }
+    *value = v.toString();
+    return true;
+}
 
 QString timeText(const QDateTime &time)
 {
@@ -64,6 +78,12 @@ QJsonObject encode(const LeaseRecord &record)
     // and readers of the earlier format see exactly the fields they know.
     if (!record.holderIncarnation.isEmpty())
         document.insert(incarnationKey, record.holderIncarnation);
+    // Absent unless a handover is asked or a lease reserved: records without
+    // one read exactly as before, for us and for earlier versions.
+    if (!record.successor.isEmpty())
+        document.insert(successorKey, record.successor);
+    if (!record.handoverRequestedBy.isEmpty())
+        document.insert(requestedByKey, record.handoverRequestedBy);
     return document;
 }
 
@@ -76,13 +96,10 @@ bool decode(const QJsonObject &document, LeaseRecord *record, QString *errorStri
     }
     LeaseRecord decoded;
     decoded.holder = holder.toString();
-    const QJsonValue incarnation = document.value(incarnationKey);
-    if (!incarnation.isUndefined() && !incarnation.isNull() && !incarnation.isString()) {
-        *errorString = QStringLiteral("field \"%1\" must be a string").arg(incarnationKey);
-        return false;
-    }
-    decoded.holderIncarnation = incarnation.toString();
-    if (!readInteger(document, durationKey, 1, &decoded.leaseDurationMs, errorString)
+    if (!readOptionalString(document, incarnationKey, &decoded.holderIncarnation, errorString)
+        || !readOptionalString(document, successorKey, &decoded.successor, errorString)
+        || !readOptionalString(document, requestedByKey, &decoded.handoverRequestedBy, errorString)
+        || !readInteger(document, durationKey, 1, &decoded.leaseDurationMs, errorString)
         || !readInteger(document, transitionsKey, 0, &decoded.transitions, errorString)
         || !readTime(document, acquireKey, &decoded.acquireTime, errorString)
         || !readTime(document, renewKey, &decoded.renewTime, errorString))

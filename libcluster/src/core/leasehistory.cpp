@@ -25,6 +25,7 @@ const QString whyKey = QStringLiteral("why");
 const QString atKey = QStringLiteral("at");
 const QString gapKey = QStringLiteral("gapMs");
 const QString transitionsKey = QStringLiteral("transitions");
+const QString requestedByKey = QStringLiteral("requestedBy");
 
 bool decodeChange(const QJsonValue &value, int index, HistoryEntry *change, QString *errorString)
 {
@@ -56,13 +57,17 @@ bool decodeChange(const QJsonValue &value, int index, HistoryEntry *change, QStr
     if (!jsonutil::isInteger(transitions) || transitions.toDouble() < 0)
         return fail(transitionsKey, QStringLiteral("must be an integer of at least 0"));
     decoded.transitions = qint64(transitions.toDouble());
+    const QJsonValue requestedBy = o.value(requestedByKey);
+    if (!requestedBy.isUndefined() && !requestedBy.isString())
+        return fail(requestedByKey, QStringLiteral("must be a string"));
+    decoded.requestedBy = requestedBy.toString();
     *change = decoded;
     return true;
 }
 
 QJsonObject encodeChange(const HistoryEntry &change)
 {
-    return QJsonObject {
+    QJsonObject encoded {
             {fromKey, change.from},
             {toKey, change.to},
             {whyKey, change.why},
@@ -70,6 +75,10 @@ QJsonObject encodeChange(const HistoryEntry &change)
             {gapKey, double(change.gapMs)},
             {transitionsKey, double(change.transitions)},
     };
+    // Absent unless there is one: histories read as before.
+    if (!change.requestedBy.isEmpty())
+        encoded.insert(requestedByKey, change.requestedBy);
+    return encoded;
 }
 
 qsizetype compactSize(const QJsonObject &object)

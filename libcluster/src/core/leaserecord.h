@@ -6,6 +6,9 @@
 
 namespace baton {
 
+/*! A handover's successor meaning "whoever takes it": the holder releases as on a stop. */
+inline const QString anySuccessor = QStringLiteral("*");
+
 /*! A lease as read: whether it exists, its record and its opaque version. */
 struct LeaseState
 {

@@ -39,7 +39,10 @@ std::optional<HistoryEntry> LeaseSighting::recordedChange(const LeaseRecord &acq
         // Only a release leaves a record without a holder; who released it
         // is known when this instance saw it held.
         change.from = m_lastHolder;
-        change.why = wireName(ChangeWhy::Released);
+        const bool handedOver = m_state.record.successor == m_identity;
+        change.why = wireName(handedOver ? ChangeWhy::HandedOver : ChangeWhy::Released);
+        if (handedOver)
+            change.requestedBy = m_state.record.handoverRequestedBy;
         if (m_releaseSeen)
             change.gapMs = now() - m_seenAt;
     } else {
@@ -71,6 +74,8 @@ void LeaseSighting::observe(const LeaseState &state, ElectorActions &out)
     if (!holder.isEmpty())
         m_lastHolder = holder;
     noticeIdentityConflict(state, out);
+    if (reservedForOther())
+        out.push_back(action::ReservedFor {state.record.successor, leaseDuration()});
     // A holder is its identity and its incarnation: a process restarted with
     // a fixed identity that takes the expired lease of its earlier run is a
     // change of holder, though the name stays.
@@ -83,7 +88,9 @@ void LeaseSighting::observe(const LeaseState &state, ElectorActions &out)
         return;
     ChangeWhy why = ChangeWhy::TakenOver;
     if (holder.isEmpty())
-        why = ChangeWhy::Released;
+        why = state.record.successor.isEmpty() || state.record.successor == anySuccessor
+                ? ChangeWhy::Released
+                : ChangeWhy::HandedOver;
     else if (previousHolder.isEmpty())
         why = ChangeWhy::FirstAcquire;
     else if (previousExpired)
@@ -112,6 +119,20 @@ void LeaseSighting::noticeIdentityConflict(const LeaseState &state, ElectorActio
         return;
     m_conflictReported = theirs;
     out.push_back(action::IdentityConflict {theirs});
+}
+
+bool LeaseSighting::reservedForOther() const
+{
+    // H1: by this instance's boot clock from when it saw this version, as
+    // any lease; a successor that is gone costs at most this one duration.
+    const LeaseRecord &r = m_state.record;
+    return m_known && m_state.exists && r.holder.isEmpty() && !r.successor.isEmpty()
+            && r.successor != anySuccessor && r.successor != m_identity && !expired();
+}
+
+bool LeaseSighting::freeForMe() const
+{
+    return m_known && (!m_state.exists || (m_state.record.holder.isEmpty() && !reservedForOther()));
 }
 
 bool LeaseSighting::expired() const

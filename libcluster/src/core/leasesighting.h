@@ -40,6 +40,14 @@ public:
     bool isMine(const LeaseRecord &record) const;
     /*! Known, existing and this process's. */
     bool heldByMe() const { return m_known && m_state.exists && isMine(m_state.record); }
+    /*!
+     * Known, free, and kept for another instance: a handover's reservation
+     * that has not run out by this instance's clock. Such a lease counts as
+     * held until then.
+     */
+    bool reservedForOther() const;
+    /*! Known and free for this instance: nobody holds it, and it is kept for nobody else. */
+    bool freeForMe() const;
     /*! The known record's lease ran out, by this instance's clock (F2). */
     bool expired() const;
     /*! When the known record's lease runs out, by this instance's clock. */

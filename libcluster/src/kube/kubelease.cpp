@@ -4,6 +4,8 @@
 
 #include <QRegularExpression>
 
+#include <tuple>
+
 namespace baton::kubelease {
 
 namespace {
@@ -48,6 +50,10 @@ QJsonObject withIncarnation(QJsonObject metadata, const LeaseRecord &record)
         annotations.remove(incarnationAnnotation);
     else
         annotations.insert(incarnationAnnotation, record.holderIncarnation);
+    if (record.handoverRequestedBy.isEmpty())
+        annotations.remove(requestedByAnnotation);
+    else
+        annotations.insert(requestedByAnnotation, record.handoverRequestedBy);
     if (annotations.isEmpty())
         metadata.remove(QStringLiteral("annotations"));
     else
@@ -82,6 +88,17 @@ bool decode(const QJsonObject &lease, LeaseState *state, QString *errorString)
     // A released Lease keeps no incarnation, whatever another writer left.
     if (!record.holder.isEmpty())
         record.holderIncarnation = incarnation.toString();
+    // KEP-4355's field: whom the holder should hand over to, and once it
+    // has, whom the free Lease is kept for.
+    for (const auto &[field, value, target] :
+         {std::tuple {QStringLiteral("spec.preferredHolder"), spec.value(QStringLiteral("preferredHolder")), &record.successor},
+          std::tuple {QStringLiteral("metadata.annotations[\"%1\"]").arg(requestedByAnnotation),
+                      meta.value(QStringLiteral("annotations")).toObject().value(requestedByAnnotation),
+                      &record.handoverRequestedBy}}) {
+        if (!value.isUndefined() && !value.isNull() && !value.isString())
+            return bad(field, QStringLiteral("is not a string"));
+        *target = value.toString();
+    }
     // R1: a duration we cannot trust makes no one leader, and no lease free.
     const QJsonValue duration = spec.value(QStringLiteral("leaseDurationSeconds"));
     if (duration.isUndefined() || duration.isNull())

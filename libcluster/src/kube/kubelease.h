@@ -22,6 +22,8 @@ inline const QString apiVersion = QStringLiteral("coordination.k8s.io/v1");
  * client-go readers ignore annotations, so the Lease stays valid for them.
  */
 inline const QString incarnationAnnotation = QStringLiteral("baton.dev/holder-incarnation");
+/*! Who asked for the handover spec.preferredHolder names: the Lease spec has no field for it. */
+inline const QString requestedByAnnotation = QStringLiteral("baton.dev/handover-requested-by");
 
 /*! \a metadata with the annotation of \a record's incarnation set, or removed when it has none. */
 QJsonObject withIncarnation(QJsonObject metadata, const LeaseRecord &record);

@@ -90,6 +90,10 @@ QJsonObject KubernetesLeaseProtocol::toLease(const QString &name, const LeaseRec
     else
         spec.remove(QStringLiteral("renewTime"));
     spec.insert(QStringLiteral("leaseTransitions"), double(record.transitions));
+    if (record.successor.isEmpty())
+        spec.remove(QStringLiteral("preferredHolder"));
+    else
+        spec.insert(QStringLiteral("preferredHolder"), record.successor);
     return {{QStringLiteral("apiVersion"), kubelease::apiVersion},
             {QStringLiteral("kind"), QStringLiteral("Lease")},
             {QStringLiteral("metadata"), meta},

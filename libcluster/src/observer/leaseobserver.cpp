@@ -1,6 +1,7 @@
 #include "leaseobserver_p.h"
 
 #include <baton/clock.h>
+#include "handoverrequest.h"
 #include "leaseprotocol.h"
 #include "leaseprotocolsource.h"
 #include "storeleaseprotocol.h"
@@ -350,6 +351,16 @@ std::optional<ObservedLease> LeaseObserver::lease(const QString &name) const
     if (it == d->m_leases.constEnd())
         return std::nullopt;
     return *it;
+}
+
+} // namespace baton
+
+namespace baton {
+
+void LeaseObserver::requestHandover(const QString &name, const QString &to, const QString &requestedBy,
+                                    std::function<void(bool ok, const QString &message)> done)
+{
+    handoverrequest::send(d->m_protocol, name, to, requestedBy, std::move(done));
 }
 
 } // namespace baton

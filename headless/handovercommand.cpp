@@ -1,0 +1,116 @@
+#include "handovercommand.h"
+
+#include "commandline.h"
+
+#include <baton/leaseobserver.h>
+
+#include <QCommandLineParser>
+#include <QSysInfo>
+#include <QTimer>
+
+#include <unistd.h>
+#include <pwd.h>
+
+namespace baton {
+
+namespace {
+
+/*! Who asks, for the lease's history: the login name and the host. */
+QString requester()
+{
+    const passwd *entry = getpwuid(getuid());
+    const QString user = entry ? QString::fromLocal8Bit(entry->pw_name) : QString::number(getuid());
+    return user + QLatin1Char('@') + QSysInfo::machineHostName();
+}
+
+} // namespace
+
+HandoverCommand::HandoverCommand(Options options, QObject *parent)
+    : QObject(parent)
+    , m_options(std::move(options))
+{
+}
+
+int HandoverCommand::start()
+{
+    LeaseSourceOptions source;
+    if (!m_options.storeUrl.isEmpty()) {
+        source.kind = LeaseSourceOptions::Kind::StoreUrl;
+        source.storeUrl = m_options.storeUrl;
+    } else {
+        source.kind = LeaseSourceOptions::Kind::Configuration;
+        source.configPath = m_options.configPath;
+    }
+    source.readOnly = false; // the request is a write into the lease record
+    QString error;
+    LeaseObserver::OpenError why = LeaseObserver::OpenError::NoError;
+    m_observer = LeaseObserver::open(source, this, &error, &why);
+    if (!m_observer) {
+        commandline::complain("handover", error);
+        return why == LeaseObserver::OpenError::SourceUnavailable ? 1 : commandline::BadUsage;
+    }
+    m_observer->requestHandover(m_options.lease, m_options.to, requester(),
+                                [this](bool ok, const QString &message) {
+        if (ok)
+            commandline::say(message);
+        else
+            commandline::complain("handover", message);
+        // After the callback has returned: the observer owns the request.
+        QTimer::singleShot(0, this, [this, ok] { Q_EMIT finished(ok ? 0 : 1); });
+    });
+    return -1;
+}
+
+namespace handoveroptions {
+
+const char *const usage = R"(  handover LEASE --to INSTANCE|any (--config FILE | --store URL)
+                 asks LEASE's holder to hand the leadership over to
+                 INSTANCE with no other instance leading in between: the
+                 holder stops its work as on a stop, then leaves the lease
+                 free and kept for INSTANCE alone for one lease duration
+                 (should INSTANCE be gone, anybody takes it after that);
+                 --to any: a plain release. It writes the request into the
+                 lease (in FILE's Registry or the store at URL) and exits
+                 0 once written; 1 when nobody holds LEASE or the write
+                 failed. The history records who asked (user@host)
+)";
+
+Parsed parse(const QStringList &arguments)
+{
+    using namespace commandline;
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+            QStringLiteral("Asks a lease's holder to hand the leadership over to another instance."));
+    parser.addPositionalArgument(QStringLiteral("LEASE"), QStringLiteral("the lease to hand over"));
+    const QCommandLineOption to(QStringLiteral("to"),
+                                QStringLiteral("the instance to hand over to, or \"any\" for a plain release"),
+                                QStringLiteral("INSTANCE"));
+    const QCommandLineOption store(QStringLiteral("store"),
+                                   QStringLiteral("the store the lease is in (file:///folder, http://host:port)"),
+                                   QStringLiteral("URL"));
+    const QCommandLineOption config = configOption();
+    parser.addOptions({to, store, config});
+    if (const int done = commandline::parse(parser, "handover", arguments, /*takesArguments=*/true);
+        done != Run)
+        return {{}, done};
+    const QStringList leases = parser.positionalArguments();
+    if (leases.size() != 1)
+        return {{}, refuse("handover", QStringLiteral("name exactly one LEASE (given: %1)").arg(leases.size()))};
+    const QString target = parser.value(to).trimmed();
+    if (target.isEmpty())
+        return {{}, refuse("handover", QStringLiteral("--to INSTANCE is required (or --to any)"))};
+    HandoverCommand::Options options;
+    options.lease = leases.first();
+    options.to = target == QLatin1String("any") ? QStringLiteral("*") : target;
+    options.storeUrl = parser.value(store);
+    if (options.storeUrl.isEmpty()) {
+        options.configPath = configPathOf(parser, config);
+        if (options.configPath.isEmpty())
+            return {{}, refuse("handover", QStringLiteral("--config FILE (or BATON_CONFIG) or --store URL is required"))};
+    }
+    return {options};
+}
+
+} // namespace handoveroptions
+
+} // namespace baton

@@ -1,0 +1,95 @@
+// The lease record as a Registry keeps it, and a Kubernetes Lease: a
+// handover's fields (H1) are read and written, and records without them
+// read exactly as before.
+
+#include "kubelease.h"
+#include <batoninternal/leasecodec.h>
+
+#include <QJsonObject>
+#include <QTest>
+
+using namespace baton;
+
+class TestLeaseCodec : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void aRecordWithoutHandoverFieldsReadsAsBeforeAndIsWrittenWithoutThem();
+    void aHandoverRequestAndAReservationRoundTrip();
+    void aHandoverFieldOfTheWrongTypeIsAnErrorNamingIt();
+    void aLeaseCarriesTheSuccessorInPreferredHolder();
+};
+
+void TestLeaseCodec::aRecordWithoutHandoverFieldsReadsAsBeforeAndIsWrittenWithoutThem()
+{
+    const QJsonObject earlier {{QStringLiteral("holderIdentity"), QStringLiteral("a")},
+                               {QStringLiteral("leaseDurationMs"), 15000},
+                               {QStringLiteral("acquireTime"), QString()},
+                               {QStringLiteral("renewTime"), QString()},
+                               {QStringLiteral("leaseTransitions"), 3}};
+    LeaseRecord record;
+    QString error;
+    QVERIFY2(leasecodec::decode(earlier, &record, &error), qPrintable(error));
+    QVERIFY(record.successor.isEmpty());
+    QVERIFY(record.handoverRequestedBy.isEmpty());
+    QCOMPARE(leasecodec::encode(record), earlier);
+}
+
+void TestLeaseCodec::aHandoverRequestAndAReservationRoundTrip()
+{
+    LeaseRecord asked;
+    asked.holder = QStringLiteral("a");
+    asked.holderIncarnation = QStringLiteral("i1");
+    asked.leaseDurationMs = 15000;
+    asked.transitions = 2;
+    asked.successor = QStringLiteral("c");
+    asked.handoverRequestedBy = QStringLiteral("ops@host");
+    const QJsonObject encoded = leasecodec::encode(asked);
+    QCOMPARE(encoded.value(QStringLiteral("successor")).toString(), QStringLiteral("c"));
+    QCOMPARE(encoded.value(QStringLiteral("handoverRequestedBy")).toString(), QStringLiteral("ops@host"));
+    LeaseRecord decoded;
+    QString error;
+    QVERIFY2(leasecodec::decode(encoded, &decoded, &error), qPrintable(error));
+    QCOMPARE(decoded, asked);
+}
+
+void TestLeaseCodec::aHandoverFieldOfTheWrongTypeIsAnErrorNamingIt()
+{
+    QJsonObject bad = leasecodec::encode(LeaseRecord {QStringLiteral("a"), 15000, {}, {}, 0, {}});
+    bad.insert(QStringLiteral("successor"), 7);
+    LeaseRecord record;
+    QString error;
+    QVERIFY(!leasecodec::decode(bad, &record, &error));
+    QVERIFY2(error.contains(QStringLiteral("\"successor\"")), qPrintable(error));
+}
+
+void TestLeaseCodec::aLeaseCarriesTheSuccessorInPreferredHolder()
+{
+    // KEP-4355's field carries the successor; who asked is an annotation,
+    // beside the ones other writers put there (R7).
+    const QJsonObject lease {
+            {QStringLiteral("metadata"),
+             QJsonObject {{QStringLiteral("resourceVersion"), QStringLiteral("7")},
+                          {QStringLiteral("annotations"),
+                           QJsonObject {{kubelease::requestedByAnnotation, QStringLiteral("ops@host")},
+                                        {QStringLiteral("example.com/other"), QStringLiteral("kept")}}}}},
+            {QStringLiteral("spec"),
+             QJsonObject {{QStringLiteral("holderIdentity"), QString()},
+                          {QStringLiteral("leaseDurationSeconds"), 15},
+                          {QStringLiteral("preferredHolder"), QStringLiteral("c")}}}};
+    LeaseState state;
+    QString error;
+    QVERIFY2(kubelease::decode(lease, &state, &error), qPrintable(error));
+    QCOMPARE(state.record.successor, QStringLiteral("c"));
+    QCOMPARE(state.record.handoverRequestedBy, QStringLiteral("ops@host"));
+    LeaseRecord taken = state.record;
+    taken.successor.clear();
+    taken.handoverRequestedBy.clear();
+    const QJsonObject annotations = kubelease::withIncarnation(lease.value(QStringLiteral("metadata")).toObject(), taken)
+                                            .value(QStringLiteral("annotations")).toObject();
+    QVERIFY(!annotations.contains(kubelease::requestedByAnnotation));
+    QCOMPARE(annotations.value(QStringLiteral("example.com/other")).toString(), QStringLiteral("kept"));
+}
+
+QTEST_GUILESS_MAIN(TestLeaseCodec)
+#include "tst_leasecodec.moc"
