@@ -81,12 +81,13 @@ Parsed parse(const QStringList &arguments)
     QCommandLineParser parser;
     parser.setApplicationDescription(
             QStringLiteral("Asks a lease's holder to hand the leadership over to another instance."));
-    parser.addPositionalArgument(QStringLiteral("LEASE"), QStringLiteral("the lease to hand over"));
+    parser.addPositionalArgument(QStringLiteral("LEASE"), QStringLiteral("The lease to hand over."));
     const QCommandLineOption to(QStringLiteral("to"),
-                                QStringLiteral("the instance to hand over to, or \"any\" for a plain release"),
+                                QStringLiteral("The instance to hand over to, or \"any\" for a plain release."),
                                 QStringLiteral("INSTANCE"));
     const QCommandLineOption store(QStringLiteral("store"),
-                                   QStringLiteral("the store the lease is in (file:///folder, http://host:port)"),
+                                   QStringLiteral("The store the lease is in, by URL instead of a configuration: "
+                                                  "file:///folder, or etcd endpoints http://host:port[,...]."),
                                    QStringLiteral("URL"));
     const QCommandLineOption config = configOption();
     parser.addOptions({to, store, config});
