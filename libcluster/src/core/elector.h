@@ -134,6 +134,8 @@ private:
     void handleHandoverReply(const LeaseReply &reply, ElectorActions &out);
     void finishHandover(ElectorActions &out, bool done, QString detail);
     void giveUpLateHandover(ElectorActions &out);
+    /*! The lease's record as a release or a handover leaves it: free, for nobody yet. */
+    LeaseRecord freedRecord() const;
     void startRelease(ElectorActions &out, bool retry = false);
     void finishRelease(ElectorActions &out, bool released, QString detail);
     LeaseRecord acquisitionRecord(qint64 transitions) const;

@@ -63,16 +63,8 @@ void Elector::startHandover(ElectorActions &out, bool retry)
     }
     if (!retry)
         m_releaseRetries = 0;
-    LeaseRecord record = m_lease.state().record;
-    record.holder.clear();
-    record.holderIncarnation.clear();
-    record.renewTime = m_clock.wallNow();
-    record.acquireTime = record.renewTime;
-    if (m_successor == anySuccessor) {
-        record.successor.clear();
-        record.handoverRequestedBy.clear();
-        record.leaseDurationMs = kReleasedLeaseDurationMs;
-    } else {
+    LeaseRecord record = freedRecord();
+    if (m_successor != anySuccessor) {
         // The reservation lasts one lease duration from when each reader
         // sees it, by its own clock: a successor that is gone costs no more.
         record.successor = m_successor;

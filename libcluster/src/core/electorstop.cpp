@@ -68,6 +68,19 @@ void Elector::releaseIfAsked(ElectorActions &out)
         startRelease(out);
 }
 
+LeaseRecord Elector::freedRecord() const
+{
+    LeaseRecord record = m_lease.state().record;
+    record.holder.clear();
+    record.holderIncarnation.clear();
+    record.successor.clear(); // a stop keeps the lease for nobody
+    record.handoverRequestedBy.clear();
+    record.leaseDurationMs = kReleasedLeaseDurationMs;
+    record.renewTime = m_clock.wallNow();
+    record.acquireTime = record.renewTime;
+    return record;
+}
+
 void Elector::startRelease(ElectorActions &out, bool retry)
 {
     if (!m_lease.heldByMe()) {
@@ -84,15 +97,7 @@ void Elector::startRelease(ElectorActions &out, bool retry)
     }
     if (!retry)
         m_releaseRetries = 0;
-    LeaseRecord record = m_lease.state().record;
-    record.holder.clear();
-    record.holderIncarnation.clear();
-    record.successor.clear(); // a stop keeps the lease for nobody
-    record.handoverRequestedBy.clear();
-    record.leaseDurationMs = kReleasedLeaseDurationMs;
-    record.renewTime = m_clock.wallNow();
-    record.acquireTime = record.renewTime;
-    send(out, Request::Kind::Release, action::Update {0, record, m_lease.state().version});
+    send(out, Request::Kind::Release, action::Update {0, freedRecord(), m_lease.state().version});
 }
 
 void Elector::finishRelease(ElectorActions &out, bool released, QString detail)
