@@ -32,7 +32,7 @@ exec=headless/exec/execsupervisor.cpp
 guard=headless/exec/execguardstart.cpp
 memory=libcluster/src/stores/memorystore.cpp
 file=libcluster/src/stores/filestore.cpp
-etcd=libcluster/src/etcd/etcdstore.cpp
+etcd=libcluster/src/etcd/etcdupdatebatcher.cpp
 join=headless/joincommand.cpp
 queue=headless/outputqueue.cpp
 side=libcluster/src/stores/store.cpp
@@ -71,7 +71,7 @@ exec-guard-no-prefork-deadline-check|GUARD|    if (tooLateToStart(m_deadline, m_
 memorystore-update-ignores-version|MEMORY|    if (current.version != version)|    if (false)|MEMORY_TESTS
 filestore-update-ignores-version|FILE|    if (head.result.entry.version != version)|    if (false)|FILE_TESTS
 history-write-unconditional|SIDE|    if (side.basedOn && now == *side.basedOn)|    if (true)|HISTORY_TESTS
-etcdstore-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
+etcd-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
 once-leadership-lost-ignored|JOIN|                        if (!m_stopping && reason == ExecSupervisor::StopReason::Stopped)|                        if (false && reason == ExecSupervisor::StopReason::Stopped)|ONCE_TESTS
 events-blocking-write|QUEUE|    state.items.push_back({std::move(line), 0});|    writeAll(state.fd, line);|JOIN_TESTS
 kube-update-from-bare-object|KUBEWIRE|    const bool known = !last.isEmpty();|    const bool known = false;|KUBE_TESTS
