@@ -67,7 +67,7 @@ void ClusterServicePrivate::requestHandover(const QString &to, const QString &re
         return;
     }
     handoverrequest::send(protocol.get(), leaseName, to, requestedBy,
-                          [this](bool ok, const QString &message) {
+                          [](bool ok, const QString &message) {
         if (ok)
             qCInfo(lcElection).noquote() << message;
         else
