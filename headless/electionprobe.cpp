@@ -5,6 +5,7 @@
 #include <baton/leaseobserver.h>
 #include <baton/store.h>
 #include <batoninternal/registrykey.h>
+#include <batoninternal/secrets.h>
 #include <limits>
 #include <pwd.h>
 #include <QDir>
@@ -307,13 +308,16 @@ void ElectionProbe::probeKubernetes()
     source.kubeconfigPath = parameters.value(QStringLiteral("config")).toString();
     source.kubeContext = parameters.value(QStringLiteral("context")).toString();
     source.namespaceName = parameters.value(QStringLiteral("namespace")).toString();
-    if (const QString tokenFile = parameters.value(QStringLiteral("tokenFile")).toString();
-        !tokenFile.isEmpty()) {
-        QFile file(tokenFile);
-        if (file.open(QIODevice::ReadOnly))
-            source.token = QString::fromUtf8(file.readAll()).trimmed();
-    }
     QString error;
+    // The identity the election would use, or the check would vouch for another one.
+    if (const QString tokenFile = parameters.value(QStringLiteral("tokenFile")).toString();
+        !tokenFile.isEmpty() && !secrets::readConfiguredFile(tokenFile, &source.token, &error)) {
+        fail(2, QStringLiteral("tokenFile"), error,
+             QStringLiteral("correct \"tokenFile\", or the credentials that systemd passes (LoadCredential=)"));
+        QMetaObject::invokeMethod(
+            this, [this] { finish(QStringLiteral("token file not readable")); }, Qt::QueuedConnection);
+        return;
+    }
     m_observer = LeaseObserver::open(source, this, &error);
     if (!m_observer) {
         fail(2, QStringLiteral("kubeconfig"), error,

@@ -11,6 +11,7 @@
 #include "testsecrets.h"
 #include "testsupport.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonObject>
 #include <QProcess>
@@ -37,6 +38,7 @@ private Q_SLOTS:
     void theParticipantsRoleIsOkAndWhatIsNotCheckedIsSaid();
     void aRefusedTokenIsCriticalNamingTheAuthentication();
     void anAccountThatMayNotListLeasesIsCriticalNamingThePermission();
+    void theTokenFileIsReadWhereSystemdPutsCredentials();
 
 private:
     struct Check
@@ -49,7 +51,8 @@ private:
     };
     /*! `baton check` of an election on the kubeconfig's \a context; the server answers meanwhile.
      */
-    Check check(const QString &context);
+    Check check(const QString &context, const QString &tokenFile = QString(),
+                const QString &credentialsDirectory = QString());
 
     QTemporaryDir m_folder;
     test::TestCertificates m_certificates;
@@ -94,9 +97,10 @@ void TestKubernetesCheck::initTestCase()
     file.write(yaml.toUtf8());
 }
 
-TestKubernetesCheck::Check TestKubernetesCheck::check(const QString &context)
+TestKubernetesCheck::Check TestKubernetesCheck::check(const QString &context, const QString &tokenFile,
+                                                      const QString &credentialsDirectory)
 {
-    const QJsonObject config {
+    QJsonObject config {
         { QStringLiteral("services"),
           QJsonObject {
               { QStringLiteral("cluster"),
@@ -106,11 +110,23 @@ TestKubernetesCheck::Check TestKubernetesCheck::check(const QString &context)
                     { QStringLiteral("context"), context },
                     { QStringLiteral("leaseName"), QStringLiteral("checked") } } } } }
     };
+    if (!tokenFile.isEmpty()) {
+        QJsonObject services = config.value(QStringLiteral("services")).toObject();
+        QJsonObject cluster = services.value(QStringLiteral("cluster")).toObject();
+        cluster.insert(QStringLiteral("tokenFile"), tokenFile);
+        services.insert(QStringLiteral("cluster"), cluster);
+        config.insert(QStringLiteral("services"), services);
+    }
     const QString path = m_folder.filePath(context + QStringLiteral(".json"));
     Check run;
     if (!test::writeJsonFile(path, config))
         return run;
     QProcess process;
+    if (!credentialsDirectory.isEmpty()) {
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("CREDENTIALS_DIRECTORY"), credentialsDirectory);
+        process.setProcessEnvironment(environment);
+    }
     QSignalSpy finished(&process, &QProcess::finished);
     process.start(test::batonBinary(),
                   { QStringLiteral("check"), QStringLiteral("--config"), path });
@@ -160,6 +176,25 @@ void TestKubernetesCheck::anAccountThatMayNotListLeasesIsCriticalNamingThePermis
     QVERIFY2(run.firstLine().startsWith("CRITICAL - "), qPrintable(run.all()));
     QVERIFY2(run.firstLine().contains("permission failed"), qPrintable(run.all()));
     QVERIFY2(run.out.contains("fix: bind the participant's Role"), qPrintable(run.all()));
+}
+
+// B4, R2: the check vouches for the identity the election uses: a relative
+// "tokenFile" is read from $CREDENTIALS_DIRECTORY (systemd's LoadCredential=),
+// as the election reads it, and replaces the context's refused token.
+void TestKubernetesCheck::theTokenFileIsReadWhereSystemdPutsCredentials()
+{
+    const QString credentials = m_folder.filePath(QStringLiteral("credentials"));
+    QVERIFY(QDir().mkpath(credentials));
+    QFile token(QDir(credentials).filePath(QStringLiteral("kube-token")));
+    QVERIFY(token.open(QIODevice::WriteOnly));
+    token.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    token.write(participantToken.toUtf8() + '\n');
+    token.close();
+
+    const Check run = check(QStringLiteral("wrong"), QStringLiteral("kube-token"), credentials);
+    QVERIFY2(run.exitCode == 0, qPrintable(run.all()));
+    QVERIFY2(run.firstLine().startsWith("OK - "), qPrintable(run.all()));
+    QVERIFY2(!run.all().contains(participantToken), "the token was printed");
 }
 
 QTEST_GUILESS_MAIN(TestKubernetesCheck)

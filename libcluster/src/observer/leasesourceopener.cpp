@@ -182,6 +182,9 @@ std::optional<Failure> openKubernetes(const LeaseSourceOptions &options, const Q
     } else if (!tokenFile.isEmpty()) {
         // As the election reads it: a mounted Secret wins over the kubeconfig.
         config.tokenFile = SecretFile::resolve(tokenFile);
+        QString warning;
+        if (!SecretFile::check(config.tokenFile, &error, &warning))
+            return Failure {LeaseObserver::OpenError::BadInput, QStringLiteral("\"tokenFile\": ") + error};
         config.token.clear();
         config.exec.reset();
     }

@@ -1,5 +1,7 @@
 #include "secretfile.h"
 
+#include <batoninternal/secrets.h>
+
 #include "logging.h"
 
 #include <QDir>
@@ -94,6 +96,11 @@ void SecretFile::reread()
     m_value = value;
     qCInfo(lcConfig).noquote() << "read the secret in" << m_path << "again: it changed";
     Q_EMIT changed();
+}
+
+bool secrets::readConfiguredFile(const QString &configured, QString *value, QString *errorString)
+{
+    return SecretFile::read(SecretFile::resolve(configured), value, errorString);
 }
 
 } // namespace baton

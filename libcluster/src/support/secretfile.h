@@ -40,6 +40,9 @@ public:
      */
     static bool check(const QString &path, QString *errorString, QString *warning);
 
+    /*! The value of \a path, with open()'s rules and messages, and no watch. */
+    static bool read(const QString &path, QString *value, QString *errorString);
+
     QString path() const { return m_path; }
     QString value() const { return m_value; }
 
@@ -48,7 +51,6 @@ Q_SIGNALS:
     void changed();
 
 private:
-    static bool read(const QString &path, QString *value, QString *errorString);
     void reread();
 
     QString m_path;
