@@ -25,6 +25,7 @@
 
 #include "chaoscheck.h"
 #include "faultproxy.h"
+#include "processtree.h"
 #include "participantprocess.h"
 #include "participants.h"
 #include "testsupport.h"
@@ -105,7 +106,6 @@ private:
     ParticipantProcess *current(int slot) const { return m_slots[slot]->process.get(); }
     int leaderSlot() const;
     /*! The children of a stopped process: the command it runs, if any. */
-    static QList<pid_t> childrenOf(qint64 pid);
     int randomInt(int low, int high) { return std::uniform_int_distribution<int>(low, high)(m_random); }
 
     Fault injectNetworkFault(const QString &kind);
@@ -270,31 +270,6 @@ int TestChaos::leaderSlot() const
     return -1;
 }
 
-QList<pid_t> TestChaos::childrenOf(qint64 pid)
-{
-    QList<pid_t> children;
-    const QString tasks = QStringLiteral("/proc/%1/task").arg(pid);
-    for (const QString &task : QDir(tasks).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-        QFile file(tasks + QLatin1Char('/') + task + QStringLiteral("/children"));
-        if (!file.open(QIODevice::ReadOnly))
-            continue;
-        for (const QByteArray &child : file.readAll().simplified().split(' '))
-            if (!child.isEmpty())
-                children.append(pid_t(child.toInt()));
-    }
-    return children;
-}
-
-static bool isStopped(qint64 pid)
-{
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!stat.open(QIODevice::ReadOnly))
-        return false;
-    const QByteArray line = stat.readAll();
-    // "pid (comm) S ...": the state follows the last parenthesis.
-    return line.mid(line.lastIndexOf(')') + 2, 1) == "T";
-}
-
 QList<int> TestChaos::networkVictims(QString *name)
 {
     // Mostly the leader (a fault there makes a failover), sometimes another
@@ -376,14 +351,7 @@ Fault TestChaos::freeze()
     // while it is awaited.
     if (!QTest::qWaitFor([victim] { return isStopped(victim->pid()); }, 5000))
         qWarning("chaos: %s was not stopped 5 s after SIGSTOP", qPrintable(victim->label()));
-    // Each process's group before its children are read: a stopped parent
-    // starts no more of them.
-    QList<pid_t> parents {pid_t(victim->pid())};
-    while (!parents.isEmpty())
-        for (pid_t child : childrenOf(parents.takeFirst())) {
-            ::kill(-child, SIGSTOP);
-            parents.append(child);
-        }
+    stopDescendantGroups(victim->pid());
     fault.owedFromMono = fault.injectedMono; // to the others, a frozen leader is a crashed one
     QTest::qWait(holdMs);
     victim->sendSignal(SIGCONT);
