@@ -58,7 +58,8 @@ public:
         Overlap overlap = Overlap::Skip;
     };
 
-    ScheduledRunner(ClusterService *cluster, Store *store, Options options, QObject *parent = nullptr);
+    /*! Keeps its records in \a ledger, which it takes. */
+    ScheduledRunner(ClusterService *cluster, RunLedger *ledger, Options options, QObject *parent = nullptr);
     ~ScheduledRunner() override;
 
     /*! Registers with whenLeader(); false with \a errorString when the grace does not fit. */
@@ -84,7 +85,7 @@ private:
     void emitEvent(const QString &name, const QJsonObject &fields);
 
     QPointer<ClusterService> m_cluster;
-    RunLedger m_ledger;
+    RunLedger *m_ledger;
     Options m_options;
     qint64 m_graceMs = -1;
     Remover m_registration;

@@ -9,10 +9,14 @@
 #include <QString>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace baton {
 
+class ClusterService;
+class LeaseObserver;
+class RunRecordBackend;
 class Store;
 struct StoreEntry;
 
@@ -70,6 +74,12 @@ public:
     using Listed = std::function<void(bool ok, const QList<RunRecord> &records, const QString &error)>;
 
     RunLedger(Store *store, const QString &lease, QObject *parent = nullptr);
+    /*!
+     * Over \a backend, which it takes: the records kept elsewhere than in a
+     * store (Kubernetes ConfigMaps, see openRunLedger()).
+     */
+    RunLedger(std::unique_ptr<RunRecordBackend> backend, const QString &lease, QObject *parent = nullptr);
+    ~RunLedger() override;
 
     /*! `run:<lease>:` */
     static QString prefix(const QString &lease);
@@ -95,6 +105,18 @@ public:
 private:
     QPointer<Store> m_store;
     QString m_lease;
+    std::unique_ptr<RunRecordBackend> m_backend;
 };
+
+/*!
+ * The run ledger of \a cluster's lease, where its lease is kept: the store
+ * of an etcd or file lease (its `store` parameter, else the Registry), or
+ * one ConfigMap per run beside a Kubernetes Lease. nullptr, with why in
+ * \a errorString, when there is none.
+ */
+BATON_INTERNAL_EXPORT RunLedger *openRunLedger(ClusterService *cluster, QObject *parent, QString *errorString);
+/*! The run ledger of \a lease as \a observer sees leases (baton status --runs). */
+BATON_INTERNAL_EXPORT RunLedger *openRunLedger(LeaseObserver *observer, const QString &lease, QObject *parent,
+                                               QString *errorString);
 
 } // namespace baton
