@@ -33,7 +33,7 @@ namespace {
 constexpr qint64 leaseMs = 2000;
 constexpr qint64 renewMs = 500;
 const QString ns = QStringLiteral("jobs");
-// The participant Role of resources/kubernetes/participant, with the verbs on configmaps.
+// The participant Role of resources/kubernetes/participant: its verbs on configmaps.
 const QString participantToken = test::testSecret(QStringLiteral("kube-token-schedule"));
 // A Role without configmaps: what a cluster set up before scheduled runs has.
 const QString leaseOnlyToken = test::testSecret(QStringLiteral("kube-token-lease-only"));
@@ -100,7 +100,7 @@ void TestKubernetesSchedule::initTestCase()
                                   QStringLiteral("list"), QStringLiteral("watch")};
     m_server.addToken(participantToken, QStringLiteral("system:serviceaccount:jobs:participant"),
                       leaseVerbs
-                              + QStringList {QStringLiteral("configmaps/get"), QStringLiteral("configmaps/list"),
+                              + QStringList {QStringLiteral("configmaps/list"),
                                              QStringLiteral("configmaps/create"), QStringLiteral("configmaps/update"),
                                              QStringLiteral("configmaps/delete")});
     m_server.addToken(leaseOnlyToken, QStringLiteral("system:serviceaccount:jobs:lease-only"), leaseVerbs);
@@ -276,6 +276,13 @@ void TestKubernetesSchedule::eachTickRunsOnceAcrossAKilledLeaderWithOneConfigMap
     }
     for (const QString &tick : std::as_const(ticks))
         QVERIFY2(listedTicks.contains(tick), qPrintable(QStringLiteral("status --runs lacks ") + tick));
+    // The participant Role's configmaps rule (resources/kubernetes/participant) is enough.
+    const QSet<QString> role {QStringLiteral("configmaps/list"), QStringLiteral("configmaps/create"),
+                              QStringLiteral("configmaps/update"), QStringLiteral("configmaps/delete")};
+    QCOMPARE(m_server.count(QStringLiteral("system:serviceaccount:jobs:participant"), QStringLiteral("configmaps/get"), true),
+             0);
+    for (const QString &verb : m_server.verbsUsed(QStringLiteral("system:serviceaccount:jobs:participant")))
+        QVERIFY2(!verb.startsWith(QStringLiteral("configmaps/")) || role.contains(verb), qPrintable(verb));
 }
 
 void TestKubernetesSchedule::anInterruptedRunIsMarkedAndRerunOrNotByPolicy_data()

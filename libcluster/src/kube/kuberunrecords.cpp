@@ -17,7 +17,7 @@ const QString managedByLabel = QStringLiteral("app.kubernetes.io/managed-by");
 constexpr qsizetype maxLabelValue = 63;
 constexpr qsizetype maxObjectName = 253;
 
-const QString roleHint = QStringLiteral("the participant's Role needs get, list, create, update and delete "
+const QString roleHint = QStringLiteral("the participant's Role needs list, create, update and delete "
                                         "on configmaps for scheduled runs");
 
 QString dnsSafe(const QString &tick)
