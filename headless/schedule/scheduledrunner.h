@@ -22,8 +22,9 @@ class Store;
  * `baton join --schedule SPEC --exec CMD`: runs the command on the leader
  * once per tick of the schedule.
  *
- * Before a tick runs, its run record is created in the store (RunLedger:
- * a conditional create carrying the fencing token), so that of the
+ * Before a tick runs, its run record is created where the lease keeps its
+ * runs (RunLedger, from openRunLedger(): the store, or a ConfigMap beside a
+ * Kubernetes Lease; a conditional create carrying the fencing token), so that of the
  * instances that reach a tick one at most runs it, whatever their clocks
  * say. The command runs under the exec guard (ExecSupervisor, one per run),
  * with BATON_TICK beside BATON_FENCING_TOKEN; a leadership that ends

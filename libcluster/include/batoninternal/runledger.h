@@ -59,7 +59,9 @@ struct BATON_INTERNAL_EXPORT RunRecord
  * The run records of one lease in a store (through the public Store API
  * only): a tick is claimed by a conditional create, so that of the
  * instances that reach it, one at most runs it, and settled by an update
- * conditional on the version the claim wrote. Every callback runs once,
+ * conditional on the version the claim wrote. The same, with the same
+ * guarantees, over a RunRecordBackend (one ConfigMap per run beside a
+ * Kubernetes Lease: KubeRunRecords). Every callback runs once,
  * on a later turn of the event loop, unless the ledger is destroyed first.
  */
 class BATON_INTERNAL_EXPORT RunLedger : public QObject
