@@ -75,8 +75,8 @@ private:
     QStringList logLines() const;
     /*! The run records of m_lease as the ConfigMaps hold them, by tick. */
     QHash<QString, QJsonObject> storedRecords() const;
-    /*! `baton status --runs LEASE -o json` read from the API server. */
-    QJsonObject runsDocument();
+    /*! `baton status --runs LEASE -o json` read from the API server, with \a extra arguments. */
+    QJsonObject runsDocument(const QString &lease, const QStringList &extra = {});
 
     QTemporaryDir m_folder;
     TestCertificates m_certificates;
@@ -193,14 +193,15 @@ QHash<QString, QJsonObject> TestKubernetesSchedule::storedRecords() const
     return records;
 }
 
-QJsonObject TestKubernetesSchedule::runsDocument()
+QJsonObject TestKubernetesSchedule::runsDocument(const QString &lease, const QStringList &extra)
 {
     QProcess status;
     // The API server answers in this process: wait with its event loop running.
     QSignalSpy finished(&status, &QProcess::finished);
-    status.start(test::batonBinary(), {QStringLiteral("status"), QStringLiteral("--kubeconfig"),
-                                       writeKubeconfig(participantToken), QStringLiteral("--runs"), m_lease,
-                                       QStringLiteral("-o"), QStringLiteral("json")});
+    status.start(test::batonBinary(), QStringList {QStringLiteral("status"), QStringLiteral("--kubeconfig"),
+                                       writeKubeconfig(participantToken), QStringLiteral("--runs"), lease,
+                                       QStringLiteral("-o"), QStringLiteral("json")}
+                         + extra);
     if (!finished.wait(20000) || status.exitCode() != 0) {
         qWarning("%s", status.readAllStandardError().constData());
         return {};
@@ -267,7 +268,7 @@ void TestKubernetesSchedule::eachTickRunsOnceAcrossAKilledLeaderWithOneConfigMap
     }
 
     // S4: `baton status --runs` reads the same records from the API server.
-    const QJsonObject listed = runsDocument();
+    const QJsonObject listed = runsDocument(m_lease);
     QCOMPARE(listed.value(QStringLiteral("kind")).toString(), QStringLiteral("RunList"));
     QSet<QString> listedTicks;
     for (const QJsonValue &item : listed.value(QStringLiteral("items")).toArray()) {
@@ -276,6 +277,11 @@ void TestKubernetesSchedule::eachTickRunsOnceAcrossAKilledLeaderWithOneConfigMap
     }
     for (const QString &tick : std::as_const(ticks))
         QVERIFY2(listedTicks.contains(tick), qPrintable(QStringLiteral("status --runs lacks ") + tick));
+    // Across all namespaces the lease is named namespace/name, its runs too.
+    const QJsonArray everywhere = runsDocument(ns + QLatin1Char('/') + m_lease, {QStringLiteral("--all-namespaces")})
+                                          .value(QStringLiteral("items")).toArray();
+    QCOMPARE(everywhere.size(), listed.value(QStringLiteral("items")).toArray().size());
+    QCOMPARE(everywhere.first()[QStringLiteral("lease")].toString(), ns + QLatin1Char('/') + m_lease);
     // The participant Role's configmaps rule (resources/kubernetes/participant) is enough.
     const QSet<QString> role {QStringLiteral("configmaps/list"), QStringLiteral("configmaps/create"),
                               QStringLiteral("configmaps/update"), QStringLiteral("configmaps/delete")};
