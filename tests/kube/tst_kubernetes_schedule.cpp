@@ -390,6 +390,10 @@ void TestKubernetesSchedule::aLeaseNameTooLongForALabelIsRefused()
     const QString error = QString::fromUtf8(baton.readAllStandardError());
     QVERIFY2(error.contains(QStringLiteral("a label value holds at most 63 characters")), qPrintable(error));
     QVERIFY(storedRecords().isEmpty());
+    // Reading is not refused: such a lease has no runs, and says so.
+    const QJsonObject listed = runsDocument(m_lease);
+    QCOMPARE(listed.value(QStringLiteral("kind")).toString(), QStringLiteral("RunList"));
+    QVERIFY(listed.value(QStringLiteral("items")).toArray().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestKubernetesSchedule)

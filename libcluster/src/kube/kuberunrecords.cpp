@@ -128,6 +128,12 @@ void KubeRunRecords::list(RunLedger::Listed done)
 {
     if (!m_api)
         return;
+    QString unusable;
+    if (!canKeep(m_lease, &unusable)) {
+        // No label can name it, so no run of it was ever kept: nothing to list.
+        QTimer::singleShot(0, m_api, [done] { done(true, {}, QString()); });
+        return;
+    }
     QUrl collection = url({});
     QUrlQuery query;
     query.addQueryItem(QStringLiteral("labelSelector"),

@@ -19,10 +19,8 @@ namespace baton {
 namespace {
 
 RunLedger *kubernetesLedger(KubeApiClient *api, std::unique_ptr<QObject> owner, const QString &namespaceName,
-                            const QString &lease, QObject *parent, QString *errorString)
+                            const QString &lease, QObject *parent)
 {
-    if (!KubeRunRecords::canKeep(lease, errorString))
-        return nullptr;
     auto records = std::make_unique<KubeRunRecords>(api, namespaceName, lease);
     records->keep(std::move(owner));
     return new RunLedger(std::move(records), lease, parent);
@@ -38,8 +36,10 @@ RunLedger *openRunLedger(ClusterService *cluster, QObject *parent, QString *erro
             return nullptr;
         KubeApiClient *api = protocol->api();
         const QString namespaceName = api->config().namespaceName;
-        return kubernetesLedger(api, std::move(protocol), namespaceName, cluster->leaseName(), parent,
-                                errorString);
+        // Runs are written: a lease that cannot have them is refused at once.
+        if (!KubeRunRecords::canKeep(cluster->leaseName(), errorString))
+            return nullptr;
+        return kubernetesLedger(api, std::move(protocol), namespaceName, cluster->leaseName(), parent);
     }
     // The run records live in the store that keeps the lease.
     Store *store = nullptr;
@@ -74,7 +74,8 @@ RunLedger *openRunLedger(LeaseObserver *observer, const QString &lease, QObject 
         namespaceName = lease.section(QLatin1Char('/'), 0, 0);
         name = lease.section(QLatin1Char('/'), 1);
     }
-    return kubernetesLedger(api, nullptr, namespaceName, name, parent, errorString);
+    // Only read: a lease too long to be a label value simply has no runs.
+    return kubernetesLedger(api, nullptr, namespaceName, name, parent);
 }
 
 } // namespace baton
