@@ -89,8 +89,8 @@ QJsonObject KubeRunRecords::configMap(const RunRecord &record, const QString &ve
                            QString::fromUtf8(QJsonDocument(record.toJson()).toJson(QJsonDocument::Compact))}}}};
 }
 
-void KubeRunRecords::settle(const HttpResult &result, RunRecord record, const QString &what,
-                            const RunLedger::Done &done) const
+void KubeRunRecords::settle(const KubeApiClient &api, const HttpResult &result, RunRecord record,
+                            const QString &what, const RunLedger::Done &done)
 {
     if (result.ok()) {
         record.version = result.json.value(QStringLiteral("metadata")).toObject()
@@ -99,7 +99,7 @@ void KubeRunRecords::settle(const HttpResult &result, RunRecord record, const QS
     } else if (result.error.httpStatus == 409 || result.error.httpStatus == 404) {
         done(false, record, QString()); // another instance got there first
     } else {
-        done(false, record, m_api->explain(result, what, roleHint));
+        done(false, record, api.explain(result, what, roleHint));
     }
 }
 
@@ -109,8 +109,10 @@ void KubeRunRecords::create(const RunRecord &record, RunLedger::Done done)
         return;
     const QString what = QStringLiteral("creating the ConfigMap \"%1\" in \"%2\"")
                                  .arg(objectName(m_lease, record.tick), m_namespace);
-    m_api->send("POST", url({}), configMap(record, {}), [this, record, what, done](const HttpResult &result) {
-        settle(result, record, what, done);
+    // The answers capture the client, not this: a reader's client outlives its ledger.
+    m_api->send("POST", url({}), configMap(record, {}), [api = m_api, record, what, done](const HttpResult &result) {
+        if (api)
+            settle(*api, result, record, what, done);
     });
 }
 
@@ -121,7 +123,10 @@ void KubeRunRecords::update(const RunRecord &earlier, const RunRecord &record, R
     const QString name = objectName(m_lease, record.tick);
     const QString what = QStringLiteral("updating the ConfigMap \"%1\" in \"%2\"").arg(name, m_namespace);
     m_api->send("PUT", url(name), configMap(record, earlier.version),
-                [this, record, what, done](const HttpResult &result) { settle(result, record, what, done); });
+                [api = m_api, record, what, done](const HttpResult &result) {
+                    if (api)
+                        settle(*api, result, record, what, done);
+                });
 }
 
 void KubeRunRecords::list(RunLedger::Listed done)
@@ -140,9 +145,9 @@ void KubeRunRecords::list(RunLedger::Listed done)
                        QStringLiteral("%1=%2,%3=baton").arg(leaseLabel, m_lease, managedByLabel));
     collection.setQuery(query);
     const QString what = QStringLiteral("listing the run ConfigMaps of \"%1\" in \"%2\"").arg(m_lease, m_namespace);
-    m_api->send("GET", collection, {}, [this, what, done](const HttpResult &result) {
+    m_api->send("GET", collection, {}, [api = m_api, what, done](const HttpResult &result) {
         if (!result.ok()) {
-            done(false, {}, m_api->explain(result, what, roleHint));
+            done(false, {}, api ? api->explain(result, what, roleHint) : what);
             return;
         }
         QList<RunRecord> records;

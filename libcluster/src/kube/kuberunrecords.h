@@ -52,7 +52,8 @@ private:
     QJsonObject configMap(const RunRecord &record, const QString &version) const;
     QUrl url(const QString &name) const;
     /*! \a done with \a result: a 409 or 404 is "another got there first". */
-    void settle(const HttpResult &result, RunRecord record, const QString &what, const RunLedger::Done &done) const;
+    static void settle(const KubeApiClient &api, const HttpResult &result, RunRecord record, const QString &what,
+                       const RunLedger::Done &done);
 
     std::unique_ptr<QObject> m_owner;
     QPointer<KubeApiClient> m_api;
