@@ -101,7 +101,8 @@ class LeaseApiConnection;
  * replayWatchEvent() sends an old event again on the open watches, after
  * newer ones (see there).
  *
- * Not reproduced: PATCH, server-side apply, managedFields, label selectors,
+ * Not reproduced: PATCH, server-side apply, managedFields, label selectors
+ * (but equality ones on ConfigMaps), watches of ConfigMaps,
  * namespaces as objects (every namespace exists), watch from a
  * resourceVersion in the future, HTTP/2.
  */
