@@ -2,7 +2,8 @@
 # Mutation testing (docs/testing.md, "Mutants"): each named mutant below is
 # one small edit of a safety-relevant line of the Elector, the exec
 # supervisor and its guard, a store's conditional write, join's event
-# stream or the Kubernetes lease protocol's update. For each, the script applies
+# stream, the Kubernetes lease protocol's update or the Kubernetes run
+# records' conditional writes. For each, the script applies
 # the edit to the source tree, builds, runs the tests that should notice
 # (one at a time, in the order given, stopping at the first that fails),
 # puts the line back, and reports the mutant killed (by that test) or
@@ -38,6 +39,7 @@ queue=headless/outputqueue.cpp
 side=libcluster/src/stores/store.cpp
 kube=libcluster/src/kube/kubernetesleaseprotocol.cpp
 kubewire=libcluster/src/kube/kubeleasewire.cpp
+kuberuns=libcluster/src/kube/kuberunrecords.cpp
 
 elector_tests="tst_elector tst_simulation"
 exec_tests="tst_execsupervisor tst_joinexec"
@@ -49,6 +51,7 @@ join_tests="tst_joinevents"
 once_tests="tst_joinonce"
 history_tests="tst_storehistory tst_store_file"
 kube_tests="tst_kubeleasebackend"
+runs_tests="tst_runledger"
 
 # name|file|exact line as it is|line as the mutant has it|tests
 mutants() {
@@ -76,6 +79,8 @@ once-leadership-lost-ignored|JOIN|                        if (!m_stopping && rea
 events-blocking-write|QUEUE|    state.items.push_back({std::move(line), 0});|    writeAll(state.fd, line);|JOIN_TESTS
 kube-update-from-bare-object|KUBEWIRE|    const bool known = !last.isEmpty();|    const bool known = false;|KUBE_TESTS
 kube-update-at-unseen-version-without-reading|KUBE|    if (seenAt(name, version).isEmpty()) {|    if (false) {|KUBE_TESTS
+kube-run-claim-lost-taken-for-won|KUBERUNS|    if (result.ok()) {|    if (result.ok() or result.error.httpStatus == 409) {|RUNS_TESTS
+kube-run-settle-ignores-version|KUBERUNS|    m_api->send("PUT", url(name), configMap(record, earlier.version),|    m_api->send("PUT", url(name), configMap(record, earlier.version.left(0)),|RUNS_TESTS
 EOF
 }
 
@@ -121,13 +126,13 @@ while IFS='|' read -r name which old new tests; do
     case $which in
         ELECTOR) path=$elector ;; ELECTORSTOP) path=$electorstop ;; ELECTORHANDOVER) path=$electorhandover ;; OBSERVED) path=$observed ;;
         EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
-        FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;;
+        FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;; KUBERUNS) path=$kuberuns ;;
     esac
     case $tests in
         ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;; GUARD_TESTS) tests=$guard_tests ;;
         MEMORY_TESTS) tests=$memory_tests ;; FILE_TESTS) tests=$file_tests ;;
         ETCD_TESTS) tests=$etcd_tests ;; JOIN_TESTS) tests=$join_tests ;; ONCE_TESTS) tests=$once_tests ;;
-        HISTORY_TESTS) tests=$history_tests ;; KUBE_TESTS) tests=$kube_tests ;;
+        HISTORY_TESTS) tests=$history_tests ;; KUBE_TESTS) tests=$kube_tests ;; RUNS_TESTS) tests=$runs_tests ;;
     esac
     cp "$path" "$backup/original"
     current=$path

@@ -31,12 +31,13 @@ QString outcomeOf(int exitCode, int signal)
 
 } // namespace
 
-ScheduledRunner::ScheduledRunner(ClusterService *cluster, Store *store, Options options, QObject *parent)
+ScheduledRunner::ScheduledRunner(ClusterService *cluster, RunLedger *ledger, Options options, QObject *parent)
     : QObject(parent)
     , m_cluster(cluster)
-    , m_ledger(store, cluster->leaseName())
+    , m_ledger(ledger)
     , m_options(std::move(options))
 {
+    m_ledger->setParent(this);
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, &ScheduledRunner::onTimer);
 }
@@ -92,7 +93,7 @@ void ScheduledRunner::reviewRecords()
 {
     const qint64 token = m_cluster->fencingToken();
     QPointer<ScheduledRunner> self(this);
-    m_ledger.list([self, token](bool ok, const QList<RunRecord> &records, const QString &error) {
+    m_ledger->list([self, token](bool ok, const QList<RunRecord> &records, const QString &error) {
         if (!self || !self->m_leading || self->m_cluster->fencingToken() != token)
             return;
         if (!ok) {
@@ -113,7 +114,7 @@ void ScheduledRunner::reviewRecords()
             RunRecord settled = record;
             settled.outcome = RunRecord::interrupted;
             settled.end = QDateTime::currentDateTimeUtc();
-            self->m_ledger.replace(record, settled, [self](bool done, const RunRecord &r, const QString &) {
+            self->m_ledger->replace(record, settled, [self](bool done, const RunRecord &r, const QString &) {
                 if (self && done)
                     self->emitEvent(QStringLiteral("run-finished"),
                                     {{QStringLiteral("tick"), r.tick},
@@ -219,15 +220,15 @@ void ScheduledRunner::claimAndRun(const QDateTime &tick, std::optional<RunRecord
             settled.outcome = RunRecord::interrupted;
             settled.end = QDateTime::currentDateTimeUtc();
             self->m_running.reset();
-            self->m_ledger.replace(r, settled, [](bool, const RunRecord &, const QString &) {});
+            self->m_ledger->replace(r, settled, [](bool, const RunRecord &, const QString &) {});
             return;
         }
         self->startRun(r);
     };
     if (interrupted)
-        m_ledger.replace(*interrupted, record, claimed);
+        m_ledger->replace(*interrupted, record, claimed);
     else
-        m_ledger.claim(record, claimed);
+        m_ledger->claim(record, claimed);
 }
 
 void ScheduledRunner::startRun(const RunRecord &record)
@@ -271,13 +272,13 @@ void ScheduledRunner::onRunStopped(int exitCode, int signal, bool byLeadershipEn
         exec->deleteLater();
     }, Qt::QueuedConnection);
     QPointer<ScheduledRunner> self(this);
-    m_ledger.replace(claimed, settled, [self](bool ok, const RunRecord &r, const QString &error) {
+    m_ledger->replace(claimed, settled, [self](bool ok, const RunRecord &r, const QString &error) {
         if (!self)
             return;
         if (!ok && !error.isEmpty())
             qCWarning(lcSchedule).noquote() << QStringLiteral("%1: tick %2: cannot record its end (%3): %4")
                                                        .arg(self->m_cluster->leaseName(), r.tick, r.outcome, error);
-        self->m_ledger.trim();
+        self->m_ledger->trim();
     });
     qCInfo(lcSchedule).noquote() << QStringLiteral("%1: tick %2: %3")
                                             .arg(m_cluster->leaseName(), settled.tick, settled.outcome);
@@ -300,7 +301,7 @@ void ScheduledRunner::recordSkip(const QDateTime &tick)
                                                  m_running ? m_running->tick : QString());
     emitEvent(QStringLiteral("run-skipped"), {{QStringLiteral("tick"), record.tick},
                                               {QStringLiteral("reason"), QStringLiteral("previous run still going")}});
-    m_ledger.claim(record, [](bool, const RunRecord &, const QString &) {});
+    m_ledger->claim(record, [](bool, const RunRecord &, const QString &) {});
 }
 
 void ScheduledRunner::emitEvent(const QString &name, const QJsonObject &fields)

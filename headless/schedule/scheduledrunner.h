@@ -22,8 +22,9 @@ class Store;
  * `baton join --schedule SPEC --exec CMD`: runs the command on the leader
  * once per tick of the schedule.
  *
- * Before a tick runs, its run record is created in the store (RunLedger:
- * a conditional create carrying the fencing token), so that of the
+ * Before a tick runs, its run record is created where the lease keeps its
+ * runs (RunLedger, from openRunLedger(): the store, or a ConfigMap beside a
+ * Kubernetes Lease; a conditional create carrying the fencing token), so that of the
  * instances that reach a tick one at most runs it, whatever their clocks
  * say. The command runs under the exec guard (ExecSupervisor, one per run),
  * with BATON_TICK beside BATON_FENCING_TOKEN; a leadership that ends
@@ -58,7 +59,8 @@ public:
         Overlap overlap = Overlap::Skip;
     };
 
-    ScheduledRunner(ClusterService *cluster, Store *store, Options options, QObject *parent = nullptr);
+    /*! Keeps its records in \a ledger, which it takes. */
+    ScheduledRunner(ClusterService *cluster, RunLedger *ledger, Options options, QObject *parent = nullptr);
     ~ScheduledRunner() override;
 
     /*! Registers with whenLeader(); false with \a errorString when the grace does not fit. */
@@ -84,7 +86,7 @@ private:
     void emitEvent(const QString &name, const QJsonObject &fields);
 
     QPointer<ClusterService> m_cluster;
-    RunLedger m_ledger;
+    RunLedger *m_ledger;
     Options m_options;
     qint64 m_graceMs = -1;
     Remover m_registration;

@@ -2,7 +2,7 @@
 
 #include "commandline.h"
 
-#include <baton/store.h>
+#include <baton/leaseobserver.h>
 
 #include <QJsonArray>
 
@@ -10,9 +10,9 @@
 
 namespace baton {
 
-RunsPrinter::RunsPrinter(Store *store, Options options, QObject *parent)
+RunsPrinter::RunsPrinter(LeaseObserver *observer, Options options, QObject *parent)
     : QObject(parent)
-    , m_store(store)
+    , m_observer(observer)
     , m_options(std::move(options))
 {
 }
@@ -44,7 +44,13 @@ void RunsPrinter::next()
     }
     const QString lease = m_options.leases.at(m_index++);
     delete m_ledger;
-    m_ledger = new RunLedger(m_store, lease, this);
+    QString problem;
+    m_ledger = openRunLedger(m_observer, lease, this, &problem);
+    if (!m_ledger) {
+        commandline::complain("status", QStringLiteral("the runs of \"%1\": %2").arg(lease, problem));
+        m_done(1);
+        return;
+    }
     m_ledger->list([this, lease](bool ok, const QList<RunRecord> &records, const QString &error) {
         if (!ok) {
             commandline::complain("status", QStringLiteral("the runs of \"%1\": %2").arg(lease, error));

@@ -10,12 +10,13 @@
 
 namespace baton {
 
-class Store;
+class LeaseObserver;
 
 /*!
  * `baton status --runs [LEASE...]`: the run records of scheduled work
  * (`baton join --schedule`) of each lease, oldest tick first, as a table
- * or one JSON document. Reads the store once per lease, one after another.
+ * or one JSON document. Reads each lease's records where they are kept (its
+ * store, or the ConfigMaps beside a Kubernetes Lease), one after another.
  */
 class RunsPrinter : public QObject
 {
@@ -30,7 +31,7 @@ public:
         std::function<void(const QJsonObject &)> writeDocument;
     };
 
-    RunsPrinter(Store *store, Options options, QObject *parent = nullptr);
+    RunsPrinter(LeaseObserver *observer, Options options, QObject *parent = nullptr);
 
     /*! Prints, then \a done with 0, or 1 when the store could not be read. */
     void print(std::function<void(int exitCode)> done);
@@ -43,7 +44,7 @@ public:
 private:
     void next();
 
-    Store *m_store;
+    LeaseObserver *m_observer;
     Options m_options;
     qsizetype m_index = 0;
     QList<QPair<QString, RunRecord>> m_found;

@@ -275,12 +275,6 @@ void StatusCommand::finish(int exitCode)
 
 void StatusCommand::printRuns()
 {
-    Store *store = m_observer->store();
-    if (!store) {
-        complain(QStringLiteral("--runs: run records are kept in a store (etcd or files); this source has none"));
-        finish(BadUsage);
-        return;
-    }
     RunsPrinter::Options options;
     options.leases = m_options.leases;
     if (options.leases.isEmpty())
@@ -289,7 +283,7 @@ void StatusCommand::printRuns()
     options.document = m_options.jsonDocument || m_options.yamlDocument;
     options.noHeaders = m_options.noHeaders;
     options.writeDocument = [this](const QJsonObject &document) { printDocument(document); };
-    auto *printer = new RunsPrinter(store, options, this);
+    auto *printer = new RunsPrinter(m_observer, options, this);
     printer->print([this](int exitCode) { finish(exitCode == 0 ? Success : RuntimeFailure); });
 }
 

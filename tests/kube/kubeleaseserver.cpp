@@ -51,7 +51,10 @@ int main(int argc, char **argv)
         QStringList verbs = parts[2].split(QLatin1Char(','), Qt::SkipEmptyParts);
         if (parts[2] == QStringLiteral("*"))
             verbs = {QStringLiteral("get"), QStringLiteral("list"), QStringLiteral("watch"),
-                     QStringLiteral("create"), QStringLiteral("update"), QStringLiteral("delete")};
+                     QStringLiteral("create"), QStringLiteral("update"), QStringLiteral("delete"),
+                     QStringLiteral("configmaps/get"), QStringLiteral("configmaps/list"),
+                     QStringLiteral("configmaps/create"), QStringLiteral("configmaps/update"),
+                     QStringLiteral("configmaps/delete")};
         server.addToken(parts[0], parts[1], verbs);
     }
     server.setHistoryLimit(parser.value(historyOption).toInt());

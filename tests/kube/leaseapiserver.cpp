@@ -465,7 +465,9 @@ LeaseApiServer::Answer LeaseApiServer::dispatch(LeaseApiConnection *connection,
     if (user->isEmpty() || !m_users.contains(*user))
         return {401, status(401, QStringLiteral("Unauthorized"))};
 
-    // Routing: core/v1 Events, else Leases.
+    // Routing: core/v1 ConfigMaps and Events, else Leases.
+    if (request.path.startsWith(QStringLiteral("/api/v1/")) && request.path.contains(QStringLiteral("/configmaps")))
+        return dispatchConfigMaps(request, *user, verb);
     if (request.path.startsWith(QStringLiteral("/api/v1/")))
         return dispatchEvents(request, *user, request.path, verb);
     QString ns;
@@ -652,6 +654,188 @@ LeaseApiServer::Answer LeaseApiServer::doListEvents(const QString &ns, const QUr
             items.append(e);
     return {200,
             QJsonObject {{QStringLiteral("kind"), QStringLiteral("EventList")},
+                         {QStringLiteral("apiVersion"), QStringLiteral("v1")},
+                         {QStringLiteral("metadata"), QJsonObject {{QStringLiteral("resourceVersion"), resourceVersion()}}},
+                         {QStringLiteral("items"), items}}};
+}
+
+QJsonObject LeaseApiServer::configMap(const QString &ns, const QString &name) const
+{
+    auto it = m_configMaps.find({ns, name});
+    return it == m_configMaps.end() ? QJsonObject() : it->second;
+}
+
+QList<QJsonObject> LeaseApiServer::configMaps(const QString &ns) const
+{
+    QList<QJsonObject> found;
+    for (const auto &[key, object] : m_configMaps)
+        if (key.first == ns)
+            found.append(object);
+    return found;
+}
+
+LeaseApiServer::Answer LeaseApiServer::dispatchConfigMaps(const Request &request, const QString &user, QString *verb)
+{
+    static const QRegularExpression route(QStringLiteral("^/api/v1/namespaces/([^/]+)/configmaps(?:/([^/]+))?$"));
+    const QRegularExpressionMatch m = route.match(request.path);
+    if (!m.hasMatch())
+        return {404, status(404, QStringLiteral("the server could not find the requested resource"))};
+    const QString ns = m.captured(1);
+    const QString name = m.captured(2);
+    QString mapVerb;
+    if (request.method == "GET")
+        mapVerb = name.isEmpty() ? QStringLiteral("list") : QStringLiteral("get");
+    else if (request.method == "POST" && name.isEmpty())
+        mapVerb = QStringLiteral("create");
+    else if (request.method == "PUT" && !name.isEmpty())
+        mapVerb = QStringLiteral("update");
+    else if (request.method == "DELETE" && !name.isEmpty())
+        mapVerb = QStringLiteral("delete");
+    else
+        return {405, status(405, QStringLiteral("the server does not allow this method on the requested resource"))};
+    // A Role grants configmaps apart from leases: the user's verbs name them so.
+    *verb = QStringLiteral("configmaps/") + mapVerb;
+    const QJsonObject details {{QStringLiteral("name"), name}, {QStringLiteral("kind"), QStringLiteral("configmaps")}};
+    if (!m_users.value(user).verbs.contains(*verb)) {
+        m_counters[user][QStringLiteral("denied-") + *verb] += 1;
+        const QString subject = name.isEmpty() ? QStringLiteral("configmaps")
+                                               : QStringLiteral("configmaps \"%1\"").arg(name);
+        return {403, status(403,
+                            QStringLiteral("%1 is forbidden: User \"%2\" cannot %3 resource \"configmaps\" in "
+                                           "API group \"\" in the namespace \"%4\"")
+                                    .arg(subject, user, mapVerb, ns),
+                            {}, details)};
+    }
+    m_counters[user][*verb] += 1;
+    const auto notFound = [&] {
+        return Answer {404, status(404, QStringLiteral("configmaps \"%1\" not found").arg(name), {}, details)};
+    };
+    const auto conflict = [&](const QString &why) {
+        return Answer {409, status(409, QStringLiteral("Operation cannot be fulfilled on configmaps \"%1\": %2")
+                                                .arg(name, why),
+                                   QStringLiteral("Conflict"), details)};
+    };
+    auto it = m_configMaps.find({ns, name});
+    if (mapVerb == QStringLiteral("get"))
+        return it == m_configMaps.end() ? notFound() : Answer {200, it->second};
+    if (mapVerb == QStringLiteral("list"))
+        return doListConfigMaps(ns, request.query);
+    if (mapVerb == QStringLiteral("delete")) {
+        if (it == m_configMaps.end())
+            return notFound();
+        const QString precondition = QJsonDocument::fromJson(request.body).object()
+                                             .value(QStringLiteral("preconditions")).toObject()
+                                             .value(QStringLiteral("resourceVersion")).toString();
+        const QString current = it->second[QStringLiteral("metadata")][QStringLiteral("resourceVersion")].toString();
+        if (!precondition.isEmpty() && precondition != current)
+            return conflict(QStringLiteral("the ResourceVersion in the precondition (%1) does not match the "
+                                           "ResourceVersion in record (%2). The object might have been modified")
+                                    .arg(precondition, current));
+        m_configMaps.erase(it);
+        nextResourceVersion();
+        return {200, QJsonObject {{QStringLiteral("kind"), QStringLiteral("Status")},
+                                  {QStringLiteral("apiVersion"), QStringLiteral("v1")},
+                                  {QStringLiteral("metadata"), QJsonObject {}},
+                                  {QStringLiteral("status"), QStringLiteral("Success")},
+                                  {QStringLiteral("details"), details}}};
+    }
+    // create and update: the body is a ConfigMap.
+    QJsonParseError parseError;
+    const QJsonDocument doc = QJsonDocument::fromJson(request.body, &parseError);
+    if (!doc.isObject())
+        return {400, status(400, QStringLiteral("the body of the request was in an unknown format: %1")
+                                         .arg(parseError.errorString()))};
+    QJsonObject object = doc.object();
+    QJsonObject meta = object.value(QStringLiteral("metadata")).toObject();
+    const QString sentName = meta.value(QStringLiteral("name")).toString();
+    if (!meta.value(QStringLiteral("namespace")).toString(ns).isEmpty()
+        && meta.value(QStringLiteral("namespace")).toString(ns) != ns)
+        return {400, status(400, QStringLiteral("the namespace of the provided object does not match the "
+                                                "namespace sent on the request"))};
+    const QJsonValue data = object.value(QStringLiteral("data"));
+    if (!data.isUndefined() && !data.isNull()) {
+        bool strings = data.isObject();
+        for (const QJsonValue &value : data.toObject())
+            strings = strings && value.isString();
+        if (!strings)
+            return {400, status(400, QStringLiteral("ConfigMap in version \"v1\" cannot be handled as a ConfigMap: "
+                                                    "data must map keys to strings"))};
+    }
+    if (!isDnsSubdomain(sentName))
+        return {422, status(422,
+                            QStringLiteral("ConfigMap \"%1\" is invalid: metadata.name: Invalid value: \"%1\": a "
+                                           "lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+                                           "characters, '-' or '.', and must start and end with an alphanumeric "
+                                           "character")
+                                    .arg(sentName),
+                            {}, QJsonObject {{QStringLiteral("name"), sentName},
+                                             {QStringLiteral("kind"), QStringLiteral("ConfigMap")}})};
+    meta.insert(QStringLiteral("namespace"), ns);
+    object.insert(QStringLiteral("kind"), QStringLiteral("ConfigMap"));
+    object.insert(QStringLiteral("apiVersion"), QStringLiteral("v1"));
+    if (mapVerb == QStringLiteral("create")) {
+        if (m_configMaps.count({ns, sentName}))
+            return {409, status(409, QStringLiteral("configmaps \"%1\" already exists").arg(sentName),
+                                QStringLiteral("AlreadyExists"),
+                                QJsonObject {{QStringLiteral("name"), sentName},
+                                             {QStringLiteral("kind"), QStringLiteral("configmaps")}})};
+        meta.insert(QStringLiteral("uid"), QStringLiteral("00000000-0000-4000-a000-%1")
+                                                   .arg(++m_uidCounter, 12, 10, QLatin1Char('0')));
+        meta.insert(QStringLiteral("creationTimestamp"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate));
+        meta.insert(QStringLiteral("resourceVersion"), nextResourceVersion());
+        object.insert(QStringLiteral("metadata"), meta);
+        m_configMaps[{ns, sentName}] = object;
+        return {201, object};
+    }
+    if (sentName != name)
+        return {400, status(400, QStringLiteral("the name of the object (%1) does not match the name on the URL (%2)")
+                                         .arg(sentName, name))};
+    // ConfigMaps, unlike Leases, are not created by an update.
+    if (it == m_configMaps.end())
+        return notFound();
+    const QJsonObject currentMeta = it->second.value(QStringLiteral("metadata")).toObject();
+    const QString sent = meta.value(QStringLiteral("resourceVersion")).toString();
+    // An update without a resourceVersion is unconditional, as ConfigMaps allow.
+    if (!sent.isEmpty() && sent != currentMeta.value(QStringLiteral("resourceVersion")).toString())
+        return conflict(QStringLiteral("the object has been modified; please apply your changes to the latest "
+                                       "version and try again"));
+    for (const QString &key : {QStringLiteral("uid"), QStringLiteral("creationTimestamp")})
+        meta.insert(key, currentMeta.value(key));
+    meta.insert(QStringLiteral("resourceVersion"), nextResourceVersion());
+    object.insert(QStringLiteral("metadata"), meta);
+    it->second = object;
+    return {200, object};
+}
+
+LeaseApiServer::Answer LeaseApiServer::doListConfigMaps(const QString &ns, const QUrlQuery &query) const
+{
+    // Equality terms only (k=v, k==v), joined by commas: what the clients here send.
+    QList<QPair<QString, QString>> wanted;
+    const QString selector = query.queryItemValue(QStringLiteral("labelSelector"), QUrl::FullyDecoded);
+    for (const QString &term : selector.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        if (term.contains(QStringLiteral("!=")) || !term.contains(QLatin1Char('=')))
+            return {400, status(400, QStringLiteral("unable to parse requirement: %1 (this test server knows "
+                                                    "equality only)")
+                                             .arg(term))};
+        QString key = term.section(QLatin1Char('='), 0, 0).trimmed();
+        QString value = term.section(QLatin1Char('='), 1).trimmed();
+        if (value.startsWith(QLatin1Char('=')))
+            value.remove(0, 1);
+        wanted.append({key, value});
+    }
+    QJsonArray items;
+    for (const auto &[key, object] : m_configMaps) {
+        if (key.first != ns)
+            continue;
+        const QJsonObject labels = object[QStringLiteral("metadata")][QStringLiteral("labels")].toObject();
+        bool match = true;
+        for (const auto &[label, value] : wanted)
+            match = match && labels.contains(label) && labels.value(label).toString() == value;
+        if (match)
+            items.append(object);
+    }
+    return {200,
+            QJsonObject {{QStringLiteral("kind"), QStringLiteral("ConfigMapList")},
                          {QStringLiteral("apiVersion"), QStringLiteral("v1")},
                          {QStringLiteral("metadata"), QJsonObject {{QStringLiteral("resourceVersion"), resourceVersion()}}},
                          {QStringLiteral("items"), items}}};

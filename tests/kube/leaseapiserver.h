@@ -80,6 +80,18 @@ class LeaseApiConnection;
  *   for the core group ""). Counted as the verbs `events/create` and
  *   `events/list`.
  *
+ * - core/v1 ConfigMaps (`/api/v1/namespaces/<ns>/configmaps[/<name>]`), as
+ *   scheduled runs keep their records: POST 201 / 409 `AlreadyExists`, 422
+ *   `Invalid` for a name that is not a DNS-1123 subdomain, 400 for `data`
+ *   that does not map keys to strings; GET 200 / 404 `NotFound`; LIST as a
+ *   `ConfigMapList` with an equality `labelSelector` (`k=v,k2=v2`); PUT 200,
+ *   409 `Conflict` on a stale resourceVersion, unconditional without one, 404
+ *   on a missing name (no create on update); DELETE 200 / 404, 409
+ *   `Conflict` when `preconditions.resourceVersion` is not the stored one.
+ *   Granted apart from Leases, as a Role grants them: the user's verbs name
+ *   them `configmaps/<verb>` (get, list, create, update, delete), and they
+ *   are counted so. No watch.
+ *
  * Fault injection for tests: the next N requests fail with a status, a
  * delay before each answer, history compaction on demand, a watch that
  * lags behind the answers to writes (holdWatchEvents()), as a real
@@ -89,7 +101,8 @@ class LeaseApiConnection;
  * replayWatchEvent() sends an old event again on the open watches, after
  * newer ones (see there).
  *
- * Not reproduced: PATCH, server-side apply, managedFields, label selectors,
+ * Not reproduced: PATCH, server-side apply, managedFields, label selectors
+ * (but equality ones on ConfigMaps), watches of ConfigMaps,
  * namespaces as objects (every namespace exists), watch from a
  * resourceVersion in the future, HTTP/2.
  */
@@ -161,6 +174,10 @@ public:
     /*! The Events stored in \a ns, oldest first. */
     QList<QJsonObject> events(const QString &ns) const;
 
+    /*! The stored ConfigMap, or an empty object. */
+    QJsonObject configMap(const QString &ns, const QString &name) const;
+    /*! The ConfigMaps stored in \a ns, by name. */
+    QList<QJsonObject> configMaps(const QString &ns) const;
     /*! The stored Lease, or an empty object. */
     QJsonObject lease(const QString &ns, const QString &name) const;
     /*! Stores \a object as given (no validation: the test-only door), with a new resourceVersion. */
@@ -212,6 +229,8 @@ private:
     Answer dispatchEvents(const Request &request, const QString &user, const QString &path, QString *verb);
     Answer doCreateEvent(const QString &ns, const QByteArray &body);
     Answer doListEvents(const QString &ns, const QUrlQuery &query) const;
+    Answer dispatchConfigMaps(const Request &request, const QString &user, QString *verb);
+    Answer doListConfigMaps(const QString &ns, const QUrlQuery &query) const;
     bool startWatch(LeaseApiConnection *connection, const Request &request, const QString &ns,
                     const QString &name, Answer *error);
     void record(const QString &type, const QString &ns, const QString &name,
@@ -255,6 +274,7 @@ private:
     /*! Per namespace, in the order created. */
     QHash<QString, QList<QJsonObject>> m_events;
     bool m_eventsForbidden = false;
+    std::map<std::pair<QString, QString>, QJsonObject> m_configMaps;
 };
 
 } // namespace baton::test

@@ -104,7 +104,8 @@ YAML::Node TestKubernetesManifests::only(const std::vector<YAML::Node> &objects,
 void TestKubernetesManifests::participantIsNamespacedAndGrantsOnlyWhatAParticipantUses()
 {
     // B5: get, create, update; list and watch to follow the Lease (F8);
-    // create on events and nothing more there (B4).
+    // create on events and nothing more there (B4); on configmaps exactly
+    // the verbs scheduled runs use (S1: tst_kubernetes_schedule).
     std::vector<YAML::Node> objects;
     QVERIFY(render("participant", &objects));
     QSet<QString> kinds;
@@ -121,7 +122,13 @@ void TestKubernetesManifests::participantIsNamespacedAndGrantsOnlyWhatAParticipa
     QVERIFY(role);
     QSet<QString> verbs;
     QSet<QString> eventVerbs;
+    QSet<QString> configMapVerbs;
     for (const YAML::Node &rule : role["rules"]) {
+        if (strings(rule["resources"]) == QSet<QString> {QStringLiteral("configmaps")}) {
+            QCOMPARE(strings(rule["apiGroups"]), QSet<QString> {QString()});
+            configMapVerbs.unite(strings(rule["verbs"]));
+            continue;
+        }
         // B4: the Event of each leader change, in the core group.
         if (strings(rule["resources"]) == QSet<QString> {QStringLiteral("events")}) {
             QCOMPARE(strings(rule["apiGroups"]), QSet<QString> {QString()});
@@ -133,6 +140,8 @@ void TestKubernetesManifests::participantIsNamespacedAndGrantsOnlyWhatAParticipa
         verbs.unite(strings(rule["verbs"]));
     }
     QCOMPARE(eventVerbs, QSet<QString> {QStringLiteral("create")});
+    QCOMPARE(configMapVerbs, (QSet<QString> {QStringLiteral("list"), QStringLiteral("create"), QStringLiteral("update"),
+                                             QStringLiteral("delete")}));
     const QSet<QString> needed {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update")};
     const QSet<QString> used = QSet<QString>(needed).unite({QStringLiteral("list"), QStringLiteral("watch")});
     QVERIFY(verbs.contains(needed));

@@ -20,6 +20,21 @@ namespace {
 
 const QString leases = QStringLiteral("/apis/coordination.k8s.io/v1/namespaces/ns1/leases");
 const QByteArray admin = "admin-token";
+const QString configMaps = QStringLiteral("/api/v1/namespaces/ns1/configmaps");
+
+QJsonObject configMapBody(const QString &name, const QString &record, const QString &rv = {},
+                          const QJsonObject &labels = {})
+{
+    QJsonObject meta {{QStringLiteral("name"), name}};
+    if (!rv.isEmpty())
+        meta.insert(QStringLiteral("resourceVersion"), rv);
+    if (!labels.isEmpty())
+        meta.insert(QStringLiteral("labels"), labels);
+    return {{QStringLiteral("apiVersion"), QStringLiteral("v1")},
+            {QStringLiteral("kind"), QStringLiteral("ConfigMap")},
+            {QStringLiteral("metadata"), meta},
+            {QStringLiteral("data"), QJsonObject {{QStringLiteral("record"), record}}}};
+}
 
 QJsonObject leaseBody(const QString &name, const QJsonObject &spec, const QString &rv = {})
 {
@@ -81,6 +96,10 @@ private Q_SLOTS:
     void injectedFailures();
     void deleteSendsAnEvent();
     void eventsAreStoredListedValidatedAndMayBeForbidden();
+    void configMapCreateIsConditionalAndSaysAlreadyExists();
+    void configMapUpdateAndDeleteAreConditionalOnTheVersion();
+    void configMapListSelectsByLabels();
+    void configMapsAreGrantedApartFromLeases();
 
 private:
     Answer send(const QByteArray &method, const QString &path, const QJsonObject &body = {},
@@ -114,7 +133,10 @@ void TestLeaseApiServer::init()
     QVERIFY2(m_server->listen(&error), qPrintable(error));
     m_server->addToken(QString::fromLatin1(admin), QStringLiteral("admin"),
                        {QStringLiteral("get"), QStringLiteral("list"), QStringLiteral("watch"),
-                        QStringLiteral("create"), QStringLiteral("update"), QStringLiteral("delete")});
+                        QStringLiteral("create"), QStringLiteral("update"), QStringLiteral("delete"),
+                        QStringLiteral("configmaps/get"), QStringLiteral("configmaps/list"),
+                        QStringLiteral("configmaps/create"), QStringLiteral("configmaps/update"),
+                        QStringLiteral("configmaps/delete")});
 }
 
 QNetworkRequest TestLeaseApiServer::request(const QString &path, const QByteArray &token) const
@@ -589,6 +611,102 @@ void TestLeaseApiServer::deleteSendsAnEvent()
     watch->deleteLater();
 }
 
+
+
+// What scheduled runs rely on (S1): of two creates of one name, one wins;
+// the other gets 409 AlreadyExists in a Status, and the first stays.
+void TestLeaseApiServer::configMapCreateIsConditionalAndSaysAlreadyExists()
+{
+    const Answer first = send("POST", configMaps, configMapBody(QStringLiteral("run-a"), QStringLiteral("one")));
+    QCOMPARE(first.status, 201);
+    QVERIFY(!rvOf(first.json).isEmpty());
+    QVERIFY(!first.json[QStringLiteral("metadata")][QStringLiteral("uid")].toString().isEmpty());
+    QCOMPARE(first.json[QStringLiteral("metadata")][QStringLiteral("namespace")].toString(), QStringLiteral("ns1"));
+    const Answer second = send("POST", configMaps, configMapBody(QStringLiteral("run-a"), QStringLiteral("two")));
+    QCOMPARE(second.status, 409);
+    QCOMPARE(second.json[QStringLiteral("kind")].toString(), QStringLiteral("Status"));
+    QCOMPARE(second.json[QStringLiteral("reason")].toString(), QStringLiteral("AlreadyExists"));
+    QCOMPARE(second.json[QStringLiteral("message")].toString(), QStringLiteral("configmaps \"run-a\" already exists"));
+    const Answer read = send("GET", configMaps + QStringLiteral("/run-a"));
+    QCOMPARE(read.status, 200);
+    QCOMPARE(read.json[QStringLiteral("data")][QStringLiteral("record")].toString(), QStringLiteral("one"));
+    QCOMPARE(send("GET", configMaps + QStringLiteral("/run-b")).status, 404);
+    // Neither a name that is not a DNS-1123 subdomain nor data that is not strings.
+    QCOMPARE(send("POST", configMaps, configMapBody(QStringLiteral("Run_A"), QStringLiteral("x"))).status, 422);
+    QJsonObject numbers = configMapBody(QStringLiteral("run-c"), QString());
+    numbers.insert(QStringLiteral("data"), QJsonObject {{QStringLiteral("record"), 5}});
+    QCOMPARE(send("POST", configMaps, numbers).status, 400);
+    QVERIFY(m_server->configMap(QStringLiteral("ns1"), QStringLiteral("run-c")).isEmpty());
+}
+
+void TestLeaseApiServer::configMapUpdateAndDeleteAreConditionalOnTheVersion()
+{
+    const QString path = configMaps + QStringLiteral("/run-a");
+    const QString v1 = rvOf(send("POST", configMaps, configMapBody(QStringLiteral("run-a"), QStringLiteral("one"))).json);
+    const Answer updated = send("PUT", path, configMapBody(QStringLiteral("run-a"), QStringLiteral("two"), v1));
+    QCOMPARE(updated.status, 200);
+    const QString v2 = rvOf(updated.json);
+    QVERIFY(v2 != v1);
+    const Answer stale = send("PUT", path, configMapBody(QStringLiteral("run-a"), QStringLiteral("three"), v1));
+    QCOMPARE(stale.status, 409);
+    QCOMPARE(stale.json[QStringLiteral("reason")].toString(), QStringLiteral("Conflict"));
+    QCOMPARE(send("GET", path).json[QStringLiteral("data")][QStringLiteral("record")].toString(), QStringLiteral("two"));
+    // No create on update, unlike Leases.
+    QCOMPARE(send("PUT", configMaps + QStringLiteral("/run-z"),
+                  configMapBody(QStringLiteral("run-z"), QStringLiteral("x"), v1)).status, 404);
+    const QJsonObject staleDelete {{QStringLiteral("kind"), QStringLiteral("DeleteOptions")},
+                                   {QStringLiteral("apiVersion"), QStringLiteral("v1")},
+                                   {QStringLiteral("preconditions"), QJsonObject {{QStringLiteral("resourceVersion"), v1}}}};
+    const Answer refused = send("DELETE", path, staleDelete);
+    QCOMPARE(refused.status, 409);
+    QVERIFY2(refused.json[QStringLiteral("message")].toString().contains(QStringLiteral("precondition")),
+             qPrintable(refused.json[QStringLiteral("message")].toString()));
+    QVERIFY(!m_server->configMap(QStringLiteral("ns1"), QStringLiteral("run-a")).isEmpty());
+    QJsonObject current = staleDelete;
+    current.insert(QStringLiteral("preconditions"), QJsonObject {{QStringLiteral("resourceVersion"), v2}});
+    QCOMPARE(send("DELETE", path, current).status, 200);
+    QVERIFY(m_server->configMap(QStringLiteral("ns1"), QStringLiteral("run-a")).isEmpty());
+    QCOMPARE(send("DELETE", path, current).status, 404);
+}
+
+void TestLeaseApiServer::configMapListSelectsByLabels()
+{
+    const QJsonObject nightly {{QStringLiteral("baton.dev/lease"), QStringLiteral("nightly")},
+                               {QStringLiteral("app.kubernetes.io/managed-by"), QStringLiteral("baton")}};
+    const QJsonObject other {{QStringLiteral("baton.dev/lease"), QStringLiteral("other")},
+                             {QStringLiteral("app.kubernetes.io/managed-by"), QStringLiteral("baton")}};
+    QCOMPARE(send("POST", configMaps, configMapBody(QStringLiteral("a"), QStringLiteral("1"), {}, nightly)).status, 201);
+    QCOMPARE(send("POST", configMaps, configMapBody(QStringLiteral("b"), QStringLiteral("2"), {}, other)).status, 201);
+    QCOMPARE(send("POST", configMaps, configMapBody(QStringLiteral("c"), QStringLiteral("3"))).status, 201);
+    QCOMPARE(send("POST", QStringLiteral("/api/v1/namespaces/ns2/configmaps"),
+                  configMapBody(QStringLiteral("d"), QStringLiteral("4"), {}, nightly)).status, 201);
+    const Answer all = send("GET", configMaps);
+    QCOMPARE(all.json[QStringLiteral("kind")].toString(), QStringLiteral("ConfigMapList"));
+    QCOMPARE(all.json[QStringLiteral("items")].toArray().size(), 3);
+    const Answer selected = send("GET", configMaps + QStringLiteral("?labelSelector=")
+                                                + QString::fromLatin1(QUrl::toPercentEncoding(
+                                                        QStringLiteral("baton.dev/lease=nightly,app.kubernetes.io/managed-by==baton"))));
+    QCOMPARE(selected.status, 200);
+    const QJsonArray items = selected.json[QStringLiteral("items")].toArray();
+    QCOMPARE(items.size(), 1);
+    QCOMPARE(items.at(0)[QStringLiteral("metadata")][QStringLiteral("name")].toString(), QStringLiteral("a"));
+    QCOMPARE(send("GET", configMaps + QStringLiteral("?labelSelector=a!%3Db")).status, 400);
+}
+
+void TestLeaseApiServer::configMapsAreGrantedApartFromLeases()
+{
+    m_server->addToken(QStringLiteral("lease-only"), QStringLiteral("lease-only"),
+                       {QStringLiteral("get"), QStringLiteral("list"), QStringLiteral("create"), QStringLiteral("update")});
+    const Answer denied = send("POST", configMaps, configMapBody(QStringLiteral("a"), QStringLiteral("1")), "lease-only");
+    QCOMPARE(denied.status, 403);
+    QCOMPARE(denied.json[QStringLiteral("message")].toString(),
+             QStringLiteral("configmaps is forbidden: User \"lease-only\" cannot create resource \"configmaps\" in "
+                            "API group \"\" in the namespace \"ns1\""));
+    QCOMPARE(m_server->count(QStringLiteral("lease-only"), QStringLiteral("configmaps/create"), true), 1);
+    QVERIFY(m_server->configMaps(QStringLiteral("ns1")).isEmpty());
+    QCOMPARE(send("POST", configMaps, configMapBody(QStringLiteral("a"), QStringLiteral("1"))).status, 201);
+    QCOMPARE(m_server->count(QStringLiteral("admin"), QStringLiteral("configmaps/create")), 1);
+}
+
 QTEST_GUILESS_MAIN(TestLeaseApiServer)
 #include "tst_leaseapiserver.moc"
-

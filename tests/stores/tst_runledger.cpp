@@ -1,12 +1,17 @@
 // The run records of scheduled work (S1, S2, S4) through the public Store
 // API, on the memory store, the file store (two store objects on one
-// folder, as two processes have) and a real etcd (two clients): one claim
+// folder, as two processes have) and a real etcd (two clients), and as
+// ConfigMaps on the test Lease API server (two API clients): one claim
 // of a tick wins, an interrupted run is taken over once, records are
 // trimmed by count and size and a running one is never trimmed.
 
 #include "etcdfixture.h"
 #include "etcdstore.h"
 #include "filestore.h"
+#include "kubeapiclient.h"
+#include "kubernetesleaseprotocol.h"
+#include "kuberunrecords.h"
+#include "leaseapiserver.h"
 #include "memorystore.h"
 
 #include <batoninternal/runledger.h>
@@ -83,16 +88,22 @@ private Q_SLOTS:
     void anInterruptedRunIsTakenOverOnce();
     void recordsAreTrimmedByCountAndSizeButNotWhileRunning_data() { stores_data(); }
     void recordsAreTrimmedByCountAndSizeButNotWhileRunning();
+    void recordsOfOtherLeasesAreNotListed_data() { stores_data(); }
     void recordsOfOtherLeasesAreNotListed();
 
 private:
     /*! Two stores on the same data, as two instances have. */
     bool openStores();
+    /*! A ledger of \a lease on the first store (or API client), or on the second. */
+    std::unique_ptr<RunLedger> ledger(bool second, const QString &lease = kLease);
 
     QTemporaryDir m_folder;
     std::unique_ptr<Store> m_first;
     std::unique_ptr<Store> m_second;
     Store *m_secondStore = nullptr;
+    std::unique_ptr<test::LeaseApiServer> m_server;
+    std::unique_ptr<KubernetesLeaseProtocol> m_kubeFirst;
+    std::unique_ptr<KubernetesLeaseProtocol> m_kubeSecond;
 };
 
 void TestRunLedger::stores_data()
@@ -101,6 +112,7 @@ void TestRunLedger::stores_data()
     QTest::newRow("on a memory store") << "memory";
     QTest::newRow("on a file store") << "file";
     QTest::newRow("on etcd") << "etcd";
+    QTest::newRow("on the Lease API server") << "kubernetes";
 }
 
 void TestRunLedger::init()
@@ -108,6 +120,19 @@ void TestRunLedger::init()
     m_first.reset();
     m_second.reset();
     m_secondStore = nullptr;
+    m_kubeFirst.reset();
+    m_kubeSecond.reset();
+    m_server.reset();
+}
+
+std::unique_ptr<RunLedger> TestRunLedger::ledger(bool second, const QString &lease)
+{
+    if (m_server) {
+        KubeApiClient *api = (second ? m_kubeSecond : m_kubeFirst)->api();
+        return std::make_unique<RunLedger>(std::make_unique<KubeRunRecords>(api, QStringLiteral("jobs"), lease),
+                                           lease);
+    }
+    return std::make_unique<RunLedger>(second ? m_secondStore : m_first.get(), lease);
 }
 
 void TestRunLedger::cleanup()
@@ -119,6 +144,24 @@ bool TestRunLedger::openStores()
 {
     const QString kind = QTest::currentDataTag() ? QString::fromLatin1(QTest::currentDataTag()) : QString();
     QString error;
+    if (kind.endsWith(QLatin1String("Lease API server"))) {
+        m_server = std::make_unique<test::LeaseApiServer>();
+        if (!m_server->listen(&error))
+            qFatal("%s", qPrintable(error));
+        m_server->addToken(QStringLiteral("runledger-test-token"), QStringLiteral("runs"),
+                           {QStringLiteral("configmaps/list"), QStringLiteral("configmaps/create"),
+                            QStringLiteral("configmaps/update"), QStringLiteral("configmaps/delete")});
+        KubeClientConfig config;
+        config.server = m_server->url();
+        config.token = QStringLiteral("runledger-test-token");
+        config.namespaceName = QStringLiteral("jobs");
+        config.source = QStringLiteral("the test");
+        m_kubeFirst = std::make_unique<KubernetesLeaseProtocol>(config, false, 5000);
+        m_kubeSecond = std::make_unique<KubernetesLeaseProtocol>(config, false, 5000);
+        if (!m_kubeFirst->setUp(&error) || !m_kubeSecond->setUp(&error))
+            qFatal("%s", qPrintable(error));
+        return true;
+    }
     if (kind.endsWith(QLatin1String("memory store")) || kind.isEmpty()) {
         m_first = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
         m_secondStore = m_first.get();
@@ -153,15 +196,15 @@ void TestRunLedger::aTickIsClaimedByOneInstanceOnly()
 {
     // S1: of two leaders that both reach a tick (a failover at that moment), one runs it.
     OPEN_STORES();
-    RunLedger a(m_first.get(), kLease);
-    RunLedger b(m_secondStore, kLease);
+    const auto a = ledger(false);
+    const auto b = ledger(true);
     const QString tick = QStringLiteral("2026-12-01T03:00:00Z");
-    const Outcome first = await([&](auto done) { a.claim(started(tick, QStringLiteral("a"), 4), done); });
+    const Outcome first = await([&](auto done) { a->claim(started(tick, QStringLiteral("a"), 4), done); });
     QVERIFY2(first.ok, qPrintable(first.error));
-    const Outcome second = await([&](auto done) { b.claim(started(tick, QStringLiteral("b"), 5), done); });
+    const Outcome second = await([&](auto done) { b->claim(started(tick, QStringLiteral("b"), 5), done); });
     QVERIFY(!second.ok);
     QVERIFY2(second.error.isEmpty(), qPrintable(second.error)); // lost, not failed
-    const QList<RunRecord> records = listed(b);
+    const QList<RunRecord> records = listed(*b);
     QCOMPARE(records.size(), 1);
     QCOMPARE(records.first().instance, QStringLiteral("a"));
     QCOMPARE(records.first().token, 4);
@@ -172,20 +215,20 @@ void TestRunLedger::aRunIsSettledWithItsOutcomeAndEnd()
 {
     // S4: tick, instance, token, start, end and outcome are kept.
     OPEN_STORES();
-    RunLedger ledger(m_first.get(), kLease);
+    const auto runs = ledger(false);
     const QString tick = QStringLiteral("2026-12-01T03:00:00Z");
-    const Outcome claimed = await([&](auto done) { ledger.claim(started(tick, QStringLiteral("a"), 9), done); });
+    const Outcome claimed = await([&](auto done) { runs->claim(started(tick, QStringLiteral("a"), 9), done); });
     QVERIFY2(claimed.ok, qPrintable(claimed.error));
     RunRecord finished = claimed.record;
     finished.outcome = QStringLiteral("failed: exit code 3");
     finished.end = QDateTime::currentDateTimeUtc();
-    const Outcome settled = await([&](auto done) { ledger.replace(claimed.record, finished, done); });
+    const Outcome settled = await([&](auto done) { runs->replace(claimed.record, finished, done); });
     QVERIFY2(settled.ok, qPrintable(settled.error));
     // Settling again from the claim's version fails: it is no longer that version.
-    const Outcome again = await([&](auto done) { ledger.replace(claimed.record, finished, done); });
+    const Outcome again = await([&](auto done) { runs->replace(claimed.record, finished, done); });
     QVERIFY(!again.ok);
 
-    const QList<RunRecord> records = listed(ledger);
+    const QList<RunRecord> records = listed(*runs);
     QCOMPARE(records.size(), 1);
     QCOMPARE(records.first().tick, tick);
     QCOMPARE(records.first().token, 9);
@@ -198,22 +241,22 @@ void TestRunLedger::anInterruptedRunIsTakenOverOnce()
 {
     // S2: two new leaders that read the same interrupted run: one reruns it.
     OPEN_STORES();
-    RunLedger old(m_first.get(), kLease);
-    RunLedger b(m_first.get(), kLease);
-    RunLedger c(m_secondStore, kLease);
+    const auto old = ledger(false);
+    const auto b = ledger(false);
+    const auto c = ledger(true);
     const QString tick = QStringLiteral("2026-12-01T03:00:00Z");
-    QVERIFY(await([&](auto done) { old.claim(started(tick, QStringLiteral("a"), 1), done); }).ok);
-    const RunRecord seen = listed(b).value(0);
+    QVERIFY(await([&](auto done) { old->claim(started(tick, QStringLiteral("a"), 1), done); }).ok);
+    const RunRecord seen = listed(*b).value(0);
     QVERIFY(seen.isRunning());
     RunRecord byB = started(tick, QStringLiteral("b"), 2);
     byB.attempt = seen.attempt + 1;
     RunRecord byC = started(tick, QStringLiteral("c"), 3);
     byC.attempt = seen.attempt + 1;
-    const Outcome tookB = await([&](auto done) { b.replace(seen, byB, done); });
-    const Outcome tookC = await([&](auto done) { c.replace(seen, byC, done); });
+    const Outcome tookB = await([&](auto done) { b->replace(seen, byB, done); });
+    const Outcome tookC = await([&](auto done) { c->replace(seen, byC, done); });
     QVERIFY(tookB.ok);
     QVERIFY(!tookC.ok);
-    const RunRecord now = listed(c).value(0);
+    const RunRecord now = listed(*c).value(0);
     QCOMPARE(now.instance, QStringLiteral("b"));
     QCOMPARE(now.attempt, 2);
 }
@@ -222,7 +265,7 @@ void TestRunLedger::recordsAreTrimmedByCountAndSizeButNotWhileRunning()
 {
     // S4: bounded by count and by size; the oldest finished ones go first.
     OPEN_STORES();
-    RunLedger ledger(m_first.get(), kLease);
+    const auto runs = ledger(false);
     for (int i = 0; i < 6; ++i) {
         RunRecord record = started(QStringLiteral("2026-12-01T03:0%1:00Z").arg(i), QStringLiteral("a"), 1);
         // The oldest still runs (its leader is gone, nobody settled it yet): kept.
@@ -230,19 +273,19 @@ void TestRunLedger::recordsAreTrimmedByCountAndSizeButNotWhileRunning()
             record.outcome = RunRecord::succeeded;
             record.end = record.start;
         }
-        QVERIFY(await([&](auto done) { ledger.claim(record, done); }).ok);
+        QVERIFY(await([&](auto done) { runs->claim(record, done); }).ok);
     }
-    ledger.trim(3, RunLedger::defaultKeepBytes);
-    QTRY_COMPARE(listed(ledger).size(), 4);
-    QList<RunRecord> records = listed(ledger);
+    runs->trim(3, RunLedger::defaultKeepBytes);
+    QTRY_COMPARE(listed(*runs).size(), 4);
+    QList<RunRecord> records = listed(*runs);
     QCOMPARE(records.first().tick, QStringLiteral("2026-12-01T03:00:00Z"));
     QCOMPARE(records.at(1).tick, QStringLiteral("2026-12-01T03:03:00Z"));
 
     // By size: room for about two records.
     const qint64 oneRecord = QJsonDocument(records.last().toJson()).toJson(QJsonDocument::Compact).size();
-    ledger.trim(100, oneRecord * 2 + oneRecord / 2);
-    QTRY_COMPARE(listed(ledger).size(), 3);
-    records = listed(ledger);
+    runs->trim(100, oneRecord * 2 + oneRecord / 2);
+    QTRY_COMPARE(listed(*runs).size(), 3);
+    records = listed(*runs);
     QCOMPARE(records.at(1).tick, QStringLiteral("2026-12-01T03:04:00Z"));
     QCOMPARE(records.at(2).tick, QStringLiteral("2026-12-01T03:05:00Z"));
 }
@@ -250,13 +293,13 @@ void TestRunLedger::recordsAreTrimmedByCountAndSizeButNotWhileRunning()
 void TestRunLedger::recordsOfOtherLeasesAreNotListed()
 {
     OPEN_STORES();
-    RunLedger nightly(m_first.get(), kLease);
+    const auto nightly = ledger(false);
     // A lease whose name starts with the other's.
-    RunLedger longer(m_first.get(), kLease + QStringLiteral("ly"));
-    QVERIFY(await([&](auto done) { nightly.claim(started(QStringLiteral("2026-12-01T03:00:00Z"), QStringLiteral("a"), 1), done); }).ok);
-    QVERIFY(await([&](auto done) { longer.claim(started(QStringLiteral("2026-12-01T04:00:00Z"), QStringLiteral("a"), 1), done); }).ok);
-    QCOMPARE(listed(nightly).size(), 1);
-    QCOMPARE(listed(longer).size(), 1);
+    const auto longer = ledger(false, kLease + QStringLiteral("ly"));
+    QVERIFY(await([&](auto done) { nightly->claim(started(QStringLiteral("2026-12-01T03:00:00Z"), QStringLiteral("a"), 1), done); }).ok);
+    QVERIFY(await([&](auto done) { longer->claim(started(QStringLiteral("2026-12-01T04:00:00Z"), QStringLiteral("a"), 1), done); }).ok);
+    QCOMPARE(listed(*nightly).size(), 1);
+    QCOMPARE(listed(*longer).size(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestRunLedger)

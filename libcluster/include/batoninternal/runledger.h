@@ -9,10 +9,14 @@
 #include <QString>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace baton {
 
+class ClusterService;
+class LeaseObserver;
+class RunRecordBackend;
 class Store;
 struct StoreEntry;
 
@@ -55,7 +59,9 @@ struct BATON_INTERNAL_EXPORT RunRecord
  * The run records of one lease in a store (through the public Store API
  * only): a tick is claimed by a conditional create, so that of the
  * instances that reach it, one at most runs it, and settled by an update
- * conditional on the version the claim wrote. Every callback runs once,
+ * conditional on the version the claim wrote. The same, with the same
+ * guarantees, over a RunRecordBackend (one ConfigMap per run beside a
+ * Kubernetes Lease: KubeRunRecords). Every callback runs once,
  * on a later turn of the event loop, unless the ledger is destroyed first.
  */
 class BATON_INTERNAL_EXPORT RunLedger : public QObject
@@ -70,6 +76,12 @@ public:
     using Listed = std::function<void(bool ok, const QList<RunRecord> &records, const QString &error)>;
 
     RunLedger(Store *store, const QString &lease, QObject *parent = nullptr);
+    /*!
+     * Over \a backend, which it takes: the records kept elsewhere than in a
+     * store (Kubernetes ConfigMaps, see openRunLedger()).
+     */
+    RunLedger(std::unique_ptr<RunRecordBackend> backend, const QString &lease, QObject *parent = nullptr);
+    ~RunLedger() override;
 
     /*! `run:<lease>:` */
     static QString prefix(const QString &lease);
@@ -95,6 +107,18 @@ public:
 private:
     QPointer<Store> m_store;
     QString m_lease;
+    std::unique_ptr<RunRecordBackend> m_backend;
 };
+
+/*!
+ * The run ledger of \a cluster's lease, where its lease is kept: the store
+ * of an etcd or file lease (its `store` parameter, else the Registry), or
+ * one ConfigMap per run beside a Kubernetes Lease. nullptr, with why in
+ * \a errorString, when there is none.
+ */
+BATON_INTERNAL_EXPORT RunLedger *openRunLedger(ClusterService *cluster, QObject *parent, QString *errorString);
+/*! The run ledger of \a lease as \a observer sees leases (baton status --runs). */
+BATON_INTERNAL_EXPORT RunLedger *openRunLedger(LeaseObserver *observer, const QString &lease, QObject *parent,
+                                               QString *errorString);
 
 } // namespace baton

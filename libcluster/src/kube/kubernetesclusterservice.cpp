@@ -37,6 +37,11 @@ KubernetesClusterService::KubernetesClusterService(const QString &name, const QJ
 
 std::unique_ptr<LeaseProtocol> KubernetesClusterService::createLeaseProtocol(QString *errorString)
 {
+    return createProtocol(errorString, true);
+}
+
+std::unique_ptr<KubernetesLeaseProtocol> KubernetesClusterService::createProtocol(QString *errorString, bool announce)
+{
     ParameterReader reader(ParameterReader::describeService(name(), type()), parameters());
     // P1: the API refuses other names; say so before any request.
     if (!KubernetesLeaseProtocol::isValidLeaseName(leaseName()))
@@ -64,7 +69,7 @@ std::unique_ptr<LeaseProtocol> KubernetesClusterService::createLeaseProtocol(QSt
         *errorString = reader.errorString();
         return nullptr;
     }
-    if (!tokenWarning.isEmpty())
+    if (!tokenWarning.isEmpty() && announce)
         qCWarning(lcKube).noquote() << ParameterReader::describeService(name(), type())
                                     << "parameter \"tokenFile\":" << tokenWarning;
 
@@ -87,6 +92,8 @@ std::unique_ptr<LeaseProtocol> KubernetesClusterService::createLeaseProtocol(QSt
         *errorString = QStringLiteral("service \"%1\": %2").arg(name(), error);
         return nullptr;
     }
+    if (!announce)
+        return backend;
     if (config.insecureSkipTlsVerify)
         qCWarning(lcKube).noquote() << QStringLiteral("service \"%1\": insecure-skip-tls-verify is set in %2: "
                                                       "the API server's certificate is NOT verified")

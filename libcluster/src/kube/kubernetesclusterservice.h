@@ -4,6 +4,7 @@
 
 namespace baton {
 
+class KubernetesLeaseProtocol;
 class LeaseProtocol;
 
 /*!
@@ -24,6 +25,12 @@ public:
                              Application *application);
     /*! The parameters this type takes; the configuration refuses others (P1). */
     static QStringList parameterNames();
+
+    /*!
+     * A protocol for this service's Leases, apart from the election's: for
+     * what else lives beside the Lease (the run records of a schedule).
+     */
+    std::unique_ptr<KubernetesLeaseProtocol> createProtocol(QString *errorString, bool announce = false);
 
 private:
     std::unique_ptr<LeaseProtocol> createLeaseProtocol(QString *errorString);

@@ -39,6 +39,8 @@ public:
     static LeaseObserver *create(LeaseProtocol *protocol, const Clock *clock, QObject *parent);
     /*! Connects to the observer once it has one. */
     void attach(LeaseObserver *observer);
+    /*! What \a observer reads leases through; nullptr when it reads a store. */
+    static LeaseProtocol *protocolOf(const LeaseObserver *observer) { return observer->d->m_protocol; }
 
     void start();
     void stop();

@@ -1,5 +1,7 @@
 #include <batoninternal/runledger.h>
 
+#include "runrecordbackend.h"
+
 #include <baton/store.h>
 
 #include <QJsonDocument>
@@ -66,6 +68,15 @@ RunLedger::RunLedger(Store *store, const QString &lease, QObject *parent)
 {
 }
 
+RunLedger::RunLedger(std::unique_ptr<RunRecordBackend> backend, const QString &lease, QObject *parent)
+    : QObject(parent)
+    , m_lease(lease)
+    , m_backend(std::move(backend))
+{
+}
+
+RunLedger::~RunLedger() = default;
+
 QString RunLedger::prefix(const QString &lease)
 {
     return QStringLiteral("run:%1:").arg(lease);
@@ -95,10 +106,24 @@ Store::Callback settle(QPointer<RunLedger> ledger, RunRecord record, RunLedger::
     };
 }
 
+/*! \a done, for a backend whose answers may outlive the ledger: not called once it is gone. */
+template<typename Callback>
+auto whileAlive(QPointer<RunLedger> ledger, Callback done)
+{
+    return [ledger, done = std::move(done)](auto &&...arguments) {
+        if (ledger)
+            done(arguments...);
+    };
+}
+
 } // namespace
 
 void RunLedger::claim(const RunRecord &record, Done done)
 {
+    if (m_backend) {
+        m_backend->create(record, whileAlive(this, std::move(done)));
+        return;
+    }
     if (!m_store)
         return;
     m_store->create(key(m_lease, record.tick), record.toJson(), settle(this, record, std::move(done)));
@@ -106,6 +131,10 @@ void RunLedger::claim(const RunRecord &record, Done done)
 
 void RunLedger::replace(const RunRecord &earlier, const RunRecord &record, Done done)
 {
+    if (m_backend) {
+        m_backend->update(earlier, record, whileAlive(this, std::move(done)));
+        return;
+    }
     if (!m_store)
         return;
     m_store->update(key(m_lease, record.tick), record.toJson(), earlier.version,
@@ -114,6 +143,15 @@ void RunLedger::replace(const RunRecord &earlier, const RunRecord &record, Done 
 
 void RunLedger::list(Listed done)
 {
+    if (m_backend) {
+        m_backend->list(whileAlive(this, [done = std::move(done)](bool ok, QList<RunRecord> records,
+                                                                   const QString &error) {
+            std::sort(records.begin(), records.end(),
+                      [](const RunRecord &a, const RunRecord &b) { return a.tick < b.tick; });
+            done(ok, records, error);
+        }));
+        return;
+    }
     if (!m_store)
         return;
     QPointer<RunLedger> self(this);
@@ -139,7 +177,7 @@ void RunLedger::trim(int keepCount, qint64 keepBytes)
 {
     QPointer<RunLedger> self(this);
     list([self, keepCount, keepBytes](bool ok, const QList<RunRecord> &records, const QString &) {
-        if (!ok || !self || !self->m_store)
+        if (!ok || !self || (!self->m_store && !self->m_backend))
             return;
         qint64 bytes = 0;
         int kept = 0;
@@ -148,9 +186,13 @@ void RunLedger::trim(int keepCount, qint64 keepBytes)
             const RunRecord &record = records.at(i);
             bytes += QJsonDocument(record.toJson()).toJson(QJsonDocument::Compact).size();
             ++kept;
-            if ((kept > keepCount || bytes > keepBytes) && !record.isRunning())
-                self->m_store->remove(key(self->m_lease, record.tick), record.version,
-                                      [](const StoreResult &) {});
+            if ((kept > keepCount || bytes > keepBytes) && !record.isRunning()) {
+                if (self->m_backend)
+                    self->m_backend->remove(record);
+                else
+                    self->m_store->remove(key(self->m_lease, record.tick), record.version,
+                                          [](const StoreResult &) {});
+            }
         }
     });
 }
