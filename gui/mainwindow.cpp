@@ -15,6 +15,7 @@
 #include "participationpanel.h"
 #include <batoninternal/privatefiles.h>
 #include "renewtimingwidget.h"
+#include "runstab.h"
 #include "fleettimelinemodel.h"
 #include "fleettimelinewidget.h"
 #include "timelinewidget.h"
@@ -202,6 +203,7 @@ void MainWindow::layOut(QWidget *side, QWidget *timelines, QWidget *history)
     m_tabs->setObjectName(QStringLiteral("detailTabs"));
     m_tabs->addTab(history, tr("Failover history"));
     m_tabs->addTab(m_renewTimings, tr("Renew timings"));
+    m_tabs->addTab(new RunsTab(m_session, m_table, this), tr("Runs"));
     m_bottom->addWidget(timelines);
     m_bottom->addWidget(m_tabs);
     m_bottom->setStretchFactor(0, 3);

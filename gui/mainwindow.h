@@ -28,7 +28,8 @@ class TimelineWidget;
 /*!
  * The dashboard's window (O4): every lease in a dense table with a
  * filter box, and for the selected lease its details and timings, the
- * timeline of its holders, its renew timings and its failover history;
+ * timeline of its holders, its renew timings, its failover history and
+ * the runs of its scheduled work (RunsTab);
  * beside that timeline, the fleet's: every lease's holders at a glance.
  * Shows what DashboardSession holds; the logic lives there and in the
  * models.

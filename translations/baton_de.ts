@@ -155,7 +155,7 @@
         <translation>Längster Failover nach Absturz</translation>
     </message>
     <message>
-        <source>within %1 of the leader's crash</source>
+        <source>within %1 of the leader&apos;s crash</source>
         <translation>innerhalb von %1 nach dem Absturz des Leaders</translation>
     </message>
     <message>
@@ -320,10 +320,6 @@
     <message>
         <source>The connection &quot;%1&quot; needs a value for &quot;%2&quot;.</source>
         <translation>Die Verbindung „%1“ braucht einen Wert für „%2“.</translation>
-    </message>
-    <message>
-        <source>%1 is not a store type this version knows.</source>
-        <translation>%1 ist kein Speichertyp, den diese Version kennt.</translation>
     </message>
     <message>
         <source>%1: no leader since the release, longer than the lease.</source>
@@ -769,6 +765,10 @@ Von diesem Beobachter gesehen: gehalten seit %3, letzte Änderung vor %4 (Lease 
         <source>Cannot save the connection to this host: %1</source>
         <translation>Die Verbindung zu diesem Rechner kann nicht gespeichert werden: %1</translation>
     </message>
+    <message>
+        <source>Runs</source>
+        <translation>Läufe</translation>
+    </message>
 </context>
 <context>
     <name>baton::ParticipationPanel</name>
@@ -861,6 +861,149 @@ Von diesem Beobachter gesehen: gehalten seit %3, letzte Änderung vor %4 (Lease 
             <numerusform>Gesehene Abstände zwischen Erneuerungen: Median %1, längster %2 (%n Messung)</numerusform>
             <numerusform>Gesehene Abstände zwischen Erneuerungen: Median %1, längster %2 (%n Messungen)</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>baton::RunHistoryModel</name>
+    <message>
+        <source>These runs were recorded without their schedule: the next tick and the missed ones are not known.</source>
+        <translation>Diese Läufe wurden ohne ihren Zeitplan aufgezeichnet: der nächste Termin und die verpassten sind nicht bekannt.</translation>
+    </message>
+    <message>
+        <source>Schedule %1: next tick %2 (in %3).</source>
+        <translation>Zeitplan %1: nächster Termin %2 (in %3).</translation>
+    </message>
+    <message>
+        <source>Schedule %1: no tick comes in the next years.</source>
+        <translation>Zeitplan %1: in den nächsten Jahren kommt kein Termin.</translation>
+    </message>
+    <message>
+        <source>Last success: %1 ago.</source>
+        <translation>Letzter Erfolg: vor %1.</translation>
+    </message>
+    <message>
+        <source>No run recorded here succeeded.</source>
+        <translation>Kein hier aufgezeichneter Lauf war erfolgreich.</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>läuft</translation>
+    </message>
+    <message>
+        <source>succeeded</source>
+        <translation>erfolgreich</translation>
+    </message>
+    <message>
+        <source>interrupted: leadership ended</source>
+        <translation>unterbrochen: kein Leader mehr</translation>
+    </message>
+    <message>
+        <source>skipped: previous run still going</source>
+        <translation>übersprungen: voriger läuft noch</translation>
+    </message>
+    <message>
+        <source>failed: signal %1</source>
+        <translation>fehlgeschlagen: Signal %1</translation>
+    </message>
+    <message>
+        <source>failed: exit code %1</source>
+        <translation>fehlgeschlagen: Exit-Code %1</translation>
+    </message>
+    <message>
+        <source>missed</source>
+        <translation>verpasst</translation>
+    </message>
+    <message numerus="yes">
+        <source>missed: over %n tick(s), until %1</source>
+        <translation>
+            <numerusform>verpasst: über %n Termin, bis %1</numerusform>
+            <numerusform>verpasst: über %n Termine, bis %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>missed: %n tick(s), until %1</source>
+        <translation>
+            <numerusform>verpasst: %n Termin, bis %1</numerusform>
+            <numerusform>verpasst: %n Termine, bis %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 so far</source>
+        <translation>bisher %1</translation>
+    </message>
+    <message>
+        <source>%1 (attempt %2)</source>
+        <translation>%1 (Versuch %2)</translation>
+    </message>
+    <message numerus="yes">
+        <source>No run was recorded for %n tick(s) of the schedule, from %1 to %2.</source>
+        <translation>
+            <numerusform>Für %n Termin des Zeitplans wurde kein Lauf aufgezeichnet, von %1 bis %2.</numerusform>
+            <numerusform>Für %n Termine des Zeitplans wurde kein Lauf aufgezeichnet, von %1 bis %2.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>not yet</source>
+        <translation>noch nicht</translation>
+    </message>
+    <message>
+        <source>Tick %1 (BATON_TICK), run by %2 with fencing token %3.
+Started %4, ended %5, by the clock of the instance that recorded it.
+%6</source>
+        <translation>Termin %1 (BATON_TICK), ausgeführt von %2 mit Fencing-Token %3.
+Beginn %4, Ende %5, nach der Uhr der Instanz, die ihn aufgezeichnet hat.
+%6</translation>
+    </message>
+    <message>
+        <source>Tick</source>
+        <translation>Termin</translation>
+    </message>
+    <message>
+        <source>Instance</source>
+        <translation>Instanz</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>Beginn</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Dauer</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>Ergebnis</translation>
+    </message>
+</context>
+<context>
+    <name>baton::RunsTab</name>
+    <message>
+        <source>Select a lease to see the runs of its scheduled work.</source>
+        <translation>Wählen Sie ein Lease, um die Läufe seiner geplanten Arbeit zu sehen.</translation>
+    </message>
+    <message>
+        <source>Run records on Kubernetes are not shown here yet: the dashboard reads them from a Registry store (etcd or a shared folder).</source>
+        <translation>Laufaufzeichnungen auf Kubernetes werden hier noch nicht angezeigt: das Dashboard liest sie aus einem Registry-Speicher (etcd oder ein gemeinsamer Ordner).</translation>
+    </message>
+    <message>
+        <source>Reading the run records of %1…</source>
+        <translation>Die Laufaufzeichnungen von %1 werden gelesen…</translation>
+    </message>
+    <message>
+        <source>No run of scheduled work is recorded for %1.
+
+A lease runs a command on its leader once per tick with baton join --schedule SPEC --exec CMD (for example --schedule &quot;0 3 * * * Europe/Paris&quot;). Each run is recorded before it starts, and shows here: who ran it, when, how it ended, the ticks nobody ran, and the next tick.</source>
+        <translation>Für %1 ist kein Lauf geplanter Arbeit aufgezeichnet.
+
+Ein Lease lässt seinen Leader einen Befehl einmal pro Termin ausführen, mit baton join --schedule SPEC --exec CMD (zum Beispiel --schedule &quot;0 3 * * * Europe/Paris&quot;). Jeder Lauf wird vor seinem Beginn aufgezeichnet und erscheint hier: wer ihn ausführte, wann, wie er endete, die Termine, die niemand ausführte, und der nächste Termin.</translation>
+    </message>
+    <message>
+        <source>Cannot read the run records of %1: %2</source>
+        <translation>Die Laufaufzeichnungen von %1 können nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>The last read failed: %1</source>
+        <translation>Das letzte Lesen schlug fehl: %1</translation>
     </message>
 </context>
 <context>

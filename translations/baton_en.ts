@@ -51,6 +51,30 @@
     </message>
 </context>
 <context>
+    <name>baton::RunHistoryModel</name>
+    <message numerus="yes">
+        <source>missed: over %n tick(s), until %1</source>
+        <translation>
+            <numerusform>missed: over %n tick, until %1</numerusform>
+            <numerusform>missed: over %n ticks, until %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>missed: %n tick(s), until %1</source>
+        <translation>
+            <numerusform>missed: %n tick, until %1</numerusform>
+            <numerusform>missed: %n ticks, until %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>No run was recorded for %n tick(s) of the schedule, from %1 to %2.</source>
+        <translation>
+            <numerusform>No run was recorded for %n tick of the schedule, from %1 to %2.</numerusform>
+            <numerusform>No run was recorded for %n ticks of the schedule, from %1 to %2.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>baton::TimelineWidget</name>
     <message numerus="yes">
         <source>%1 held the lease

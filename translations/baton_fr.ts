@@ -155,7 +155,7 @@
         <translation>Pire bascule après panne</translation>
     </message>
     <message>
-        <source>within %1 of the leader's crash</source>
+        <source>within %1 of the leader&apos;s crash</source>
         <translation>dans les %1 qui suivent la panne du leader</translation>
     </message>
     <message>
@@ -320,10 +320,6 @@
     <message>
         <source>The connection &quot;%1&quot; needs a value for &quot;%2&quot;.</source>
         <translation>La connexion « %1 » demande une valeur pour « %2 ».</translation>
-    </message>
-    <message>
-        <source>%1 is not a store type this version knows.</source>
-        <translation>%1 n’est pas un type de magasin connu de cette version.</translation>
     </message>
     <message>
         <source>%1: no leader since the release, longer than the lease.</source>
@@ -769,6 +765,10 @@ Vu par cet observateur : détenu depuis %3, dernier changement il y a %4 (bail %
         <source>Cannot save the connection to this host: %1</source>
         <translation>Impossible d’enregistrer la connexion à cette machine : %1</translation>
     </message>
+    <message>
+        <source>Runs</source>
+        <translation>Exécutions</translation>
+    </message>
 </context>
 <context>
     <name>baton::ParticipationPanel</name>
@@ -861,6 +861,149 @@ Vu par cet observateur : détenu depuis %3, dernier changement il y a %4 (bail %
             <numerusform>Intervalle entre renouvellements vus : médiane %1, maximum %2 (%n échantillon)</numerusform>
             <numerusform>Intervalle entre renouvellements vus : médiane %1, maximum %2 (%n échantillons)</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>baton::RunHistoryModel</name>
+    <message>
+        <source>These runs were recorded without their schedule: the next tick and the missed ones are not known.</source>
+        <translation>Ces exécutions ont été enregistrées sans leur planification : la prochaine échéance et les échéances manquées ne sont pas connues.</translation>
+    </message>
+    <message>
+        <source>Schedule %1: next tick %2 (in %3).</source>
+        <translation>Planification %1 : prochaine échéance %2 (dans %3).</translation>
+    </message>
+    <message>
+        <source>Schedule %1: no tick comes in the next years.</source>
+        <translation>Planification %1 : aucune échéance dans les prochaines années.</translation>
+    </message>
+    <message>
+        <source>Last success: %1 ago.</source>
+        <translation>Dernier succès : il y a %1.</translation>
+    </message>
+    <message>
+        <source>No run recorded here succeeded.</source>
+        <translation>Aucune exécution enregistrée ici n’a réussi.</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>en cours</translation>
+    </message>
+    <message>
+        <source>succeeded</source>
+        <translation>réussie</translation>
+    </message>
+    <message>
+        <source>interrupted: leadership ended</source>
+        <translation>interrompue : fin du leadership</translation>
+    </message>
+    <message>
+        <source>skipped: previous run still going</source>
+        <translation>sautée : précédente en cours</translation>
+    </message>
+    <message>
+        <source>failed: signal %1</source>
+        <translation>échec : signal %1</translation>
+    </message>
+    <message>
+        <source>failed: exit code %1</source>
+        <translation>échec : code de sortie %1</translation>
+    </message>
+    <message>
+        <source>missed</source>
+        <translation>manquée</translation>
+    </message>
+    <message numerus="yes">
+        <source>missed: over %n tick(s), until %1</source>
+        <translation>
+            <numerusform>manquée : plus de %n échéance, jusqu’à %1</numerusform>
+            <numerusform>manquées : plus de %n échéances, jusqu’à %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>missed: %n tick(s), until %1</source>
+        <translation>
+            <numerusform>manquée : %n échéance, jusqu’à %1</numerusform>
+            <numerusform>manquées : %n échéances, jusqu’à %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 so far</source>
+        <translation>%1 jusqu’ici</translation>
+    </message>
+    <message>
+        <source>%1 (attempt %2)</source>
+        <translation>%1 (tentative %2)</translation>
+    </message>
+    <message numerus="yes">
+        <source>No run was recorded for %n tick(s) of the schedule, from %1 to %2.</source>
+        <translation>
+            <numerusform>Aucune exécution enregistrée pour %n échéance de la planification, de %1 à %2.</numerusform>
+            <numerusform>Aucune exécution enregistrée pour %n échéances de la planification, de %1 à %2.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>not yet</source>
+        <translation>pas encore</translation>
+    </message>
+    <message>
+        <source>Tick %1 (BATON_TICK), run by %2 with fencing token %3.
+Started %4, ended %5, by the clock of the instance that recorded it.
+%6</source>
+        <translation>Échéance %1 (BATON_TICK), exécutée par %2 avec le jeton de fencing %3.
+Début %4, fin %5, selon l’horloge de l’instance qui l’a enregistrée.
+%6</translation>
+    </message>
+    <message>
+        <source>Tick</source>
+        <translation>Échéance</translation>
+    </message>
+    <message>
+        <source>Instance</source>
+        <translation>Instance</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>Début</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Durée</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>Résultat</translation>
+    </message>
+</context>
+<context>
+    <name>baton::RunsTab</name>
+    <message>
+        <source>Select a lease to see the runs of its scheduled work.</source>
+        <translation>Sélectionnez un bail pour voir les exécutions de sa tâche planifiée.</translation>
+    </message>
+    <message>
+        <source>Run records on Kubernetes are not shown here yet: the dashboard reads them from a Registry store (etcd or a shared folder).</source>
+        <translation>Les enregistrements d’exécution sur Kubernetes ne sont pas encore affichés ici : le tableau de bord les lit dans un magasin Registry (etcd ou un dossier partagé).</translation>
+    </message>
+    <message>
+        <source>Reading the run records of %1…</source>
+        <translation>Lecture des exécutions de %1…</translation>
+    </message>
+    <message>
+        <source>No run of scheduled work is recorded for %1.
+
+A lease runs a command on its leader once per tick with baton join --schedule SPEC --exec CMD (for example --schedule &quot;0 3 * * * Europe/Paris&quot;). Each run is recorded before it starts, and shows here: who ran it, when, how it ended, the ticks nobody ran, and the next tick.</source>
+        <translation>Aucune exécution de tâche planifiée n’est enregistrée pour %1.
+
+Un bail fait exécuter une commande par son leader une fois par échéance avec baton join --schedule SPEC --exec CMD (par exemple --schedule &quot;0 3 * * * Europe/Paris&quot;). Chaque exécution est enregistrée avant de commencer et s’affiche ici : qui l’a exécutée, quand, comment elle s’est terminée, les échéances que personne n’a exécutées, et la prochaine échéance.</translation>
+    </message>
+    <message>
+        <source>Cannot read the run records of %1: %2</source>
+        <translation>Impossible de lire les exécutions de %1 : %2</translation>
+    </message>
+    <message>
+        <source>The last read failed: %1</source>
+        <translation>La dernière lecture a échoué : %1</translation>
     </message>
 </context>
 <context>

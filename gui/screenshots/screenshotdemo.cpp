@@ -9,8 +9,11 @@
 #include "leasescript.h"
 #include "leasetablemodel.h"
 #include "mainwindow.h"
+#include "runhistorymodel.h"
+#include "runstab.h"
 #include <batoninternal/leasehistory.h>
 #include <batoninternal/registrykey.h>
+#include <batoninternal/runledger.h>
 #include "secretstore.h"
 #include "timelinewidget.h"
 
@@ -123,6 +126,7 @@ void ScreenshotDemo::start()
     }
     buildScript();
     writeStoredHistory();
+    writeRuns();
     // billing-cron's record is there before the dashboard connects, so that
     // its first list reads the stored history with it.
     m_script->write(QStringLiteral("billing-cron"), QStringLiteral("node-a"), leaseMs, [this](bool ok) {
@@ -166,6 +170,38 @@ void ScreenshotDemo::writeStoredHistory()
                     [](const StoreResult &) {});
 }
 
+void ScreenshotDemo::writeRuns()
+{
+    // billing-cron runs a job every 30 s (S1-S4): node-a's run of 120 s was
+    // cut short by its crash at 148 s, and node-b marked it interrupted when
+    // it took over; nobody led at 150 s, so that tick was missed; node-b's
+    // run of 210 s lasted 38 s (the slow store), so the tick of 240 s was
+    // skipped.
+    const QDateTime t0 = m_clock->wallNow();
+    const auto run = [&](qint64 tick, const QString &instance, qint64 token, qint64 startMs, qint64 endMs,
+                         const QString &outcome) {
+        RunRecord record;
+        record.tick = TickSchedule::tickName(t0.addSecs(tick));
+        record.instance = instance;
+        record.token = token;
+        record.start = t0.addMSecs(tick * 1000 + startMs);
+        record.end = t0.addMSecs(tick * 1000 + endMs);
+        record.outcome = outcome;
+        record.schedule = QStringLiteral("every 30s");
+        m_store->create(RunLedger::key(QStringLiteral("billing-cron"), record.tick), record.toJson(),
+                        [](const StoreResult &) {});
+    };
+    const QString a = QStringLiteral("node-a");
+    const QString b = QStringLiteral("node-b");
+    run(60, a, 2, 38, 3950, RunRecord::succeeded);
+    run(90, a, 2, 51, 1320, QStringLiteral("failed: exit code 2"));
+    run(120, a, 2, 40, 44300, RunRecord::interrupted);
+    run(180, b, 3, 36, 4420, RunRecord::succeeded);
+    run(210, b, 3, 42, 38050, RunRecord::succeeded);
+    run(240, b, 3, 20, 20, RunRecord::skipped);
+    run(270, b, 3, 47, 4130, RunRecord::succeeded);
+}
+
 void ScreenshotDemo::next()
 {
     if (m_next >= m_writes.size()) {
@@ -205,6 +241,26 @@ void ScreenshotDemo::waitUntilSeen(const Write &write)
     }
     connect(m_session->observer(), &LeaseObserver::leaseChanged, this,
             [this, write](const QString &) { waitUntilSeen(write); }, Qt::SingleShotConnection);
+}
+
+void ScreenshotDemo::saveRuns(std::function<void(bool)> then)
+{
+    // billing-cron's runs beside its timeline: the crash there is the
+    // interrupted run and the missed tick here.
+    m_window->selectLease(QStringLiteral("billing-cron"));
+    auto *runs = m_window->findChild<RunsTab *>();
+    auto *bottom = m_window->findChild<QSplitter *>(QStringLiteral("bottomSplitter"));
+    if (!runs || !bottom || runs->model()->lease() != QLatin1String("billing-cron")) {
+        then(false);
+        return;
+    }
+    if (!runs->model()->isLoaded()) {
+        connect(runs->model(), &RunHistoryModel::loaded, this, [this, then] { saveRuns(then); },
+                Qt::SingleShotConnection);
+        return;
+    }
+    m_window->detailTabs()->setCurrentWidget(runs);
+    then(save(bottom, QStringLiteral("runs.png")));
 }
 
 bool ScreenshotDemo::save(QWidget *widget, const QString &name)
@@ -262,12 +318,14 @@ void ScreenshotDemo::render()
         ok = ok && save(m_window.get(), QStringLiteral("fleet.png"));
         m_window->filterEdit()->clear();
         m_window->timelineTabs()->setCurrentWidget(m_window->timeline());
-        ConnectionDialog dialog(repository, m_window.get());
-        dialog.selectConnection(etcdId);
-        dialog.show();
-        ok = ok && save(&dialog, QStringLiteral("connections.png"));
-        dialog.hide();
-        Q_EMIT finished(ok ? 0 : 1);
+        saveRuns([this, repository, etcdId, ok](bool runsSaved) {
+            ConnectionDialog dialog(repository, m_window.get());
+            dialog.selectConnection(etcdId);
+            dialog.show();
+            const bool all = ok && runsSaved && save(&dialog, QStringLiteral("connections.png"));
+            dialog.hide();
+            Q_EMIT finished(all ? 0 : 1);
+        });
     });
 }
 

@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QTemporaryDir>
 
+#include <functional>
 #include <memory>
 
 namespace baton {
@@ -29,7 +30,9 @@ class ManualClock;
  * dashboard is rendered into
  * DIR, at the 1280 pixels wide it must fit: dashboard.png, detail.png
  * (timeline and renew timings), fleet.png (every lease's timeline, one
- * holder highlighted) and connections.png. sceneRendered() shows each scene
+ * holder highlighted), runs.png (billing-cron's scheduled runs: one
+ * interrupted by the crash, a missed tick, a skipped one) and
+ * connections.png. sceneRendered() shows each scene
  * to whoever checks it (the tests read its strings); finished() carries the
  * exit code.
  */
@@ -57,10 +60,14 @@ private:
     void buildScript();
     /*! billing-cron's changes stored before the dashboard connected. */
     void writeStoredHistory();
+    /*! billing-cron's scheduled runs: one interrupted by its crash, a tick missed, one skipped. */
+    void writeRuns();
     void next();
     void waitUntilSeen(const Write &write);
     void render();
     bool save(QWidget *widget, const QString &name);
+    /*! runs.png: billing-cron's Runs tab beside its timeline, once its runs are read; then \a then. */
+    void saveRuns(std::function<void(bool ok)> then);
 
     QDir m_directory;
     std::unique_ptr<test::ManualClock> m_clock;

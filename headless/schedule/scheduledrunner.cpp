@@ -192,6 +192,7 @@ RunRecord ScheduledRunner::freshRecord(const QDateTime &tick) const
     record.token = m_cluster->fencingToken();
     record.start = QDateTime::currentDateTimeUtc();
     record.outcome = RunRecord::running;
+    record.schedule = m_options.schedule.text();
     return record;
 }
 

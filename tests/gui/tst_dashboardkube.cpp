@@ -12,14 +12,17 @@
 #include "leaseapiserver.h"
 #include "leasetablemodel.h"
 #include "mainwindow.h"
+#include "runstab.h"
 #include "testcertificates.h"
 #include "testsecrets.h"
 
 #include <QDateTime>
 #include <QFile>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLoggingCategory>
 #include <QPushButton>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -169,6 +172,16 @@ void TestDashboardKube::showsALeaseAndItsHolderWithTheConnectionsToken()
     QVERIFY(join);
     QVERIFY(!join->isEnabled());
     QVERIFY(!join->toolTip().isEmpty());
+
+    // The Runs tab reads run records from a store: here it says they are not shown.
+    window.selectLease(QStringLiteral("jobs"));
+    auto *runs = window.findChild<RunsTab *>();
+    QVERIFY(runs);
+    window.detailTabs()->setCurrentWidget(runs);
+    auto *runsEmpty = runs->findChild<QLabel *>(QStringLiteral("runsEmpty"));
+    QVERIFY(runsEmpty && runsEmpty->isVisible());
+    QVERIFY2(runsEmpty->text().contains(QStringLiteral("Kubernetes")), qPrintable(runsEmpty->text()));
+    QVERIFY(!runs->table()->isVisible());
 
     // B5: the connection's token was the one sent; nothing but reading.
     const QString user = QStringLiteral("system:serviceaccount:baton-system:dashboard");

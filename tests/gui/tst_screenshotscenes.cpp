@@ -4,13 +4,17 @@
 // says a feature is "coming", when a string of the dashboard has no
 // translation in French or German (it would show its English source), or
 // when the lease table scrolls sideways at the 1280 pixels the scenes are
-// rendered at. The detail scene shows a crash's time without a leader.
+// rendered at. The detail scene shows a crash's time without a leader;
+// the runs scene an interrupted run, a missed tick and a skipped one, each
+// outcome whole.
 
 #include <baton/clock.h>
 #include "fleettimelinemodel.h"
 #include "leaseactivity.h"
 #include "leasetablemodel.h"
 #include "mainwindow.h"
+#include "runhistorymodel.h"
+#include "runstab.h"
 #include "screenshotdemo.h"
 #include "timelinewidget.h"
 #include "translations.h"
@@ -176,6 +180,33 @@ void TestScreenshotScenes::everySceneIsCurrentAndTranslated()
                 problems.append(QStringLiteral("detail: no crash gap in the timeline of %1")
                                         .arg(timeline ? timeline->lease() : QStringLiteral("(no timeline)")));
         }
+        // S4: the Runs scene shows a run cut short by the crash, a tick
+        // nobody ran and one skipped; its table fits its pane at 1280
+        // pixels, each outcome whole.
+        if (name == QLatin1String("runs")) {
+            auto *runs = widget->findChild<RunsTab *>();
+            QTableView *table = runs ? runs->table() : nullptr;
+            QStringList outcomes;
+            for (int row = 0; table && row < table->model()->rowCount(); ++row)
+                outcomes.append(table->model()->index(row, 0).data(RunHistoryModel::OutcomeKeyRole).toString());
+            for (const QString &wanted : {RunRecord::interrupted, RunRecord::skipped, QStringLiteral("missed")})
+                if (!outcomes.contains(wanted))
+                    problems.append(QStringLiteral("runs: no \"%1\" row among %2").arg(wanted, outcomes.join(u',')));
+            if (!table || !table->isVisible() || table->horizontalScrollBar()->maximum() > 0)
+                problems.append(QStringLiteral("runs: the table is not shown, or scrolls sideways"));
+            const int outcome = RunHistoryModel::OutcomeColumn;
+            const int margins = table ? 2 * (table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1)
+                                      : 0;
+            for (int row = 0; table && row < table->model()->rowCount(); ++row) {
+                const QString text = table->model()->index(row, outcome).data().toString();
+                const int wanted = table->fontMetrics().horizontalAdvance(text) + margins;
+                if (table->columnWidth(outcome) < wanted)
+                    problems.append(QStringLiteral("runs: \"%1\" is cut off: %2 px of %3")
+                                            .arg(text)
+                                            .arg(table->columnWidth(outcome))
+                                            .arg(wanted));
+            }
+        }
         // The lease table fits at 1280 pixels: no sideways scrolling, and
         // the State column (the last) shows its header and its words whole.
         if (auto *window = qobject_cast<MainWindow *>(widget)) {
@@ -210,7 +241,7 @@ void TestScreenshotScenes::everySceneIsCurrentAndTranslated()
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.at(0).at(0).toInt(), 0);
     QCOMPARE(scenes, (QStringList {QStringLiteral("dashboard"), QStringLiteral("detail"), QStringLiteral("fleet"),
-                                   QStringLiteral("connections")}));
+                                   QStringLiteral("runs"), QStringLiteral("connections")}));
     if (translated)
         problems += recorder->missing();
     QVERIFY2(problems.isEmpty(), qPrintable(QLatin1Char('\n') + problems.join(QLatin1Char('\n'))));

@@ -44,6 +44,7 @@ void TestTranslations::frenchRunShowsFrenchLabels()
     QCOMPARE(table->headerData(LeaseTableModel::FreshnessColumn, Qt::Horizontal).toString(),
              QStringLiteral("Renouvellement"));
     QCOMPARE(window.detailTabs()->tabText(0), QStringLiteral("Historique des bascules"));
+    QCOMPARE(window.detailTabs()->tabText(2), QStringLiteral("Exécutions"));
     auto *join = window.findChild<QPushButton *>(QStringLiteral("joinButton"));
     QVERIFY(join);
     QCOMPARE(join->text(), QStringLiteral("&Rejoindre"));
@@ -72,6 +73,10 @@ void TestTranslations::englishHasItsPluralForms()
     QCOMPARE(english.translate("baton::MainWindow", "%n lease(s)", nullptr, 14), QStringLiteral("%n leases"));
     QCOMPARE(english.translate("baton::DashboardSession", "Baton: %n lease(s) changed", nullptr, 2),
              QStringLiteral("Baton: %n leases changed"));
+    QCOMPARE(english.translate("baton::RunHistoryModel", "missed: %n tick(s), until %1", nullptr, 1),
+             QStringLiteral("missed: %n tick, until %1"));
+    QCOMPARE(english.translate("baton::RunHistoryModel", "missed: %n tick(s), until %1", nullptr, 3),
+             QStringLiteral("missed: %n ticks, until %1"));
 }
 
 QTEST_MAIN(TestTranslations)

@@ -189,6 +189,8 @@ void TestJoinSchedule::eachTickRunsOnceAcrossAKilledLeader()
         const QJsonObject record = records.value(words.at(0));
         QCOMPARE(record.value(QStringLiteral("lease")).toString(), m_lease);
         QCOMPARE(record.value(QStringLiteral("token")).toString(), words.at(2));
+        // The schedule goes with each record: a reader can tell the next tick and the missed ones.
+        QCOMPARE(record.value(QStringLiteral("schedule")).toString(), QStringLiteral("every 2s"));
         if (record.value(QStringLiteral("outcome")).toString() == QLatin1String("succeeded")) {
             QCOMPARE(record.value(QStringLiteral("instance")).toString(), words.at(1));
             QVERIFY(!record.value(QStringLiteral("end")).toString().isEmpty());

@@ -90,6 +90,8 @@ private Q_SLOTS:
     void recordsAreTrimmedByCountAndSizeButNotWhileRunning();
     void recordsOfOtherLeasesAreNotListed_data() { stores_data(); }
     void recordsOfOtherLeasesAreNotListed();
+    void theScheduleOfARunIsKeptWithIt_data() { stores_data(); }
+    void theScheduleOfARunIsKeptWithIt();
 
 private:
     /*! Two stores on the same data, as two instances have. */
@@ -300,6 +302,42 @@ void TestRunLedger::recordsOfOtherLeasesAreNotListed()
     QVERIFY(await([&](auto done) { longer->claim(started(QStringLiteral("2026-12-01T04:00:00Z"), QStringLiteral("a"), 1), done); }).ok);
     QCOMPARE(listed(*nightly).size(), 1);
     QCOMPARE(listed(*longer).size(), 1);
+}
+
+void TestRunLedger::theScheduleOfARunIsKeptWithIt()
+{
+    // S4: a reader that knows the schedule can tell the next tick and the
+    // ticks nobody recorded (the dashboard's Runs tab).
+    OPEN_STORES();
+    RunLedger ledger(m_first.get(), kLease);
+    RunLedger reader(m_secondStore, kLease);
+    RunRecord record = started(QStringLiteral("2026-12-01T02:00:00Z"), QStringLiteral("a"), 7);
+    record.schedule = QStringLiteral("0 3 * * * Europe/Paris");
+    record.attempt = 2;
+    const Outcome claimed = await([&](auto done) { ledger.claim(record, done); });
+    QVERIFY2(claimed.ok, qPrintable(claimed.error));
+    RunRecord finished = claimed.record;
+    finished.outcome = RunRecord::succeeded;
+    finished.end = finished.start.addSecs(12);
+    QVERIFY(await([&](auto done) { ledger.replace(claimed.record, finished, done); }).ok);
+    // A record written before the schedule was kept has none, and reads as such.
+    QVERIFY(await([&](auto done) {
+                ledger.claim(started(QStringLiteral("2026-11-30T02:00:00Z"), QStringLiteral("b"), 6), done);
+            }).ok);
+
+    const QList<RunRecord> records = listed(reader);
+    QCOMPARE(records.size(), 2);
+    QCOMPARE(records.at(0).schedule, QString());
+    QVERIFY(!records.at(0).toJson().contains(QStringLiteral("schedule")));
+    const RunRecord &read = records.at(1);
+    QCOMPARE(read.schedule, QStringLiteral("0 3 * * * Europe/Paris"));
+    QCOMPARE(read.tick, record.tick);
+    QCOMPARE(read.instance, QStringLiteral("a"));
+    QCOMPARE(read.token, 7);
+    QCOMPARE(read.attempt, 2);
+    QCOMPARE(read.outcome, RunRecord::succeeded);
+    QCOMPARE(read.start, record.start.toUTC());
+    QCOMPARE(read.end, finished.end.toUTC());
 }
 
 QTEST_GUILESS_MAIN(TestRunLedger)

@@ -41,6 +41,12 @@ struct BATON_INTERNAL_EXPORT RunRecord
     QString outcome;
     /*! How many times the tick was started: above 1 after a rerun of an interrupted run. */
     int attempt = 1;
+    /*!
+     * The schedule's text (TickSchedule::text()) the tick came from, so that
+     * a reader (the dashboard) can tell the next tick and the ticks nobody
+     * recorded; empty in records written before it was kept.
+     */
+    QString schedule;
     /*! The store's version of the record, for the conditional update that settles it. */
     QString version;
 

@@ -41,6 +41,8 @@ QJsonObject RunRecord::toJson() const
                       {QStringLiteral("attempt"), attempt}};
     if (end.isValid())
         json.insert(QStringLiteral("end"), timeText(end));
+    if (!schedule.isEmpty())
+        json.insert(QStringLiteral("schedule"), schedule);
     return json;
 }
 
@@ -57,6 +59,7 @@ std::optional<RunRecord> RunRecord::fromEntry(const StoreEntry &entry)
     record.start = readTime(json.value(QStringLiteral("start")));
     record.end = readTime(json.value(QStringLiteral("end")));
     record.attempt = std::max(1, json.value(QStringLiteral("attempt")).toInt(1));
+    record.schedule = json.value(QStringLiteral("schedule")).toString();
     record.version = entry.version;
     return record;
 }
