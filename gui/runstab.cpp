@@ -76,7 +76,11 @@ void RunsTab::follow()
     const bool open = m_session && m_session->isOpen();
     const QString lease = open ? m_leases->selectedLease() : QString();
     const Clock *clock = open && m_session->observer() ? &m_session->observer()->clock() : nullptr;
-    m_model->setSource(open ? m_session->store() : nullptr, lease, clock);
+    // Kubernetes connections have no store: their runs are ConfigMaps the observer's client reads.
+    if (open && !m_session->store() && m_session->observer())
+        m_model->setSource(m_session->observer(), lease, clock);
+    else
+        m_model->setSource(open ? m_session->store() : nullptr, lease, clock);
     refresh();
 }
 
@@ -86,9 +90,6 @@ void RunsTab::refresh()
     QString empty;
     if (lease.isEmpty()) {
         empty = tr("Select a lease to see the runs of its scheduled work.");
-    } else if (!m_model->store()) {
-        empty = tr("Run records on Kubernetes are not shown here yet: the dashboard reads them from a Registry "
-                   "store (etcd or a shared folder).");
     } else if (!m_model->isLoaded()) {
         empty = tr("Reading the run records of %1…").arg(lease);
     } else if (m_model->records().isEmpty()) {

@@ -982,10 +982,6 @@ Beginn %4, Ende %5, nach der Uhr der Instanz, die ihn aufgezeichnet hat.
         <translation>Wählen Sie ein Lease, um die Läufe seiner geplanten Arbeit zu sehen.</translation>
     </message>
     <message>
-        <source>Run records on Kubernetes are not shown here yet: the dashboard reads them from a Registry store (etcd or a shared folder).</source>
-        <translation>Laufaufzeichnungen auf Kubernetes werden hier noch nicht angezeigt: das Dashboard liest sie aus einem Registry-Speicher (etcd oder ein gemeinsamer Ordner).</translation>
-    </message>
-    <message>
         <source>Reading the run records of %1…</source>
         <translation>Die Laufaufzeichnungen von %1 werden gelesen…</translation>
     </message>

@@ -982,10 +982,6 @@ Début %4, fin %5, selon l’horloge de l’instance qui l’a enregistrée.
         <translation>Sélectionnez un bail pour voir les exécutions de sa tâche planifiée.</translation>
     </message>
     <message>
-        <source>Run records on Kubernetes are not shown here yet: the dashboard reads them from a Registry store (etcd or a shared folder).</source>
-        <translation>Les enregistrements d’exécution sur Kubernetes ne sont pas encore affichés ici : le tableau de bord les lit dans un magasin Registry (etcd ou un dossier partagé).</translation>
-    </message>
-    <message>
         <source>Reading the run records of %1…</source>
         <translation>Lecture des exécutions de %1…</translation>
     </message>

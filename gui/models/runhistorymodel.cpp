@@ -3,6 +3,7 @@
 #include "leasetablemodel.h"
 
 #include <baton/clock.h>
+#include <baton/leaseobserver.h>
 #include <baton/store.h>
 
 #include <QColor>
@@ -40,13 +41,16 @@ RunHistoryModel::RunHistoryModel(QObject *parent)
 
 RunHistoryModel::~RunHistoryModel() = default;
 
-void RunHistoryModel::setSource(Store *store, const QString &lease, const Clock *clock)
+bool RunHistoryModel::reset(Store *store, LeaseObserver *observer, const QString &lease, const Clock *clock)
 {
     const Clock *wanted = clock ? clock : &Clock::system();
-    if (store == m_store && lease == m_lease && wanted == m_clock && (m_ledger || !store || lease.isEmpty()))
-        return;
+    if (store == m_store && observer == m_observer && lease == m_lease && wanted == m_clock
+        && (m_ledger || (!store && !observer) || lease.isEmpty()))
+        return false;
     if (m_store)
         m_store->disconnect(this);
+    if (m_observer)
+        m_observer->disconnect(this);
     delete m_watch; // a list still under way answers to nobody: its ledger goes too
     delete m_ledger;
     m_watch = nullptr;
@@ -54,6 +58,7 @@ void RunHistoryModel::setSource(Store *store, const QString &lease, const Clock 
     m_poll.stop();
     m_listing = m_listAgain = m_loaded = false;
     m_store = store;
+    m_observer = observer;
     m_lease = lease;
     m_clock = wanted;
     m_error.clear();
@@ -61,9 +66,14 @@ void RunHistoryModel::setSource(Store *store, const QString &lease, const Clock 
     beginResetModel();
     m_rows.clear();
     endResetModel();
-    if (!store || lease.isEmpty())
+    return true;
+}
+
+void RunHistoryModel::setSource(Store *store, const QString &lease, const Clock *clock)
+{
+    if (!reset(store, nullptr, lease, clock) || !store || lease.isEmpty())
         return;
-    connect(store, &QObject::destroyed, this, [this] { setSource(nullptr, QString(), m_clock); });
+    connect(store, &QObject::destroyed, this, [this] { setSource(static_cast<Store *>(nullptr), QString(), m_clock); });
     m_ledger = new RunLedger(store, lease, this);
     m_watch = store->watch(RunLedger::prefix(lease), this);
     if (m_watch) {
@@ -73,6 +83,22 @@ void RunHistoryModel::setSource(Store *store, const QString &lease, const Clock 
     } else {
         m_poll.start();
     }
+    list();
+}
+
+void RunHistoryModel::setSource(LeaseObserver *observer, const QString &lease, const Clock *clock)
+{
+    if (!reset(nullptr, observer, lease, clock) || !observer || lease.isEmpty())
+        return;
+    connect(observer, &QObject::destroyed, this,
+            [this] { setSource(static_cast<LeaseObserver *>(nullptr), QString(), m_clock); });
+    m_ledger = openRunLedger(observer, lease, this, &m_error);
+    if (!m_ledger) {
+        m_loaded = true; // nothing to wait for: the error says why
+        Q_EMIT loaded();
+        return;
+    }
+    m_poll.start();
     list();
 }
 

@@ -11,6 +11,7 @@
 namespace baton {
 
 class Clock;
+class LeaseObserver;
 class RunLedger;
 
 /*!
@@ -56,6 +57,12 @@ public:
      * lease: none), judging what is due by \a clock (null: this host's).
      */
     void setSource(Store *store, const QString &lease, const Clock *clock = nullptr);
+    /*!
+     * Reads the runs of \a lease where \a observer sees it without a store
+     * (Kubernetes: a ConfigMap per run beside the Lease), listed again every
+     * pollIntervalMs, since nothing watches those.
+     */
+    void setSource(LeaseObserver *observer, const QString &lease, const Clock *clock = nullptr);
     Store *store() const { return m_store; }
     QString lease() const { return m_lease; }
     /*! Works out the rows again at the clock's time: a tick due since is missed, a run goes on. */
@@ -88,12 +95,15 @@ Q_SIGNALS:
     void loaded();
 
 private:
+    /*! Forgets the current source; false when \a store, \a observer, \a lease and \a clock are it already. */
+    bool reset(Store *store, LeaseObserver *observer, const QString &lease, const Clock *clock);
     void list();
     void show(QList<RunRow> rows);
     QString display(const RunRow &row, int column) const;
     QString toolTip(const RunRow &row) const;
 
     QPointer<Store> m_store;
+    QPointer<LeaseObserver> m_observer;
     QString m_lease;
     const Clock *m_clock;
     RunLedger *m_ledger = nullptr;

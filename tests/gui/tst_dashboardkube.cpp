@@ -12,11 +12,15 @@
 #include "leaseapiserver.h"
 #include "leasetablemodel.h"
 #include "mainwindow.h"
+#include "runhistorymodel.h"
 #include "runstab.h"
 #include "testcertificates.h"
 #include "testsecrets.h"
 
 #include <QDateTime>
+#include <batoninternal/runledger.h>
+#include <baton/leaseobserver.h>
+
 #include <QFile>
 #include <QJsonObject>
 #include <QLabel>
@@ -33,6 +37,7 @@ namespace {
 
 const QString observerToken = test::testSecret(QStringLiteral("dashboard-kube-token"));
 const QString staleToken = test::testSecret(QStringLiteral("dashboard-stale-token"));
+const QString runsWriterToken = test::testSecret(QStringLiteral("dashboard-runs-token"));
 
 QStringList s_logLines;
 
@@ -173,15 +178,54 @@ void TestDashboardKube::showsALeaseAndItsHolderWithTheConnectionsToken()
     QVERIFY(!join->isEnabled());
     QVERIFY(!join->toolTip().isEmpty());
 
-    // The Runs tab reads run records from a store: here it says they are not shown.
+    // S4: the Runs tab reads the runs of a Kubernetes Lease from their
+    // ConfigMaps. The shipped observer ClusterRole lists no ConfigMaps (it
+    // is cluster-wide): the tab says so in the server's words.
     window.selectLease(QStringLiteral("jobs"));
     auto *runs = window.findChild<RunsTab *>();
     QVERIFY(runs);
     window.detailTabs()->setCurrentWidget(runs);
     auto *runsEmpty = runs->findChild<QLabel *>(QStringLiteral("runsEmpty"));
-    QVERIFY(runsEmpty && runsEmpty->isVisible());
-    QVERIFY2(runsEmpty->text().contains(QStringLiteral("Kubernetes")), qPrintable(runsEmpty->text()));
+    QVERIFY(runsEmpty);
+    QTRY_VERIFY2_WITH_TIMEOUT(runsEmpty->isVisible() && runsEmpty->text().contains(QStringLiteral("403")),
+                              qPrintable(runsEmpty->text()), 10000);
+    QVERIFY2(runsEmpty->text().contains(QStringLiteral("configmaps")), qPrintable(runsEmpty->text()));
     QVERIFY(!runs->table()->isVisible());
+
+    // Granted `list` on configmaps, it shows a run that a participant wrote
+    // as `baton join --schedule` writes it, within one poll.
+    m_server.setVerbs(QStringLiteral("system:serviceaccount:baton-system:dashboard"),
+                      {QStringLiteral("get"), QStringLiteral("list"), QStringLiteral("watch"),
+                       QStringLiteral("configmaps/list")});
+    m_server.addToken(runsWriterToken, QStringLiteral("system:serviceaccount:ks:participant"),
+                      {QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("configmaps/list"),
+                       QStringLiteral("configmaps/create")});
+    LeaseSourceOptions participant;
+    participant.kind = LeaseSourceOptions::Kind::Kubernetes;
+    participant.kubeconfigPath = m_kubeconfig;
+    participant.namespaceName = QStringLiteral("ks");
+    participant.token = runsWriterToken;
+    QString writerError;
+    LeaseObserver *writer = LeaseObserver::open(participant, this, &writerError);
+    QVERIFY2(writer, qPrintable(writerError));
+    RunLedger *ledger = openRunLedger(writer, QStringLiteral("jobs"), writer, &writerError);
+    QVERIFY2(ledger, qPrintable(writerError));
+    RunRecord record;
+    record.tick = QStringLiteral("2026-12-02T03:00:00Z");
+    record.instance = QStringLiteral("node-a");
+    record.token = 7;
+    record.start = QDateTime::fromString(QStringLiteral("2026-12-02T03:00:00Z"), Qt::ISODate);
+    record.end = record.start.addSecs(42);
+    record.outcome = RunRecord::succeeded;
+    record.schedule = QStringLiteral("0 3 * * *");
+    bool claimed = false;
+    ledger->claim(record, [&claimed](bool ok, const RunRecord &, const QString &) { claimed = ok; });
+    QTRY_VERIFY(claimed);
+    QTRY_VERIFY_WITH_TIMEOUT(runs->table()->isVisible(), 3 * RunHistoryModel::pollIntervalMs);
+    QCOMPARE(runs->table()->model()->data(runs->table()->model()->index(0, RunHistoryModel::InstanceColumn))
+                     .toString(),
+             QStringLiteral("node-a"));
+    delete writer;
 
     // B5: the connection's token was the one sent; nothing but reading.
     const QString user = QStringLiteral("system:serviceaccount:baton-system:dashboard");
