@@ -6,35 +6,25 @@
 #include "electionmetrics.h"
 #include "scheduledrunner.h"
 
-#include <baton/application.h>
 #include <baton/clusterservice.h>
-#include <baton/store.h>
+#include <batoninternal/openrunledger.h>
 
 namespace baton {
 
 bool JoinCommand::attachSchedule(QString *errorString)
 {
     ClusterService *cluster = m_clusters.first();
-    if (cluster->type() == QLatin1String("Webda/KubernetesClusterService")) {
-        *errorString = QStringLiteral("--schedule keeps its run records in a store: it works with "
-                                      "leases kept in etcd or in files, not yet with Kubernetes Leases");
-        return false;
-    }
     // The run records live in the store that keeps the lease.
-    Store *store = nullptr;
-    const QString storeName = cluster->parameters().value(QStringLiteral("store")).toString();
-    if (!storeName.isEmpty())
-        store = qobject_cast<Store *>(m_application->service(storeName));
-    if (!store)
-        store = m_application->registry();
-    if (!store) {
-        *errorString = QStringLiteral("--schedule: no store for the run records");
+    RunLedger *ledger = openRunLedger(cluster, nullptr, errorString);
+    if (!ledger) {
+        *errorString = QStringLiteral("--schedule: %1").arg(*errorString);
         return false;
     }
     ScheduledRunner::Options options;
     QString problem;
     const auto schedule = TickSchedule::parse(m_options.schedule, &problem);
     if (!schedule) {
+        delete ledger;
         *errorString = QStringLiteral("--schedule %1").arg(problem);
         return false;
     }
@@ -45,7 +35,7 @@ bool JoinCommand::attachSchedule(QString *errorString)
                                                        : ScheduledRunner::OnInterrupted::Skip;
     options.catchUpMs = m_options.catchUpMs;
     options.overlap = m_options.queueOverlap ? ScheduledRunner::Overlap::Queue : ScheduledRunner::Overlap::Skip;
-    m_schedule = new ScheduledRunner(cluster, store, options);
+    m_schedule = new ScheduledRunner(cluster, ledger, options);
     if (!m_schedule->attach(errorString))
         return false;
     if (m_options.eventsJson)

@@ -31,14 +31,15 @@ QString outcomeOf(int exitCode, int signal)
 
 } // namespace
 
-ScheduledRunner::ScheduledRunner(ClusterService *cluster, Store *store, Options options, QObject *parent)
+ScheduledRunner::ScheduledRunner(ClusterService *cluster, RunLedger *ledger, Options options, QObject *parent)
     : QObject(parent)
     , m_cluster(cluster)
-    , m_ledger(store, cluster->leaseName())
+    , m_ledger(ledger)
     , m_options(std::move(options))
     , m_planner({m_options.schedule, m_options.onInterrupted, m_options.catchUpMs, m_options.overlap},
                 cluster->instanceId())
 {
+    m_ledger->setParent(this);
     m_timer.setSingleShot(true);
     connect(&m_timer, &QTimer::timeout, this, [this] {
         carryOut(m_planner.timerFired(QDateTime::currentDateTimeUtc()));
@@ -99,7 +100,7 @@ void ScheduledRunner::carryOut(const QList<TickPlanner::Action> &actions)
         const RunRecord &record = action.record;
         switch (action.kind) {
         case Kind::ReadRecords:
-            m_ledger.list([self, token = record.token](bool ok, const QList<RunRecord> &records, const QString &error) {
+            m_ledger->list([self, token = record.token](bool ok, const QList<RunRecord> &records, const QString &error) {
                 if (!self || !self->m_planner.isLeading())
                     return;
                 if (!ok) {
@@ -123,15 +124,15 @@ void ScheduledRunner::carryOut(const QList<TickPlanner::Action> &actions)
                     self->answerClaim(ok, r, error);
             };
             if (action.kind == Kind::TakeOver)
-                m_ledger.replace(action.earlier, record, claimed);
+                m_ledger->replace(action.earlier, record, claimed);
             else
-                m_ledger.claim(record, claimed);
+                m_ledger->claim(record, claimed);
             break;
         }
         case Kind::MarkInterrupted: {
             // Left running by an earlier leadership, or claimed for one
             // that ended before the answer came: either way it ends here.
-            m_ledger.replace(action.earlier, record, [self](bool done, const RunRecord &r, const QString &) {
+            m_ledger->replace(action.earlier, record, [self](bool done, const RunRecord &r, const QString &) {
                 if (self && done)
                     self->emitEvent(QStringLiteral("run-finished"),
                                     {{QStringLiteral("tick"), r.tick},
@@ -148,7 +149,7 @@ void ScheduledRunner::carryOut(const QList<TickPlanner::Action> &actions)
             emitEvent(QStringLiteral("run-skipped"),
                       {{QStringLiteral("tick"), record.tick},
                        {QStringLiteral("reason"), QStringLiteral("previous run still going")}});
-            m_ledger.claim(record, [](bool, const RunRecord &, const QString &) {});
+            m_ledger->claim(record, [](bool, const RunRecord &, const QString &) {});
             break;
         case Kind::StartWork:
             startRun(record);
@@ -166,14 +167,14 @@ void ScheduledRunner::carryOut(const QList<TickPlanner::Action> &actions)
             }
             break;
         case Kind::Settle:
-            m_ledger.replace(action.earlier, record, [self](bool ok, const RunRecord &r, const QString &error) {
+            m_ledger->replace(action.earlier, record, [self](bool ok, const RunRecord &r, const QString &error) {
                 if (!self)
                     return;
                 if (!ok && !error.isEmpty())
                     qCWarning(lcSchedule).noquote()
                             << QStringLiteral("%1: tick %2: cannot record its end (%3): %4")
                                        .arg(self->m_cluster->leaseName(), r.tick, r.outcome, error);
-                self->m_ledger.trim();
+                self->m_ledger->trim();
             });
             qCInfo(lcSchedule).noquote() << QStringLiteral("%1: tick %2: %3").arg(lease, record.tick, record.outcome);
             emitEvent(QStringLiteral("run-finished"),

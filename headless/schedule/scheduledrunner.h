@@ -17,7 +17,6 @@ namespace baton {
 
 class ClusterService;
 class ExecSupervisor;
-class Store;
 
 /*!
  * `baton join --schedule SPEC --exec CMD`: runs the command on the leader
@@ -62,7 +61,8 @@ public:
         Overlap overlap = Overlap::Skip;
     };
 
-    ScheduledRunner(ClusterService *cluster, Store *store, Options options, QObject *parent = nullptr);
+    /*! Keeps the records in \a ledger, which it takes over. */
+    ScheduledRunner(ClusterService *cluster, RunLedger *ledger, Options options, QObject *parent = nullptr);
     ~ScheduledRunner() override;
 
     /*! Registers with whenLeader(); false with \a errorString when the grace does not fit. */
@@ -84,7 +84,7 @@ private:
     void emitEvent(const QString &name, const QJsonObject &fields);
 
     QPointer<ClusterService> m_cluster;
-    RunLedger m_ledger;
+    RunLedger *m_ledger;
     Options m_options;
     TickPlanner m_planner;
     qint64 m_graceMs = -1;
