@@ -7,24 +7,16 @@
 #include "scheduledrunner.h"
 
 #include <baton/clusterservice.h>
-#include <batoninternal/openrunledger.h>
 
 namespace baton {
 
 bool JoinCommand::attachSchedule(QString *errorString)
 {
     ClusterService *cluster = m_clusters.first();
-    // The run records live in the store that keeps the lease.
-    RunLedger *ledger = openRunLedger(cluster, nullptr, errorString);
-    if (!ledger) {
-        *errorString = QStringLiteral("--schedule: %1").arg(*errorString);
-        return false;
-    }
     ScheduledRunner::Options options;
     QString problem;
     const auto schedule = TickSchedule::parse(m_options.schedule, &problem);
     if (!schedule) {
-        delete ledger;
         *errorString = QStringLiteral("--schedule %1").arg(problem);
         return false;
     }
@@ -35,7 +27,8 @@ bool JoinCommand::attachSchedule(QString *errorString)
                                                        : ScheduledRunner::OnInterrupted::Skip;
     options.catchUpMs = m_options.catchUpMs;
     options.overlap = m_options.queueOverlap ? ScheduledRunner::Overlap::Queue : ScheduledRunner::Overlap::Skip;
-    m_schedule = new ScheduledRunner(cluster, ledger, options);
+    m_schedule = new ScheduledRunner(cluster, options);
+    // The run records live where the lease lives.
     if (!m_schedule->attach(errorString))
         return false;
     if (m_options.eventsJson)

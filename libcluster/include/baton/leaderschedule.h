@@ -175,6 +175,12 @@ Q_SIGNALS:
     void due(const baton::RunId &run);
     /*! The leadership ended during \a run: stop its work now; its record says interrupted. */
     void interrupted(const baton::RunId &run);
+    /*!
+     * A run left going by an earlier leadership (that of \a instance) is
+     * now recorded as interrupted; so is a tick this instance claimed for a
+     * leadership that ended before the claim was answered.
+     */
+    void earlierRunInterrupted(const baton::RunId &run, const QString &instance);
     /*! A tick that came while a run was going was not run (Overlap::Skip, or pushed out of the queue). */
     void skipped(const QString &tick);
 

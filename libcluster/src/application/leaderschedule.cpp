@@ -130,7 +130,10 @@ void LeaderSchedulePrivate::carryOut(const QList<TickPlanner::Action> &actions)
             break;
         }
         case Kind::MarkInterrupted:
-            ledger->replace(action.earlier, record, [](bool, const RunRecord &, const QString &) {});
+            ledger->replace(action.earlier, record, [self](bool done, const RunRecord &r, const QString &) {
+                if (self && done)
+                    Q_EMIT self->earlierRunInterrupted(runIdOf(r), r.instance);
+            });
             break;
         case Kind::RecordSkip:
             if (!cluster->isLeader())
@@ -141,7 +144,7 @@ void LeaderSchedulePrivate::carryOut(const QList<TickPlanner::Action> &actions)
             Q_EMIT q->skipped(record.tick);
             break;
         case Kind::StartWork:
-            qCInfo(lcLeaderSchedule).noquote() << QStringLiteral("%1: tick %2 is due (attempt %3)")
+            qCDebug(lcLeaderSchedule).noquote() << QStringLiteral("%1: tick %2 is due (attempt %3)")
                                                           .arg(lease, record.tick)
                                                           .arg(record.attempt);
             Q_EMIT q->due(runIdOf(record));
