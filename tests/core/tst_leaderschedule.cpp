@@ -66,6 +66,7 @@ private Q_SLOTS:
     void eachTickIsDueOnOneInstanceOnly();
     void finishWritesTheOutcome();
     void theLeadershipEndingMidRunMarksItInterrupted();
+    void stoppingTheScheduleInterruptsTheRunGoing();
     void aBadScheduleIsRefusedNamingTheField();
     void aScheduleWithNowhereToKeepItsRecordsIsRefused();
 };
@@ -151,6 +152,29 @@ void TestLeaderSchedule::theLeadershipEndingMidRunMarksItInterrupted()
     schedule.finish(run, true); // too late: ignored
     QTRY_COMPARE(recordOf(store.get(), run.tick()).value_or(RunRecord()).outcome, RunRecord::interrupted);
     QCOMPARE(due.count(), 1);
+}
+
+// S2: stop() ends the work as the end of the leadership would; no tick after it.
+void TestLeaderSchedule::stoppingTheScheduleInterruptsTheRunGoing()
+{
+    auto store = makeStore();
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    LeaderSchedule schedule(a, *store);
+    QVERIFY(schedule.setSchedule(QStringLiteral("every 1s")));
+    QSignalSpy due(&schedule, &LeaderSchedule::due);
+    QSignalSpy interrupted(&schedule, &LeaderSchedule::interrupted);
+    QVERIFY(schedule.start());
+    QVERIFY(due.wait(5000));
+    const RunId run = due.first().first().value<RunId>();
+    schedule.stop();
+    QVERIFY(!schedule.isActive());
+    QCOMPARE(interrupted.count(), 1);
+    QCOMPARE(interrupted.first().first().value<RunId>(), run);
+    QTRY_COMPARE(recordOf(store.get(), run.tick()).value_or(RunRecord()).outcome, RunRecord::interrupted);
+    QVERIFY(!due.wait(2500)); // a tick would have come within this time
+    stopAndWait(a);
 }
 
 void TestLeaderSchedule::aBadScheduleIsRefusedNamingTheField()
