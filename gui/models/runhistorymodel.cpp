@@ -2,6 +2,7 @@
 
 #include "leasetablemodel.h"
 
+#include <batoninternal/observerrunledger.h>
 #include <baton/clock.h>
 #include <baton/leaseobserver.h>
 #include <baton/store.h>

@@ -6,23 +6,17 @@
 #include "electionmetrics.h"
 #include "scheduledrunner.h"
 
-#include <baton/application.h>
 #include <baton/clusterservice.h>
-#include <batoninternal/runledger.h>
 
 namespace baton {
 
 bool JoinCommand::attachSchedule(QString *errorString)
 {
     ClusterService *cluster = m_clusters.first();
-    RunLedger *ledger = openRunLedger(cluster, nullptr, errorString);
-    if (!ledger)
-        return false;
     ScheduledRunner::Options options;
     QString problem;
     const auto schedule = TickSchedule::parse(m_options.schedule, &problem);
     if (!schedule) {
-        delete ledger;
         *errorString = QStringLiteral("--schedule %1").arg(problem);
         return false;
     }
@@ -33,7 +27,8 @@ bool JoinCommand::attachSchedule(QString *errorString)
                                                        : ScheduledRunner::OnInterrupted::Skip;
     options.catchUpMs = m_options.catchUpMs;
     options.overlap = m_options.queueOverlap ? ScheduledRunner::Overlap::Queue : ScheduledRunner::Overlap::Skip;
-    m_schedule = new ScheduledRunner(cluster, ledger, options);
+    m_schedule = new ScheduledRunner(cluster, options);
+    // The run records live where the lease lives.
     if (!m_schedule->attach(errorString))
         return false;
     if (m_options.eventsJson)

@@ -1,40 +1,29 @@
 #pragma once
 
-#include <batoninternal/runledger.h>
 #include <batoninternal/tickschedule.h>
 
-#include <baton/remover.h>
+#include <baton/leaderschedule.h>
 
 #include <QJsonObject>
 #include <QObject>
 #include <QPointer>
-#include <QTimer>
-
-#include <optional>
 
 namespace baton {
 
 class ClusterService;
 class ExecSupervisor;
-class Store;
 
 /*!
  * `baton join --schedule SPEC --exec CMD`: runs the command on the leader
  * once per tick of the schedule.
  *
- * Before a tick runs, its run record is created where the lease keeps its
- * runs (RunLedger, from openRunLedger(): the store, or a ConfigMap beside a
- * Kubernetes Lease; a conditional create carrying the fencing token), so that of the
+ * The ticks, their run records and the failover and overlap policies are
+ * LeaderSchedule's (the library's, as a Qt program uses it): of the
  * instances that reach a tick one at most runs it, whatever their clocks
- * say. The command runs under the exec guard (ExecSupervisor, one per run),
- * with BATON_TICK beside BATON_FENCING_TOKEN; a leadership that ends
- * stops it as --exec does, and its record says "interrupted".
- *
- * When this instance becomes the leader it reads the records: a run left
- * "running" by an earlier leadership is marked interrupted, and run again
- * under onInterrupted Rerun; the latest tick nobody started runs once if
- * it is within the catch-up window. A tick that comes while a run is still
- * going is skipped (recorded) or queued (once), by policy.
+ * say. This class adds the command: it runs under the exec guard
+ * (ExecSupervisor, one per run), with BATON_TICK beside
+ * BATON_FENCING_TOKEN; a leadership that ends stops it as --exec does, and
+ * its record says "interrupted". Its exit status is the run's outcome.
  *
  * A schedule is a matter of the wall clock by definition: the wall clock
  * says when a tick is due; leadership and its deadlines stay on the boot
@@ -44,8 +33,8 @@ class ScheduledRunner : public QObject
 {
     Q_OBJECT
 public:
-    enum class OnInterrupted { Skip, Rerun };
-    enum class Overlap { Skip, Queue };
+    using OnInterrupted = LeaderSchedule::OnInterrupted;
+    using Overlap = LeaderSchedule::Overlap;
 
     struct Options
     {
@@ -59,11 +48,11 @@ public:
         Overlap overlap = Overlap::Skip;
     };
 
-    /*! Keeps its records in \a ledger, which it takes. */
-    ScheduledRunner(ClusterService *cluster, RunLedger *ledger, Options options, QObject *parent = nullptr);
+    /*! The run records go where \a cluster keeps its lease. */
+    ScheduledRunner(ClusterService *cluster, Options options, QObject *parent = nullptr);
     ~ScheduledRunner() override;
 
-    /*! Registers with whenLeader(); false with \a errorString when the grace does not fit. */
+    /*! Starts the schedule; false with \a errorString when the grace does not fit or the records have nowhere to go. */
     bool attach(QString *errorString);
     qint64 graceMs() const { return m_graceMs; }
 
@@ -72,33 +61,19 @@ Q_SIGNALS:
     void event(const QJsonObject &record);
 
 private:
-    void onLeading();
-    void onNotLeading();
-    void reviewRecords();
-    void armTimer();
-    void onTimer();
-    void tickDue(const QDateTime &tick);
-    void claimAndRun(const QDateTime &tick, std::optional<RunRecord> interrupted);
-    void startRun(const RunRecord &record);
+    void startRun(const RunId &run);
     void onRunStopped(int exitCode, int signal, bool byLeadershipEnd);
-    void recordSkip(const QDateTime &tick);
-    RunRecord freshRecord(const QDateTime &tick) const;
+    void onInterrupted(const RunId &run);
+    void disposeExec();
     void emitEvent(const QString &name, const QJsonObject &fields);
 
     QPointer<ClusterService> m_cluster;
-    RunLedger *m_ledger;
     Options m_options;
     qint64 m_graceMs = -1;
-    Remover m_registration;
-    bool m_leading = false;
-    /*! The tick the timer waits for. */
-    QDateTime m_nextTick;
-    QTimer m_timer;
-    /*! The run going on here, and its command. */
-    std::optional<RunRecord> m_running;
+    LeaderSchedule m_schedule;
+    /*! The run going on here (invalid once settled), and its command. */
+    RunId m_run;
     ExecSupervisor *m_exec = nullptr;
-    /*! Overlap Queue: the tick to run when the current run ends. */
-    std::optional<QDateTime> m_queued;
 };
 
 } // namespace baton

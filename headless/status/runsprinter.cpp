@@ -3,6 +3,7 @@
 #include "commandline.h"
 
 #include <baton/leaseobserver.h>
+#include <batoninternal/observerrunledger.h>
 
 #include <QJsonArray>
 

@@ -5,6 +5,7 @@
 #include <baton/application.h>
 #include <baton/cluster.h>
 #include <baton/electionoptions.h>
+#include <baton/leaderschedule.h>
 #include <baton/leaseobserver.h>
 #include <baton/store.h>
 
@@ -33,6 +34,14 @@ int main(int argc, char *argv[])
     if (!cluster || !app.init(&error)) {
         std::fprintf(stderr, "%s\n", qPrintable(error));
         return 2;
+    }
+    // Scheduled work, its run records beside the lease: a bad schedule is
+    // refused with the field at fault, a good one starts.
+    baton::LeaderSchedule nightly(*cluster);
+    if (nightly.setSchedule(QStringLiteral("0 25 * * *")) || nightly.error() != baton::LeaderSchedule::Error::BadSchedule
+        || !nightly.setSchedule(QStringLiteral("0 3 * * * Europe/Paris")) || !nightly.start()) {
+        std::fprintf(stderr, "LeaderSchedule: %s\n", qPrintable(nightly.errorString()));
+        return 5;
     }
     // Where the default Registry keeps its documents: what `baton status
     // --store` would be pointed at.

@@ -18,6 +18,7 @@
 #include "testsecrets.h"
 
 #include <QDateTime>
+#include <batoninternal/observerrunledger.h>
 #include <batoninternal/runledger.h>
 #include <baton/leaseobserver.h>
 

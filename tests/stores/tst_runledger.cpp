@@ -309,23 +309,23 @@ void TestRunLedger::theScheduleOfARunIsKeptWithIt()
     // S4: a reader that knows the schedule can tell the next tick and the
     // ticks nobody recorded (the dashboard's Runs tab).
     OPEN_STORES();
-    RunLedger ledger(m_first.get(), kLease);
-    RunLedger reader(m_secondStore, kLease);
+    const std::unique_ptr<RunLedger> writer = ledger(false);
+    const std::unique_ptr<RunLedger> reader = ledger(true);
     RunRecord record = started(QStringLiteral("2026-12-01T02:00:00Z"), QStringLiteral("a"), 7);
     record.schedule = QStringLiteral("0 3 * * * Europe/Paris");
     record.attempt = 2;
-    const Outcome claimed = await([&](auto done) { ledger.claim(record, done); });
+    const Outcome claimed = await([&](auto done) { writer->claim(record, done); });
     QVERIFY2(claimed.ok, qPrintable(claimed.error));
     RunRecord finished = claimed.record;
     finished.outcome = RunRecord::succeeded;
     finished.end = finished.start.addSecs(12);
-    QVERIFY(await([&](auto done) { ledger.replace(claimed.record, finished, done); }).ok);
+    QVERIFY(await([&](auto done) { writer->replace(claimed.record, finished, done); }).ok);
     // A record written before the schedule was kept has none, and reads as such.
     QVERIFY(await([&](auto done) {
-                ledger.claim(started(QStringLiteral("2026-11-30T02:00:00Z"), QStringLiteral("b"), 6), done);
+                writer->claim(started(QStringLiteral("2026-11-30T02:00:00Z"), QStringLiteral("b"), 6), done);
             }).ok);
 
-    const QList<RunRecord> records = listed(reader);
+    const QList<RunRecord> records = listed(*reader);
     QCOMPARE(records.size(), 2);
     QCOMPARE(records.at(0).schedule, QString());
     QVERIFY(!records.at(0).toJson().contains(QStringLiteral("schedule")));

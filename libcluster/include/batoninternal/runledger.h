@@ -116,15 +116,4 @@ private:
     std::unique_ptr<RunRecordBackend> m_backend;
 };
 
-/*!
- * The run ledger of \a cluster's lease, where its lease is kept: the store
- * of an etcd or file lease (its `store` parameter, else the Registry), or
- * one ConfigMap per run beside a Kubernetes Lease. nullptr, with why in
- * \a errorString, when there is none.
- */
-BATON_INTERNAL_EXPORT RunLedger *openRunLedger(ClusterService *cluster, QObject *parent, QString *errorString);
-/*! The run ledger of \a lease as \a observer sees leases (baton status --runs). */
-BATON_INTERNAL_EXPORT RunLedger *openRunLedger(LeaseObserver *observer, const QString &lease, QObject *parent,
-                                               QString *errorString);
-
 } // namespace baton

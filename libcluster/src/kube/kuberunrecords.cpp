@@ -178,4 +178,12 @@ void KubeRunRecords::remove(const RunRecord &record)
     m_api->send("DELETE", url(objectName(m_lease, record.tick)), options, [](const HttpResult &) {});
 }
 
+RunLedger *openKubernetesRunLedger(KubeApiClient *api, std::unique_ptr<QObject> owner, const QString &namespaceName,
+                                   const QString &lease, QObject *parent)
+{
+    auto records = std::make_unique<KubeRunRecords>(api, namespaceName, lease);
+    records->keep(std::move(owner));
+    return new RunLedger(std::move(records), lease, parent);
+}
+
 } // namespace baton

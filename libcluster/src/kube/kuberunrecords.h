@@ -61,4 +61,12 @@ private:
     QString m_lease;
 };
 
+/*!
+ * A ledger of \a lease's runs kept as ConfigMaps in \a namespaceName,
+ * through \a api; \a owner (the client's owner, if the ledger alone keeps
+ * it) lives as long as the ledger.
+ */
+RunLedger *openKubernetesRunLedger(KubeApiClient *api, std::unique_ptr<QObject> owner, const QString &namespaceName,
+                                   const QString &lease, QObject *parent);
+
 } // namespace baton

@@ -1,0 +1,40 @@
+// Where an observer finds the run records of a lease it sees: in its
+// store, or in ConfigMaps beside a Kubernetes Lease.
+
+#include <batoninternal/observerrunledger.h>
+
+#include "kubeapiclient.h"
+#include "kubernetesleaseprotocol.h"
+#include "kuberunrecords.h"
+#include "leaseobserver_p.h"
+
+#include <batoninternal/runledger.h>
+
+#include <baton/leaseobserver.h>
+#include <baton/store.h>
+
+namespace baton {
+
+RunLedger *openRunLedger(LeaseObserver *observer, const QString &lease, QObject *parent, QString *errorString)
+{
+    if (Store *store = observer->store())
+        return new RunLedger(store, lease, parent);
+    auto *kubernetes = qobject_cast<KubernetesLeaseProtocol *>(LeaseObserverPrivate::protocolOf(observer));
+    if (!kubernetes) {
+        *errorString = QStringLiteral("run records are kept in a store (etcd or files) or beside Kubernetes "
+                                      "Leases; this source has neither");
+        return nullptr;
+    }
+    KubeApiClient *api = kubernetes->api();
+    QString namespaceName = api->config().namespaceName;
+    QString name = lease;
+    // Across all namespaces a lease is named namespace/name.
+    if (kubernetes->allNamespaces() && lease.contains(QLatin1Char('/'))) {
+        namespaceName = lease.section(QLatin1Char('/'), 0, 0);
+        name = lease.section(QLatin1Char('/'), 1);
+    }
+    // Only read: a lease too long to be a label value simply has no runs.
+    return openKubernetesRunLedger(api, nullptr, namespaceName, name, parent);
+}
+
+} // namespace baton
