@@ -36,9 +36,13 @@ ScheduledRunner::ScheduledRunner(ClusterService *cluster, Store *store, Options 
     , m_cluster(cluster)
     , m_ledger(store, cluster->leaseName())
     , m_options(std::move(options))
+    , m_planner({m_options.schedule, m_options.onInterrupted, m_options.catchUpMs, m_options.overlap},
+                cluster->instanceId())
 {
     m_timer.setSingleShot(true);
-    connect(&m_timer, &QTimer::timeout, this, &ScheduledRunner::onTimer);
+    connect(&m_timer, &QTimer::timeout, this, [this] {
+        carryOut(m_planner.timerFired(QDateTime::currentDateTimeUtc()));
+    });
 }
 
 ScheduledRunner::~ScheduledRunner()
@@ -67,172 +71,136 @@ bool ScheduledRunner::attach(QString *errorString)
 
 void ScheduledRunner::onLeading()
 {
-    m_leading = true;
-    reviewRecords();
-    armTimer();
+    carryOut(m_planner.leadershipStarted(m_cluster->fencingToken(), QDateTime::currentDateTimeUtc()));
 }
 
 void ScheduledRunner::onNotLeading()
 {
-    m_leading = false;
-    m_timer.stop();
-    m_queued.reset();
-    // A run still going is stopped by its own registration (the guard),
-    // awaited before the lease is released; its end settles its record.
-    // A run whose command never started (the leadership ended first, or
-    // the guard refused for lack of time) has no end to wait for.
-    if (m_running && m_exec && !m_exec->isRunning()) {
-        qCInfo(lcSchedule).noquote() << QStringLiteral("%1: tick %2: the leadership ended before the command started")
-                                                .arg(m_cluster->leaseName(), m_running->tick);
-        onRunStopped(0, 0, true);
-    }
+    carryOut(m_planner.leadershipEnded(QDateTime::currentDateTimeUtc()));
 }
 
-void ScheduledRunner::reviewRecords()
+void ScheduledRunner::armTimer()
 {
-    const qint64 token = m_cluster->fencingToken();
+    const QDateTime wake = m_planner.wakeAt();
+    if (!wake.isValid()) {
+        m_timer.stop();
+        return;
+    }
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    m_timer.start(int(std::clamp<qint64>(now.msecsTo(wake), 0, kLongestWaitMs)));
+}
+
+void ScheduledRunner::carryOut(const QList<TickPlanner::Action> &actions)
+{
+    using Kind = TickPlanner::Action::Kind;
+    const QString lease = m_cluster->leaseName();
     QPointer<ScheduledRunner> self(this);
-    m_ledger.list([self, token](bool ok, const QList<RunRecord> &records, const QString &error) {
-        if (!self || !self->m_leading || self->m_cluster->fencingToken() != token)
-            return;
-        if (!ok) {
-            qCWarning(lcSchedule).noquote() << QStringLiteral("%1: cannot read the run records: %2")
-                                                       .arg(self->m_cluster->leaseName(), error);
-            return;
+    for (const TickPlanner::Action &action : actions) {
+        const RunRecord &record = action.record;
+        switch (action.kind) {
+        case Kind::ReadRecords:
+            m_ledger.list([self, token = record.token](bool ok, const QList<RunRecord> &records, const QString &error) {
+                if (!self || !self->m_planner.isLeading())
+                    return;
+                if (!ok) {
+                    qCWarning(lcSchedule).noquote() << QStringLiteral("%1: cannot read the run records: %2")
+                                                               .arg(self->m_cluster->leaseName(), error);
+                    return;
+                }
+                self->carryOut(self->m_planner.recordsListed(token, records, QDateTime::currentDateTimeUtc()));
+            });
+            break;
+        case Kind::Claim:
+        case Kind::TakeOver: {
+            // F4: a leader frozen past its deadline must not start anything.
+            if (!m_cluster->isLeader()) {
+                carryOut(m_planner.claimAnswered(record, TickPlanner::ClaimAnswer::Failed,
+                                                 QDateTime::currentDateTimeUtc()));
+                break;
+            }
+            auto claimed = [self](bool ok, const RunRecord &r, const QString &error) {
+                if (self)
+                    self->answerClaim(ok, r, error);
+            };
+            if (action.kind == Kind::TakeOver)
+                m_ledger.replace(action.earlier, record, claimed);
+            else
+                m_ledger.claim(record, claimed);
+            break;
         }
-        // Running under an earlier leadership: that leader's guard killed
-        // the command before this instance could take the lease.
-        QList<RunRecord> stale;
-        for (const RunRecord &record : records)
-            if (record.isRunning() && record.token != token)
-                stale.append(record);
-        std::optional<RunRecord> rerun;
-        if (self->m_options.onInterrupted == OnInterrupted::Rerun && !stale.isEmpty())
-            rerun = stale.takeLast(); // the latest one only
-        for (const RunRecord &record : std::as_const(stale)) {
-            RunRecord settled = record;
-            settled.outcome = RunRecord::interrupted;
-            settled.end = QDateTime::currentDateTimeUtc();
-            self->m_ledger.replace(record, settled, [self](bool done, const RunRecord &r, const QString &) {
+        case Kind::MarkInterrupted: {
+            // Left running by an earlier leadership, or claimed for one
+            // that ended before the answer came: either way it ends here.
+            m_ledger.replace(action.earlier, record, [self](bool done, const RunRecord &r, const QString &) {
                 if (self && done)
                     self->emitEvent(QStringLiteral("run-finished"),
                                     {{QStringLiteral("tick"), r.tick},
                                      {QStringLiteral("ranBy"), r.instance},
                                      {QStringLiteral("outcome"), r.outcome}});
             });
+            break;
         }
-        if (rerun) {
-            self->claimAndRun(QDateTime::fromString(rerun->tick, Qt::ISODate), rerun);
-            return;
+        case Kind::RecordSkip:
+            if (!m_cluster->isLeader())
+                break;
+            qCInfo(lcSchedule).noquote() << QStringLiteral("%1: tick %2 skipped: the run of %3 is still going")
+                                                    .arg(lease, record.tick, action.earlier.tick);
+            emitEvent(QStringLiteral("run-skipped"),
+                      {{QStringLiteral("tick"), record.tick},
+                       {QStringLiteral("reason"), QStringLiteral("previous run still going")}});
+            m_ledger.claim(record, [](bool, const RunRecord &, const QString &) {});
+            break;
+        case Kind::StartWork:
+            startRun(record);
+            break;
+        case Kind::InterruptWork:
+            // A run going is stopped by its own registration (the guard),
+            // awaited before the lease is released; its end settles its
+            // record. A command that never started (the guard refused for
+            // lack of time) has no end to wait for.
+            if (!m_exec || !m_exec->isRunning()) {
+                qCInfo(lcSchedule).noquote()
+                        << QStringLiteral("%1: tick %2: the leadership ended before the command started")
+                                   .arg(lease, record.tick);
+                onRunStopped(0, 0, true);
+            }
+            break;
+        case Kind::Settle:
+            m_ledger.replace(action.earlier, record, [self](bool ok, const RunRecord &r, const QString &error) {
+                if (!self)
+                    return;
+                if (!ok && !error.isEmpty())
+                    qCWarning(lcSchedule).noquote()
+                            << QStringLiteral("%1: tick %2: cannot record its end (%3): %4")
+                                       .arg(self->m_cluster->leaseName(), r.tick, r.outcome, error);
+                self->m_ledger.trim();
+            });
+            qCInfo(lcSchedule).noquote() << QStringLiteral("%1: tick %2: %3").arg(lease, record.tick, record.outcome);
+            emitEvent(QStringLiteral("run-finished"),
+                      {{QStringLiteral("tick"), record.tick}, {QStringLiteral("outcome"), record.outcome}});
+            break;
         }
-        if (self->m_options.catchUpMs <= 0)
-            return;
-        const QDateTime now = QDateTime::currentDateTimeUtc();
-        const QDateTime latest = self->m_options.schedule.latestAtOrBefore(now);
-        const QString name = TickSchedule::tickName(latest);
-        const bool started = std::any_of(records.cbegin(), records.cend(),
-                                         [&name](const RunRecord &r) { return r.tick == name; });
-        if (latest.isValid() && !started && latest.msecsTo(now) <= self->m_options.catchUpMs) {
-            qCInfo(lcSchedule).noquote() << QStringLiteral("%1: tick %2 was missed: running it now (catch-up)")
-                                                    .arg(self->m_cluster->leaseName(), name);
-            self->claimAndRun(latest, std::nullopt);
-        }
-    });
-}
-
-void ScheduledRunner::armTimer()
-{
-    if (!m_leading)
-        return;
-    const QDateTime now = QDateTime::currentDateTimeUtc();
-    if (!m_nextTick.isValid() || m_nextTick <= now.addSecs(-1))
-        m_nextTick = m_options.schedule.nextAfter(now);
-    if (!m_nextTick.isValid())
-        return;
-    m_timer.start(int(std::clamp<qint64>(now.msecsTo(m_nextTick), 0, kLongestWaitMs)));
-}
-
-void ScheduledRunner::onTimer()
-{
-    const QDateTime now = QDateTime::currentDateTimeUtc();
-    if (now < m_nextTick) {
-        armTimer();
-        return;
     }
-    const QDateTime tick = m_nextTick;
-    m_nextTick = m_options.schedule.nextAfter(std::max(now, tick));
-    tickDue(tick);
     armTimer();
 }
 
-void ScheduledRunner::tickDue(const QDateTime &tick)
+void ScheduledRunner::answerClaim(bool ok, const RunRecord &record, const QString &error)
 {
-    // F4: a leader frozen past its deadline must not start anything.
-    if (!m_leading || !m_cluster->isLeader())
-        return;
-    if (!m_running) {
-        claimAndRun(tick, std::nullopt);
-        return;
+    const QString lease = m_cluster->leaseName();
+    TickPlanner::ClaimAnswer answer = TickPlanner::ClaimAnswer::Claimed;
+    if (!ok && error.isEmpty()) {
+        qCDebug(lcSchedule).noquote() << QStringLiteral("%1: tick %2 is another instance's").arg(lease, record.tick);
+        answer = TickPlanner::ClaimAnswer::Taken;
+    } else if (!ok) {
+        qCWarning(lcSchedule).noquote() << QStringLiteral("%1: tick %2 not run: cannot record its run: %3")
+                                                   .arg(lease, record.tick, error);
+        answer = TickPlanner::ClaimAnswer::Failed;
     }
-    if (m_options.overlap == Overlap::Queue) {
-        if (m_queued)
-            recordSkip(*m_queued); // one tick waits at most: the newer one
-        m_queued = tick;
-        return;
-    }
-    recordSkip(tick);
-}
-
-RunRecord ScheduledRunner::freshRecord(const QDateTime &tick) const
-{
-    RunRecord record;
-    record.tick = TickSchedule::tickName(tick);
-    record.instance = m_cluster->instanceId();
-    record.token = m_cluster->fencingToken();
-    record.start = QDateTime::currentDateTimeUtc();
-    record.outcome = RunRecord::running;
-    return record;
-}
-
-void ScheduledRunner::claimAndRun(const QDateTime &tick, std::optional<RunRecord> interrupted)
-{
-    RunRecord record = freshRecord(tick);
-    if (interrupted)
-        record.attempt = interrupted->attempt + 1;
-    m_running = record; // a tick that comes meanwhile finds this one going
-    QPointer<ScheduledRunner> self(this);
-    auto claimed = [self](bool ok, const RunRecord &r, const QString &error) {
-        if (!self)
-            return;
-        const QString lease = self->m_cluster->leaseName();
-        if (!ok) {
-            self->m_running.reset();
-            if (error.isEmpty())
-                qCDebug(lcSchedule).noquote() << QStringLiteral("%1: tick %2 is another instance's").arg(lease, r.tick);
-            else
-                qCWarning(lcSchedule).noquote() << QStringLiteral("%1: tick %2 not run: cannot record its run: %3")
-                                                           .arg(lease, r.tick, error);
-            return;
-        }
-        if (!self->m_leading || self->m_cluster->fencingToken() != r.token) {
-            RunRecord settled = r;
-            settled.outcome = RunRecord::interrupted;
-            settled.end = QDateTime::currentDateTimeUtc();
-            self->m_running.reset();
-            self->m_ledger.replace(r, settled, [](bool, const RunRecord &, const QString &) {});
-            return;
-        }
-        self->startRun(r);
-    };
-    if (interrupted)
-        m_ledger.replace(*interrupted, record, claimed);
-    else
-        m_ledger.claim(record, claimed);
+    carryOut(m_planner.claimAnswered(record, answer, QDateTime::currentDateTimeUtc()));
 }
 
 void ScheduledRunner::startRun(const RunRecord &record)
 {
-    m_running = record;
     ExecSupervisor::Options exec;
     exec.command = m_options.command;
     exec.graceMs = m_graceMs;
@@ -256,13 +224,8 @@ void ScheduledRunner::startRun(const RunRecord &record)
 
 void ScheduledRunner::onRunStopped(int exitCode, int signal, bool byLeadershipEnd)
 {
-    if (!m_running)
+    if (!m_exec)
         return;
-    RunRecord settled = *m_running;
-    settled.outcome = byLeadershipEnd ? RunRecord::interrupted : outcomeOf(exitCode, signal);
-    settled.end = QDateTime::currentDateTimeUtc();
-    const RunRecord claimed = *m_running;
-    m_running.reset();
     // Not from inside its own signal: the supervisor is still in the call.
     ExecSupervisor *exec = m_exec;
     m_exec = nullptr;
@@ -270,37 +233,8 @@ void ScheduledRunner::onRunStopped(int exitCode, int signal, bool byLeadershipEn
         exec->detach();
         exec->deleteLater();
     }, Qt::QueuedConnection);
-    QPointer<ScheduledRunner> self(this);
-    m_ledger.replace(claimed, settled, [self](bool ok, const RunRecord &r, const QString &error) {
-        if (!self)
-            return;
-        if (!ok && !error.isEmpty())
-            qCWarning(lcSchedule).noquote() << QStringLiteral("%1: tick %2: cannot record its end (%3): %4")
-                                                       .arg(self->m_cluster->leaseName(), r.tick, r.outcome, error);
-        self->m_ledger.trim();
-    });
-    qCInfo(lcSchedule).noquote() << QStringLiteral("%1: tick %2: %3")
-                                            .arg(m_cluster->leaseName(), settled.tick, settled.outcome);
-    emitEvent(QStringLiteral("run-finished"), {{QStringLiteral("tick"), settled.tick},
-                                               {QStringLiteral("outcome"), settled.outcome}});
-    if (m_queued && m_leading) {
-        const QDateTime next = *m_queued;
-        m_queued.reset();
-        QMetaObject::invokeMethod(this, [this, next] { tickDue(next); }, Qt::QueuedConnection);
-    }
-}
-
-void ScheduledRunner::recordSkip(const QDateTime &tick)
-{
-    RunRecord record = freshRecord(tick);
-    record.outcome = RunRecord::skipped;
-    record.end = record.start;
-    qCInfo(lcSchedule).noquote() << QStringLiteral("%1: tick %2 skipped: the run of %3 is still going")
-                                            .arg(m_cluster->leaseName(), record.tick,
-                                                 m_running ? m_running->tick : QString());
-    emitEvent(QStringLiteral("run-skipped"), {{QStringLiteral("tick"), record.tick},
-                                              {QStringLiteral("reason"), QStringLiteral("previous run still going")}});
-    m_ledger.claim(record, [](bool, const RunRecord &, const QString &) {});
+    const QString outcome = byLeadershipEnd ? RunRecord::interrupted : outcomeOf(exitCode, signal);
+    carryOut(m_planner.runEnded(outcome, QDateTime::currentDateTimeUtc()));
 }
 
 void ScheduledRunner::emitEvent(const QString &name, const QJsonObject &fields)

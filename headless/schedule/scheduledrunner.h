@@ -1,6 +1,7 @@
 #pragma once
 
 #include <batoninternal/runledger.h>
+#include <batoninternal/tickplanner.h>
 #include <batoninternal/tickschedule.h>
 
 #include <baton/remover.h>
@@ -38,13 +39,16 @@ class Store;
  * A schedule is a matter of the wall clock by definition: the wall clock
  * says when a tick is due; leadership and its deadlines stay on the boot
  * clock (the election and the guard).
+ *
+ * The decisions are TickPlanner's; this class carries them out with a
+ * timer, the ledger and the command.
  */
 class ScheduledRunner : public QObject
 {
     Q_OBJECT
 public:
-    enum class OnInterrupted { Skip, Rerun };
-    enum class Overlap { Skip, Queue };
+    using OnInterrupted = TickPlanner::OnInterrupted;
+    using Overlap = TickPlanner::Overlap;
 
     struct Options
     {
@@ -72,31 +76,22 @@ Q_SIGNALS:
 private:
     void onLeading();
     void onNotLeading();
-    void reviewRecords();
     void armTimer();
-    void onTimer();
-    void tickDue(const QDateTime &tick);
-    void claimAndRun(const QDateTime &tick, std::optional<RunRecord> interrupted);
+    void carryOut(const QList<TickPlanner::Action> &actions);
+    void answerClaim(bool ok, const RunRecord &record, const QString &error);
     void startRun(const RunRecord &record);
     void onRunStopped(int exitCode, int signal, bool byLeadershipEnd);
-    void recordSkip(const QDateTime &tick);
-    RunRecord freshRecord(const QDateTime &tick) const;
     void emitEvent(const QString &name, const QJsonObject &fields);
 
     QPointer<ClusterService> m_cluster;
     RunLedger m_ledger;
     Options m_options;
+    TickPlanner m_planner;
     qint64 m_graceMs = -1;
     Remover m_registration;
-    bool m_leading = false;
-    /*! The tick the timer waits for. */
-    QDateTime m_nextTick;
     QTimer m_timer;
-    /*! The run going on here, and its command. */
-    std::optional<RunRecord> m_running;
+    /*! The command of the run going on here. */
     ExecSupervisor *m_exec = nullptr;
-    /*! Overlap Queue: the tick to run when the current run ends. */
-    std::optional<QDateTime> m_queued;
 };
 
 } // namespace baton
