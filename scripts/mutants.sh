@@ -2,9 +2,10 @@
 # Mutation testing (docs/testing.md, "Mutants"): each named mutant below is
 # one small edit of a safety-relevant line of the Elector, the exec
 # supervisor and its guard, a store's conditional write, join's event
-# stream, the Kubernetes lease protocol's update or the Kubernetes run
-# records' conditional writes. For each, the script applies
-# the edit to the source tree, builds, runs the tests that should notice
+# stream, the Kubernetes lease protocol's update, the Kubernetes run
+# records' conditional writes or the scheduled runs' planner. For each, the
+# script applies the edit to the source tree, builds, runs the tests that
+# should notice
 # (one at a time, in the order given, stopping at the first that fails),
 # puts the line back, and reports the mutant killed (by that test) or
 # survived. It exits non-zero when a mutant survives, when an edit no
@@ -40,6 +41,7 @@ side=libcluster/src/stores/store.cpp
 kube=libcluster/src/kube/kubernetesleaseprotocol.cpp
 kubewire=libcluster/src/kube/kubeleasewire.cpp
 kuberuns=libcluster/src/kube/kuberunrecords.cpp
+planner=libcluster/src/stores/tickplanner.cpp
 
 elector_tests="tst_elector tst_simulation"
 exec_tests="tst_execsupervisor tst_joinexec"
@@ -52,6 +54,8 @@ once_tests="tst_joinonce"
 history_tests="tst_storehistory tst_store_file"
 kube_tests="tst_kubeleasebackend"
 runs_tests="tst_runledger"
+# The simulation first: these mutants are there to show that it kills them.
+planner_tests="tst_simulation tst_tickplanner"
 
 # name|file|exact line as it is|line as the mutant has it|tests
 mutants() {
@@ -81,6 +85,8 @@ kube-update-from-bare-object|KUBEWIRE|    const bool known = !last.isEmpty();|  
 kube-update-at-unseen-version-without-reading|KUBE|    if (seenAt(name, version).isEmpty()) {|    if (false) {|KUBE_TESTS
 kube-run-claim-lost-taken-for-won|KUBERUNS|    if (result.ok()) {|    if (result.ok() or result.error.httpStatus == 409) {|RUNS_TESTS
 kube-run-settle-ignores-version|KUBERUNS|    m_api->send("PUT", url(name), configMap(record, earlier.version),|    m_api->send("PUT", url(name), configMap(record, earlier.version.left(0)),|RUNS_TESTS
+planner-rerun-while-a-run-goes|PLANNER|    if (m_policy.onInterrupted == OnInterrupted::Rerun && !stale.isEmpty() && !m_current)|    if (m_policy.onInterrupted == OnInterrupted::Rerun && !stale.isEmpty())|PLANNER_TESTS
+planner-catch-up-runs-an-older-tick|PLANNER|    const QDateTime latest = m_policy.schedule.latestAtOrBefore(now);|    const QDateTime latest = m_policy.schedule.latestAtOrBefore(now.addMSecs(-m_policy.schedule.periodMs()));|PLANNER_TESTS
 EOF
 }
 
@@ -127,12 +133,13 @@ while IFS='|' read -r name which old new tests; do
         ELECTOR) path=$elector ;; ELECTORSTOP) path=$electorstop ;; ELECTORHANDOVER) path=$electorhandover ;; OBSERVED) path=$observed ;;
         EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
         FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;; KUBERUNS) path=$kuberuns ;;
+        PLANNER) path=$planner ;;
     esac
     case $tests in
         ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;; GUARD_TESTS) tests=$guard_tests ;;
         MEMORY_TESTS) tests=$memory_tests ;; FILE_TESTS) tests=$file_tests ;;
         ETCD_TESTS) tests=$etcd_tests ;; JOIN_TESTS) tests=$join_tests ;; ONCE_TESTS) tests=$once_tests ;;
-        HISTORY_TESTS) tests=$history_tests ;; KUBE_TESTS) tests=$kube_tests ;; RUNS_TESTS) tests=$runs_tests ;;
+        HISTORY_TESTS) tests=$history_tests ;; KUBE_TESTS) tests=$kube_tests ;; RUNS_TESTS) tests=$runs_tests ;; PLANNER_TESTS) tests=$planner_tests ;;
     esac
     cp "$path" "$backup/original"
     current=$path
@@ -166,7 +173,7 @@ while IFS='|' read -r name which old new tests; do
 done < "$backup/list"
 
 # The tree is back as it was: rebuild it so the build folder matches it.
-cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $join_tests $once_tests $history_tests $kube_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
+cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $join_tests $once_tests $history_tests $kube_tests $planner_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
     || { echo "mutants: the restored tree does not build" >&2; exit 2; }
 
 echo "mutants: $killed killed, $survived survived, $broken broken"

@@ -2,12 +2,17 @@
 
 #include "manualclock.h"
 
+#include <batoninternal/tickplanner.h>
+
+#include <QJsonObject>
+
 #include <QDate>
 #include <QDateTime>
 #include <QTime>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace baton::sim {
@@ -74,7 +79,31 @@ private:
     std::mt19937_64 m_gen;
 };
 
-enum class Ev { Start, Timer, Arrive, Reply, Watch, Thaw, Stop, Release, HandOver, GiveUp, Restart, Chaos, Script, Healthy, End };
+enum class Ev {
+    Start, Timer, Arrive, Reply, Watch, Thaw, Stop, Release, HandOver, GiveUp, Restart, Chaos, Script, Healthy,
+    // Scheduled work: the runner's tick timer, the end of a command, run-record requests and their answers.
+    TickDue, RunEnd, RunArrive, RunReply,
+    End
+};
+
+/*! A request of the driver to the run records (RunLedger), on its way or answered. */
+struct RunOp
+{
+    enum Kind { Claim, Replace, List };
+    /*! What the answer goes to: the planner's claimAnswered(), its recordsListed(), or nothing. */
+    enum Purpose { Answer, Review, None };
+    Kind kind = Claim;
+    Purpose purpose = None;
+    RunRecord record;
+    /*! Replace: the record as read, whose version the store must still have. */
+    RunRecord earlier;
+    /*! Review: the leadership that asked. */
+    qint64 token = 0;
+    // Answer.
+    bool ok = false;
+    bool error = false;
+    QList<RunRecord> listed;
+};
 
 struct Event
 {
@@ -154,6 +183,13 @@ struct Node
     qint64 validUntil = 0;
     qint64 deadlineSim = 0;
     std::map<quint64, Sent> sent;
+
+    // Scheduled work (TickConfig): the host's wall clock, and the product's
+    // planner of this process with the run it started.
+    Host wall;
+    quint64 tickGen = 0;
+    std::unique_ptr<TickPlanner> planner;
+    std::optional<std::size_t> work;
 };
 
 QString holderText(const LeaseState &s)
@@ -222,7 +258,8 @@ private:
     void call(Node &n, const char *what, std::optional<quint64> replyTo, Invoke &&invoke);
     void extendAuthority(Node &n, std::optional<quint64> replyTo, const char *what);
     void openTerm(Node &n, qint64 token);
-    void closeTerm(Node &n, qint64 end);
+    /*! \a alive: false when the process is gone (crash, restart), and with it the runner. */
+    void closeTerm(Node &n, qint64 end, bool alive = true);
     void scheduleTimer(Node &n);
     /*! Sends \a request on its way; it is left for the trace only. */
     void send(Node &n, ElectorAction &request, quint64 id, bool write, qint64 local);
@@ -254,6 +291,21 @@ private:
     void script(const ScriptStep &step);
     void askHandover(const ScriptStep &step);
     void healthy();
+
+    // Scheduled work: the product's TickPlanner, driven as ScheduledRunner
+    // drives it; the records live in the simulated store.
+    bool ticking() const { return m_config.ticks.enabled; }
+    /*! The authority the exec guard enforces: the term is open and its deadline not reached. */
+    bool leads(const Node &n) const { return n.life != Life::Dead && n.termOpen && m_now < n.deadlineSim; }
+    QDateTime wallNow(const Node &n) const;
+    void leadershipEnded(Node &n, qint64 end, bool alive);
+    void carryOut(Node &n, const QList<TickPlanner::Action> &actions);
+    void armTick(Node &n);
+    void startWork(Node &n, const RunRecord &record);
+    void onRunEnd(Event &e);
+    void sendRunOp(Node &n, RunOp op);
+    void runArrive(const Event &e);
+    void runReply(Event &e);
 
     void happen(Happening::Kind kind, const Node &n, StopReason reason = StopReason::Stopping,
                 bool released = false, qint64 reported = 0);
@@ -293,6 +345,12 @@ private:
 
     std::deque<QString> m_trace;
     SimResult m_result;
+
+    /*! The run records, by tick name. */
+    std::map<QString, RunRecord> m_runRecords;
+    qint64 m_runVersion = 0;
+    quint64 m_nextRunOp = 1;
+    std::map<quint64, RunOp> m_runOps;
 };
 
 World::World(const SimConfig &config, quint64 seed)
@@ -315,6 +373,13 @@ World::World(const SimConfig &config, quint64 seed)
         const QDateTime wall = QDateTime(QDate(2026, 1, 1), QTime(0, 0), Qt::UTC)
                                        .addMSecs(m_rng.between(-3'600'000, 3'600'000));
         n.clock = std::make_unique<test::ManualClock>(n.host.offset, wall);
+        if (config.ticks.enabled) {
+            // Drawn only with scheduled work, so that the other runs keep their streams.
+            n.wall.offset = i < config.ticks.wallOffsetMs.size()
+                    ? config.ticks.wallOffsetMs[i]
+                    : m_rng.between(-config.ticks.wallSkewMaxMs, config.ticks.wallSkewMaxMs);
+            n.wall.ppm = n.host.ppm;
+        }
     }
 }
 
@@ -542,6 +607,23 @@ void World::dispatch(Event &e)
     case Ev::Healthy:
         healthy();
         return;
+    case Ev::TickDue: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (e.id != n.tickGen || !reachable(n, e))
+            return;
+        carryOut(n, n.planner->timerFired(wallNow(n)));
+        armTick(n);
+        return;
+    }
+    case Ev::RunEnd:
+        onRunEnd(e);
+        return;
+    case Ev::RunArrive:
+        runArrive(e);
+        return;
+    case Ev::RunReply:
+        runReply(e);
+        return;
     case Ev::End:
         return;
     }
@@ -552,7 +634,7 @@ void World::startNode(Node &n)
     if (n.termOpen) {
         // The previous process of this slot exits here.
         const bool broken = m_config.leaderKeepsAuthorityPastDeadline;
-        closeTerm(n, broken ? m_now : std::min(m_now, n.deadlineSim));
+        closeTerm(n, broken ? m_now : std::min(m_now, n.deadlineSim), false);
     }
     ++n.incarnation;
     n.identity = QStringLiteral("n%1.%2").arg(n.slot).arg(n.incarnation);
@@ -566,6 +648,20 @@ void World::startNode(Node &n)
     n.stopDeadline.reset();
     ++n.timerGen;
     n.timerAt = -1;
+    ++n.tickGen;
+    n.work.reset();
+    n.planner.reset();
+    if (ticking()) {
+        TickPlanner::Policy policy;
+        QString problem;
+        policy.schedule = *TickSchedule::parse(QStringLiteral("every %1s").arg(m_config.ticks.periodMs / 1000), &problem);
+        policy.onInterrupted = m_config.ticks.rerunInterrupted ? TickPlanner::OnInterrupted::Rerun
+                                                               : TickPlanner::OnInterrupted::Skip;
+        policy.catchUpMs = m_config.ticks.broken == TickConfig::Broken::CatchUpAgainstPolicy ? 3'600'000
+                                                                                            : m_config.ticks.catchUpMs;
+        policy.overlap = m_config.ticks.queueOverlap ? TickPlanner::Overlap::Queue : TickPlanner::Overlap::Skip;
+        n.planner = std::make_unique<TickPlanner>(policy, n.identity);
+    }
     n.life = Life::Running;
     // n.identity names the process in traces and terms; what the Elector is
     // configured with may be shared by all of them (R5).
@@ -800,13 +896,18 @@ void World::openTerm(Node &n, qint64 token)
     n.termOpen = true;
     n.validUntil = std::numeric_limits<qint64>::min();
     n.deadlineSim = std::numeric_limits<qint64>::max();
+    if (ticking()) {
+        carryOut(n, n.planner->leadershipStarted(token, wallNow(n)));
+        armTick(n);
+    }
 }
 
-void World::closeTerm(Node &n, qint64 end)
+void World::closeTerm(Node &n, qint64 end, bool alive)
 {
     Term &t = m_result.terms[n.term];
     t.end = std::max(t.start, end);
     n.termOpen = false;
+    leadershipEnded(n, t.end, alive);
 }
 
 void World::scheduleTimer(Node &n)
@@ -1062,8 +1163,10 @@ void World::crash(Node &n)
     if (n.termOpen) {
         // Its authority ends now: a dead process runs no leader work.
         const bool broken = m_config.leaderKeepsAuthorityPastDeadline;
-        closeTerm(n, broken ? m_now : std::min(m_now, n.deadlineSim));
+        closeTerm(n, broken ? m_now : std::min(m_now, n.deadlineSim), false);
     }
+    // The work dies with its instance (the guard sees its parent go).
+    leadershipEnded(n, m_now, false);
     n.life = Life::Dead;
     n.frozen = false;
     n.suspended = false;
@@ -1385,6 +1488,300 @@ void World::healthy()
     push(std::move(end));
 }
 
+// Scheduled work: the decisions are TickPlanner's; the harness carries out
+// its actions as ScheduledRunner does. The work is a child process: it runs
+// on while its instance is frozen, dies with a crash, and the exec guard
+// kills it when the authority's deadline comes (F4), frozen instance or not.
+
+QDateTime World::wallNow(const Node &n) const
+{
+    return QDateTime::fromMSecsSinceEpoch(WallEpochMs + n.wall.localAt(m_now), QTimeZone::utc());
+}
+
+qint64 tickMs(const QString &name)
+{
+    return QDateTime::fromString(name, Qt::ISODate).toMSecsSinceEpoch() - WallEpochMs;
+}
+
+void World::leadershipEnded(Node &n, qint64 end, bool alive)
+{
+    if (!ticking())
+        return;
+    ++n.tickGen;
+    if (!alive) {
+        // The process is gone, and its work with it.
+        if (n.work) {
+            TickRun &r = m_result.runs[*n.work];
+            if (r.end < 0)
+                r.end = std::max(r.start, end);
+            n.work.reset();
+        }
+        return;
+    }
+    carryOut(n, n.planner->leadershipEnded(wallNow(n)));
+}
+
+void World::carryOut(Node &n, const QList<TickPlanner::Action> &actions)
+{
+    using Kind = TickPlanner::Action::Kind;
+    for (const TickPlanner::Action &a : actions) {
+        switch (a.kind) {
+        case Kind::ReadRecords: {
+            RunOp op;
+            op.kind = RunOp::List;
+            op.purpose = RunOp::Review;
+            op.token = a.record.token;
+            sendRunOp(n, op);
+            break;
+        }
+        case Kind::Claim:
+        case Kind::TakeOver:
+        case Kind::RecordSkip: {
+            // The driver's duty: nothing is claimed past the deadline.
+            const bool broken = m_config.ticks.broken == TickConfig::Broken::PastDeadline;
+            if (!leads(n) && !broken) {
+                if (a.kind != Kind::RecordSkip)
+                    carryOut(n, n.planner->claimAnswered(a.record, TickPlanner::ClaimAnswer::Failed, wallNow(n)));
+                break;
+            }
+            RunOp op;
+            op.kind = a.kind == Kind::TakeOver ? RunOp::Replace : RunOp::Claim;
+            op.purpose = a.kind == Kind::RecordSkip ? RunOp::None : RunOp::Answer;
+            op.record = a.record;
+            op.earlier = a.earlier;
+            if (a.kind == Kind::RecordSkip)
+                ++m_result.skippedTicks;
+            sendRunOp(n, op);
+            if (a.kind == Kind::Claim && m_config.ticks.broken == TickConfig::Broken::RunBeforeRecord)
+                startWork(n, a.record);
+            break;
+        }
+        case Kind::MarkInterrupted:
+        case Kind::Settle: {
+            RunOp op;
+            op.kind = RunOp::Replace;
+            op.record = a.record;
+            op.earlier = a.earlier;
+            sendRunOp(n, op);
+            break;
+        }
+        case Kind::StartWork:
+            if (m_config.ticks.broken == TickConfig::Broken::RunBeforeRecord)
+                break; // started with the claim
+            if (!leads(n) && m_config.ticks.broken != TickConfig::Broken::PastDeadline) {
+                // The exec guard refuses to start work past the deadline.
+                carryOut(n, n.planner->runEnded(RunRecord::interrupted, wallNow(n)));
+                break;
+            }
+            startWork(n, a.record);
+            break;
+        case Kind::InterruptWork: {
+            // The guard stopped the work when the authority ended (the term's end).
+            QString outcome = RunRecord::interrupted;
+            if (n.work) {
+                TickRun &r = m_result.runs[*n.work];
+                if (r.end < 0)
+                    r.end = std::max(r.start, m_result.terms[n.term].end);
+                if (r.completed)
+                    outcome = RunRecord::succeeded; // it had ended, unseen while frozen
+                n.work.reset();
+            }
+            carryOut(n, n.planner->runEnded(outcome, wallNow(n)));
+            break;
+        }
+        }
+    }
+}
+
+void World::armTick(Node &n)
+{
+    ++n.tickGen;
+    const QDateTime wake = n.planner ? n.planner->wakeAt() : QDateTime();
+    if (!wake.isValid() || n.life == Life::Dead)
+        return;
+    Event e;
+    e.kind = Ev::TickDue;
+    e.slot = n.slot;
+    e.incarnation = n.incarnation;
+    e.id = n.tickGen;
+    e.time = std::max(m_now, n.wall.simAt(wake.toMSecsSinceEpoch() - WallEpochMs));
+    push(std::move(e));
+}
+
+void World::startWork(Node &n, const RunRecord &record)
+{
+    TickRun r;
+    r.tick = tickMs(record.tick);
+    r.slot = n.slot;
+    r.identity = n.identity;
+    r.token = record.token;
+    r.attempt = record.attempt;
+    r.term = n.term;
+    r.dueAt = n.wall.simAt(r.tick);
+    r.wallAtClaim = record.start.toMSecsSinceEpoch() - WallEpochMs;
+    r.wallAtTermStart = n.wall.localAt(m_result.terms[n.term].start);
+    r.start = m_now;
+    m_result.runs.push_back(r);
+    n.work = m_result.runs.size() - 1;
+    if (tracing())
+        trace(QStringLiteral("%1 %2: RUN tick %3 (attempt %4, token %5)")
+                      .arg(m_now)
+                      .arg(n.identity)
+                      .arg(r.tick)
+                      .arg(r.attempt)
+                      .arg(r.token));
+    Event e;
+    e.kind = Ev::RunEnd;
+    e.slot = n.slot;
+    e.incarnation = n.incarnation;
+    e.id = *n.work;
+    e.time = m_now + m_rng.between(m_config.ticks.runMinMs, m_config.ticks.runMaxMs);
+    push(std::move(e));
+}
+
+void World::onRunEnd(Event &e)
+{
+    TickRun &r = m_result.runs[std::size_t(e.id)];
+    Node &n = m_nodes[std::size_t(e.slot)];
+    if (r.end < 0) {
+        // The work exits now, unless the guard killed it at the deadline.
+        if (n.incarnation == e.incarnation && n.termOpen && n.term == r.term && m_now < n.deadlineSim) {
+            r.end = m_now;
+            r.completed = true;
+        } else {
+            r.end = std::max(r.start, std::min(m_now, n.deadlineSim));
+        }
+        if (tracing())
+            trace(QStringLiteral("%1 %2: END tick %3 %4")
+                          .arg(m_now)
+                          .arg(r.identity)
+                          .arg(r.tick)
+                          .arg(r.completed ? "completed" : "killed"));
+    }
+    // The instance learns it when it runs (a frozen one at the thaw).
+    if (!reachable(n, e))
+        return;
+    if (n.work != std::optional<std::size_t>(std::size_t(e.id)))
+        return;
+    n.work.reset();
+    carryOut(n, n.planner->runEnded(r.completed ? RunRecord::succeeded : RunRecord::interrupted, wallNow(n)));
+    armTick(n);
+}
+
+void World::sendRunOp(Node &n, RunOp op)
+{
+    const quint64 id = m_nextRunOp++;
+    m_runOps[id] = std::move(op);
+    Event e;
+    e.slot = n.slot;
+    e.incarnation = n.incarnation;
+    e.id = id;
+    if (partitioned(n) || m_rng.happens(m_faults.requestLost)) {
+        // The store client gives up after its request timeout.
+        m_runOps[id].error = true;
+        e.kind = Ev::RunReply;
+        e.time = m_now + (m_config.leaseMs - m_config.renewMs);
+    } else {
+        e.kind = Ev::RunArrive;
+        e.time = m_now + latency(n);
+    }
+    push(std::move(e));
+}
+
+void World::runArrive(const Event &e)
+{
+    RunOp &op = m_runOps[e.id];
+    Node &n = m_nodes[std::size_t(e.slot)];
+    bool changed = false;
+    if (m_rng.happens(m_faults.storeError)) {
+        op.error = true;
+    } else if (op.kind == RunOp::List) {
+        op.ok = true;
+        for (const auto &[tick, record] : m_runRecords)
+            op.listed.append(record);
+    } else {
+        const auto it = m_runRecords.find(op.record.tick);
+        const bool conditional = m_config.ticks.broken != TickConfig::Broken::ClaimNotConditional;
+        const bool free = op.kind == RunOp::Claim ? (it == m_runRecords.end() || !conditional)
+                                                  : (it != m_runRecords.end() && it->second.version == op.earlier.version);
+        if (free) {
+            op.record.version = QString::number(++m_runVersion);
+            m_runRecords[op.record.tick] = op.record;
+            op.ok = true;
+            changed = true;
+            m_result.runWrites.push_back(RunWrite {m_now, tickMs(op.record.tick), op.record.instance, op.record.token,
+                                                   op.record.attempt, op.record.outcome});
+            if (m_rng.happens(m_faults.appliedError)) {
+                op.ok = false;
+                op.error = true;
+            }
+        }
+    }
+    if (tracing())
+        trace(QStringLiteral("%1 store: run op #%2 (%3 %4 %5 by n%6.%7) -> %8")
+                      .arg(m_now)
+                      .arg(e.id)
+                      .arg(op.kind == RunOp::List ? "list" : op.kind == RunOp::Claim ? "claim" : "replace")
+                      .arg(op.record.tick, op.record.outcome)
+                      .arg(e.slot)
+                      .arg(e.incarnation)
+                      .arg(op.error ? "error" : op.ok ? (changed ? "written" : "ok") : "conflict"));
+    Event r;
+    r.kind = Ev::RunReply;
+    r.slot = e.slot;
+    r.incarnation = e.incarnation;
+    r.id = e.id;
+    if (m_rng.happens(m_faults.replyLost)) {
+        op.ok = false;
+        op.error = true;
+        r.time = m_now + (m_config.leaseMs - m_config.renewMs);
+    } else {
+        r.time = m_now + latency(n);
+    }
+    push(std::move(r));
+}
+
+void World::runReply(Event &e)
+{
+    Node &n = m_nodes[std::size_t(e.slot)];
+    if (n.incarnation != e.incarnation || n.life == Life::Dead) {
+        m_runOps.erase(e.id);
+        return;
+    }
+    RunOp &op = m_runOps[e.id];
+    if (partitioned(n) && !op.error) {
+        // The answer is lost: the store client gives up after its request timeout.
+        op.ok = false;
+        op.error = true;
+        e.time = m_now + (m_config.leaseMs - m_config.renewMs);
+        push(std::move(e));
+        return;
+    }
+    if (n.frozen) {
+        n.deferred.push_back(std::move(e));
+        return;
+    }
+    const RunOp answered = std::move(op);
+    m_runOps.erase(e.id);
+    switch (answered.purpose) {
+    case RunOp::None:
+        return;
+    case RunOp::Review:
+        if (!answered.ok)
+            return; // as the runner: a warning, and the ticks go on
+        carryOut(n, n.planner->recordsListed(answered.token, answered.listed, wallNow(n)));
+        break;
+    case RunOp::Answer: {
+        const auto answer = answered.ok ? TickPlanner::ClaimAnswer::Claimed
+                : answered.error        ? TickPlanner::ClaimAnswer::Failed
+                                        : TickPlanner::ClaimAnswer::Taken;
+        carryOut(n, n.planner->claimAnswered(answered.record, answer, wallNow(n)));
+        break;
+    }
+    }
+    armTick(n);
+}
+
 void World::happen(Happening::Kind kind, const Node &n, StopReason reason, bool released, qint64 reported)
 {
     Happening h;
@@ -1425,6 +1822,122 @@ SimResult simulate(const SimConfig &config, quint64 seed)
     World world(config, seed);
     return world.run();
 }
+
+namespace {
+
+/*! S1-S3 on the runs of scheduled work, from outside: the runs, the records the store took, the terms. */
+void judgeRuns(const SimResult &result, Verdict &v, const std::function<void(qint64)> &at)
+{
+    const TickConfig &tc = result.config.ticks;
+    auto problem = [&](qint64 t, const QString &text) {
+        ++v.runProblems;
+        at(t);
+        if (v.runProblems <= 8)
+            v.problems.append(QStringLiteral("at %1: %2").arg(t).arg(text));
+    };
+    auto endOf = [&](const TickRun &r) { return r.end < 0 ? result.endMs : r.end; };
+
+    for (const TickRun &r : result.runs) {
+        // S1: the record of this run, carrying its token, was in the store before the command started.
+        const bool recorded = std::any_of(result.runWrites.begin(), result.runWrites.end(), [&](const RunWrite &w) {
+            return w.tick == r.tick && w.identity == r.identity && w.token == r.token && w.attempt == r.attempt
+                    && w.outcome == RunRecord::running && w.time <= r.start;
+        });
+        if (!recorded)
+            problem(r.start, QStringLiteral("S1: %1 ran tick %2 (attempt %3) without its run record written first")
+                                     .arg(r.identity)
+                                     .arg(r.tick)
+                                     .arg(r.attempt));
+        // S1: work runs on the leader: it starts within the authority it was claimed under.
+        const Term &under = result.terms[r.term];
+        if (r.token != under.token || r.start < under.start || r.start > under.end)
+            problem(r.start, QStringLiteral("S1: %1 started tick %2 at %3 outside its leadership (token %4, %5 to %6)")
+                                     .arg(r.identity)
+                                     .arg(r.tick)
+                                     .arg(r.start)
+                                     .arg(under.token)
+                                     .arg(under.start)
+                                     .arg(under.end));
+        // S2: a tick nobody ran when it was due runs only as the catch-up window says: the
+        // latest one before the leadership began, once, within the window (it may wait
+        // for a run going, under overlap queue). The runner still runs a tick it
+        // missed by less than a second of its wall clock (a timer that fires late).
+        const Term &term = result.terms[r.term];
+        const qint64 lateMs = 1000 * Million / (Million - result.config.maxRatePpm) + 1;
+        if (r.attempt == 1 && r.dueAt + lateMs < term.start) {
+            const qint64 latest = floorDiv(WallEpochMs + r.wallAtTermStart, tc.periodMs) * tc.periodMs - WallEpochMs;
+            if (tc.catchUpMs <= 0 || r.tick != latest || r.wallAtTermStart - r.tick > tc.catchUpMs)
+                problem(r.start, QStringLiteral("S2: %1 ran tick %2, due at %3 before its leadership began at %4: "
+                                                "not the latest tick within the catch-up window of %5 ms")
+                                         .arg(r.identity)
+                                         .arg(r.tick)
+                                         .arg(r.dueAt)
+                                         .arg(term.start)
+                                         .arg(tc.catchUpMs));
+        }
+    }
+
+    // S2: never two runs of one tick. The one exception: under the rerun
+    // policy, a run whose leadership ended may run again, after it, under
+    // another leadership, as a later attempt.
+    std::map<qint64, std::vector<const TickRun *>> byTick;
+    for (const TickRun &r : result.runs)
+        byTick[r.tick].push_back(&r);
+    for (auto &[tick, runs] : byTick) {
+        std::sort(runs.begin(), runs.end(), [](const TickRun *a, const TickRun *b) { return a->start < b->start; });
+        for (std::size_t i = 1; i < runs.size(); ++i) {
+            const TickRun &a = *runs[i - 1];
+            const TickRun &b = *runs[i];
+            if (b.start < endOf(a)) {
+                problem(b.start, QStringLiteral("S2: two runs of tick %1 at once: %2 from %3 while %4 runs until %5")
+                                         .arg(tick)
+                                         .arg(b.identity)
+                                         .arg(b.start)
+                                         .arg(a.identity)
+                                         .arg(endOf(a)));
+            } else if (!tc.rerunInterrupted) {
+                problem(b.start, QStringLiteral("S2: tick %1 ran twice: by %2 at %3 (%4), again by %5 at %6")
+                                         .arg(tick)
+                                         .arg(a.identity)
+                                         .arg(a.start)
+                                         .arg(a.completed ? "completed" : "interrupted")
+                                         .arg(b.identity)
+                                         .arg(b.start));
+            } else if (b.attempt <= a.attempt || b.start < result.terms[a.term].end || b.term == a.term) {
+                problem(b.start, QStringLiteral("S2: tick %1 ran again (attempt %2, by %3 at %4) although the "
+                                                "leadership of its earlier run (attempt %5, by %6) lasted until %7")
+                                         .arg(tick)
+                                         .arg(b.attempt)
+                                         .arg(b.identity)
+                                         .arg(b.start)
+                                         .arg(a.attempt)
+                                         .arg(a.identity)
+                                         .arg(result.terms[a.term].end));
+            }
+        }
+    }
+
+    // S3: a run still going at the next tick delays or skips it: runs never overlap.
+    std::vector<const TickRun *> all;
+    for (const TickRun &r : result.runs)
+        all.push_back(&r);
+    std::sort(all.begin(), all.end(), [](const TickRun *a, const TickRun *b) { return a->start < b->start; });
+    const TickRun *longest = nullptr;
+    for (const TickRun *r : all) {
+        if (longest && r->start < endOf(*longest) && r->tick != longest->tick)
+            problem(r->start, QStringLiteral("S3: %1 runs tick %2 from %3 while tick %4 runs until %5 (%6)")
+                                      .arg(r->identity)
+                                      .arg(r->tick)
+                                      .arg(r->start)
+                                      .arg(longest->tick)
+                                      .arg(endOf(*longest))
+                                      .arg(longest->identity));
+        if (!longest || endOf(*r) > endOf(*longest))
+            longest = r;
+    }
+}
+
+} // namespace
 
 Verdict judge(const SimResult &result)
 {
@@ -1501,6 +2014,8 @@ Verdict judge(const SimResult &result)
                                       : QStringLiteral("none")));
         }
     }
+    if (result.config.ticks.enabled)
+        judgeRuns(result, v, at);
     return v;
 }
 

@@ -114,6 +114,49 @@ struct ScriptStep
     int slot = -1;
 };
 
+/*!
+ * Scheduled work (S1-S3): a schedule `every periodMs` (whole seconds) on
+ * each host's wall clock, decided by the product's TickPlanner on each
+ * instance and carried out as ScheduledRunner does, with run records in the
+ * simulated store (claimed by a conditional create, taken over and settled
+ * by an update conditional on the version). The command
+ * is a child process: a crash of its instance kills it, and the exec guard
+ * kills it when the leader's authority ends, frozen or not.
+ */
+/*! Wall time 0 of the simulation (true time 0 on a host with no wall offset): 2026-12-01T00:00:00Z. */
+inline constexpr qint64 WallEpochMs = 1'796'083'200'000;
+
+struct TickConfig
+{
+    bool enabled = false;
+    qint64 periodMs = 10000;
+    /*! How long a run of the command takes, drawn for each run. */
+    qint64 runMinMs = 3000;
+    qint64 runMaxMs = 3000;
+    /*! onInterrupted: rerun (true) or skip. */
+    bool rerunInterrupted = false;
+    /*! How late a tick nobody started may still run once; 0: never. */
+    qint64 catchUpMs = 0;
+    /*! overlap: queue (true) or skip. */
+    bool queueOverlap = false;
+    /*! Wall clock of each host, in ms off true time; missing ones are drawn within ±wallSkewMaxMs. */
+    std::vector<qint64> wallOffsetMs;
+    qint64 wallSkewMaxMs = 0;
+    /*! Deliberately broken drivers and stores, to prove that the checker can fail. */
+    enum class Broken {
+        None,
+        /*! The claim overwrites whatever record the tick has. */
+        ClaimNotConditional,
+        /*! The command starts as the claim is sent, not when it is answered. */
+        RunBeforeRecord,
+        /*! The driver claims and starts work past its deadline (the guard's check skipped). */
+        PastDeadline,
+        /*! The planner catches up within an hour while the policy (and the checker) says 0. */
+        CatchUpAgainstPolicy,
+    };
+    Broken broken = Broken::None;
+};
+
 struct SimConfig
 {
     int instances = 3;
@@ -157,6 +200,7 @@ struct SimConfig
      * incarnation, so each takes the others' record for its own.
      */
     bool incarnationsIgnored = false;
+    TickConfig ticks;
     /*! Keep the last lines of a trace of the run (0: no trace, and faster)... */
     int traceLines = 0;
     /*! ...up to this simulated instant. */
@@ -207,6 +251,40 @@ struct Happening
     qint64 reportedMono = 0;
 };
 
+/*! One run of a tick's command: from its start to its end (completed, or killed). */
+struct TickRun
+{
+    /*! The tick, in wall milliseconds since the simulated epoch. */
+    qint64 tick = 0;
+    int slot = -1;
+    QString identity;
+    qint64 token = -1;
+    int attempt = 1;
+    /*! Index in SimResult::terms of the leadership it ran under. */
+    std::size_t term = 0;
+    /*! When its host's wall clock showed the tick, and when the claim was sent (and the wall clock then). */
+    qint64 dueAt = 0;
+    qint64 claimSentAt = 0;
+    qint64 wallAtClaim = 0;
+    /*! Its host's wall clock when the leadership it ran under began. */
+    qint64 wallAtTermStart = 0;
+    qint64 start = 0;
+    /*! -1: still running at the end. */
+    qint64 end = -1;
+    bool completed = false;
+};
+
+/*! A write of a run record that the store applied. */
+struct RunWrite
+{
+    qint64 time = 0;
+    qint64 tick = 0;
+    QString identity;
+    qint64 token = -1;
+    int attempt = 1;
+    QString outcome;
+};
+
 struct SimResult
 {
     quint64 seed = 0;
@@ -228,6 +306,11 @@ struct SimResult
     /*! Longest time from a release applied at the store to the next leader (F5, F8). */
     qint64 maxHandoverMs = -1;
     int handoversJudged = 0;
+    /*! Scheduled work: the runs of the command, and the run records the store took. */
+    std::vector<TickRun> runs;
+    std::vector<RunWrite> runWrites;
+    /*! Ticks recorded as skipped: a run was still going. */
+    int skippedTicks = 0;
 };
 
 /*! What the checks found: each line names the rule it breaks. */
@@ -235,13 +318,15 @@ struct Verdict
 {
     QStringList problems;
     int overlaps = 0;
+    /*! Breaches of S1-S3 found in the runs of scheduled work. */
+    int runProblems = 0;
     int leaderChanges = 0;
     /*! Simulated time of the first problem, where a trace is worth reading. */
     qint64 firstProblemAt = -1;
     bool ok() const { return problems.isEmpty(); }
 };
 
-/*! F1, F4, F7, F6, F5 on the outcome of one run. */
+/*! F1, F4, F7, F6, F5 on the outcome of one run; S1-S3 when it had scheduled work. */
 Verdict judge(const SimResult &result);
 
 /*! A random but reproducible configuration for the sweep. */

@@ -11,6 +11,13 @@
 //           no leadership and no write but the release after stop(); no
 //           release past the deadline
 //   F3      a leader that cannot renew steps down
+//   S1-S3   scheduled work (TickConfig): the product's TickPlanner on every
+//           instance, run records in the simulated store. judge() checks that
+//           every run had its record (with its token) first and started under
+//           the leadership that claimed it; never two runs of one tick (but
+//           a rerun, under that policy, after the earlier run's leadership
+//           ended); a tick due before a leadership began runs only as the
+//           latest one within the catch-up window; runs never overlap.
 //
 // Authority is modelled as "isLeader() would answer true": from the call
 // that returned BecameLeader to the earliest of the call that returned
@@ -26,7 +33,9 @@
 #include <QElapsedTimer>
 #include <QTest>
 
+#include <algorithm>
 #include <map>
+#include <random>
 
 using namespace baton;
 using namespace baton::sim;
@@ -226,6 +235,62 @@ Run runTraced(const SimConfig &config, quint64 seed, bool withTrace = true)
     return run;
 }
 
+/*! Scheduled work on baseConfig(): `every 10s`, runs of 3 s, wall clocks in step (slot 0 leads). */
+SimConfig tickConfig(bool rerun, qint64 catchUpMs)
+{
+    SimConfig c = baseConfig();
+    c.ticks.enabled = true;
+    c.ticks.periodMs = 10'000;
+    c.ticks.runMinMs = 3000;
+    c.ticks.runMaxMs = 3000;
+    c.ticks.rerunInterrupted = rerun;
+    c.ticks.catchUpMs = catchUpMs;
+    c.ticks.wallOffsetMs = {0, 0, 0};
+    return c;
+}
+
+/*! The sweep's configuration with scheduled work: policies, periods, run lengths and wall skews drawn from the seed. */
+SimConfig tickSweepConfig(quint64 seed)
+{
+    SimConfig c = sweepConfig(seed);
+    std::mt19937_64 r(seed * 0x2545F4914F6CDD1DULL + 0x7);
+    auto between = [&r](qint64 lo, qint64 hi) { return lo + qint64(r() % quint64(hi - lo + 1)); };
+    c.durationMs = 1'800'000;
+    c.ticks.enabled = true;
+    c.ticks.periodMs = between(1, 60) * 1000;
+    c.ticks.runMinMs = between(0, c.ticks.periodMs / 2);
+    c.ticks.runMaxMs = c.ticks.runMinMs + between(0, 2 * c.ticks.periodMs);
+    c.ticks.rerunInterrupted = r() % 2 == 0;
+    c.ticks.catchUpMs = r() % 2 == 0 ? 0 : between(1, 10) * c.ticks.periodMs / 2;
+    c.ticks.queueOverlap = r() % 2 == 0;
+    // Wall clocks apart by more than the lease, as the skewed hosts are.
+    c.ticks.wallSkewMaxMs = 2 * c.leaseMs;
+    return c;
+}
+
+/*! The runs of \a tick, in the order they started. */
+std::vector<const TickRun *> runsOf(const SimResult &r, qint64 tick)
+{
+    std::vector<const TickRun *> out;
+    for (const TickRun &run : r.runs) {
+        if (run.tick == tick)
+            out.push_back(&run);
+    }
+    std::sort(out.begin(), out.end(), [](const TickRun *a, const TickRun *b) { return a->start < b->start; });
+    return out;
+}
+
+/*! The outcome of the last record the store took for \a tick. */
+QString lastOutcome(const SimResult &r, qint64 tick)
+{
+    QString outcome;
+    for (const RunWrite &w : r.runWrites) {
+        if (w.tick == tick)
+            outcome = w.outcome;
+    }
+    return outcome;
+}
+
 } // namespace
 
 class tst_Simulation : public QObject
@@ -241,6 +306,13 @@ private Q_SLOTS:
     void checkerCatchesTwoLeaders();
     void handoversNeverMakeTwoLeadersAndAReservationEnds_data();
     void handoversNeverMakeTwoLeadersAndAReservationEnds();
+    void eachTickRunsOnceThroughEveryFault_data();
+    void eachTickRunsOnceThroughEveryFault();
+    void aRunStillGoingSkipsOrQueuesTheNextTick_data();
+    void aRunStillGoingSkipsOrQueuesTheNextTick();
+    void ticksSweep();
+    void checkerCatchesTwoRunsOfATick_data();
+    void checkerCatchesTwoRunsOfATick();
 };
 
 void tst_Simulation::scenarios_data()
@@ -693,4 +765,251 @@ void tst_Simulation::handoversNeverMakeTwoLeadersAndAReservationEnds()
              qPrintable(QStringLiteral("next leader %1 at %2").arg(next->identity).arg(next->start)));
     if (successorLeads)
         QCOMPARE(next->identity, r.handoverSuccessors.front());
+}
+
+void tst_Simulation::eachTickRunsOnceThroughEveryFault_data()
+{
+    // S1, S2: `every 10s`, runs of 3 s; n0.1 leads and runs the ticks of
+    // 10 s to 50 s; the fault hits it around the tick of 60 s (its run:
+    // 60 s to 63 s). runsOf60: how many runs that tick gets, -1 where the
+    // gap rule below judges it (nobody led when it was due).
+    QTest::addColumn<std::vector<ScriptStep>>("script");
+    QTest::addColumn<bool>("rerun");
+    QTest::addColumn<qint64>("catchUpMs");
+    QTest::addColumn<int>("runsOf60");
+    QTest::addColumn<bool>("skewed");
+    struct Fault
+    {
+        const char *name;
+        std::vector<ScriptStep> script;
+        int runsSkip;
+        int runsRerun;
+        bool skewed;
+    };
+    const std::vector<Fault> faults = {
+            {"no faults", {}, 1, 1, false},
+            {"leader killed just before the tick", {{59'900, ScriptKind::CrashLeader, 0}}, -1, -1, false},
+            {"leader killed during the run", {{61'000, ScriptKind::CrashLeader, 0}}, 1, 2, false},
+            // The run ends by 63 020 and its record is settled by 63 030.
+            {"leader killed just after the run", {{63'050, ScriptKind::CrashLeader, 0}}, 1, 1, false},
+            {"leader frozen during the run, past its deadline", {{61'000, ScriptKind::FreezeLeader, 2 * L}}, 1, 2, false},
+            {"leader frozen during the run, briefly", {{61'000, ScriptKind::FreezeLeader, R / 2}}, 1, 1, false},
+            {"leader cut off from the store during the run", {{61'000, ScriptKind::PartitionLeader, 2 * L}}, 1, 2, false},
+            {"leader's host suspended during the run", {{61'000, ScriptKind::SuspendLeader, 2 * L}}, 1, 2, false},
+            {"leader stops cleanly during the run", {{61'000, ScriptKind::StopLeader, 200}}, 1, 2, false},
+            {"wall clocks 25 s apart, rates within the tolerance, leader frozen",
+             {{61'000, ScriptKind::FreezeLeader, 2 * L}}, -1, -1, true},
+    };
+    for (const Fault &f : faults) {
+        QTest::addRow("S2 skip, no catch-up: %s", f.name) << f.script << false << qint64(0) << f.runsSkip << f.skewed;
+        QTest::addRow("S2 rerun, catch-up 1h: %s", f.name)
+                << f.script << true << qint64(3'600'000) << f.runsRerun << f.skewed;
+    }
+}
+
+void tst_Simulation::eachTickRunsOnceThroughEveryFault()
+{
+    QFETCH(std::vector<ScriptStep>, script);
+    QFETCH(bool, rerun);
+    QFETCH(qint64, catchUpMs);
+    QFETCH(int, runsOf60);
+    QFETCH(bool, skewed);
+    SimConfig config = tickConfig(rerun, catchUpMs);
+    config.script = script;
+    if (skewed) {
+        const qint64 x = claimedPpm(L, R) * 9 / 10;
+        config.ratePpm = {-x, x, x};
+        config.maxRatePpm = x;
+        config.ticks.wallOffsetMs = {0, -25'000, 25'000};
+    }
+    const Run run = runTraced(config, 1);
+    const SimResult &r = run.result;
+    // S1, S2, S3 as the checker judges them: a record before every run, never
+    // two runs of one tick, missed ticks only as the catch-up window says.
+    QVERIFY2(run.verdict.ok(), qPrintable(run.verdict.problems.join(QLatin1Char('\n'))));
+
+    // S1: before the fault, every tick runs once, on the leader, and succeeds
+    // (with skewed clocks the leader's wall clock runs 18 % slow: its tick of
+    // 50 s comes at 61 s).
+    for (qint64 tick = 10'000; tick <= (skewed ? 40'000 : 50'000); tick += 10'000) {
+        const auto runs = runsOf(r, tick);
+        QVERIFY2(runs.size() == 1 && runs.front()->completed && runs.front()->identity == QStringLiteral("n0.1"),
+                 qPrintable(QStringLiteral("tick %1: %2 runs").arg(tick).arg(runs.size())));
+        QCOMPARE(lastOutcome(r, tick), QStringLiteral("succeeded"));
+    }
+    // Long after it, every tick runs again and succeeds, once.
+    for (qint64 tick = 150'000; tick <= 280'000; tick += 10'000) {
+        const auto runs = runsOf(r, tick);
+        QVERIFY2(runs.size() == 1 && runs.front()->completed,
+                 qPrintable(QStringLiteral("tick %1: %2 runs").arg(tick).arg(runs.size())));
+    }
+
+    const auto of60 = runsOf(r, 60'000);
+    if (runsOf60 >= 0) {
+        const bool stopped = std::any_of(script.begin(), script.end(),
+                                         [](const ScriptStep &s) { return s.kind == ScriptKind::StopLeader; });
+        if (rerun && stopped)
+            QEXPECT_FAIL("", "a run stopped by its own leader (a clean stop) is settled \"interrupted\" by it, "
+                             "and a new leader reruns only runs left \"running\"", Continue);
+        QVERIFY2(int(of60.size()) == runsOf60,
+                 qPrintable(QStringLiteral("tick 60 s: %1 runs, expected %2").arg(of60.size()).arg(runsOf60)));
+        if (runsOf60 == 2 && of60.size() == 2) {
+            // S2: the rerun comes after the first run, by the next leader. The
+            // first may have finished while its leader was frozen or cut off:
+            // its record could not say so, and the rerun policy is for work
+            // that can run twice.
+            QVERIFY(of60[1]->completed);
+            QVERIFY(of60[1]->identity != of60[0]->identity);
+            QCOMPARE(of60[1]->attempt, 2);
+        } else if (!of60.front()->completed) {
+            // S2: the next leader marks it interrupted and leaves it.
+            QCOMPARE(lastOutcome(r, 60'000), QStringLiteral("interrupted: leadership ended"));
+        }
+    }
+
+    if (skewed)
+        return;
+    // S2: ticks due while nobody led. Catch-up 0: none of them runs. A
+    // catch-up window: the latest of them runs once, when the next leader
+    // comes, and the earlier ones never.
+    std::vector<qint64> gap;
+    for (qint64 tick = 60'000; tick <= 200'000; tick += 10'000) {
+        const bool led = std::any_of(r.terms.begin(), r.terms.end(),
+                                     [tick](const Term &t) { return t.start <= tick && tick < t.end; });
+        if (!led)
+            gap.push_back(tick);
+    }
+    if (runsOf60 < 0)
+        QVERIFY2(!gap.empty() && gap.front() == 60'000, "the tick of 60 s was expected to find no leader");
+    for (std::size_t i = 0; i < gap.size(); ++i) {
+        const bool latestOfGap = i + 1 == gap.size() || gap[i + 1] != gap[i] + 10'000;
+        const std::size_t expected = catchUpMs > 0 && latestOfGap ? 1 : 0;
+        const auto runs = runsOf(r, gap[i]);
+        const bool reran = std::any_of(r.runs.begin(), r.runs.end(), [](const TickRun &t) { return t.attempt > 1; });
+        if (expected == 1 && reran)
+            QEXPECT_FAIL("", "a new leader that reruns an interrupted run does not also run the latest missed tick "
+                             "within the catch-up window", Continue);
+        QVERIFY2(runs.size() == expected,
+                 qPrintable(QStringLiteral("tick %1, due while nobody led: %2 runs, expected %3")
+                                    .arg(gap[i])
+                                    .arg(runs.size())
+                                    .arg(expected)));
+    }
+}
+
+void tst_Simulation::aRunStillGoingSkipsOrQueuesTheNextTick_data()
+{
+    QTest::addColumn<bool>("queue");
+    QTest::newRow("S3 overlap skip: the tick is recorded as skipped") << false;
+    QTest::newRow("S3 overlap queue: the tick runs when the run ends") << true;
+}
+
+void tst_Simulation::aRunStillGoingSkipsOrQueuesTheNextTick()
+{
+    QFETCH(bool, queue);
+    SimConfig config = tickConfig(false, 0);
+    // Every run outlasts the next tick.
+    config.ticks.runMinMs = 14'000;
+    config.ticks.runMaxMs = 16'000;
+    config.ticks.queueOverlap = queue;
+    config.script = {{100'000, ScriptKind::CrashLeader, 0}};
+    const Run run = runTraced(config, 1);
+    const SimResult &r = run.result;
+    // The checker's S3: no two runs at once, whatever the policy.
+    QVERIFY2(run.verdict.ok(), qPrintable(run.verdict.problems.join(QLatin1Char('\n'))));
+    QVERIFY(r.skippedTicks > 0);
+    const qint64 skippedRecords = std::count_if(r.runWrites.begin(), r.runWrites.end(), [](const RunWrite &w) {
+        return w.outcome == QStringLiteral("skipped: previous run still going");
+    });
+    if (queue) {
+        // Tick 10 s runs from 10 s to at least 24 s; 20 s waits and starts when it ends.
+        const auto of20 = runsOf(r, 20'000);
+        QCOMPARE(of20.size(), std::size_t(1));
+        const qint64 end10 = runsOf(r, 10'000).front()->end;
+        QVERIFY2(of20.front()->start >= end10 && of20.front()->start <= end10 + 4 * Latency,
+                 qPrintable(QStringLiteral("tick 20 s ran at %1, the run of 10 s ended at %2")
+                                    .arg(of20.front()->start)
+                                    .arg(end10)));
+        // One tick waits at most: the newer one; the older is skipped and recorded.
+        QVERIFY(skippedRecords > 0);
+    } else {
+        QVERIFY(runsOf(r, 20'000).empty());
+        QCOMPARE(lastOutcome(r, 20'000), QStringLiteral("skipped: previous run still going"));
+        QCOMPARE(skippedRecords, qint64(r.skippedTicks));
+    }
+}
+
+void tst_Simulation::ticksSweep()
+{
+    // S1-S3 over random worlds: the sweep's faults and chaos, random
+    // policies, periods of 1-60 s, runs shorter and longer than the period,
+    // wall clocks up to two lease durations apart and rates near the
+    // tolerance.
+    const qint64 only = envNumber("BATON_SIM_SEED", -1);
+    const qint64 count = only >= 0 ? 1 : envNumber("BATON_SIM_TICK_SEEDS", 1000);
+    const quint64 firstSeed = only >= 0 ? quint64(only) : 1;
+    qint64 runs = 0;
+    qint64 reruns = 0;
+    qint64 killed = 0;
+    qint64 skipped = 0;
+    QStringList failedSeeds;
+    QElapsedTimer elapsed;
+    elapsed.start();
+    for (quint64 seed = firstSeed; seed < firstSeed + quint64(count); ++seed) {
+        const SimConfig config = tickSweepConfig(seed);
+        const Run run = runTraced(config, seed, failedSeeds.size() < 3);
+        runs += qint64(run.result.runs.size());
+        skipped += run.result.skippedTicks;
+        for (const TickRun &t : run.result.runs) {
+            reruns += t.attempt > 1;
+            killed += t.end >= 0 && !t.completed;
+        }
+        if (!run.verdict.ok())
+            failedSeeds.append(QStringLiteral("%1 (%2)").arg(seed).arg(run.verdict.problems.constFirst()));
+    }
+    qInfo().noquote() << QStringLiteral("%1 seeds: %2 runs, %3 killed by a leadership end, %4 reruns, %5 ticks "
+                                        "skipped, %6 ms of real time")
+                                 .arg(count)
+                                 .arg(runs)
+                                 .arg(killed)
+                                 .arg(reruns)
+                                 .arg(skipped)
+                                 .arg(elapsed.elapsed());
+    if (!failedSeeds.isEmpty())
+        QFAIL(qPrintable(QStringLiteral("%1 of %2 seeds failed (replay one with BATON_SIM_SEED=<n> ticksSweep): %3")
+                                 .arg(failedSeeds.size())
+                                 .arg(count)
+                                 .arg(failedSeeds.mid(0, 5).join(QStringLiteral("; ")))));
+    // The faults reached the runs.
+    if (only < 0) {
+        QVERIFY(killed > 0);
+        QVERIFY(reruns > 0);
+        QVERIFY(skipped > 0);
+    }
+}
+
+void tst_Simulation::checkerCatchesTwoRunsOfATick_data()
+{
+    QTest::addColumn<int>("broken");
+    QTest::newRow("S2: a claim that is not conditional") << int(TickConfig::Broken::ClaimNotConditional);
+    QTest::newRow("S1: a command started before its record is written") << int(TickConfig::Broken::RunBeforeRecord);
+    QTest::newRow("S1: a driver that claims and starts work past its deadline") << int(TickConfig::Broken::PastDeadline);
+    QTest::newRow("S2: a catch-up where the policy says none") << int(TickConfig::Broken::CatchUpAgainstPolicy);
+}
+
+void tst_Simulation::checkerCatchesTwoRunsOfATick()
+{
+    QFETCH(int, broken);
+    for (quint64 seed = 1; seed <= 200; ++seed) {
+        SimConfig config = tickSweepConfig(seed);
+        config.ticks.broken = TickConfig::Broken(broken);
+        if (config.ticks.broken == TickConfig::Broken::CatchUpAgainstPolicy)
+            config.ticks.catchUpMs = 0;
+        const Verdict verdict = judge(simulate(config, seed));
+        if (verdict.runProblems > 0) {
+            qInfo().noquote() << QStringLiteral("seed %1 caught it: %2").arg(seed).arg(verdict.problems.constLast());
+            return;
+        }
+    }
+    QFAIL("the checker found nothing wrong in 200 seeds of a broken runner");
 }
