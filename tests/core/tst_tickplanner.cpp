@@ -91,6 +91,8 @@ private Q_SLOTS:
     void aClaimNotCarriedOutStartsNothing();
     void interruptedRunsAreSettledAndNotRerunByDefault();
     void underRerunTheLatestInterruptedRunIsTakenOver();
+    void underRerunARunItsOwnLeaderSettledAsInterruptedIsRerunIfNewest();
+    void underRerunTheLatestMissedTickRunsAfterTheRerun();
     void withoutCatchUpAMissedTickIsNotRun();
     void withCatchUpTheLatestMissedTickRunsOnce_data();
     void withCatchUpTheLatestMissedTickRunsOnce();
@@ -197,6 +199,51 @@ void TestTickPlanner::underRerunTheLatestInterruptedRunIsTakenOver()
     QCOMPARE(actions.at(1).record.instance, QStringLiteral("a"));
     QCOMPARE(kinds(planner.claimAnswered(stored(actions.at(1).record), Answer::Claimed, at(2))),
              QList<Kind>{Kind::StartWork});
+}
+
+// S2: a leader that stopped cleanly settles its own run "interrupted"; under
+// Rerun the next leader owes the newest tick its run as much as when the
+// leader died, and leaves an older interrupted tick alone.
+void TestTickPlanner::underRerunARunItsOwnLeaderSettledAsInterruptedIsRerunIfNewest()
+{
+    TickPlanner::Policy p = policy();
+    p.onInterrupted = TickPlanner::OnInterrupted::Rerun;
+    RunRecord settled = leftRunning(tickAt(0), 5);
+    settled.outcome = RunRecord::interrupted;
+    settled.end = at(1);
+    {
+        TickPlanner planner(p, QStringLiteral("a"));
+        planner.leadershipStarted(7, at(2));
+        const auto actions = planner.recordsListed(7, {settled}, at(2));
+        QCOMPARE(kinds(actions), QList<Kind>{Kind::TakeOver});
+        QCOMPARE(actions.first().earlier.version, settled.version);
+        QCOMPARE(actions.first().record.attempt, 2);
+    }
+    {
+        TickPlanner planner(p, QStringLiteral("a"));
+        planner.leadershipStarted(7, at(12));
+        RunRecord later = leftRunning(tickAt(10), 5);
+        later.outcome = RunRecord::succeeded;
+        QVERIFY(kinds(planner.recordsListed(7, {settled, later}, at(12))).isEmpty());
+    }
+}
+
+// S2: under Rerun with a catch-up window, the rerun goes first and the latest
+// tick missed while nobody led runs once after it.
+void TestTickPlanner::underRerunTheLatestMissedTickRunsAfterTheRerun()
+{
+    TickPlanner::Policy p = policy();
+    p.onInterrupted = TickPlanner::OnInterrupted::Rerun;
+    p.catchUpMs = 3600 * 1000;
+    TickPlanner planner(p, QStringLiteral("a"));
+    planner.leadershipStarted(7, at(25));
+    const auto actions = planner.recordsListed(7, {leftRunning(tickAt(0), 5)}, at(25));
+    QCOMPARE(kinds(actions), QList<Kind>{Kind::TakeOver});
+    QCOMPARE(kinds(planner.claimAnswered(stored(actions.first().record), Answer::Claimed, at(25))),
+             QList<Kind>{Kind::StartWork});
+    const auto ended = planner.runEnded(RunRecord::succeeded, at(27));
+    QCOMPARE(kinds(ended), (QList<Kind>{Kind::Settle, Kind::Claim}));
+    QCOMPARE(ended.at(1).record.tick, tickAt(20));
 }
 
 // S2: catch-up 0 (the default): a missed tick stays missed.

@@ -42,9 +42,11 @@ namespace baton {
  * create and whose replace is conditional on the version: a tick is started
  * only after its claim (or its take-over) was answered Claimed under the
  * leadership that asked; a run left "running" by an earlier leadership is
- * marked interrupted and re-run (the latest one only) under Rerun; the
- * latest tick nobody started runs once on becoming leader if it is no
- * older than the catch-up window; a tick due while a run is going is
+ * marked interrupted and re-run (the latest one only) under Rerun, as is
+ * the newest tick's run when its own leader settled it interrupted (a clean
+ * stop); the latest tick nobody started runs once on becoming leader if it
+ * is no older than the catch-up window (after such a rerun, if there is
+ * one); a tick due while a run is going is
  * recorded as skipped, or under Queue waits for it (one at most: a newer
  * tick pushes the waiting one out as skipped). One run at a time: from a
  * Claim until its answer, and from StartWork until runEnded(), another
@@ -123,6 +125,8 @@ public:
 
 private:
     void realign(const QDateTime &now);
+    /*! The latest tick nobody started, if the catch-up window still holds it. */
+    std::optional<QDateTime> missedTick(const QList<RunRecord> &records, const QDateTime &now) const;
     void due(const QDateTime &tick, const QDateTime &now, QList<Action> &actions);
     void claim(const QDateTime &tick, const std::optional<RunRecord> &interrupted, const QDateTime &now,
                QList<Action> &actions);

@@ -46,29 +46,54 @@ QList<TickPlanner::Action> TickPlanner::recordsListed(qint64 token, const QList<
         if (record.isRunning() && record.token != m_token)
             stale.append(record);
     std::optional<RunRecord> rerun;
-    if (m_policy.onInterrupted == OnInterrupted::Rerun && !stale.isEmpty() && !m_current)
-        rerun = stale.takeLast(); // the latest one only
+    if (m_policy.onInterrupted == OnInterrupted::Rerun && !m_current) {
+        if (!stale.isEmpty()) {
+            rerun = stale.takeLast(); // the latest one only
+        } else if (const auto newest = std::max_element(records.cbegin(), records.cend(),
+                                                        [](const RunRecord &a, const RunRecord &b) {
+                                                            return a.tick < b.tick;
+                                                        });
+                   newest != records.cend() && newest->outcome == RunRecord::interrupted
+                   && newest->token != m_token) {
+            // Settled "interrupted" by its own leader (a clean stop, a
+            // step-down): the newest tick still owes its run as much as
+            // one whose leader died.
+            rerun = *newest;
+        }
+    }
     for (const RunRecord &record : std::as_const(stale)) {
         RunRecord settled = record;
         settled.outcome = RunRecord::interrupted;
         settled.end = now;
         actions.append({Kind::MarkInterrupted, settled, record});
     }
+    const std::optional<QDateTime> missed = missedTick(records, now);
     if (rerun) {
         claim(QDateTime::fromString(rerun->tick, Qt::ISODate), rerun, now, actions);
+        // The latest missed tick is owed its run too, after the rerun: a
+        // backlog, not a tick that came during a run.
+        if (missed && TickSchedule::tickName(*missed) != rerun->tick)
+            m_queued = *missed;
         return actions;
     }
+    if (missed)
+        due(*missed, now, actions);
+    return actions;
+}
+
+std::optional<QDateTime> TickPlanner::missedTick(const QList<RunRecord> &records, const QDateTime &now) const
+{
     if (m_policy.catchUpMs <= 0)
-        return actions;
+        return std::nullopt;
     const QDateTime latest = m_policy.schedule.latestAtOrBefore(now);
     if (!latest.isValid() || latest.msecsTo(now) > m_policy.catchUpMs)
-        return actions;
+        return std::nullopt;
     const QString name = TickSchedule::tickName(latest);
     const bool started = std::any_of(records.cbegin(), records.cend(),
                                      [&name](const RunRecord &r) { return r.tick == name; });
-    if (!started && !(m_current && m_current->tick == name))
-        due(latest, now, actions);
-    return actions;
+    if (started || (m_current && m_current->tick == name))
+        return std::nullopt;
+    return latest;
 }
 
 QList<TickPlanner::Action> TickPlanner::timerFired(const QDateTime &now)
