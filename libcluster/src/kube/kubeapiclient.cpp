@@ -76,16 +76,21 @@ bool KubeApiClient::applyCredential(const KubeCredential &credential, QString *e
     return true;
 }
 
-QUrl KubeApiClient::leasesUrl(const QString &namespaceName, const QUrlQuery &query) const
+QUrl KubeApiClient::apiUrl(const QString &path) const
 {
     QUrl url = m_config.server;
-    QString path = url.path();
-    if (path.endsWith(QLatin1Char('/')))
-        path.chop(1);
-    url.setPath(path
-                + (namespaceName.isEmpty()
-                           ? QStringLiteral("/apis/coordination.k8s.io/v1/leases")
-                           : QStringLiteral("/apis/coordination.k8s.io/v1/namespaces/%1/leases").arg(namespaceName)));
+    QString base = url.path();
+    if (base.endsWith(QLatin1Char('/')))
+        base.chop(1);
+    url.setPath(base + path);
+    return url;
+}
+
+QUrl KubeApiClient::leasesUrl(const QString &namespaceName, const QUrlQuery &query) const
+{
+    QUrl url = apiUrl(namespaceName.isEmpty()
+                              ? QStringLiteral("/apis/coordination.k8s.io/v1/leases")
+                              : QStringLiteral("/apis/coordination.k8s.io/v1/namespaces/%1/leases").arg(namespaceName));
     if (!query.isEmpty())
         url.setQuery(query);
     return url;
@@ -93,12 +98,12 @@ QUrl KubeApiClient::leasesUrl(const QString &namespaceName, const QUrlQuery &que
 
 QUrl KubeApiClient::eventsUrl(const QString &namespaceName) const
 {
-    QUrl url = m_config.server;
-    QString path = url.path();
-    if (path.endsWith(QLatin1Char('/')))
-        path.chop(1);
-    url.setPath(path + QStringLiteral("/api/v1/namespaces/%1/events").arg(namespaceName));
-    return url;
+    return apiUrl(QStringLiteral("/api/v1/namespaces/%1/events").arg(namespaceName));
+}
+
+QUrl KubeApiClient::configMapsUrl(const QString &namespaceName) const
+{
+    return apiUrl(QStringLiteral("/api/v1/namespaces/%1/configmaps").arg(namespaceName));
 }
 
 void KubeApiClient::send(const QByteArray &method, const QUrl &url, const QJsonObject &body, Callback done)

@@ -54,6 +54,8 @@ public:
     QUrl leasesUrl(const QString &namespaceName, const QUrlQuery &query) const;
     /*! The core/v1 Event collection of \a namespaceName, where the Lease's leader changes are told. */
     QUrl eventsUrl(const QString &namespaceName) const;
+    /*! The core/v1 ConfigMap collection of \a namespaceName (scheduled runs' records). */
+    QUrl configMapsUrl(const QString &namespaceName) const;
 
     /*! One request; \a done runs exactly once on a later turn, unless this client is destroyed first. */
     void send(const QByteArray &method, const QUrl &url, const QJsonObject &body, Callback done);
@@ -73,6 +75,8 @@ public:
     QString explain(const HttpResult &result, const QString &what, const QString &forbiddenHint) const;
 
 private:
+    /*! The server's URL with \a path under its own path (a server behind a proxy prefix). */
+    QUrl apiUrl(const QString &path) const;
     void sendWith(const QByteArray &method, const QUrl &url, const QJsonObject &body, Callback done,
                   bool retriedAfter401);
     bool applyCredential(const KubeCredential &credential, QString *errorString);

@@ -62,14 +62,9 @@ bool KubeRunRecords::canKeep(const QString &lease, QString *errorString)
 
 QUrl KubeRunRecords::url(const QString &name) const
 {
-    QUrl url = m_api->config().server;
-    QString path = url.path();
-    if (path.endsWith(QLatin1Char('/')))
-        path.chop(1);
-    path += QStringLiteral("/api/v1/namespaces/%1/configmaps").arg(m_namespace);
+    QUrl url = m_api->configMapsUrl(m_namespace);
     if (!name.isEmpty())
-        path += QLatin1Char('/') + name;
-    url.setPath(path);
+        url.setPath(url.path() + QLatin1Char('/') + name);
     return url;
 }
 
