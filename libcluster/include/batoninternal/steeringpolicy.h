@@ -1,0 +1,81 @@
+#pragma once
+
+#include <batoninternal/batoninternal_export.h>
+#include <batoninternal/candidatebook.h>
+
+#include <QHash>
+#include <QList>
+#include <QString>
+
+namespace baton {
+
+/*!
+ * What one candidate looks like to this instance: its record and, on this
+ * instance's boot clock, since when it has been seen unchanged in what
+ * matters (same incarnation, priority and drain, heartbeats arriving).
+ */
+struct CandidateSighting
+{
+    CandidateRecord record;
+    /*! When this instance first saw the record's current version. */
+    qint64 versionSeenAtMs = 0;
+    /*! Since when it has been live with this incarnation, priority and drain; reset by any change of them. */
+    qint64 stableSinceMs = 0;
+    bool live = false;
+};
+
+/*! What the steering asks of the election now. */
+struct SteeringDecision
+{
+    enum class Why {
+        Nothing,
+        /*! This instance is drained: the lease goes to a live candidate that is not. */
+        Drained,
+        /*! A live candidate of higher priority has been stable for the hysteresis. */
+        PreferredHolder,
+    };
+    /*! Take no lease (a free one included) unless it is reserved for this instance. */
+    bool standBy = false;
+    /*! For a leader: the instance to hand over to; empty: keep leading. */
+    QString handOverTo;
+    Why why = Why::Nothing;
+
+    bool operator==(const SteeringDecision &) const = default;
+};
+
+/*!
+ * Preference and drain (H2, H3) as a pure function of what the candidate
+ * records showed and when: no clock, timer or store, so that the
+ * participant and the simulation decide alike. Feed it every listing with
+ * the boot time it arrived; ask it with the current boot time.
+ */
+class BATON_INTERNAL_EXPORT SteeringPolicy
+{
+public:
+    struct Self
+    {
+        QString instance;
+        int priority = 0;
+        bool drained = false;
+        /*! How long a higher priority must stay stable before the lease moves to it. */
+        qint64 preferAfterMs = 30000;
+    };
+
+    explicit SteeringPolicy(Self self);
+
+    void setSelf(const Self &self);
+    const Self &self() const { return m_self; }
+
+    /*! A listing of every candidate (this instance's own record among them, ignored). */
+    void observe(const QList<CandidateRecord> &records, qint64 nowMs);
+    /*! Every other candidate as last seen, liveness judged at \a nowMs. */
+    QList<CandidateSighting> sightings(qint64 nowMs) const;
+
+    SteeringDecision decide(bool leading, qint64 nowMs) const;
+
+private:
+    Self m_self;
+    QHash<QString, CandidateSighting> m_seen;
+};
+
+} // namespace baton
