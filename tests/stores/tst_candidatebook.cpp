@@ -9,6 +9,11 @@
 #include "etcdfixture.h"
 #include "etcdstore.h"
 #include "filestore.h"
+#include "kubeapiclient.h"
+#include "kubecandidaterecords.h"
+#include "kubernetesleaseprotocol.h"
+#include "kuberunrecords.h"
+#include "leaseapiserver.h"
 #include "memorystore.h"
 
 #include <batoninternal/candidatebook.h>
@@ -136,6 +141,9 @@ private:
     std::unique_ptr<Store> m_first;
     std::unique_ptr<Store> m_second;
     Store *m_secondStore = nullptr;
+    std::unique_ptr<test::LeaseApiServer> m_server;
+    std::unique_ptr<KubernetesLeaseProtocol> m_kubeFirst;
+    std::unique_ptr<KubernetesLeaseProtocol> m_kubeSecond;
 };
 
 void TestCandidateBook::stores_data()
@@ -144,6 +152,7 @@ void TestCandidateBook::stores_data()
     QTest::newRow("on a memory store") << "memory";
     QTest::newRow("on a file store") << "file";
     QTest::newRow("on etcd") << "etcd";
+    QTest::newRow("on the Lease API server") << "kubernetes";
 }
 
 void TestCandidateBook::init()
@@ -151,6 +160,9 @@ void TestCandidateBook::init()
     m_first.reset();
     m_second.reset();
     m_secondStore = nullptr;
+    m_kubeFirst.reset();
+    m_kubeSecond.reset();
+    m_server.reset();
 }
 
 void TestCandidateBook::cleanup()
@@ -160,11 +172,35 @@ void TestCandidateBook::cleanup()
 
 std::unique_ptr<CandidateBook> TestCandidateBook::book(bool second, const QString &lease)
 {
+    if (m_server) {
+        KubeApiClient *api = (second ? m_kubeSecond : m_kubeFirst)->api();
+        return std::make_unique<CandidateBook>(
+                std::make_unique<KubeCandidateRecords>(api, QStringLiteral("jobs"), lease), lease);
+    }
     return std::make_unique<CandidateBook>(second ? m_secondStore : m_first.get(), lease);
 }
 
 bool TestCandidateBook::putOdd(const QString &instance, const QJsonObject &document)
 {
+    if (m_server) {
+        // As a person would with kubectl: the candidate's name and labels, another content.
+        const QJsonObject configMap {
+                {QStringLiteral("apiVersion"), QStringLiteral("v1")},
+                {QStringLiteral("kind"), QStringLiteral("ConfigMap")},
+                {QStringLiteral("metadata"),
+                 QJsonObject {{QStringLiteral("name"), KubeCandidateRecords::objectName(kLease, instance)},
+                              {QStringLiteral("labels"),
+                               QJsonObject {{KubeCandidateRecords::leaseLabel, kLease},
+                                            {QStringLiteral("app.kubernetes.io/managed-by"), QStringLiteral("baton")}}}}},
+                {QStringLiteral("data"),
+                 QJsonObject {{QStringLiteral("record"),
+                               QString::fromUtf8(QJsonDocument(document).toJson(QJsonDocument::Compact))}}}};
+        std::optional<bool> created;
+        KubeApiClient *api = m_kubeFirst->api();
+        api->send("POST", api->configMapsUrl(QStringLiteral("jobs")), configMap,
+                  [&created](const HttpResult &result) { created = result.ok(); });
+        return QTest::qWaitFor([&created] { return created.has_value(); }, 10000) && *created;
+    }
     std::optional<StoreResult> result;
     m_first->create(CandidateBook::key(kLease, instance), document,
                     [&result](const StoreResult &answer) { result = answer; });
@@ -175,6 +211,26 @@ bool TestCandidateBook::openStores()
 {
     const QString kind = QTest::currentDataTag() ? QString::fromLatin1(QTest::currentDataTag()) : QString();
     QString error;
+    if (kind.endsWith(QLatin1String("Lease API server"))) {
+        m_server = std::make_unique<test::LeaseApiServer>();
+        if (!m_server->listen(&error))
+            qFatal("%s", qPrintable(error));
+        // What the participant's Role grants on configmaps.
+        m_server->addToken(QStringLiteral("candidates-test-token"), QStringLiteral("candidates"),
+                           {QStringLiteral("configmaps/get"), QStringLiteral("configmaps/list"),
+                            QStringLiteral("configmaps/create"), QStringLiteral("configmaps/update"),
+                            QStringLiteral("configmaps/delete")});
+        KubeClientConfig config;
+        config.server = m_server->url();
+        config.token = QStringLiteral("candidates-test-token");
+        config.namespaceName = QStringLiteral("jobs");
+        config.source = QStringLiteral("the test");
+        m_kubeFirst = std::make_unique<KubernetesLeaseProtocol>(config, false, 5000);
+        m_kubeSecond = std::make_unique<KubernetesLeaseProtocol>(config, false, 5000);
+        if (!m_kubeFirst->setUp(&error) || !m_kubeSecond->setUp(&error))
+            qFatal("%s", qPrintable(error));
+        return true;
+    }
     if (kind.endsWith(QLatin1String("memory store")) || kind.isEmpty()) {
         m_first = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
         m_secondStore = m_first.get();
@@ -316,14 +372,17 @@ void TestCandidateBook::onlyTheLeasesCandidatesAreListed()
     QVERIFY(await([&](auto done) { cron->create(announced(QStringLiteral("web-1")), done); }).ok);
     QVERIFY(await([&](auto done) { cronjob->create(announced(QStringLiteral("web-9")), done); }).ok);
     // The same lease's run records live beside the candidates.
-    RunLedger runs(m_first.get(), kLease);
+    const auto runs = m_server ? std::make_unique<RunLedger>(
+                                         std::make_unique<KubeRunRecords>(m_kubeFirst->api(), QStringLiteral("jobs"), kLease),
+                                         kLease)
+                               : std::make_unique<RunLedger>(m_first.get(), kLease);
     RunRecord run;
     run.tick = QStringLiteral("2026-12-01T03:00:00Z");
     run.instance = QStringLiteral("web-1");
     run.start = QDateTime::currentDateTimeUtc();
     run.outcome = RunRecord::running;
     std::optional<bool> claimed;
-    runs.claim(run, [&claimed](bool ok, const RunRecord &, const QString &) { claimed = ok; });
+    runs->claim(run, [&claimed](bool ok, const RunRecord &, const QString &) { claimed = ok; });
     QTRY_VERIFY(claimed.has_value());
     QVERIFY(*claimed);
 
