@@ -11,6 +11,7 @@
 #include "kubecandidaterecords.h"
 #include "kubernetesleaseprotocol.h"
 #include "leaseapiserver.h"
+#include "participantprocess.h"
 #include "participants.h"
 #include "testcertificates.h"
 #include "testsupport.h"
@@ -19,12 +20,15 @@
 
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QRegularExpression>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
 
+#include <csignal>
 #include <memory>
 #include <optional>
 
@@ -59,6 +63,8 @@ private Q_SLOTS:
     void aRunningCandidateIsDrainedWithEverythingElseKept();
     void aMistypedLeaseOrAMissingInstanceIsRefusedAndWritesNothing_data() { stores_data(); }
     void aMistypedLeaseOrAMissingInstanceIsRefusedAndWritesNothing();
+    void statusShowsTheCandidatesOfEachLease_data() { stores_data(); }
+    void statusShowsTheCandidatesOfEachLease();
 
 private:
     /*! The configuration of one participant of m_lease on the row's store, and a book to read its candidates. */
@@ -78,6 +84,7 @@ private:
     std::unique_ptr<Store> m_store;
     std::unique_ptr<KubernetesLeaseProtocol> m_kube;
     std::unique_ptr<CandidateBook> m_book;
+    std::unique_ptr<ParticipantProcess> m_participant;
 };
 
 void TestDrainCommand::initTestCase()
@@ -103,6 +110,12 @@ void TestDrainCommand::init()
 
 void TestDrainCommand::cleanup()
 {
+    if (m_participant && m_participant->isRunning()) {
+        QSignalSpy finished(m_participant.get(), &ParticipantProcess::finished);
+        m_participant->sendSignal(SIGTERM);
+        finished.wait(10000);
+    }
+    m_participant.reset();
     m_book.reset();
     m_kube.reset();
     m_store.reset();
@@ -318,6 +331,69 @@ void TestDrainCommand::aMistypedLeaseOrAMissingInstanceIsRefusedAndWritesNothing
 
     QVERIFY(listed().isEmpty());
     QVERIFY(!stored(QStringLiteral("web-2")));
+}
+
+void TestDrainCommand::statusShowsTheCandidatesOfEachLease()
+{
+    // H2, H3: `baton status -o wide` and `-o json` show each lease's
+    // candidates: priority, drained or standby, live or gone.
+    OPEN();
+    m_participant = std::make_unique<ParticipantProcess>(
+            QStringLiteral("web-1"), test::batonBinary(),
+            QStringList {QStringLiteral("join"), QStringLiteral("--config"), m_config, QStringLiteral("--events"),
+                         QStringLiteral("json")});
+    test::keepOutput(m_participant.get());
+    m_participant->start();
+    QTRY_VERIFY_WITH_TIMEOUT(m_participant->isLeading(), 20000);
+    CandidateRecord live;
+    live.instance = QStringLiteral("web-3");
+    live.incarnation = QStringLiteral("a1");
+    live.priority = 7;
+    live.heartbeat = QDateTime::currentDateTimeUtc();
+    live.heartbeatIntervalMs = 60000;
+    std::optional<bool> created;
+    m_book->create(live, [&created](bool ok, const CandidateRecord &, const QString &) { created = ok; });
+    QTRY_VERIFY(created.has_value());
+    QVERIFY(*created);
+    const Run drain = baton({QStringLiteral("drain"), QStringLiteral("web-2"), QStringLiteral("--config"), m_config});
+    QVERIFY2(drain.exitCode == 0, qPrintable(drain.err));
+
+    const Run wide = baton({QStringLiteral("status"), QStringLiteral("--config"), m_config, QStringLiteral("-o"),
+                            QStringLiteral("wide")});
+    QVERIFY2(wide.exitCode == 0, qPrintable(wide.err));
+    const QString lease = QRegularExpression::escape(m_lease);
+    QVERIFY2(QRegularExpression(QStringLiteral("(^|\\n)LEASE +CANDIDATE +PRIORITY +STATE +LIVE +LAST-HEARTBEAT\\n"))
+                     .match(wide.out).hasMatch(),
+             qPrintable(wide.out));
+    QVERIFY2(QRegularExpression(QStringLiteral("\\n%1 +web-2 +0 +drained +left +never\\n").arg(lease))
+                     .match(wide.out).hasMatch(),
+             qPrintable(wide.out));
+    QVERIFY2(QRegularExpression(QStringLiteral("\\n%1 +web-3 +7 +ready +live +\\S+ ago\\n").arg(lease))
+                     .match(wide.out).hasMatch(),
+             qPrintable(wide.out));
+
+    const Run json = baton({QStringLiteral("status"), QStringLiteral("--config"), m_config, QStringLiteral("-o"),
+                            QStringLiteral("json")});
+    QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+    const QJsonObject document = QJsonDocument::fromJson(json.out.toUtf8()).object();
+    QJsonObject record;
+    for (const QJsonValue &item : document.value(QStringLiteral("items")).toArray())
+        if (item[QStringLiteral("lease")].toString() == m_lease)
+            record = item.toObject();
+    QHash<QString, QJsonObject> candidates;
+    for (const QJsonValue &candidate : record.value(QStringLiteral("candidates")).toArray())
+        candidates.insert(candidate[QStringLiteral("instance")].toString(), candidate.toObject());
+    QVERIFY2(candidates.contains(QStringLiteral("web-2")) && candidates.contains(QStringLiteral("web-3")),
+             qPrintable(json.out));
+    const QJsonObject drained = candidates.value(QStringLiteral("web-2"));
+    QVERIFY(drained.value(QStringLiteral("drained")).toBool());
+    QCOMPARE(drained.value(QStringLiteral("drainedBy")).toString(), QStringLiteral("operator"));
+    QCOMPARE(drained[QStringLiteral("display")][QStringLiteral("state")].toString(), QStringLiteral("drained"));
+    QVERIFY(!drained[QStringLiteral("display")][QStringLiteral("live")].toBool());
+    const QJsonObject ready = candidates.value(QStringLiteral("web-3"));
+    QCOMPARE(ready.value(QStringLiteral("priority")).toInt(), 7);
+    QVERIFY(ready[QStringLiteral("display")][QStringLiteral("live")].toBool());
+    QCOMPARE(ready[QStringLiteral("display")][QStringLiteral("state")].toString(), QStringLiteral("ready"));
 }
 
 QTEST_GUILESS_MAIN(TestDrainCommand)
