@@ -65,6 +65,9 @@ private Q_SLOTS:
     void aMistypedLeaseOrAMissingInstanceIsRefusedAndWritesNothing();
     void statusShowsTheCandidatesOfEachLease_data() { stores_data(); }
     void statusShowsTheCandidatesOfEachLease();
+    void onTheLeaseApiServer_data();
+    void aDrainMetByTheInstancesWriteReadsAgainAndKeepsIt_data() { onTheLeaseApiServer_data(); }
+    void aDrainMetByTheInstancesWriteReadsAgainAndKeepsIt();
 
 private:
     /*! The configuration of one participant of m_lease on the row's store, and a book to read its candidates. */
@@ -100,6 +103,12 @@ void TestDrainCommand::stores_data()
     QTest::addColumn<QString>("store");
     QTest::newRow("on a file Registry") << "file";
     QTest::newRow("on etcd") << "etcd";
+    QTest::newRow("on the Lease API server") << "kubernetes";
+}
+
+void TestDrainCommand::onTheLeaseApiServer_data()
+{
+    QTest::addColumn<QString>("store");
     QTest::newRow("on the Lease API server") << "kubernetes";
 }
 
@@ -394,6 +403,57 @@ void TestDrainCommand::statusShowsTheCandidatesOfEachLease()
     QCOMPARE(ready.value(QStringLiteral("priority")).toInt(), 7);
     QVERIFY(ready[QStringLiteral("display")][QStringLiteral("live")].toBool());
     QCOMPARE(ready[QStringLiteral("display")][QStringLiteral("state")].toString(), QStringLiteral("ready"));
+}
+
+void TestDrainCommand::aDrainMetByTheInstancesWriteReadsAgainAndKeepsIt()
+{
+    // H3: the instance rewrites its record every heartbeat; a drain that
+    // meets such a write (here, at a moment the server chooses: between the
+    // drain's read and its write) reads again, writes again, and keeps
+    // what the instance wrote. The Lease API server runs in this process,
+    // so the write in between is exactly there.
+    OPEN();
+    CandidateRecord running;
+    running.instance = QStringLiteral("web-1");
+    running.incarnation = QStringLiteral("c3");
+    running.priority = 5;
+    running.heartbeat = QDateTime::currentDateTimeUtc();
+    running.heartbeatIntervalMs = 4000;
+    std::optional<bool> created;
+    m_book->create(running, [&created](bool ok, const CandidateRecord &, const QString &) { created = ok; });
+    QTRY_VERIFY(created.has_value());
+    QVERIFY(*created);
+
+    const QString user = QStringLiteral("system:serviceaccount:jobs:participant");
+    const QString name = KubeCandidateRecords::objectName(m_lease, QStringLiteral("web-1"));
+    bool wroteBetween = false;
+    const QMetaObject::Connection between = connect(
+            m_server.get(), &test::LeaseApiServer::requestHandled, this,
+            [&](const QString &who, const QString &verb, int status) {
+                if (wroteBetween || who != user || verb != QLatin1String("configmaps/get") || status != 200)
+                    return;
+                wroteBetween = true;
+                QJsonObject map = m_server->configMap(kNamespace, name);
+                CandidateRecord beat = *CandidateRecord::fromJson(
+                        QJsonDocument::fromJson(map[QStringLiteral("data")][QStringLiteral("record")].toString().toUtf8())
+                                .object());
+                beat.priority = 9;
+                map.insert(QStringLiteral("data"),
+                           QJsonObject {{QStringLiteral("record"),
+                                         QString::fromUtf8(QJsonDocument(beat.toJson()).toJson(QJsonDocument::Compact))}});
+                m_server->putConfigMapRaw(kNamespace, name, map);
+            });
+    const int updatesBefore = m_server->count(user, QStringLiteral("configmaps/update"));
+    const Run drain = baton({QStringLiteral("drain"), QStringLiteral("web-1"), QStringLiteral("--config"), m_config});
+    disconnect(between);
+    QVERIFY(wroteBetween);
+    QVERIFY2(drain.exitCode == 0, qPrintable(drain.err));
+    // One write refused (the version moved on), one from the version read again.
+    QCOMPARE(m_server->count(user, QStringLiteral("configmaps/update")) - updatesBefore, 2);
+    const std::optional<CandidateRecord> record = stored(QStringLiteral("web-1"));
+    QVERIFY(record);
+    QVERIFY(record->drained);
+    QCOMPARE(record->priority, 9);
 }
 
 QTEST_GUILESS_MAIN(TestDrainCommand)
