@@ -65,6 +65,9 @@ private Q_SLOTS:
     void aMistypedLeaseOrAMissingInstanceIsRefusedAndWritesNothing();
     void statusShowsTheCandidatesOfEachLease_data() { stores_data(); }
     void statusShowsTheCandidatesOfEachLease();
+    void onStores_data();
+    void aStoreUrlWithTheLeaseNamedDrainsItThere_data() { onStores_data(); }
+    void aStoreUrlWithTheLeaseNamedDrainsItThere();
     void onTheLeaseApiServer_data();
     void aDrainMetByTheInstancesWriteReadsAgainAndKeepsIt_data() { onTheLeaseApiServer_data(); }
     void aDrainMetByTheInstancesWriteReadsAgainAndKeepsIt();
@@ -104,6 +107,13 @@ void TestDrainCommand::stores_data()
     QTest::newRow("on a file Registry") << "file";
     QTest::newRow("on etcd") << "etcd";
     QTest::newRow("on the Lease API server") << "kubernetes";
+}
+
+void TestDrainCommand::onStores_data()
+{
+    QTest::addColumn<QString>("store");
+    QTest::newRow("on a file Registry") << "file";
+    QTest::newRow("on etcd") << "etcd";
 }
 
 void TestDrainCommand::onTheLeaseApiServer_data()
@@ -403,6 +413,43 @@ void TestDrainCommand::statusShowsTheCandidatesOfEachLease()
     QCOMPARE(ready.value(QStringLiteral("priority")).toInt(), 7);
     QVERIFY(ready[QStringLiteral("display")][QStringLiteral("live")].toBool());
     QCOMPARE(ready[QStringLiteral("display")][QStringLiteral("state")].toString(), QStringLiteral("ready"));
+}
+
+void TestDrainCommand::aStoreUrlWithTheLeaseNamedDrainsItThere()
+{
+    // H3, as `baton handover --store`: no configuration, the lease named in
+    // the store at a URL, which must have it.
+    OPEN();
+    const QString url = QString::fromLatin1(QTest::currentDataTag()).endsWith(QLatin1String("etcd"))
+            ? m_etcd.endpoints().join(QLatin1Char(','))
+            : QStringLiteral("file://") + m_folder.filePath(QStringLiteral("registry"));
+    m_participant = std::make_unique<ParticipantProcess>(
+            QStringLiteral("web-1"), test::batonBinary(),
+            QStringList {QStringLiteral("join"), QStringLiteral("--config"), m_config, QStringLiteral("--events"),
+                         QStringLiteral("json")});
+    test::keepOutput(m_participant.get());
+    m_participant->start();
+    QTRY_VERIFY_WITH_TIMEOUT(m_participant->isLeading(), 20000);
+
+    const Run unnamed = baton({QStringLiteral("drain"), QStringLiteral("web-2"), QStringLiteral("--store"), url});
+    QCOMPARE(unnamed.exitCode, 2);
+    QVERIFY2(unnamed.err.contains(QStringLiteral("--lease")), qPrintable(unnamed.err));
+    const QString typo = m_lease.left(m_lease.size() - 1);
+    const Run mistyped = baton({QStringLiteral("drain"), QStringLiteral("web-2"), QStringLiteral("--store"), url,
+                                QStringLiteral("--lease"), typo});
+    QCOMPARE(mistyped.exitCode, 2);
+    QVERIFY2(mistyped.err.contains(QStringLiteral("did you mean %1?").arg(m_lease)), qPrintable(mistyped.err));
+    QVERIFY(!stored(QStringLiteral("web-2")));
+
+    const Run drain = baton({QStringLiteral("drain"), QStringLiteral("web-2"), QStringLiteral("--store"), url,
+                             QStringLiteral("--lease"), m_lease});
+    QVERIFY2(drain.exitCode == 0, qPrintable(drain.err));
+    QVERIFY2(drain.out.contains(QStringLiteral("web-2 drained for %1").arg(m_lease)), qPrintable(drain.out));
+    QVERIFY(stored(QStringLiteral("web-2"))->drained);
+    const Run undrain = baton({QStringLiteral("undrain"), QStringLiteral("web-2"), QStringLiteral("--store"), url,
+                               QStringLiteral("--lease"), m_lease});
+    QVERIFY2(undrain.exitCode == 0, qPrintable(undrain.err));
+    QVERIFY(!stored(QStringLiteral("web-2"))->drained);
 }
 
 void TestDrainCommand::aDrainMetByTheInstancesWriteReadsAgainAndKeepsIt()
