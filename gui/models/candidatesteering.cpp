@@ -73,7 +73,9 @@ void CandidateSteering::attempt(CandidateBook *book, const Drain &drain, int att
             done(false, tr("Cannot read the record of %1 for %2: %3").arg(drain.instance, drain.lease, error));
             return;
         }
-        if (stored && stored->drained == drain.drained) {
+        // A drain over the mark of a `--standby` start records the operator, as `baton drain` does.
+        const bool standbyOnly = stored && stored->drained && stored->drainedBy == QLatin1String("standby");
+        if (stored && stored->drained == drain.drained && !(drain.drained && standbyOnly)) {
             done(true, drain.drained ? tr("%1 was drained for %2 already.").arg(drain.instance, drain.lease)
                                      : tr("%1 was not drained for %2.").arg(drain.instance, drain.lease));
             return;
