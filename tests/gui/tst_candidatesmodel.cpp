@@ -146,6 +146,7 @@ private Q_SLOTS:
     void theCandidatesOfALeaseShowInOrderAndFollowTheStore();
     void drainThenUndrainWritesTheCandidateRecord();
     void aDrainOfAnInstanceWithoutARecordCreatesOneThatHasLeft();
+    void aDrainOverAStandbyStartRecordsWhoDrained();
     void aHandoverRequestReachesTheLeaseRecord();
     void aCancelledConfirmationWritesNothing();
     void aLeaseNobodyHoldsCannotBeHandedOverAndSaysWhy();
@@ -322,6 +323,37 @@ void TestCandidatesModel::aDrainOfAnInstanceWithoutARecordCreatesOneThatHasLeft(
     QVERIFY(*ok);
     QCOMPARE(message, QStringLiteral("web-8 has no record for cron: it is not drained."));
     QVERIFY(!read(&world.store, QStringLiteral("web-8")));
+}
+
+void TestCandidatesModel::aDrainOverAStandbyStartRecordsWhoDrained()
+{
+    // H3: an instance started with --standby is drained by "standby"; the
+    // operator's drain takes the mark over (as `baton drain` does), and a
+    // second drain writes nothing.
+    World world;
+    QVERIFY(world.start());
+    CandidateRecord standby = candidate(QStringLiteral("web-6"), 0, 1, true);
+    standby.drainedBy = QStringLiteral("standby");
+    QVERIFY(create(&world.store, standby));
+    CandidateSteering steering(world.session.observer());
+    const auto drain = [&steering](QString *message) {
+        std::optional<bool> ok;
+        steering.setDrained(kLease, QStringLiteral("web-6"), true, QStringLiteral("tester"),
+                            [&](bool done, const QString &text) {
+                                ok = done;
+                                *message = text;
+                            });
+        return QTest::qWaitFor([&ok] { return ok.has_value(); }, 10000) && *ok;
+    };
+    QString message;
+    QVERIFY2(drain(&message), qPrintable(message));
+    QCOMPARE(message, QStringLiteral("web-6 is drained for cron."));
+    const std::optional<CandidateRecord> marked = read(&world.store, QStringLiteral("web-6"));
+    QVERIFY(marked);
+    QCOMPARE(marked->drainedBy, QStringLiteral("tester"));
+    QVERIFY2(drain(&message), qPrintable(message));
+    QCOMPARE(message, QStringLiteral("web-6 was drained for cron already."));
+    QCOMPARE(read(&world.store, QStringLiteral("web-6")).value_or(CandidateRecord()).version, marked->version);
 }
 
 void TestCandidatesModel::aHandoverRequestReachesTheLeaseRecord()
