@@ -262,6 +262,12 @@ void CandidatesTab::report(bool ok, const QString &message)
     m_status->setText(message);
     m_status->setStyleSheet(ok ? QString() : QStringLiteral("color: #b00020;"));
     m_status->show();
+    // Asked from the lease table's menu, the tab may be out of sight: a failure must not go unseen.
+    if (!ok && !isVisible()) {
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Steering failed"), message, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
     Q_EMIT acted(ok, message);
 }
 

@@ -439,6 +439,10 @@ Jede Instanz, die an der Wahl eines Leases teilnimmt, schreibt daneben einen Kan
         <source>Hand over %1 to…</source>
         <translation>%1 übergeben an…</translation>
     </message>
+    <message>
+        <source>Steering failed</source>
+        <translation>Steuerung fehlgeschlagen</translation>
+    </message>
 </context>
 <context>
     <name>baton::ConnectionDialog</name>

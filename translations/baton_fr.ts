@@ -439,6 +439,10 @@ Chaque instance qui rejoint l’élection d’un bail écrit une fiche de candid
         <source>Hand over %1 to…</source>
         <translation>Passer %1 à…</translation>
     </message>
+    <message>
+        <source>Steering failed</source>
+        <translation>Le pilotage a échoué</translation>
+    </message>
 </context>
 <context>
     <name>baton::ConnectionDialog</name>

@@ -333,6 +333,33 @@ void TestDashboardKube::theCandidatesOfALeaseAreItsConfigMapsAndAreSteeredThroug
              QStringLiteral("node-a"));
     QVERIFY(m_server.count(operatorUser, QStringLiteral("configmaps/update")) >= 1);
     delete book;
+
+    // The observer ClusterRole (and a list of configmaps) reads the
+    // candidates but may not steer: each act says so in the server's
+    // words, and nothing is written.
+    const QString observerUser = QStringLiteral("system:serviceaccount:baton-system:dashboard");
+    m_server.setVerbs(observerUser, {QStringLiteral("get"), QStringLiteral("list"), QStringLiteral("watch"),
+                                     QStringLiteral("configmaps/list")});
+    DashboardSession observing;
+    QVERIFY2(observing.open(connection(QStringLiteral("ks")), &error), qPrintable(error));
+    MainWindow observerWindow(&observing, nullptr, nullptr);
+    observerWindow.show();
+    auto *observerTab = observerWindow.findChild<CandidatesTab *>();
+    QVERIFY(observerTab);
+    observerWindow.detailTabs()->setCurrentWidget(observerTab);
+    QTRY_VERIFY_WITH_TIMEOUT(observerWindow.leaseView()->model() && observerWindow.leaseView()->model()->rowCount() > 0,
+                             5000);
+    observerWindow.selectLease(QStringLiteral("steered"));
+    QTRY_COMPARE_WITH_TIMEOUT(observerTab->model()->rowCount(), 2, 3 * CandidateModel::pollIntervalMs);
+    observerTab->selectCandidate(QStringLiteral("node-a"));
+    observerTab->askDrain(true);
+    observerTab->confirmation()->findChild<QPushButton *>(QStringLiteral("confirmButton"))->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!observerTab->lastMessage().isEmpty(), 5000);
+    QVERIFY2(observerTab->lastMessage().startsWith(QStringLiteral("Cannot read the record of node-a for steered: "))
+                     && observerTab->lastMessage().contains(QStringLiteral("403")),
+             qPrintable(observerTab->lastMessage()));
+    QCOMPARE(m_server.count(observerUser, QStringLiteral("configmaps/update")), 0);
+    QCOMPARE(m_server.count(observerUser, QStringLiteral("update")), 0);
 }
 
 QTEST_MAIN(TestDashboardKube)
