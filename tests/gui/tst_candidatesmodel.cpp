@@ -22,6 +22,8 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QListWidget>
+#include <QMenu>
+#include <QTimer>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -364,9 +366,26 @@ void TestCandidatesModel::aHandoverRequestReachesTheLeaseRecord()
     MainWindow window(&world.session, nullptr, nullptr);
     CandidatesTab *tab = showCandidates(window);
     QVERIFY(tab);
-    auto *button = tab->findChild<QPushButton *>(QStringLiteral("handOverButton"));
-    QVERIFY(button && button->isEnabled());
-    button->click();
+    QVERIFY(tab->findChild<QPushButton *>(QStringLiteral("handOverButton"))->isEnabled());
+    // From the lease table's context menu.
+    QStringList menuTexts;
+    QTimer::singleShot(0, this, [&menuTexts] {
+        const QList<QWidget *> windows = QApplication::topLevelWidgets();
+        for (QWidget *w : windows) {
+            auto *menu = qobject_cast<QMenu *>(w);
+            if (!menu || !menu->isVisible())
+                continue;
+            const QList<QAction *> actions = menu->actions();
+            for (QAction *action : actions)
+                menuTexts.append(action->text());
+            if (!actions.isEmpty())
+                actions.first()->trigger();
+            menu->close();
+        }
+    });
+    const QModelIndex cron = window.leaseView()->model()->index(0, 0);
+    Q_EMIT window.leaseView()->customContextMenuRequested(window.leaseView()->visualRect(cron).center());
+    QCOMPARE(menuTexts, QStringList {QStringLiteral("Hand over cron to…")});
     HandoverDialog *dialog = tab->handoverDialog();
     QVERIFY(dialog);
     QStringList offered;
