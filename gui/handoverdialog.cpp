@@ -92,8 +92,16 @@ void HandoverDialog::explain()
 {
     const QString to = chosen();
     m_accept->setEnabled(!to.isEmpty());
-    m_consequence->setText(to.isEmpty() ? QString()
-                                        : CandidateSteering::handoverConsequence(m_lease, m_holder, to, m_leaseDurationMs));
+    QString text = to.isEmpty() ? QString()
+                                : CandidateSteering::handoverConsequence(m_lease, m_holder, to, m_leaseDurationMs);
+    // A drained successor still takes a lease handed to it, then moves it on.
+    const int row = m_model ? m_model->rowOf(to) : -1;
+    if (row >= 0 && m_model->rowAt(row).record.drained)
+        text += QLatin1Char(' ')
+                + tr("%1 is drained: once it leads, it hands the lease on to another live candidate within one "
+                     "heartbeat.")
+                          .arg(to);
+    m_consequence->setText(text);
 }
 
 } // namespace baton

@@ -743,6 +743,10 @@ Jede Instanz, die an der Wahl eines Leases teilnimmt, schreibt daneben einen Kan
         <source>Whoever asks first (a release)</source>
         <translation>Wer zuerst anfragt (eine Freigabe)</translation>
     </message>
+    <message>
+        <source>%1 is drained: once it leads, it hands the lease on to another live candidate within one heartbeat.</source>
+        <translation>%1 ist entleert: sobald es führt, übergibt es den Lease innerhalb eines Lebenszeichens an einen anderen aktiven Kandidaten.</translation>
+    </message>
 </context>
 <context>
     <name>baton::LeaseDetailPanel</name>

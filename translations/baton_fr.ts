@@ -743,6 +743,10 @@ Chaque instance qui rejoint l’élection d’un bail écrit une fiche de candid
         <source>Whoever asks first (a release)</source>
         <translation>Le premier qui demande (une libération)</translation>
     </message>
+    <message>
+        <source>%1 is drained: once it leads, it hands the lease on to another live candidate within one heartbeat.</source>
+        <translation>%1 est drainé : une fois en tête, il passe le bail à un autre candidat actif en un signe de vie.</translation>
+    </message>
 </context>
 <context>
     <name>baton::LeaseDetailPanel</name>

@@ -427,6 +427,12 @@ void TestCandidatesModel::aCancelledConfirmationWritesNothing()
     tab->askHandover(QStringLiteral("web-2"));
     QVERIFY(tab->handoverDialog());
     QCOMPARE(tab->handoverDialog()->chosen(), QStringLiteral("web-2"));
+    // Picking a drained candidate says it will not keep the lease.
+    tab->handoverDialog()->choose(QStringLiteral("web-3"));
+    QVERIFY2(tab->handoverDialog()->consequence().endsWith(
+                     QStringLiteral("web-3 is drained: once it leads, it hands the lease on to another live candidate "
+                                    "within one heartbeat.")),
+             qPrintable(tab->handoverDialog()->consequence()));
     tab->handoverDialog()->reject();
 
     // An act confirmed after them is written: the cancelled ones would have been by then.
