@@ -1,5 +1,6 @@
 #include "mainwindow.h"
 
+#include "candidatestab.h"
 #include "connectiondialog.h"
 #include "connectionrepository.h"
 #include "dashboardparticipant.h"
@@ -9,7 +10,6 @@
 #include "leaseactivity.h"
 #include "leasedetailpanel.h"
 #include "leasefilterproxymodel.h"
-#include "leasetableview.h"
 #include <baton/leaseobserver.h>
 #include "leasetablemodel.h"
 #include "participationpanel.h"
@@ -24,7 +24,6 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
-#include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -204,6 +203,7 @@ void MainWindow::layOut(QWidget *side, QWidget *timelines, QWidget *history)
     m_tabs->addTab(history, tr("Failover history"));
     m_tabs->addTab(m_renewTimings, tr("Renew timings"));
     m_tabs->addTab(new RunsTab(m_session, m_table, this), tr("Runs"));
+    m_tabs->addTab(new CandidatesTab(m_session, m_table, this), tr("Candidates"));
     m_bottom->addWidget(timelines);
     m_bottom->addWidget(m_tabs);
     m_bottom->setStretchFactor(0, 3);

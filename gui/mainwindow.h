@@ -29,7 +29,8 @@ class TimelineWidget;
  * The dashboard's window (O4): every lease in a dense table with a
  * filter box, and for the selected lease its details and timings, the
  * timeline of its holders, its renew timings, its failover history and
- * the runs of its scheduled work (RunsTab);
+ * the runs of its scheduled work (RunsTab), the instances that stand for
+ * it and the operator's steering of it (CandidatesTab);
  * beside that timeline, the fleet's: every lease's holders at a glance.
  * Shows what DashboardSession holds; the logic lives there and in the
  * models.

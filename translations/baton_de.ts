@@ -188,6 +188,263 @@
     </message>
 </context>
 <context>
+    <name>baton::CandidateModel</name>
+    <message>
+        <source>leading</source>
+        <translation>führend</translation>
+    </message>
+    <message>
+        <source>live</source>
+        <translation>aktiv</translation>
+    </message>
+    <message>
+        <source>standing by</source>
+        <translation>in Bereitschaft</translation>
+    </message>
+    <message>
+        <source>drained</source>
+        <translation>entleert</translation>
+    </message>
+    <message>
+        <source>gone</source>
+        <translation>weg</translation>
+    </message>
+    <message>
+        <source>leading, drained</source>
+        <translation>führend, entleert</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>nie</translation>
+    </message>
+    <message>
+        <source>%1 (%2 ago)</source>
+        <translation>%1 (vor %2)</translation>
+    </message>
+    <message>
+        <source>Holds %1 and is drained: it hands over to another live candidate.</source>
+        <translation>Hält %1 und ist entleert: übergibt an einen anderen aktiven Kandidaten.</translation>
+    </message>
+    <message>
+        <source>Holds %1.</source>
+        <translation>Hält %1.</translation>
+    </message>
+    <message>
+        <source>Live: takes %1 when it is free.</source>
+        <translation>Aktiv: übernimmt %1, wenn er frei ist.</translation>
+    </message>
+    <message>
+        <source>Drained: takes no lease while another candidate is live.</source>
+        <translation>Entleert: übernimmt keinen Lease, solange ein anderer Kandidat aktiv ist.</translation>
+    </message>
+    <message>
+        <source>Drained, but no other candidate is live: it still takes %1 when it is free.</source>
+        <translation>Entleert, aber kein anderer Kandidat ist aktiv: übernimmt %1 trotzdem, wenn er frei ist.</translation>
+    </message>
+    <message>
+        <source>Stopped: it left the election.</source>
+        <translation>Beendet: hat die Wahl verlassen.</translation>
+    </message>
+    <message>
+        <source>No heartbeat for three intervals: it may have stopped.</source>
+        <translation>Seit drei Intervallen kein Lebenszeichen: vielleicht beendet.</translation>
+    </message>
+    <message>
+        <source>Drained by %1 %2</source>
+        <translation>Entleert von %1 %2</translation>
+    </message>
+    <message>
+        <source>(unknown)</source>
+        <translation>(unbekannt)</translation>
+    </message>
+    <message>
+        <source>Heartbeat every %1.</source>
+        <translation>Lebenszeichen alle %1.</translation>
+    </message>
+    <message>
+        <source>Instance</source>
+        <translation>Instanz</translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation>Priorität</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>Last heartbeat</source>
+        <translation>Letztes Lebenszeichen</translation>
+    </message>
+</context>
+<context>
+    <name>baton::CandidateSteering</name>
+    <message>
+        <source>No connection is open.</source>
+        <translation>Keine Verbindung ist geöffnet.</translation>
+    </message>
+    <message>
+        <source>Cannot reach the candidates of %1: %2</source>
+        <translation>Die Kandidaten von %1 sind nicht erreichbar: %2</translation>
+    </message>
+    <message>
+        <source>Cannot read the record of %1 for %2: %3</source>
+        <translation>Der Eintrag von %1 für %2 kann nicht gelesen werden: %3</translation>
+    </message>
+    <message>
+        <source>%1 was drained for %2 already.</source>
+        <translation>%1 war für %2 bereits entleert.</translation>
+    </message>
+    <message>
+        <source>%1 was not drained for %2.</source>
+        <translation>%1 war für %2 nicht entleert.</translation>
+    </message>
+    <message>
+        <source>%1 has no record for %2: it is not drained.</source>
+        <translation>%1 hat keinen Eintrag für %2: nicht entleert.</translation>
+    </message>
+    <message>
+        <source>%1 is drained for %2.</source>
+        <translation>%1 ist für %2 entleert.</translation>
+    </message>
+    <message>
+        <source>%1 is no longer drained for %2.</source>
+        <translation>%1 ist für %2 nicht mehr entleert.</translation>
+    </message>
+    <message>
+        <source>The record of %1 for %2 kept changing while it was written; nothing was changed. Try again.</source>
+        <translation>Der Eintrag von %1 für %2 änderte sich während des Schreibens immer wieder; nichts wurde geändert. Bitte erneut versuchen.</translation>
+    </message>
+    <message>
+        <source>Cannot write the record of %1 for %2: %3</source>
+        <translation>Der Eintrag von %1 für %2 kann nicht geschrieben werden: %3</translation>
+    </message>
+    <message>
+        <source>%1 is not running for %2 now. When it starts, it takes no lease while another candidate is live.</source>
+        <translation>%1 läuft gerade nicht für %2. Nach dem Start übernimmt es keinen Lease, solange ein anderer Kandidat aktiv ist.</translation>
+    </message>
+    <message>
+        <source>%1 hands over %2 within one heartbeat (%3) and takes no lease while another candidate is live.</source>
+        <translation>%1 übergibt %2 innerhalb eines Lebenszeichens (%3) und übernimmt keinen Lease, solange ein anderer Kandidat aktiv ist.</translation>
+    </message>
+    <message>
+        <source>%1 keeps leading %2 for now: no other candidate is live and not drained. It hands over within one heartbeat (%3) of one coming, and takes no lease while another candidate is live.</source>
+        <translation>%1 führt %2 vorerst weiter: kein anderer Kandidat ist aktiv und nicht entleert. Sobald einer kommt, übergibt es innerhalb eines Lebenszeichens (%3) und übernimmt keinen Lease, solange ein anderer Kandidat aktiv ist.</translation>
+    </message>
+    <message>
+        <source>%1 takes no lease of %2 while another candidate is live (within one heartbeat, %3). When no other candidate can lead, it still does.</source>
+        <translation>%1 übernimmt den Lease %2 nicht, solange ein anderer Kandidat aktiv ist (innerhalb eines Lebenszeichens, %3). Kann kein anderer Kandidat führen, tut es das trotzdem.</translation>
+    </message>
+    <message>
+        <source>%1 is not running for %2 now. When it starts, it stands for the lease as any other candidate.</source>
+        <translation>%1 läuft gerade nicht für %2. Nach dem Start bewirbt es sich um den Lease wie jeder andere Kandidat.</translation>
+    </message>
+    <message>
+        <source>%1 stands for %2 again within one heartbeat (%3): it takes the lease when it is free, and takes it over from a leader of a lower priority.</source>
+        <translation>%1 bewirbt sich innerhalb eines Lebenszeichens (%3) wieder um %2: übernimmt den Lease, wenn er frei ist, und von einem Anführer niedrigerer Priorität.</translation>
+    </message>
+    <message>
+        <source>%1 stops its work for %2 and releases the lease; whichever candidate asks first leads next.</source>
+        <translation>%1 beendet seine Arbeit für %2 und gibt den Lease frei; der Kandidat, der zuerst anfragt, führt danach.</translation>
+    </message>
+    <message>
+        <source>%1 stops its work for %2 and hands the lease to %3, which leads next; nobody else leads in between. Should %3 not take it, the lease stays free for at most %4.</source>
+        <translation>%1 beendet seine Arbeit für %2 und übergibt den Lease an %3, das danach führt; dazwischen führt niemand sonst. Übernimmt %3 ihn nicht, bleibt der Lease höchstens %4 frei.</translation>
+    </message>
+</context>
+<context>
+    <name>baton::CandidatesTab</name>
+    <message>
+        <source>Hand over to…</source>
+        <translation>Übergeben an…</translation>
+    </message>
+    <message>
+        <source>Drain…</source>
+        <translation>Entleeren…</translation>
+    </message>
+    <message>
+        <source>Undrain…</source>
+        <translation>Nicht mehr entleeren…</translation>
+    </message>
+    <message>
+        <source>Ask the leader to hand the lease over to a candidate you pick</source>
+        <translation>Den Anführer bitten, den Lease an einen gewählten Kandidaten zu übergeben</translation>
+    </message>
+    <message>
+        <source>The selected candidate hands over and takes no lease while another candidate is live</source>
+        <translation>Der gewählte Kandidat übergibt und übernimmt keinen Lease, solange ein anderer Kandidat aktiv ist</translation>
+    </message>
+    <message>
+        <source>The selected candidate stands for the lease again</source>
+        <translation>Der gewählte Kandidat bewirbt sich wieder um den Lease</translation>
+    </message>
+    <message>
+        <source>Select a lease to see the instances that stand for it.</source>
+        <translation>Einen Lease wählen, um die Instanzen zu sehen, die sich um ihn bewerben.</translation>
+    </message>
+    <message>
+        <source>Reading the candidates of %1…</source>
+        <translation>Die Kandidaten von %1 werden gelesen…</translation>
+    </message>
+    <message>
+        <source>No instance announces itself as a candidate for %1.
+
+Every instance that joins the election of a lease writes a candidate record beside it, with its priority and whether it is drained, and renews it at every heartbeat; it shows here.</source>
+        <translation>Keine Instanz meldet sich als Kandidat für %1.
+
+Jede Instanz, die an der Wahl eines Leases teilnimmt, schreibt daneben einen Kandidateneintrag mit ihrer Priorität und ob sie entleert ist, und erneuert ihn mit jedem Lebenszeichen; er erscheint hier.</translation>
+    </message>
+    <message>
+        <source>Cannot read the candidates of %1: %2</source>
+        <translation>Die Kandidaten von %1 können nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>Nobody leads %1 now.</source>
+        <translation>Niemand führt %1 gerade.</translation>
+    </message>
+    <message>
+        <source>%1 leads %2.</source>
+        <translation>%1 führt %2.</translation>
+    </message>
+    <message>
+        <source>The last read failed: %1</source>
+        <translation>Das letzte Lesen schlug fehl: %1</translation>
+    </message>
+    <message>
+        <source>Nobody leads %1 now: there is nothing to hand over.</source>
+        <translation>Niemand führt %1 gerade: es gibt nichts zu übergeben.</translation>
+    </message>
+    <message>
+        <source>Drain %1</source>
+        <translation>%1 entleeren</translation>
+    </message>
+    <message>
+        <source>Undrain %1</source>
+        <translation>%1 nicht mehr entleeren</translation>
+    </message>
+    <message>
+        <source>Drain %1…</source>
+        <translation>%1 entleeren…</translation>
+    </message>
+    <message>
+        <source>Undrain %1…</source>
+        <translation>%1 nicht mehr entleeren…</translation>
+    </message>
+    <message>
+        <source>Hand over to %1…</source>
+        <translation>An %1 übergeben…</translation>
+    </message>
+    <message>
+        <source>Hand over %1 to…</source>
+        <translation>%1 übergeben an…</translation>
+    </message>
+    <message>
+        <source>Steering failed</source>
+        <translation>Steuerung fehlgeschlagen</translation>
+    </message>
+</context>
+<context>
     <name>baton::ConnectionDialog</name>
     <message>
         <source>&amp;Save</source>
@@ -462,6 +719,33 @@
     <message>
         <source>From the stored history: times by the holders&apos; clocks.</source>
         <translation>Aus dem gespeicherten Verlauf: Zeiten nach den Uhren der Inhaber.</translation>
+    </message>
+</context>
+<context>
+    <name>baton::HandoverDialog</name>
+    <message>
+        <source>Hand over %1</source>
+        <translation>%1 übergeben</translation>
+    </message>
+    <message>
+        <source>Hand over %1, held by %2, to:</source>
+        <translation>%1, gehalten von %2, übergeben an:</translation>
+    </message>
+    <message>
+        <source>Hand over</source>
+        <translation>Übergeben</translation>
+    </message>
+    <message>
+        <source>%1 — priority %2, %3</source>
+        <translation>%1 — Priorität %2, %3</translation>
+    </message>
+    <message>
+        <source>Whoever asks first (a release)</source>
+        <translation>Wer zuerst anfragt (eine Freigabe)</translation>
+    </message>
+    <message>
+        <source>%1 is drained: once it leads, it hands the lease on to another live candidate within one heartbeat.</source>
+        <translation>%1 ist entleert: sobald es führt, übergibt es den Lease innerhalb eines Lebenszeichens an einen anderen aktiven Kandidaten.</translation>
     </message>
 </context>
 <context>
@@ -768,6 +1052,10 @@ Von diesem Beobachter gesehen: gehalten seit %3, letzte Änderung vor %4 (Lease 
     <message>
         <source>Runs</source>
         <translation>Läufe</translation>
+    </message>
+    <message>
+        <source>Candidates</source>
+        <translation>Kandidaten</translation>
     </message>
 </context>
 <context>

@@ -188,6 +188,263 @@
     </message>
 </context>
 <context>
+    <name>baton::CandidateModel</name>
+    <message>
+        <source>leading</source>
+        <translation>en tête</translation>
+    </message>
+    <message>
+        <source>live</source>
+        <translation>actif</translation>
+    </message>
+    <message>
+        <source>standing by</source>
+        <translation>en attente</translation>
+    </message>
+    <message>
+        <source>drained</source>
+        <translation>drainé</translation>
+    </message>
+    <message>
+        <source>gone</source>
+        <translation>parti</translation>
+    </message>
+    <message>
+        <source>leading, drained</source>
+        <translation>en tête, drainé</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>jamais</translation>
+    </message>
+    <message>
+        <source>%1 (%2 ago)</source>
+        <translation>%1 (il y a %2)</translation>
+    </message>
+    <message>
+        <source>Holds %1 and is drained: it hands over to another live candidate.</source>
+        <translation>Détient %1 et est drainé : il passe la main à un autre candidat actif.</translation>
+    </message>
+    <message>
+        <source>Holds %1.</source>
+        <translation>Détient %1.</translation>
+    </message>
+    <message>
+        <source>Live: takes %1 when it is free.</source>
+        <translation>Actif : prend %1 quand il est libre.</translation>
+    </message>
+    <message>
+        <source>Drained: takes no lease while another candidate is live.</source>
+        <translation>Drainé : ne prend aucun bail tant qu’un autre candidat est actif.</translation>
+    </message>
+    <message>
+        <source>Drained, but no other candidate is live: it still takes %1 when it is free.</source>
+        <translation>Drainé, mais aucun autre candidat n’est actif : il prend encore %1 quand il est libre.</translation>
+    </message>
+    <message>
+        <source>Stopped: it left the election.</source>
+        <translation>Arrêté : il a quitté l’élection.</translation>
+    </message>
+    <message>
+        <source>No heartbeat for three intervals: it may have stopped.</source>
+        <translation>Aucun signe de vie depuis trois intervalles : il s’est peut-être arrêté.</translation>
+    </message>
+    <message>
+        <source>Drained by %1 %2</source>
+        <translation>Drainé par %1 %2</translation>
+    </message>
+    <message>
+        <source>(unknown)</source>
+        <translation>(inconnu)</translation>
+    </message>
+    <message>
+        <source>Heartbeat every %1.</source>
+        <translation>Signe de vie toutes les %1.</translation>
+    </message>
+    <message>
+        <source>Instance</source>
+        <translation>Instance</translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation>Priorité</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>État</translation>
+    </message>
+    <message>
+        <source>Last heartbeat</source>
+        <translation>Dernier signe de vie</translation>
+    </message>
+</context>
+<context>
+    <name>baton::CandidateSteering</name>
+    <message>
+        <source>No connection is open.</source>
+        <translation>Aucune connexion n’est ouverte.</translation>
+    </message>
+    <message>
+        <source>Cannot reach the candidates of %1: %2</source>
+        <translation>Impossible d’atteindre les candidats de %1 : %2</translation>
+    </message>
+    <message>
+        <source>Cannot read the record of %1 for %2: %3</source>
+        <translation>Impossible de lire la fiche de %1 pour %2 : %3</translation>
+    </message>
+    <message>
+        <source>%1 was drained for %2 already.</source>
+        <translation>%1 était déjà drainé pour %2.</translation>
+    </message>
+    <message>
+        <source>%1 was not drained for %2.</source>
+        <translation>%1 n’était pas drainé pour %2.</translation>
+    </message>
+    <message>
+        <source>%1 has no record for %2: it is not drained.</source>
+        <translation>%1 n’a pas de fiche pour %2 : il n’est pas drainé.</translation>
+    </message>
+    <message>
+        <source>%1 is drained for %2.</source>
+        <translation>%1 est drainé pour %2.</translation>
+    </message>
+    <message>
+        <source>%1 is no longer drained for %2.</source>
+        <translation>%1 n’est plus drainé pour %2.</translation>
+    </message>
+    <message>
+        <source>The record of %1 for %2 kept changing while it was written; nothing was changed. Try again.</source>
+        <translation>La fiche de %1 pour %2 a changé sans cesse pendant l’écriture ; rien n’a été modifié. Réessayez.</translation>
+    </message>
+    <message>
+        <source>Cannot write the record of %1 for %2: %3</source>
+        <translation>Impossible d’écrire la fiche de %1 pour %2 : %3</translation>
+    </message>
+    <message>
+        <source>%1 is not running for %2 now. When it starts, it takes no lease while another candidate is live.</source>
+        <translation>%1 ne tourne pas pour %2 en ce moment. À son démarrage, il ne prendra aucun bail tant qu’un autre candidat est actif.</translation>
+    </message>
+    <message>
+        <source>%1 hands over %2 within one heartbeat (%3) and takes no lease while another candidate is live.</source>
+        <translation>%1 passe la main pour %2 en un signe de vie (%3) et ne prend aucun bail tant qu’un autre candidat est actif.</translation>
+    </message>
+    <message>
+        <source>%1 keeps leading %2 for now: no other candidate is live and not drained. It hands over within one heartbeat (%3) of one coming, and takes no lease while another candidate is live.</source>
+        <translation>%1 reste en tête de %2 pour l’instant : aucun autre candidat n’est actif sans être drainé. Il passe la main en un signe de vie (%3) après l’arrivée d’un tel candidat, et ne prend aucun bail tant qu’un autre candidat est actif.</translation>
+    </message>
+    <message>
+        <source>%1 takes no lease of %2 while another candidate is live (within one heartbeat, %3). When no other candidate can lead, it still does.</source>
+        <translation>%1 ne prend pas le bail %2 tant qu’un autre candidat est actif (en un signe de vie, %3). Quand aucun autre candidat ne peut mener, il le prend quand même.</translation>
+    </message>
+    <message>
+        <source>%1 is not running for %2 now. When it starts, it stands for the lease as any other candidate.</source>
+        <translation>%1 ne tourne pas pour %2 en ce moment. À son démarrage, il se présente pour le bail comme tout autre candidat.</translation>
+    </message>
+    <message>
+        <source>%1 stands for %2 again within one heartbeat (%3): it takes the lease when it is free, and takes it over from a leader of a lower priority.</source>
+        <translation>%1 se présente de nouveau pour %2 en un signe de vie (%3) : il prend le bail quand il est libre, et le reprend à un meneur de priorité plus basse.</translation>
+    </message>
+    <message>
+        <source>%1 stops its work for %2 and releases the lease; whichever candidate asks first leads next.</source>
+        <translation>%1 arrête son travail pour %2 et libère le bail ; le premier candidat à le demander mène ensuite.</translation>
+    </message>
+    <message>
+        <source>%1 stops its work for %2 and hands the lease to %3, which leads next; nobody else leads in between. Should %3 not take it, the lease stays free for at most %4.</source>
+        <translation>%1 arrête son travail pour %2 et passe le bail à %3, qui mène ensuite ; personne d’autre ne mène entre-temps. Si %3 ne le prend pas, le bail reste libre au plus %4.</translation>
+    </message>
+</context>
+<context>
+    <name>baton::CandidatesTab</name>
+    <message>
+        <source>Hand over to…</source>
+        <translation>Passer la main à…</translation>
+    </message>
+    <message>
+        <source>Drain…</source>
+        <translation>Drainer…</translation>
+    </message>
+    <message>
+        <source>Undrain…</source>
+        <translation>Ne plus drainer…</translation>
+    </message>
+    <message>
+        <source>Ask the leader to hand the lease over to a candidate you pick</source>
+        <translation>Demander au meneur de passer le bail au candidat choisi</translation>
+    </message>
+    <message>
+        <source>The selected candidate hands over and takes no lease while another candidate is live</source>
+        <translation>Le candidat choisi passe la main et ne prend aucun bail tant qu’un autre candidat est actif</translation>
+    </message>
+    <message>
+        <source>The selected candidate stands for the lease again</source>
+        <translation>Le candidat choisi se présente de nouveau pour le bail</translation>
+    </message>
+    <message>
+        <source>Select a lease to see the instances that stand for it.</source>
+        <translation>Choisissez un bail pour voir les instances qui se présentent pour lui.</translation>
+    </message>
+    <message>
+        <source>Reading the candidates of %1…</source>
+        <translation>Lecture des candidats de %1…</translation>
+    </message>
+    <message>
+        <source>No instance announces itself as a candidate for %1.
+
+Every instance that joins the election of a lease writes a candidate record beside it, with its priority and whether it is drained, and renews it at every heartbeat; it shows here.</source>
+        <translation>Aucune instance ne se déclare candidate pour %1.
+
+Chaque instance qui rejoint l’élection d’un bail écrit une fiche de candidat à côté, avec sa priorité et si elle est drainée, et la renouvelle à chaque signe de vie ; elle s’affiche ici.</translation>
+    </message>
+    <message>
+        <source>Cannot read the candidates of %1: %2</source>
+        <translation>Impossible de lire les candidats de %1 : %2</translation>
+    </message>
+    <message>
+        <source>Nobody leads %1 now.</source>
+        <translation>Personne ne mène %1 en ce moment.</translation>
+    </message>
+    <message>
+        <source>%1 leads %2.</source>
+        <translation>%1 mène %2.</translation>
+    </message>
+    <message>
+        <source>The last read failed: %1</source>
+        <translation>La dernière lecture a échoué : %1</translation>
+    </message>
+    <message>
+        <source>Nobody leads %1 now: there is nothing to hand over.</source>
+        <translation>Personne ne mène %1 en ce moment : il n’y a rien à passer.</translation>
+    </message>
+    <message>
+        <source>Drain %1</source>
+        <translation>Drainer %1</translation>
+    </message>
+    <message>
+        <source>Undrain %1</source>
+        <translation>Ne plus drainer %1</translation>
+    </message>
+    <message>
+        <source>Drain %1…</source>
+        <translation>Drainer %1…</translation>
+    </message>
+    <message>
+        <source>Undrain %1…</source>
+        <translation>Ne plus drainer %1…</translation>
+    </message>
+    <message>
+        <source>Hand over to %1…</source>
+        <translation>Passer la main à %1…</translation>
+    </message>
+    <message>
+        <source>Hand over %1 to…</source>
+        <translation>Passer %1 à…</translation>
+    </message>
+    <message>
+        <source>Steering failed</source>
+        <translation>Le pilotage a échoué</translation>
+    </message>
+</context>
+<context>
     <name>baton::ConnectionDialog</name>
     <message>
         <source>&amp;Save</source>
@@ -462,6 +719,33 @@
     <message>
         <source>From the stored history: times by the holders&apos; clocks.</source>
         <translation>D’après l’historique enregistré : heures selon les horloges des détenteurs.</translation>
+    </message>
+</context>
+<context>
+    <name>baton::HandoverDialog</name>
+    <message>
+        <source>Hand over %1</source>
+        <translation>Passer %1</translation>
+    </message>
+    <message>
+        <source>Hand over %1, held by %2, to:</source>
+        <translation>Passer %1, détenu par %2, à :</translation>
+    </message>
+    <message>
+        <source>Hand over</source>
+        <translation>Passer la main</translation>
+    </message>
+    <message>
+        <source>%1 — priority %2, %3</source>
+        <translation>%1 — priorité %2, %3</translation>
+    </message>
+    <message>
+        <source>Whoever asks first (a release)</source>
+        <translation>Le premier qui demande (une libération)</translation>
+    </message>
+    <message>
+        <source>%1 is drained: once it leads, it hands the lease on to another live candidate within one heartbeat.</source>
+        <translation>%1 est drainé : une fois en tête, il passe le bail à un autre candidat actif en un signe de vie.</translation>
     </message>
 </context>
 <context>
@@ -768,6 +1052,10 @@ Vu par cet observateur : détenu depuis %3, dernier changement il y a %4 (bail %
     <message>
         <source>Runs</source>
         <translation>Exécutions</translation>
+    </message>
+    <message>
+        <source>Candidates</source>
+        <translation>Candidats</translation>
     </message>
 </context>
 <context>

@@ -11,6 +11,9 @@
 #include "mainwindow.h"
 #include "runhistorymodel.h"
 #include "runstab.h"
+#include "candidatemodel.h"
+#include "candidatestab.h"
+#include <batoninternal/candidatebook.h>
 #include <batoninternal/leasehistory.h>
 #include <batoninternal/registrykey.h>
 #include <batoninternal/runledger.h>
@@ -263,6 +266,54 @@ void ScreenshotDemo::saveRuns(std::function<void(bool)> then)
     then(save(bottom, QStringLiteral("runs.png")));
 }
 
+void ScreenshotDemo::writeCandidates()
+{
+    // billing-cron's candidates at the end: node-b leads; node-a crashed at
+    // 148 s and is gone; node-c (the highest priority) was drained by an
+    // operator and node-e started as a standby, so both stand by; node-d is
+    // live, next in line.
+    const QDateTime now = m_clock->wallNow();
+    const auto write = [&](const QString &instance, int priority, qint64 heartbeatAgoMs, const QString &drainedBy) {
+        CandidateRecord record;
+        record.instance = instance;
+        record.incarnation = instance + QStringLiteral("-7f3a");
+        record.priority = priority;
+        record.drained = !drainedBy.isEmpty();
+        record.drainedBy = drainedBy;
+        if (record.drained)
+            record.drainedAt = now.addSecs(-40);
+        record.heartbeat = now.addMSecs(-heartbeatAgoMs);
+        record.heartbeatIntervalMs = leaseMs;
+        m_store->create(CandidateBook::key(QStringLiteral("billing-cron"), instance), record.toJson(),
+                        [](const StoreResult &) {});
+    };
+    write(QStringLiteral("node-a"), 0, runMs - 148000, {});
+    write(QStringLiteral("node-b"), 0, 3200, {});
+    write(QStringLiteral("node-c"), 10, 8700, QStringLiteral("alice@ops-desk (dashboard)"));
+    write(QStringLiteral("node-d"), 5, 11900, {});
+    write(QStringLiteral("node-e"), 0, 4100, QStringLiteral("standby"));
+}
+
+void ScreenshotDemo::saveCandidates(std::function<void(bool ok)> then)
+{
+    // billing-cron's candidates beside its timeline: the crashed node-a is gone.
+    m_window->selectLease(QStringLiteral("billing-cron"));
+    auto *candidates = m_window->findChild<CandidatesTab *>();
+    auto *bottom = m_window->findChild<QSplitter *>(QStringLiteral("bottomSplitter"));
+    if (!candidates || !bottom || candidates->model()->lease() != QLatin1String("billing-cron")) {
+        then(false);
+        return;
+    }
+    if (candidates->model()->rowCount() < 5) {
+        connect(candidates->model(), &CandidateModel::loaded, this, [this, then] { saveCandidates(then); },
+                Qt::SingleShotConnection);
+        return;
+    }
+    m_window->detailTabs()->setCurrentWidget(candidates);
+    candidates->selectCandidate(QStringLiteral("node-c"));
+    then(save(bottom, QStringLiteral("candidates.png")));
+}
+
 bool ScreenshotDemo::save(QWidget *widget, const QString &name)
 {
     Q_EMIT sceneRendered(QFileInfo(name).completeBaseName(), widget);
@@ -280,6 +331,7 @@ void ScreenshotDemo::render()
     // The bookkeeping lease of the script is not part of the picture.
     bool removed = false;
     m_store->remove(registryLeasePrefix + QStringLiteral("_tick"), {}, [&removed](const StoreResult &) { removed = true; });
+    writeCandidates();
 
     QSettings *settings = new QSettings(m_settingsDir.filePath(QStringLiteral("baton.ini")), QSettings::IniFormat, this);
     auto *secrets = new SecretStore(QStringLiteral("baton-screenshot"), this);
@@ -319,12 +371,14 @@ void ScreenshotDemo::render()
         m_window->filterEdit()->clear();
         m_window->timelineTabs()->setCurrentWidget(m_window->timeline());
         saveRuns([this, repository, etcdId, ok](bool runsSaved) {
-            ConnectionDialog dialog(repository, m_window.get());
-            dialog.selectConnection(etcdId);
-            dialog.show();
-            const bool all = ok && runsSaved && save(&dialog, QStringLiteral("connections.png"));
-            dialog.hide();
-            Q_EMIT finished(all ? 0 : 1);
+            saveCandidates([this, repository, etcdId, ok, runsSaved](bool candidatesSaved) {
+                ConnectionDialog dialog(repository, m_window.get());
+                dialog.selectConnection(etcdId);
+                dialog.show();
+                const bool all = ok && runsSaved && candidatesSaved && save(&dialog, QStringLiteral("connections.png"));
+                dialog.hide();
+                Q_EMIT finished(all ? 0 : 1);
+            });
         });
     });
 }

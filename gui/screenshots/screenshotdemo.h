@@ -31,8 +31,9 @@ class ManualClock;
  * DIR, at the 1280 pixels wide it must fit: dashboard.png, detail.png
  * (timeline and renew timings), fleet.png (every lease's timeline, one
  * holder highlighted), runs.png (billing-cron's scheduled runs: one
- * interrupted by the crash, a missed tick, a skipped one) and
- * connections.png. sceneRendered() shows each scene
+ * interrupted by the crash, a missed tick, a skipped one),
+ * candidates.png (billing-cron's candidates: the leader, one live, two
+ * standing by, the crashed one gone) and connections.png. sceneRendered() shows each scene
  * to whoever checks it (the tests read its strings); finished() carries the
  * exit code.
  */
@@ -62,12 +63,16 @@ private:
     void writeStoredHistory();
     /*! billing-cron's scheduled runs: one interrupted by its crash, a tick missed, one skipped. */
     void writeRuns();
+    /*! billing-cron's candidate records at the end of the script. */
+    void writeCandidates();
     void next();
     void waitUntilSeen(const Write &write);
     void render();
     bool save(QWidget *widget, const QString &name);
     /*! runs.png: billing-cron's Runs tab beside its timeline, once its runs are read; then \a then. */
     void saveRuns(std::function<void(bool ok)> then);
+    /*! candidates.png: billing-cron's Candidates tab beside its timeline, once read; then \a then. */
+    void saveCandidates(std::function<void(bool ok)> then);
 
     QDir m_directory;
     std::unique_ptr<test::ManualClock> m_clock;

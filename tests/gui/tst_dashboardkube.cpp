@@ -14,10 +14,15 @@
 #include "mainwindow.h"
 #include "runhistorymodel.h"
 #include "runstab.h"
+#include "candidatemodel.h"
+#include "candidatestab.h"
+#include "handoverdialog.h"
 #include "testcertificates.h"
 #include "testsecrets.h"
 
 #include <QDateTime>
+#include <batoninternal/candidatebook.h>
+#include <batoninternal/observercandidatebook.h>
 #include <batoninternal/observerrunledger.h>
 #include <batoninternal/runledger.h>
 #include <baton/leaseobserver.h>
@@ -26,6 +31,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLoggingCategory>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTableView>
@@ -39,6 +45,7 @@ namespace {
 const QString observerToken = test::testSecret(QStringLiteral("dashboard-kube-token"));
 const QString staleToken = test::testSecret(QStringLiteral("dashboard-stale-token"));
 const QString runsWriterToken = test::testSecret(QStringLiteral("dashboard-runs-token"));
+const QString steeringToken = test::testSecret(QStringLiteral("dashboard-steering-token"));
 
 QStringList s_logLines;
 
@@ -80,10 +87,11 @@ private Q_SLOTS:
     void initTestCase();
     void showsALeaseAndItsHolderWithTheConnectionsToken();
     void emptyNamespaceShowsEveryNamespace();
+    void theCandidatesOfALeaseAreItsConfigMapsAndAreSteeredThroughThem();
     void cleanup();
 
 private:
-    Connection connection(const QString &ns) const;
+    Connection connection(const QString &ns, const QString &token = observerToken) const;
 
     QTemporaryDir m_folder;
     test::TestCertificates m_certificates;
@@ -132,7 +140,7 @@ void TestDashboardKube::cleanup()
     QLoggingCategory::setFilterRules(QStringLiteral("baton.*.debug=false"));
 }
 
-Connection TestDashboardKube::connection(const QString &ns) const
+Connection TestDashboardKube::connection(const QString &ns, const QString &token) const
 {
     Connection c;
     c.name = QStringLiteral("test cluster");
@@ -142,7 +150,7 @@ Connection TestDashboardKube::connection(const QString &ns) const
     if (!ns.isEmpty())
         c.parameters.insert(QStringLiteral("namespace"), ns);
     // As the keychain hands it over when the connection opens.
-    c.secrets.insert(QStringLiteral("token"), observerToken);
+    c.secrets.insert(QStringLiteral("token"), token);
     return c;
 }
 
@@ -257,6 +265,101 @@ void TestDashboardKube::emptyNamespaceShowsEveryNamespace()
     heartbeatWindow.show();
     QTRY_COMPARE_WITH_TIMEOUT(holderCell(*heartbeatWindow.leaseView(), QStringLiteral("worker-1")),
                               QStringLiteral("worker-1"), 5000);
+}
+
+void TestDashboardKube::theCandidatesOfALeaseAreItsConfigMapsAndAreSteeredThroughThem()
+{
+    // H4: on a Kubernetes connection the Candidates tab reads the
+    // candidates' ConfigMaps beside the Lease, a drain is an update of one
+    // of them, and a handover the request in the Lease. An operator who
+    // steers has more than the observer ClusterRole: update on leases and
+    // configmaps.
+    const QString operatorUser = QStringLiteral("system:serviceaccount:baton-system:operator");
+    m_server.addToken(steeringToken, operatorUser,
+                      {QStringLiteral("get"), QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("update"),
+                       QStringLiteral("configmaps/list"), QStringLiteral("configmaps/get"),
+                       QStringLiteral("configmaps/create"), QStringLiteral("configmaps/update")});
+    m_server.putRaw(QStringLiteral("ks"), QStringLiteral("steered"), leaseObject(QStringLiteral("node-a")));
+    DashboardSession session;
+    QString error;
+    QVERIFY2(session.open(connection(QStringLiteral("ks"), steeringToken), &error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(session.observer()->lease(QStringLiteral("steered")).has_value(), 5000);
+    CandidateBook *book = openCandidateBook(session.observer(), QStringLiteral("steered"), this, &error);
+    QVERIFY2(book, qPrintable(error));
+    for (const QString &instance : {QStringLiteral("node-a"), QStringLiteral("node-b")}) {
+        CandidateRecord record;
+        record.instance = instance;
+        record.incarnation = instance + QStringLiteral("-1");
+        record.heartbeat = QDateTime::currentDateTimeUtc();
+        record.heartbeatIntervalMs = 30000;
+        bool created = false;
+        book->create(record, [&created](bool ok, const CandidateRecord &, const QString &) { created = ok; });
+        QTRY_VERIFY(created);
+    }
+
+    MainWindow window(&session, nullptr, nullptr);
+    window.show();
+    auto *tab = window.findChild<CandidatesTab *>();
+    QVERIFY(tab);
+    window.detailTabs()->setCurrentWidget(tab);
+    QTRY_VERIFY_WITH_TIMEOUT(window.leaseView()->model() && window.leaseView()->model()->rowCount() > 0, 5000);
+    window.selectLease(QStringLiteral("steered"));
+    QTRY_COMPARE_WITH_TIMEOUT(tab->model()->rowCount(), 2, 3 * CandidateModel::pollIntervalMs);
+    QCOMPARE(tab->model()->rowAt(0).state, CandidateModel::State::Leading);
+
+    tab->selectCandidate(QStringLiteral("node-b"));
+    tab->askDrain(true);
+    QVERIFY(tab->confirmation());
+    tab->confirmation()->findChild<QPushButton *>(QStringLiteral("confirmButton"))->click();
+    QTRY_COMPARE_WITH_TIMEOUT(tab->lastMessage(), QStringLiteral("node-b is drained for steered."), 5000);
+    std::optional<CandidateRecord> stored;
+    book->read(QStringLiteral("node-b"), [&stored](bool, const std::optional<CandidateRecord> &record, const QString &) {
+        stored = record.value_or(CandidateRecord());
+    });
+    QTRY_VERIFY(stored.has_value());
+    QVERIFY(stored->drained);
+    QVERIFY2(stored->drainedBy.endsWith(QStringLiteral("(dashboard)")), qPrintable(stored->drainedBy));
+
+    tab->askHandover(QStringLiteral("node-b"));
+    QVERIFY(tab->handoverDialog());
+    QCOMPARE(tab->handoverDialog()->chosen(), QStringLiteral("node-b"));
+    tab->handoverDialog()->findChild<QPushButton *>(QStringLiteral("handoverAccept"))->click();
+    QTRY_COMPARE_WITH_TIMEOUT(
+            m_server.lease(QStringLiteral("ks"), QStringLiteral("steered"))
+                    .value(QStringLiteral("spec")).toObject().value(QStringLiteral("preferredHolder")).toString(),
+            QStringLiteral("node-b"), 5000);
+    QCOMPARE(m_server.lease(QStringLiteral("ks"), QStringLiteral("steered"))
+                     .value(QStringLiteral("spec")).toObject().value(QStringLiteral("holderIdentity")).toString(),
+             QStringLiteral("node-a"));
+    QVERIFY(m_server.count(operatorUser, QStringLiteral("configmaps/update")) >= 1);
+    delete book;
+
+    // The observer ClusterRole (and a list of configmaps) reads the
+    // candidates but may not steer: each act says so in the server's
+    // words, and nothing is written.
+    const QString observerUser = QStringLiteral("system:serviceaccount:baton-system:dashboard");
+    m_server.setVerbs(observerUser, {QStringLiteral("get"), QStringLiteral("list"), QStringLiteral("watch"),
+                                     QStringLiteral("configmaps/list")});
+    DashboardSession observing;
+    QVERIFY2(observing.open(connection(QStringLiteral("ks")), &error), qPrintable(error));
+    MainWindow observerWindow(&observing, nullptr, nullptr);
+    observerWindow.show();
+    auto *observerTab = observerWindow.findChild<CandidatesTab *>();
+    QVERIFY(observerTab);
+    observerWindow.detailTabs()->setCurrentWidget(observerTab);
+    QTRY_VERIFY_WITH_TIMEOUT(observerWindow.leaseView()->model() && observerWindow.leaseView()->model()->rowCount() > 0,
+                             5000);
+    observerWindow.selectLease(QStringLiteral("steered"));
+    QTRY_COMPARE_WITH_TIMEOUT(observerTab->model()->rowCount(), 2, 3 * CandidateModel::pollIntervalMs);
+    observerTab->selectCandidate(QStringLiteral("node-a"));
+    observerTab->askDrain(true);
+    observerTab->confirmation()->findChild<QPushButton *>(QStringLiteral("confirmButton"))->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!observerTab->lastMessage().isEmpty(), 5000);
+    QVERIFY2(observerTab->lastMessage().startsWith(QStringLiteral("Cannot read the record of node-a for steered: "))
+                     && observerTab->lastMessage().contains(QStringLiteral("403")),
+             qPrintable(observerTab->lastMessage()));
+    QCOMPARE(m_server.count(observerUser, QStringLiteral("configmaps/update")), 0);
+    QCOMPARE(m_server.count(observerUser, QStringLiteral("update")), 0);
 }
 
 QTEST_MAIN(TestDashboardKube)

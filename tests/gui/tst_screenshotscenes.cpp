@@ -15,6 +15,8 @@
 #include "mainwindow.h"
 #include "runhistorymodel.h"
 #include "runstab.h"
+#include "candidatemodel.h"
+#include "candidatestab.h"
 #include "screenshotdemo.h"
 #include "timelinewidget.h"
 #include "translations.h"
@@ -207,6 +209,23 @@ void TestScreenshotScenes::everySceneIsCurrentAndTranslated()
                                             .arg(wanted));
             }
         }
+        // H4: the Candidates scene shows the leader, a candidate standing by
+        // and the crashed node-a gone, in a table that fits its pane.
+        if (name == QLatin1String("candidates")) {
+            auto *tab = widget->findChild<CandidatesTab *>();
+            QTableView *table = tab ? tab->table() : nullptr;
+            QStringList states;
+            for (int row = 0; table && row < table->model()->rowCount(); ++row)
+                states.append(table->model()->index(row, 0).data(CandidateModel::InstanceRole).toString() + u':'
+                              + QString::fromLatin1(QMetaEnum::fromType<CandidateModel::State>().valueToKey(
+                                      table->model()->index(row, 0).data(CandidateModel::StateRole).toInt())));
+            for (const QString &wanted : {QStringLiteral("node-b:Leading"), QStringLiteral("node-c:StandingBy"),
+                                          QStringLiteral("node-a:Gone")})
+                if (!states.contains(wanted))
+                    problems.append(QStringLiteral("candidates: no \"%1\" among %2").arg(wanted, states.join(u',')));
+            if (!table || !table->isVisible() || table->horizontalScrollBar()->maximum() > 0)
+                problems.append(QStringLiteral("candidates: the table is not shown, or scrolls sideways"));
+        }
         // The lease table fits at 1280 pixels: no sideways scrolling, and
         // the State column (the last) shows its header and its words whole.
         if (auto *window = qobject_cast<MainWindow *>(widget)) {
@@ -241,7 +260,8 @@ void TestScreenshotScenes::everySceneIsCurrentAndTranslated()
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.at(0).at(0).toInt(), 0);
     QCOMPARE(scenes, (QStringList {QStringLiteral("dashboard"), QStringLiteral("detail"), QStringLiteral("fleet"),
-                                   QStringLiteral("runs"), QStringLiteral("connections")}));
+                                   QStringLiteral("runs"), QStringLiteral("candidates"),
+                                   QStringLiteral("connections")}));
     if (translated)
         problems += recorder->missing();
     QVERIFY2(problems.isEmpty(), qPrintable(QLatin1Char('\n') + problems.join(QLatin1Char('\n'))));
