@@ -18,6 +18,7 @@ private Q_SLOTS:
     void aHandoverRequestAndAReservationRoundTrip();
     void aHandoverFieldOfTheWrongTypeIsAnErrorNamingIt();
     void aLeaseCarriesTheSuccessorInPreferredHolder();
+    void aPreferredHolderIsWrittenWithAStrategyAndOnlyOursIsRemoved();
 };
 
 void TestLeaseCodec::aRecordWithoutHandoverFieldsReadsAsBeforeAndIsWrittenWithoutThem()
@@ -89,6 +90,32 @@ void TestLeaseCodec::aLeaseCarriesTheSuccessorInPreferredHolder()
                                             .value(QStringLiteral("annotations")).toObject();
     QVERIFY(!annotations.contains(kubelease::requestedByAnnotation));
     QCOMPARE(annotations.value(QStringLiteral("example.com/other")).toString(), QStringLiteral("kept"));
+}
+
+void TestLeaseCodec::aPreferredHolderIsWrittenWithAStrategyAndOnlyOursIsRemoved()
+{
+    // H1, H2: the API server takes spec.preferredHolder only beside spec.strategy.
+    LeaseRecord kept;
+    kept.successor = QStringLiteral("c");
+    const QJsonObject asked = kubelease::withSuccessor({{QStringLiteral("holderIdentity"), QString()}}, kept);
+    QCOMPARE(asked.value(QStringLiteral("preferredHolder")).toString(), QStringLiteral("c"));
+    QCOMPARE(asked.value(QStringLiteral("strategy")).toString(), QStringLiteral("baton.dev/steering"));
+    LeaseRecord taken;
+    const QJsonObject cleared = kubelease::withSuccessor(asked, taken);
+    QVERIFY(!cleared.contains(QStringLiteral("preferredHolder")));
+    QVERIFY(!cleared.contains(QStringLiteral("strategy")));
+
+    // R7: a strategy another writer put there stays, with a successor and after it.
+    const QJsonObject theirs {{QStringLiteral("strategy"), QStringLiteral("OldestEmulationVersion")}};
+    QCOMPARE(kubelease::withSuccessor(theirs, kept).value(QStringLiteral("strategy")).toString(),
+             QStringLiteral("OldestEmulationVersion"));
+    const QJsonObject after = kubelease::withSuccessor(kubelease::withSuccessor(theirs, kept), taken);
+    QCOMPARE(after.value(QStringLiteral("strategy")).toString(), QStringLiteral("OldestEmulationVersion"));
+    QVERIFY(!after.contains(QStringLiteral("preferredHolder")));
+    // An empty strategy is none: ours is written in its place.
+    QCOMPARE(kubelease::withSuccessor({{QStringLiteral("strategy"), QString()}}, kept)
+                     .value(QStringLiteral("strategy")).toString(),
+             QStringLiteral("baton.dev/steering"));
 }
 
 QTEST_GUILESS_MAIN(TestLeaseCodec)

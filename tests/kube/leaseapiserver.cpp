@@ -90,6 +90,43 @@ bool isDnsSubdomain(const QString &name)
     return !name.isEmpty() && name.size() <= 253 && re.match(name).hasMatch();
 }
 
+const QString dnsSubdomainError = QStringLiteral(
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+        "start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+const QString qualifiedNameError = QStringLiteral(
+        "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+        "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+        "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')");
+
+/*! apimachinery's IsQualifiedName(): its messages, none when \a value is one. */
+QStringList qualifiedNameErrors(const QString &value)
+{
+    static const QRegularExpression namePart(QStringLiteral("^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$"));
+    QStringList errors;
+    const QStringList parts = value.split(QLatin1Char('/'));
+    if (parts.size() > 2)
+        return {QStringLiteral("a qualified name ") + qualifiedNameError
+                + QStringLiteral(" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")};
+    const QString name = parts.last();
+    if (parts.size() == 2) {
+        const QString prefix = parts.first();
+        if (prefix.isEmpty())
+            errors << QStringLiteral("prefix part must be non-empty");
+        else if (prefix.size() > 253)
+            errors << QStringLiteral("prefix part must be no more than 253 characters");
+        else if (!isDnsSubdomain(prefix))
+            errors << QStringLiteral("prefix part ") + dnsSubdomainError;
+    }
+    if (name.isEmpty())
+        errors << QStringLiteral("name part must be non-empty");
+    else if (name.size() > 63)
+        errors << QStringLiteral("name part must be no more than 63 characters");
+    if (!namePart.match(name).hasMatch())
+        errors << QStringLiteral("name part ") + qualifiedNameError;
+    return errors;
+}
+
 bool isMicroTime(const QString &text)
 {
     // Go's time.Parse with RFC3339Micro: exactly six fraction digits and a zone.
@@ -959,6 +996,29 @@ bool decodeLease(const QByteArray &body, const QString &ns, const QString &urlNa
         invalid(QStringLiteral("spec.leaseTransitions"),
                 QStringLiteral("Invalid value: %1: must be greater than or equal to 0")
                         .arg(outSpec.value(QStringLiteral("leaseTransitions")).toInt()));
+    // ValidateLeaseSpec of coordinated leader election (1.31): a strategy is
+    // a built-in one or a qualified name, and preferredHolder needs one.
+    const QJsonValue strategy = outSpec.value(QStringLiteral("strategy"));
+    if (strategy.isString()) {
+        const QString text = strategy.toString();
+        if (!text.contains(QLatin1Char('/'))) {
+            if (text != QStringLiteral("OldestEmulationVersion"))
+                causes.append(QJsonObject {
+                        {QStringLiteral("reason"), QStringLiteral("FieldValueNotSupported")},
+                        {QStringLiteral("message"),
+                         QStringLiteral("Unsupported value: \"%1\": supported values: \"OldestEmulationVersion\"")
+                                 .arg(text)},
+                        {QStringLiteral("field"), QStringLiteral("spec.strategy")}});
+        } else {
+            for (const QString &why : qualifiedNameErrors(text))
+                invalid(QStringLiteral("spec.strategy"), QStringLiteral("Invalid value: \"%1\": %2").arg(text, why));
+        }
+    }
+    if (!outSpec.value(QStringLiteral("preferredHolder")).toString().isEmpty() && strategy.toString().isEmpty())
+        causes.append(QJsonObject {{QStringLiteral("reason"), QStringLiteral("FieldValueForbidden")},
+                                   {QStringLiteral("message"),
+                                    QStringLiteral("Forbidden: may only be specified if `strategy` is defined")},
+                                   {QStringLiteral("field"), QStringLiteral("spec.preferredHolder")}});
     if (!causes.isEmpty()) {
         QStringList parts;
         for (const QJsonValue &c : causes)

@@ -55,7 +55,11 @@ class LeaseApiConnection;
  *   them out removes them) and keeps uid and creationTimestamp; DELETE 200
  *   with a Success Status / 404 (finalizers do not hold it back).
  * - Validation: name a DNS-1123 subdomain, `leaseDurationSeconds` > 0,
- *   `leaseTransitions` >= 0: 422 `Invalid` with `details.causes`. A MicroTime
+ *   `leaseTransitions` >= 0, `strategy` `OldestEmulationVersion` or a
+ *   qualified name with a prefix (`baton.dev/steering`), a non-empty
+ *   `preferredHolder` only with a `strategy` (coordinated leader
+ *   election's ValidateLeaseSpec, 1.31): 422 `Invalid` with
+ *   `details.causes` and the apiserver's messages. A MicroTime
  *   without exactly six fraction digits, or a field of the wrong JSON type,
  *   fails to decode: 400 `BadRequest`, as the apiserver answers (its
  *   decoder runs before validation).

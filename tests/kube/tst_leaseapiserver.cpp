@@ -88,6 +88,7 @@ private Q_SLOTS:
     void putToAMissingNameCreates();
     void validation_data();
     void validation();
+    void aPreferredHolderIsTakenWithAStrategyOnly();
     void listNamespacedAndAll();
     void watchStreamsChanges();
     void watchFromAVersionReplaysAndFilters();
@@ -409,6 +410,22 @@ void TestLeaseApiServer::validation_data()
     nanos.insert(QStringLiteral("acquireTime"), QStringLiteral("2026-07-04T21:58:48.065888123Z"));
     QTest::newRow("a MicroTime with nine digits does not decode")
             << leaseBody(QStringLiteral("x"), nanos) << 400 << QString();
+    // H2: coordinated leader election's fields, as the 1.31 apiserver validates them.
+    QJsonObject unasked = spec(QStringLiteral("a"));
+    unasked.insert(QStringLiteral("preferredHolder"), QStringLiteral("b"));
+    QTest::newRow("a preferred holder without a strategy is forbidden")
+            << leaseBody(QStringLiteral("x"), unasked) << 422 << QStringLiteral("spec.preferredHolder");
+    unasked.insert(QStringLiteral("strategy"), QString());
+    QTest::newRow("a preferred holder with an empty strategy is forbidden")
+            << leaseBody(QStringLiteral("x"), unasked) << 422 << QStringLiteral("spec.strategy");
+    for (const QString &strategy : {QStringLiteral("Newest"), QStringLiteral("baton.dev/"), QStringLiteral("/steering"),
+                                    QStringLiteral("Baton.dev/steering"), QStringLiteral("baton.dev/steer ing"),
+                                    QStringLiteral("a/b/c")}) {
+        QJsonObject odd = spec(QStringLiteral("a"));
+        odd.insert(QStringLiteral("strategy"), strategy);
+        QTest::addRow("the strategy \"%s\" is invalid", qPrintable(strategy))
+                << leaseBody(QStringLiteral("x"), odd) << 422 << QStringLiteral("spec.strategy");
+    }
     QJsonObject text = spec(QStringLiteral("a"));
     text.insert(QStringLiteral("leaseDurationSeconds"), QStringLiteral("15"));
     QTest::newRow("a duration as a string does not decode") << leaseBody(QStringLiteral("x"), text) << 400 << QString();
@@ -429,6 +446,49 @@ void TestLeaseApiServer::validation()
         QCOMPARE(a.json[QStringLiteral("reason")].toString(), QStringLiteral("BadRequest"));
     }
     QCOMPARE(m_server->resourceVersion(), QStringLiteral("0"));
+}
+
+void TestLeaseApiServer::aPreferredHolderIsTakenWithAStrategyOnly()
+{
+    // H2: what a Lease that names a preferred holder must carry, on a create and an update.
+    QJsonObject asked = spec(QStringLiteral("a"));
+    asked.insert(QStringLiteral("preferredHolder"), QStringLiteral("b"));
+    const Answer refused = send("POST", leases, leaseBody(QStringLiteral("cron"), asked));
+    QCOMPARE(refused.status, 422);
+    QCOMPARE(refused.json[QStringLiteral("message")].toString(),
+             QStringLiteral("Lease.coordination.k8s.io \"cron\" is invalid: spec.preferredHolder: Forbidden: may "
+                            "only be specified if `strategy` is defined"));
+    QCOMPARE(refused.json[QStringLiteral("details")][QStringLiteral("causes")][0][QStringLiteral("reason")].toString(),
+             QStringLiteral("FieldValueForbidden"));
+
+    asked.insert(QStringLiteral("strategy"), QStringLiteral("baton.dev/steering"));
+    const Answer created = send("POST", leases, leaseBody(QStringLiteral("cron"), asked));
+    QCOMPARE(created.status, 201);
+    QCOMPARE(created.json[QStringLiteral("spec")][QStringLiteral("strategy")].toString(),
+             QStringLiteral("baton.dev/steering"));
+    QCOMPARE(created.json[QStringLiteral("spec")][QStringLiteral("preferredHolder")].toString(), QStringLiteral("b"));
+    const QString version = created.json[QStringLiteral("metadata")][QStringLiteral("resourceVersion")].toString();
+
+    // An update that drops the strategy and keeps the preferred holder is refused too.
+    QJsonObject dropped = asked;
+    dropped.remove(QStringLiteral("strategy"));
+    QCOMPARE(send("PUT", leases + QStringLiteral("/cron"), leaseBody(QStringLiteral("cron"), dropped, version)).status,
+             422);
+    // The built-in strategy does, and a strategy without a preferred holder is fine.
+    QJsonObject builtIn = asked;
+    builtIn.insert(QStringLiteral("strategy"), QStringLiteral("OldestEmulationVersion"));
+    const Answer updated = send("PUT", leases + QStringLiteral("/cron"), leaseBody(QStringLiteral("cron"), builtIn, version));
+    QCOMPARE(updated.status, 200);
+    QJsonObject strategyOnly = spec(QStringLiteral("a"));
+    strategyOnly.insert(QStringLiteral("strategy"), QStringLiteral("example.com/Mine_1"));
+    QCOMPARE(send("POST", leases, leaseBody(QStringLiteral("other"), strategyOnly)).status, 201);
+
+    QJsonObject unsupported = spec(QStringLiteral("a"));
+    unsupported.insert(QStringLiteral("strategy"), QStringLiteral("Newest"));
+    QCOMPARE(send("POST", leases, leaseBody(QStringLiteral("third"), unsupported)).json[QStringLiteral("message")]
+                     .toString(),
+             QStringLiteral("Lease.coordination.k8s.io \"third\" is invalid: spec.strategy: Unsupported value: "
+                            "\"Newest\": supported values: \"OldestEmulationVersion\""));
 }
 
 void TestLeaseApiServer::listNamespacedAndAll()
@@ -683,14 +743,27 @@ void TestLeaseApiServer::configMapListSelectsByLabels()
     const Answer all = send("GET", configMaps);
     QCOMPARE(all.json[QStringLiteral("kind")].toString(), QStringLiteral("ConfigMapList"));
     QCOMPARE(all.json[QStringLiteral("items")].toArray().size(), 3);
-    const Answer selected = send("GET", configMaps + QStringLiteral("?labelSelector=")
-                                                + QString::fromLatin1(QUrl::toPercentEncoding(
-                                                        QStringLiteral("baton.dev/lease=nightly,app.kubernetes.io/managed-by==baton"))));
+    const QString selectedUrl = configMaps + QStringLiteral("?labelSelector=")
+            + QString::fromLatin1(
+                    QUrl::toPercentEncoding(QStringLiteral("baton.dev/lease=nightly,app.kubernetes.io/managed-by==baton")));
+    const Answer selected = send("GET", selectedUrl);
     QCOMPARE(selected.status, 200);
     const QJsonArray items = selected.json[QStringLiteral("items")].toArray();
     QCOMPARE(items.size(), 1);
     QCOMPARE(items.at(0)[QStringLiteral("metadata")][QStringLiteral("name")].toString(), QStringLiteral("a"));
     QCOMPARE(send("GET", configMaps + QStringLiteral("?labelSelector=a!%3Db")).status, 400);
+    // H2, H3: a candidate's ConfigMap carries another label than a run's, and each selects its own.
+    const QJsonObject candidate {{QStringLiteral("baton.dev/candidate-for"), QStringLiteral("nightly")},
+                                 {QStringLiteral("app.kubernetes.io/managed-by"), QStringLiteral("baton")}};
+    QCOMPARE(send("POST", configMaps, configMapBody(QStringLiteral("e"), QStringLiteral("5"), {}, candidate)).status, 201);
+    const Answer candidates = send("GET", configMaps + QStringLiteral("?labelSelector=")
+                                                  + QString::fromLatin1(QUrl::toPercentEncoding(
+                                                          QStringLiteral("baton.dev/candidate-for=nightly,"
+                                                                         "app.kubernetes.io/managed-by=baton"))));
+    QCOMPARE(candidates.json[QStringLiteral("items")].toArray().size(), 1);
+    QCOMPARE(candidates.json[QStringLiteral("items")][0][QStringLiteral("metadata")][QStringLiteral("name")].toString(),
+             QStringLiteral("e"));
+    QCOMPARE(send("GET", selectedUrl).json[QStringLiteral("items")].toArray().size(), 1);
 }
 
 void TestLeaseApiServer::configMapsAreGrantedApartFromLeases()

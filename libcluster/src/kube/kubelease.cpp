@@ -43,6 +43,23 @@ bool isValidName(const QString &name)
     return !name.isEmpty() && name.size() <= 253 && re.match(name).hasMatch();
 }
 
+QJsonObject withSuccessor(QJsonObject spec, const LeaseRecord &record)
+{
+    const QString strategy = QStringLiteral("strategy");
+    const QString preferredHolder = QStringLiteral("preferredHolder");
+    if (record.successor.isEmpty()) {
+        spec.remove(preferredHolder);
+        // Another writer's strategy is its own business (R7): only ours goes.
+        if (spec.value(strategy).toString() == steeringStrategy)
+            spec.remove(strategy);
+        return spec;
+    }
+    spec.insert(preferredHolder, record.successor);
+    if (spec.value(strategy).toString().isEmpty())
+        spec.insert(strategy, steeringStrategy);
+    return spec;
+}
+
 QJsonObject withIncarnation(QJsonObject metadata, const LeaseRecord &record)
 {
     QJsonObject annotations = metadata.value(QStringLiteral("annotations")).toObject();

@@ -25,6 +25,21 @@ inline const QString incarnationAnnotation = QStringLiteral("baton.dev/holder-in
 /*! Who asked for the handover spec.preferredHolder names: the Lease spec has no field for it. */
 inline const QString requestedByAnnotation = QStringLiteral("baton.dev/handover-requested-by");
 
+/*!
+ * The coordinated-election strategy Baton names when it writes
+ * spec.preferredHolder: the API server takes that field only beside a
+ * strategy, and a qualified name of ours tells Kubernetes' own coordinated
+ * election that this Lease is not its to steer.
+ */
+inline const QString steeringStrategy = QStringLiteral("baton.dev/steering");
+
+/*!
+ * \a spec with preferredHolder set to \a record's successor, and a
+ * strategy beside it (steeringStrategy, unless another writer's is
+ * there); without a successor, both removed, the strategy only if it is ours.
+ */
+QJsonObject withSuccessor(QJsonObject spec, const LeaseRecord &record);
+
 /*! \a metadata with the annotation of \a record's incarnation set, or removed when it has none. */
 QJsonObject withIncarnation(QJsonObject metadata, const LeaseRecord &record);
 

@@ -90,10 +90,7 @@ QJsonObject KubernetesLeaseProtocol::toLease(const QString &name, const LeaseRec
     else
         spec.remove(QStringLiteral("renewTime"));
     spec.insert(QStringLiteral("leaseTransitions"), double(record.transitions));
-    if (record.successor.isEmpty())
-        spec.remove(QStringLiteral("preferredHolder"));
-    else
-        spec.insert(QStringLiteral("preferredHolder"), record.successor);
+    spec = kubelease::withSuccessor(spec, record);
     return {{QStringLiteral("apiVersion"), kubelease::apiVersion},
             {QStringLiteral("kind"), QStringLiteral("Lease")},
             {QStringLiteral("metadata"), meta},
