@@ -6,6 +6,7 @@
 #include "checkoptions.h"
 #include "democommand.h"
 #include "demooptions.h"
+#include "draincommand.h"
 #include "eventdispatcher.h"
 #include "handovercommand.h"
 #include "headlesslogging.h"
@@ -71,6 +72,15 @@ int runHandover(QCoreApplication &app)
     return run(app, handover);
 }
 
+int runDrain(QCoreApplication &app)
+{
+    const baton::drainoptions::Parsed line = baton::drainoptions::parse(QCoreApplication::arguments());
+    if (line.exitCode != baton::commandline::Run)
+        return line.exitCode;
+    baton::DrainCommand drain(line.options);
+    return run(app, drain);
+}
+
 int runDemo(QCoreApplication &app)
 {
     const int done = baton::demooptions::parse(QCoreApplication::arguments());
@@ -110,6 +120,8 @@ int main(int argc, char *argv[])
         return runCheck(app);
     if (command == QLatin1String("handover"))
         return runHandover(app);
+    if (command == QLatin1String("drain") || command == QLatin1String("undrain"))
+        return runDrain(app);
     if (command == QLatin1String("demo"))
         return runDemo(app);
     if (command == QLatin1String("--version") || command == QLatin1String("version")) {
@@ -123,7 +135,8 @@ int main(int argc, char *argv[])
     }
     // One line, with the command a typo most likely meant, not the whole usage.
     const QString meant = baton::parameters::closest(
-            command, {QStringLiteral("join"), QStringLiteral("status"), QStringLiteral("check"), QStringLiteral("handover"), QStringLiteral("demo"),
+            command, {QStringLiteral("join"), QStringLiteral("status"), QStringLiteral("check"), QStringLiteral("handover"), QStringLiteral("drain"),
+                      QStringLiteral("undrain"), QStringLiteral("demo"),
                       QStringLiteral("help"), QStringLiteral("version")});
     std::fprintf(stderr, "baton: unknown command \"%s\"%s (baton help lists the commands)\n",
                  qPrintable(command),

@@ -9,7 +9,7 @@ if(NOT BATON OR NOT OUT_DIR)
   message(FATAL_ERROR "BatonManual.cmake needs -DBATON=... and -DOUT_DIR=...")
 endif()
 
-set(commands join status check handover demo)
+set(commands join status check handover drain undrain demo)
 list(JOIN commands " " command_words)
 
 function(baton_says out)

@@ -2,6 +2,7 @@
 
 #include "checkoptions.h"
 #include "demooptions.h"
+#include "draincommand.h"
 #include "handovercommand.h"
 #include "joinoptions.h"
 #include "statusoptions.h"
@@ -39,8 +40,8 @@ Exit status:
        a second SIGINT/SIGTERM during a clean stop: exited at once
 
 Environment:
-  BATON_CONFIG   the configuration of join, check and status when --config
-                 is not given
+  BATON_CONFIG   the configuration of join, check, status, drain and
+                 undrain when --config is not given
   BATON_DATA_DIR the data folder (default Registry: BATON_DATA_DIR/registry)
   BATON_PREFIX, BATON_CACERT, BATON_CERT, BATON_KEY, BATON_USER,
   BATON_PASSWORD_FILE
@@ -55,7 +56,7 @@ Environment:
 
 std::string text()
 {
-    return std::string(head) + joinoptions::usage + statusoptions::usage + checkoptions::usage + handoveroptions::usage + demooptions::usage + tail;
+    return std::string(head) + joinoptions::usage + statusoptions::usage + checkoptions::usage + handoveroptions::usage + drainoptions::usage + demooptions::usage + tail;
 }
 
 } // namespace baton::usage
