@@ -62,7 +62,7 @@ void CandidateRoster::start()
     // Started as a standby: no lease is taken before the first listing
     // says whether another candidate could take it instead.
     if (m_election->standby)
-        m_election->execute(m_election->elector->setStandingBy(true));
+        standBy(true);
     beat();
 }
 
@@ -200,16 +200,21 @@ void CandidateRoster::apply()
     for (const CandidateSighting &other : m_policy.sightings(at))
         live += other.live ? 1 : 0;
     announce(live);
-    if (decision.standBy != e->elector->standingBy()) {
-        qCInfo(lcElection).noquote()
-                << (decision.standBy ? QStringLiteral("%1: %2 stands by: drained, and another candidate can lead")
-                                     : QStringLiteral("%1: %2 no longer stands by"))
-                           .arg(e->leaseName, e->params.identity);
-        e->emitEvent(QStringLiteral("standing-by"), {{QStringLiteral("standingBy"), decision.standBy}});
-        e->execute(e->elector->setStandingBy(decision.standBy));
-    }
+    if (decision.standBy != e->elector->standingBy())
+        standBy(decision.standBy);
     if (leading && !decision.handOverTo.isEmpty() && e->isLeaderNow())
         e->requestHandover(decision.handOverTo, requestedBy(decision.why));
+}
+
+void CandidateRoster::standBy(bool standingBy)
+{
+    ClusterServicePrivate *e = m_election;
+    qCInfo(lcElection).noquote() << (standingBy ? QStringLiteral("%1: %2 stands by: it is drained, and takes no lease "
+                                                                 "while another candidate can lead")
+                                                : QStringLiteral("%1: %2 no longer stands by"))
+                                            .arg(e->leaseName, e->params.identity);
+    e->emitEvent(QStringLiteral("standing-by"), {{QStringLiteral("standingBy"), standingBy}});
+    e->execute(e->elector->setStandingBy(standingBy));
 }
 
 void CandidateRoster::announce(int live)

@@ -45,6 +45,8 @@ private:
     void apply();
     CandidateRecord composed(const std::optional<CandidateRecord> &stored) const;
     bool drained() const;
+    /*! Closes or opens the Elector's stand-by gate, and says so. */
+    void standBy(bool standingBy);
     void announce(int live);
     void failed(const QString &step, const QString &error);
     void succeeded(const QString &step);
