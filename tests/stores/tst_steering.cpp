@@ -58,8 +58,10 @@ private:
     QString configFor(const QString &id);
     ParticipantProcess *start(const QString &id, const QStringList &extra = {});
     void stop(ParticipantProcess *participant, int signalNumber = SIGTERM);
-    /*! The stored holder changes of the lease, oldest first (read through the store, as any reader). */
-    QJsonArray storedHistory();
+    /*! The document stored under \a key, read through the store as any reader would. */
+    QJsonObject stored(const QString &key);
+    /*! The stored holder changes of the lease, oldest first. */
+    QJsonArray storedHistory() { return stored(QStringLiteral("history:") + m_lease).value(QStringLiteral("changes")).toArray(); }
 
 #ifdef BATON_STEERING_ON_ETCD
     test::EtcdFixture m_etcd {"BATON_ETCD_DIR"};
@@ -120,7 +122,7 @@ void TestSteering::stop(ParticipantProcess *participant, int signalNumber)
     QVERIFY(finished.wait(20000));
 }
 
-QJsonArray TestSteering::storedHistory()
+QJsonObject TestSteering::stored(const QString &key)
 {
     Application reader;
     QString error;
@@ -130,10 +132,10 @@ QJsonArray TestSteering::storedHistory()
         qWarning("the store cannot be read: %s", qPrintable(error));
         return {};
     }
-    QJsonArray changes;
+    QJsonObject document;
     bool answered = false;
-    reader.registry()->get(QStringLiteral("history:") + m_lease, [&](const StoreResult &result) {
-        changes = result.entry.document.value(QStringLiteral("changes")).toArray();
+    reader.registry()->get(key, [&](const StoreResult &result) {
+        document = result.entry.document;
         answered = true;
     });
     if (!QTest::qWaitFor([&answered] { return answered; }, 10000))
@@ -141,7 +143,7 @@ QJsonArray TestSteering::storedHistory()
     QSignalSpy stopped(&reader, &Application::stopped);
     reader.stop();
     stopped.wait(10000);
-    return changes;
+    return document;
 }
 
 void TestSteering::aHigherPriorityLeadsAfterTheHysteresisAndTheHistorySaysWhy()
@@ -302,6 +304,10 @@ void TestSteering::aStandbyTakesNoFreeLeaseWhileAnotherCanLeadAndLeadsWhenNoneCa
     QVERIFY(firstEvent(*standby, QStringLiteral("started-leading")).isEmpty());
 
     stop(other);
+    // A clean stop says the instance left: a candidate gone at once, not
+    // after three heartbeats.
+    const QJsonObject left = stored(QStringLiteral("candidate:%1:%2").arg(m_lease, other->label()));
+    QCOMPARE(left.value(QStringLiteral("left")).toBool(), true);
     QTRY_VERIFY_WITH_TIMEOUT(standby->isLeading(), 20000);
     QVERIFY(!lastEvent(*standby, QStringLiteral("standing-by")).value(QStringLiteral("standingBy")).toBool());
 }

@@ -82,7 +82,8 @@ void CandidateRoster::beat()
 
 bool CandidateRoster::drained() const
 {
-    return m_written ? m_written->drained : m_election->standby;
+    // A write that failed keeps the drain last known.
+    return m_written ? m_written->drained : m_lastDrained.value_or(m_election->standby);
 }
 
 CandidateRecord CandidateRoster::composed(const std::optional<CandidateRecord> &stored) const
@@ -132,6 +133,7 @@ void CandidateRoster::write(const std::optional<CandidateRecord> &stored, int at
                                                         const QString &error) {
         if (ok) {
             m_written = written;
+            m_lastDrained = written.drained;
             m_firstWrite = false;
             succeeded(QStringLiteral("write"));
         } else if (error.isEmpty() && attempt < kMaxWriteAttempts) {

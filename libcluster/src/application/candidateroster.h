@@ -60,6 +60,8 @@ private:
     SteeringPolicy m_policy;
     /*! The record as this instance last wrote it, with the store's version. */
     std::optional<CandidateRecord> m_written;
+    /*! The drain of the last record written, kept when a later write fails. */
+    std::optional<bool> m_lastDrained;
     /*! The first write keeps `--standby`; later ones keep what the store says. */
     bool m_firstWrite = true;
     /*! A heartbeat (write, then list) is on its way. */
