@@ -51,6 +51,8 @@ private Q_SLOTS:
     void aHigherPriorityRestartedFasterThanTheHysteresisMovesNothing();
     void aDrainedLeaderHandsOverAndStandsByAcrossARestartUntilUndrained();
     void aStandbyTakesNoFreeLeaseWhileAnotherCanLeadAndLeadsWhenNoneCan();
+    void badPreferenceOrDrainIsRefusedAndNothingIsWritten_data();
+    void badPreferenceOrDrainIsRefusedAndNothingIsWritten();
     void cleanup();
 
 private:
@@ -310,6 +312,56 @@ void TestSteering::aStandbyTakesNoFreeLeaseWhileAnotherCanLeadAndLeadsWhenNoneCa
     QCOMPARE(left.value(QStringLiteral("left")).toBool(), true);
     QTRY_VERIFY_WITH_TIMEOUT(standby->isLeading(), 20000);
     QVERIFY(!lastEvent(*standby, QStringLiteral("standing-by")).value(QStringLiteral("standingBy")).toBool());
+}
+
+void TestSteering::badPreferenceOrDrainIsRefusedAndNothingIsWritten_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QJsonObject>("parameters"); // added to the configuration's cluster service
+    QTest::addColumn<QString>("message");
+    QTest::newRow("H2: a priority out of range")
+            << QStringList {QStringLiteral("--priority"), QStringLiteral("1001")} << QJsonObject()
+            << "--priority takes a whole number from -1000 to 1000, not \"1001\"";
+    QTest::newRow("H2: a priority that is no number")
+            << QStringList {QStringLiteral("--priority"), QStringLiteral("high")} << QJsonObject()
+            << "--priority takes a whole number from -1000 to 1000, not \"high\"";
+    QTest::newRow("H2: a hysteresis that is no duration")
+            << QStringList {QStringLiteral("--prefer-after"), QStringLiteral("soon")} << QJsonObject() << "--prefer-after";
+    QTest::newRow("H2: a priority in the file out of range")
+            << QStringList() << QJsonObject {{QStringLiteral("priority"), -1001}} << "parameter \"priority\"";
+    QTest::newRow("H3: standby in the file that is no boolean")
+            << QStringList() << QJsonObject {{QStringLiteral("standby"), QStringLiteral("yes")}}
+            << "parameter \"standby\"";
+    QTest::newRow("H3: standby for a local election")
+            << QStringList {QStringLiteral("--standby")}
+            << QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/LocalClusterService")}}
+            << "has no other candidates";
+}
+
+void TestSteering::badPreferenceOrDrainIsRefusedAndNothingIsWritten()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QJsonObject, parameters);
+    QFETCH(QString, message);
+    QJsonObject config = ParticipantConfig {registry(), m_lease, QStringLiteral("x"), leaseMs, renewMs}.toJson();
+    QJsonObject services = config.value(QStringLiteral("services")).toObject();
+    QJsonObject cluster = services.value(QStringLiteral("cluster")).toObject();
+    for (auto it = parameters.constBegin(); it != parameters.constEnd(); ++it)
+        cluster.insert(it.key(), it.value());
+    if (parameters.contains(QStringLiteral("type"))) {
+        cluster.remove(QStringLiteral("leaseDuration"));
+        cluster.remove(QStringLiteral("renewInterval"));
+    }
+    services.insert(QStringLiteral("cluster"), cluster);
+    config.insert(QStringLiteral("services"), services);
+    const QString path = m_folder->filePath(QStringLiteral("refused.json"));
+    QVERIFY(writeJsonFile(path, config));
+    const BatonRun run = runBaton(QStringList {QStringLiteral("join"), QStringLiteral("--config"), path} + arguments);
+    QCOMPARE(run.exitCode, 2);
+    QVERIFY2(run.err.contains(message), qPrintable(run.err));
+    // Nothing changed: no candidate announced, no lease taken.
+    QVERIFY(stored(QStringLiteral("candidate:%1:x").arg(m_lease)).isEmpty());
+    QVERIFY(stored(QStringLiteral("cluster:") + m_lease).isEmpty());
 }
 
 void TestSteering::cleanup()
