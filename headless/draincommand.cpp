@@ -6,14 +6,18 @@
 #include <batoninternal/candidatebook.h>
 #include <batoninternal/didyoumean.h>
 #include <batoninternal/durationtext.h>
+#include <batoninternal/observercandidatebook.h>
 #include <batoninternal/opencandidatebook.h>
 
 #include <baton/application.h>
 #include <baton/clusterservice.h>
+#include <baton/leaseobserver.h>
 #include <baton/store.h>
 
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QTimer>
+#include <QUrl>
 
 namespace baton {
 
@@ -47,6 +51,8 @@ DrainCommand::~DrainCommand()
 
 int DrainCommand::start()
 {
+    if (!m_options.storeUrl.isEmpty())
+        return openStore();
     const QByteArray command = commandName(m_options.drain).toLatin1();
     m_application = std::make_unique<Application>();
     // No election starts: no signal of its own to stop one.
@@ -103,6 +109,67 @@ int DrainCommand::openBooks(const QList<ClusterService *> &clusters)
         m_leases.append({cluster->leaseName(), book});
     }
     return commandline::Run;
+}
+
+int DrainCommand::openStore()
+{
+    // Opened for writing, a file store would create a mistyped folder: not so.
+    const QUrl url(m_options.storeUrl);
+    if (url.isLocalFile() && !QFileInfo(url.toLocalFile()).isDir()) {
+        commandline::complain(commandName(m_options.drain).toLatin1().constData(),
+                              QStringLiteral("--store %1: no folder %2").arg(m_options.storeUrl, url.toLocalFile()));
+        return commandline::BadUsage;
+    }
+    LeaseSourceOptions source;
+    source.kind = LeaseSourceOptions::Kind::StoreUrl;
+    source.storeUrl = m_options.storeUrl;
+    source.readOnly = false; // the mark is a write
+    QString error;
+    LeaseObserver::OpenError why = LeaseObserver::OpenError::NoError;
+    m_observer = LeaseObserver::open(source, this, &error, &why);
+    if (!m_observer) {
+        commandline::complain(commandName(m_options.drain).toLatin1().constData(), error);
+        return why == LeaseObserver::OpenError::SourceUnavailable ? 1 : commandline::BadUsage;
+    }
+    connect(m_observer, &LeaseObserver::storeError, this, [this](const QString &message) { m_storeError = message; });
+    connect(m_observer, &LeaseObserver::ready, this, &DrainCommand::onStoreRead, Qt::SingleShotConnection);
+    m_observer->start();
+    return commandline::Run;
+}
+
+void DrainCommand::onStoreRead()
+{
+    const QByteArray command = commandName(m_options.drain).toLatin1();
+    m_observer->stop(); // read once: the lease names
+    if (!m_storeError.isEmpty()) {
+        commandline::complain(command.constData(), m_storeError);
+        Q_EMIT finished(1);
+        return;
+    }
+    QStringList names;
+    for (const ObservedLease &lease : m_observer->leases())
+        names.append(lease.name);
+    if (!names.contains(m_options.lease)) {
+        // A store holds the leases of many configurations: only one it has is taken for meant.
+        const QString meant = parameters::closest(m_options.lease, names);
+        commandline::complain(command.constData(),
+                              QStringLiteral("--lease %1: the store at %2 has no such lease (its leases: %3)%4")
+                                      .arg(m_options.lease, m_options.storeUrl,
+                                           names.isEmpty() ? QStringLiteral("none") : names.join(QStringLiteral(", ")),
+                                           meant.isEmpty() ? QString()
+                                                           : QStringLiteral("; did you mean %1?").arg(meant)));
+        Q_EMIT finished(commandline::BadUsage);
+        return;
+    }
+    QString error;
+    CandidateBook *book = openCandidateBook(m_observer, m_options.lease, nullptr, &error);
+    if (!book) {
+        commandline::complain(command.constData(), QStringLiteral("lease %1: %2").arg(m_options.lease, error));
+        Q_EMIT finished(1);
+        return;
+    }
+    m_leases.append({m_options.lease, book});
+    nextLease();
 }
 
 bool DrainCommand::initStoreOf(ClusterService *cluster, QString *errorString)
@@ -250,17 +317,19 @@ void DrainCommand::fail(const QString &text)
 
 namespace drainoptions {
 
-const char *const usage = R"(  drain INSTANCE --config FILE [--lease NAME]
+const char *const usage = R"(  drain INSTANCE (--config FILE [--lease NAME] | --store URL --lease NAME)
                  marks INSTANCE drained for each lease of FILE's elections
-                 (or NAME only): at its next heartbeat it hands the
-                 leadership over to another live candidate if it leads,
-                 and it takes no lease while another candidate is live (it
-                 still does when none is: the work must run somewhere).
-                 The mark is kept beside the lease and outlives a restart;
-                 an instance not started yet starts drained. Exits 0 once
-                 written, 1 when a write failed, 2 for a bad command line,
-                 configuration or lease name (nothing is written then)
-  undrain INSTANCE --config FILE [--lease NAME]
+                 (or NAME only; with --store, the lease NAME of the store
+                 at URL, which must have it): at its next heartbeat it
+                 hands the leadership over to another live candidate if it
+                 leads, and it takes no lease while another candidate is
+                 live (it still does when none is: the work must run
+                 somewhere). The mark is kept beside the lease and
+                 outlives a restart; an instance not started yet starts
+                 drained. Exits 0 once written, 1 when a write failed, 2
+                 for a bad command line, configuration or lease name
+                 (nothing is written then)
+  undrain INSTANCE (--config FILE [--lease NAME] | --store URL --lease NAME)
                  removes the mark drain left: INSTANCE may lead again
 )";
 
@@ -280,8 +349,13 @@ Parsed parse(const QStringList &arguments)
     const QCommandLineOption lease(QStringLiteral("lease"),
                                    QStringLiteral("Only this lease, instead of every lease of the configuration."),
                                    QStringLiteral("NAME"));
+    const QCommandLineOption store(QStringLiteral("store"),
+                                   QStringLiteral("The store the lease is in, by URL instead of a configuration "
+                                                  "(with --lease): file:///folder, or etcd endpoints "
+                                                  "http://host:port[,...]."),
+                                   QStringLiteral("URL"));
     const QCommandLineOption config = configOption();
-    parser.addOptions({lease, config});
+    parser.addOptions({lease, store, config});
     if (const int done = commandline::parse(parser, command.constData(), arguments, /*takesArguments=*/true);
         done != Run)
         return {{}, done};
@@ -299,9 +373,18 @@ Parsed parse(const QStringList &arguments)
         if (options.lease.isEmpty())
             return {{}, refuse(command.constData(), QStringLiteral("--lease is empty: name a lease"))};
     }
+    options.storeUrl = parser.value(store);
+    if (!options.storeUrl.isEmpty()) {
+        if (options.lease.isEmpty())
+            return {{}, refuse(command.constData(),
+                               QStringLiteral("--store URL needs --lease NAME: a store holds the leases of many "
+                                              "configurations"))};
+        return {options};
+    }
     options.configPath = configPathOf(parser, config);
     if (options.configPath.isEmpty())
-        return {{}, refuse(command.constData(), QStringLiteral("--config FILE (or BATON_CONFIG) is required"))};
+        return {{}, refuse(command.constData(),
+                           QStringLiteral("--config FILE (or BATON_CONFIG) or --store URL --lease NAME is required"))};
     return {options};
 }
 

@@ -11,6 +11,7 @@ namespace baton {
 class Application;
 class CandidateBook;
 class ClusterService;
+class LeaseObserver;
 class Service;
 struct CandidateRecord;
 
@@ -34,6 +35,8 @@ public:
         bool drain = true;
         QString instance;
         QString configPath;
+        /*! The store at this URL instead of a configuration: `lease` names the lease then. */
+        QString storeUrl;
         /*! Only this lease; empty: every lease of the configuration. */
         QString lease;
     };
@@ -56,6 +59,9 @@ private:
 
     /*! Opens the candidate books of the selected leases; an exit code, or -1 when all opened. */
     int openBooks(const QList<ClusterService *> &clusters);
+    /*! `--store URL`: the lease named, once the store is read and has it. */
+    int openStore();
+    void onStoreRead();
     bool initStoreOf(ClusterService *cluster, QString *errorString);
     void nextLease();
     void readAndWrite(int attempt);
@@ -67,6 +73,8 @@ private:
 
     Options m_options;
     std::unique_ptr<Application> m_application;
+    LeaseObserver *m_observer = nullptr;
+    QString m_storeError;
     QList<Lease> m_leases;
     int m_current = -1;
     int m_exitCode = 0;

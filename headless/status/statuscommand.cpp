@@ -144,6 +144,27 @@ void StatusCommand::onReady()
         printRuns();
         return;
     }
+    if (showsCandidates()) {
+        QStringList names;
+        for (const ObservedLease &lease : selectedLeases())
+            names.append(lease.name);
+        auto *reader = new CandidatesReader(m_observer, names, this);
+        reader->read([this](const CandidatesReader::Found &found) {
+            m_candidates = found;
+            show();
+        });
+        return;
+    }
+    show();
+}
+
+bool StatusCommand::showsCandidates() const
+{
+    return !m_options.watch && !m_options.history && (m_options.wide || m_options.jsonDocument || m_options.yamlDocument);
+}
+
+void StatusCommand::show()
+{
     if (m_options.history)
         printHistory();
     else
@@ -189,8 +210,13 @@ void StatusCommand::printSnapshot()
     }
     if (m_options.jsonDocument || m_options.yamlDocument) {
         QJsonArray records;
-        for (const ObservedLease &lease : leases)
-            records.append(leaseRecord(lease, m_observerId, now, wall));
+        for (const ObservedLease &lease : leases) {
+            QJsonObject record = leaseRecord(lease, m_observerId, now, wall);
+            // Only where there are some: a lease without candidates reads as before.
+            if (m_candidates.contains(lease.name))
+                record.insert(QStringLiteral("candidates"), CandidatesReader::toJson(m_candidates.value(lease.name), wall));
+            records.append(record);
+        }
         printDocument(list(records));
         return;
     }
@@ -207,6 +233,13 @@ void StatusCommand::printSnapshot()
     QStringList lines = table(leases, wall, m_emptyText, wide);
     if (m_options.noHeaders && !leases.isEmpty())
         lines.removeFirst();
+    if (!m_candidates.isEmpty()) {
+        QStringList names;
+        for (const ObservedLease &lease : leases)
+            names.append(lease.name);
+        lines.append(QString());
+        lines += CandidatesReader::table(names, m_candidates, wall, m_options.noHeaders);
+    }
     for (const QString &line : std::as_const(lines))
         say(line);
 }

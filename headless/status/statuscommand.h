@@ -1,5 +1,7 @@
 #pragma once
 
+#include "candidatesreader.h"
+
 #include <QObject>
 #include <QList>
 #include <QString>
@@ -107,6 +109,10 @@ private:
     /*! Opens the source the options name; an exit code when that failed, else -1. */
     int createObserver();
     void onReady();
+    /*! The leases (or their history), once read with their candidates if shown; then the end, unless watching. */
+    void show();
+    /*! Whether the output shows the leases' candidates: a one-shot `-o wide`, `-o json` or `-o yaml`. */
+    bool showsCandidates() const;
     void printSnapshot();
     void printRuns();
     void printHistory();
@@ -130,6 +136,7 @@ private:
     QString m_storeError;
     QString m_emptyText;
     bool m_done = false;
+    CandidatesReader::Found m_candidates;
 };
 
 } // namespace baton

@@ -11,6 +11,7 @@
 #include "kubecandidaterecords.h"
 #include "kubernetesleaseprotocol.h"
 #include "leaseapiserver.h"
+#include "participantprocess.h"
 #include "participants.h"
 #include "testcertificates.h"
 #include "testsupport.h"
@@ -19,12 +20,15 @@
 
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QRegularExpression>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
 
+#include <csignal>
 #include <memory>
 #include <optional>
 
@@ -59,6 +63,14 @@ private Q_SLOTS:
     void aRunningCandidateIsDrainedWithEverythingElseKept();
     void aMistypedLeaseOrAMissingInstanceIsRefusedAndWritesNothing_data() { stores_data(); }
     void aMistypedLeaseOrAMissingInstanceIsRefusedAndWritesNothing();
+    void statusShowsTheCandidatesOfEachLease_data() { stores_data(); }
+    void statusShowsTheCandidatesOfEachLease();
+    void onStores_data();
+    void aStoreUrlWithTheLeaseNamedDrainsItThere_data() { onStores_data(); }
+    void aStoreUrlWithTheLeaseNamedDrainsItThere();
+    void onTheLeaseApiServer_data();
+    void aDrainMetByTheInstancesWriteReadsAgainAndKeepsIt_data() { onTheLeaseApiServer_data(); }
+    void aDrainMetByTheInstancesWriteReadsAgainAndKeepsIt();
 
 private:
     /*! The configuration of one participant of m_lease on the row's store, and a book to read its candidates. */
@@ -78,6 +90,7 @@ private:
     std::unique_ptr<Store> m_store;
     std::unique_ptr<KubernetesLeaseProtocol> m_kube;
     std::unique_ptr<CandidateBook> m_book;
+    std::unique_ptr<ParticipantProcess> m_participant;
 };
 
 void TestDrainCommand::initTestCase()
@@ -96,6 +109,19 @@ void TestDrainCommand::stores_data()
     QTest::newRow("on the Lease API server") << "kubernetes";
 }
 
+void TestDrainCommand::onStores_data()
+{
+    QTest::addColumn<QString>("store");
+    QTest::newRow("on a file Registry") << "file";
+    QTest::newRow("on etcd") << "etcd";
+}
+
+void TestDrainCommand::onTheLeaseApiServer_data()
+{
+    QTest::addColumn<QString>("store");
+    QTest::newRow("on the Lease API server") << "kubernetes";
+}
+
 void TestDrainCommand::init()
 {
     m_lease = QStringLiteral("cron-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
@@ -103,6 +129,12 @@ void TestDrainCommand::init()
 
 void TestDrainCommand::cleanup()
 {
+    if (m_participant && m_participant->isRunning()) {
+        QSignalSpy finished(m_participant.get(), &ParticipantProcess::finished);
+        m_participant->sendSignal(SIGTERM);
+        finished.wait(10000);
+    }
+    m_participant.reset();
     m_book.reset();
     m_kube.reset();
     m_store.reset();
@@ -318,6 +350,157 @@ void TestDrainCommand::aMistypedLeaseOrAMissingInstanceIsRefusedAndWritesNothing
 
     QVERIFY(listed().isEmpty());
     QVERIFY(!stored(QStringLiteral("web-2")));
+}
+
+void TestDrainCommand::statusShowsTheCandidatesOfEachLease()
+{
+    // H2, H3: `baton status -o wide` and `-o json` show each lease's
+    // candidates: priority, drained or standby, live or gone.
+    OPEN();
+    m_participant = std::make_unique<ParticipantProcess>(
+            QStringLiteral("web-1"), test::batonBinary(),
+            QStringList {QStringLiteral("join"), QStringLiteral("--config"), m_config, QStringLiteral("--events"),
+                         QStringLiteral("json")});
+    test::keepOutput(m_participant.get());
+    m_participant->start();
+    QTRY_VERIFY_WITH_TIMEOUT(m_participant->isLeading(), 20000);
+    CandidateRecord live;
+    live.instance = QStringLiteral("web-3");
+    live.incarnation = QStringLiteral("a1");
+    live.priority = 7;
+    live.heartbeat = QDateTime::currentDateTimeUtc();
+    live.heartbeatIntervalMs = 60000;
+    std::optional<bool> created;
+    m_book->create(live, [&created](bool ok, const CandidateRecord &, const QString &) { created = ok; });
+    QTRY_VERIFY(created.has_value());
+    QVERIFY(*created);
+    const Run drain = baton({QStringLiteral("drain"), QStringLiteral("web-2"), QStringLiteral("--config"), m_config});
+    QVERIFY2(drain.exitCode == 0, qPrintable(drain.err));
+
+    const Run wide = baton({QStringLiteral("status"), QStringLiteral("--config"), m_config, QStringLiteral("-o"),
+                            QStringLiteral("wide")});
+    QVERIFY2(wide.exitCode == 0, qPrintable(wide.err));
+    const QString lease = QRegularExpression::escape(m_lease);
+    QVERIFY2(QRegularExpression(QStringLiteral("(^|\\n)LEASE +CANDIDATE +PRIORITY +STATE +LIVE +LAST-HEARTBEAT\\n"))
+                     .match(wide.out).hasMatch(),
+             qPrintable(wide.out));
+    QVERIFY2(QRegularExpression(QStringLiteral("\\n%1 +web-2 +0 +drained +left +never\\n").arg(lease))
+                     .match(wide.out).hasMatch(),
+             qPrintable(wide.out));
+    QVERIFY2(QRegularExpression(QStringLiteral("\\n%1 +web-3 +7 +ready +live +\\S+ ago\\n").arg(lease))
+                     .match(wide.out).hasMatch(),
+             qPrintable(wide.out));
+
+    const Run json = baton({QStringLiteral("status"), QStringLiteral("--config"), m_config, QStringLiteral("-o"),
+                            QStringLiteral("json")});
+    QVERIFY2(json.exitCode == 0, qPrintable(json.err));
+    const QJsonObject document = QJsonDocument::fromJson(json.out.toUtf8()).object();
+    QJsonObject record;
+    for (const QJsonValue &item : document.value(QStringLiteral("items")).toArray())
+        if (item[QStringLiteral("lease")].toString() == m_lease)
+            record = item.toObject();
+    QHash<QString, QJsonObject> candidates;
+    for (const QJsonValue &candidate : record.value(QStringLiteral("candidates")).toArray())
+        candidates.insert(candidate[QStringLiteral("instance")].toString(), candidate.toObject());
+    QVERIFY2(candidates.contains(QStringLiteral("web-2")) && candidates.contains(QStringLiteral("web-3")),
+             qPrintable(json.out));
+    const QJsonObject drained = candidates.value(QStringLiteral("web-2"));
+    QVERIFY(drained.value(QStringLiteral("drained")).toBool());
+    QCOMPARE(drained.value(QStringLiteral("drainedBy")).toString(), QStringLiteral("operator"));
+    QCOMPARE(drained[QStringLiteral("display")][QStringLiteral("state")].toString(), QStringLiteral("drained"));
+    QVERIFY(!drained[QStringLiteral("display")][QStringLiteral("live")].toBool());
+    const QJsonObject ready = candidates.value(QStringLiteral("web-3"));
+    QCOMPARE(ready.value(QStringLiteral("priority")).toInt(), 7);
+    QVERIFY(ready[QStringLiteral("display")][QStringLiteral("live")].toBool());
+    QCOMPARE(ready[QStringLiteral("display")][QStringLiteral("state")].toString(), QStringLiteral("ready"));
+}
+
+void TestDrainCommand::aStoreUrlWithTheLeaseNamedDrainsItThere()
+{
+    // H3, as `baton handover --store`: no configuration, the lease named in
+    // the store at a URL, which must have it.
+    OPEN();
+    const QString url = QString::fromLatin1(QTest::currentDataTag()).endsWith(QLatin1String("etcd"))
+            ? m_etcd.endpoints().join(QLatin1Char(','))
+            : QStringLiteral("file://") + m_folder.filePath(QStringLiteral("registry"));
+    m_participant = std::make_unique<ParticipantProcess>(
+            QStringLiteral("web-1"), test::batonBinary(),
+            QStringList {QStringLiteral("join"), QStringLiteral("--config"), m_config, QStringLiteral("--events"),
+                         QStringLiteral("json")});
+    test::keepOutput(m_participant.get());
+    m_participant->start();
+    QTRY_VERIFY_WITH_TIMEOUT(m_participant->isLeading(), 20000);
+
+    const Run unnamed = baton({QStringLiteral("drain"), QStringLiteral("web-2"), QStringLiteral("--store"), url});
+    QCOMPARE(unnamed.exitCode, 2);
+    QVERIFY2(unnamed.err.contains(QStringLiteral("--lease")), qPrintable(unnamed.err));
+    const QString typo = m_lease.left(m_lease.size() - 1);
+    const Run mistyped = baton({QStringLiteral("drain"), QStringLiteral("web-2"), QStringLiteral("--store"), url,
+                                QStringLiteral("--lease"), typo});
+    QCOMPARE(mistyped.exitCode, 2);
+    QVERIFY2(mistyped.err.contains(QStringLiteral("did you mean %1?").arg(m_lease)), qPrintable(mistyped.err));
+    QVERIFY(!stored(QStringLiteral("web-2")));
+
+    const Run drain = baton({QStringLiteral("drain"), QStringLiteral("web-2"), QStringLiteral("--store"), url,
+                             QStringLiteral("--lease"), m_lease});
+    QVERIFY2(drain.exitCode == 0, qPrintable(drain.err));
+    QVERIFY2(drain.out.contains(QStringLiteral("web-2 drained for %1").arg(m_lease)), qPrintable(drain.out));
+    QVERIFY(stored(QStringLiteral("web-2"))->drained);
+    const Run undrain = baton({QStringLiteral("undrain"), QStringLiteral("web-2"), QStringLiteral("--store"), url,
+                               QStringLiteral("--lease"), m_lease});
+    QVERIFY2(undrain.exitCode == 0, qPrintable(undrain.err));
+    QVERIFY(!stored(QStringLiteral("web-2"))->drained);
+}
+
+void TestDrainCommand::aDrainMetByTheInstancesWriteReadsAgainAndKeepsIt()
+{
+    // H3: the instance rewrites its record every heartbeat; a drain that
+    // meets such a write (here, at a moment the server chooses: between the
+    // drain's read and its write) reads again, writes again, and keeps
+    // what the instance wrote. The Lease API server runs in this process,
+    // so the write in between is exactly there.
+    OPEN();
+    CandidateRecord running;
+    running.instance = QStringLiteral("web-1");
+    running.incarnation = QStringLiteral("c3");
+    running.priority = 5;
+    running.heartbeat = QDateTime::currentDateTimeUtc();
+    running.heartbeatIntervalMs = 4000;
+    std::optional<bool> created;
+    m_book->create(running, [&created](bool ok, const CandidateRecord &, const QString &) { created = ok; });
+    QTRY_VERIFY(created.has_value());
+    QVERIFY(*created);
+
+    const QString user = QStringLiteral("system:serviceaccount:jobs:participant");
+    const QString name = KubeCandidateRecords::objectName(m_lease, QStringLiteral("web-1"));
+    bool wroteBetween = false;
+    const QMetaObject::Connection between = connect(
+            m_server.get(), &test::LeaseApiServer::requestHandled, this,
+            [&](const QString &who, const QString &verb, int status) {
+                if (wroteBetween || who != user || verb != QLatin1String("configmaps/get") || status != 200)
+                    return;
+                wroteBetween = true;
+                QJsonObject map = m_server->configMap(kNamespace, name);
+                CandidateRecord beat = *CandidateRecord::fromJson(
+                        QJsonDocument::fromJson(map[QStringLiteral("data")][QStringLiteral("record")].toString().toUtf8())
+                                .object());
+                beat.priority = 9;
+                map.insert(QStringLiteral("data"),
+                           QJsonObject {{QStringLiteral("record"),
+                                         QString::fromUtf8(QJsonDocument(beat.toJson()).toJson(QJsonDocument::Compact))}});
+                m_server->putConfigMapRaw(kNamespace, name, map);
+            });
+    const int updatesBefore = m_server->count(user, QStringLiteral("configmaps/update"));
+    const Run drain = baton({QStringLiteral("drain"), QStringLiteral("web-1"), QStringLiteral("--config"), m_config});
+    disconnect(between);
+    QVERIFY(wroteBetween);
+    QVERIFY2(drain.exitCode == 0, qPrintable(drain.err));
+    // One write refused (the version moved on), one from the version read again.
+    QCOMPARE(m_server->count(user, QStringLiteral("configmaps/update")) - updatesBefore, 2);
+    const std::optional<CandidateRecord> record = stored(QStringLiteral("web-1"));
+    QVERIFY(record);
+    QVERIFY(record->drained);
+    QCOMPARE(record->priority, 9);
 }
 
 QTEST_GUILESS_MAIN(TestDrainCommand)

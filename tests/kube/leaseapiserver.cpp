@@ -384,6 +384,18 @@ QJsonObject LeaseApiServer::putRaw(const QString &ns, const QString &name, const
     return stored;
 }
 
+QJsonObject LeaseApiServer::putConfigMapRaw(const QString &ns, const QString &name, const QJsonObject &object)
+{
+    QJsonObject stored = object;
+    QJsonObject meta = stored.value(QStringLiteral("metadata")).toObject();
+    meta.insert(QStringLiteral("name"), name);
+    meta.insert(QStringLiteral("namespace"), ns);
+    meta.insert(QStringLiteral("resourceVersion"), nextResourceVersion());
+    stored.insert(QStringLiteral("metadata"), meta);
+    m_configMaps[{ns, name}] = stored;
+    return stored;
+}
+
 void LeaseApiServer::incoming(QTcpSocket *socket)
 {
     auto *connection = new LeaseApiConnection;

@@ -99,11 +99,12 @@ class LeaseApiConnection;
  * Fault injection for tests: the next N requests fail with a status, a
  * delay before each answer, history compaction on demand, a watch that
  * lags behind the answers to writes (holdWatchEvents()), as a real
- * apiserver's does when its watch cache falls behind the store. And two
+ * apiserver's does when its watch cache falls behind the store. And three
  * doors that the real server lacks: putRaw() stores an object without
  * validation, to show how the client handles Leases it cannot trust;
  * replayWatchEvent() sends an old event again on the open watches, after
- * newer ones (see there).
+ * newer ones (see there); putConfigMapRaw() writes a ConfigMap between
+ * two requests of a client, as another client could.
  *
  * Not reproduced: PATCH, server-side apply, managedFields, label selectors
  * (but equality ones on ConfigMaps), watches of ConfigMaps,
@@ -186,6 +187,12 @@ public:
     QJsonObject lease(const QString &ns, const QString &name) const;
     /*! Stores \a object as given (no validation: the test-only door), with a new resourceVersion. */
     QJsonObject putRaw(const QString &ns, const QString &name, const QJsonObject &object);
+    /*!
+     * Stores \a object as the ConfigMap \a name (no validation), with a new
+     * resourceVersion: another client's write at a moment a test chooses
+     * (in a slot of requestHandled(), between two requests of a client).
+     */
+    QJsonObject putConfigMapRaw(const QString &ns, const QString &name, const QJsonObject &object);
     QString resourceVersion() const;
     int watchCount() const;
     int requestCount() const { return m_requests; }
