@@ -167,12 +167,15 @@ void CandidateRoster::listAndApply()
             leave();
             return;
         }
-        if (!ok) {
+        if (ok) {
+            succeeded(QStringLiteral("list"));
+            m_policy.observe(records, now());
+        } else {
             failed(QStringLiteral("list"), error);
-            return;
         }
-        succeeded(QStringLiteral("list"));
-        m_policy.observe(records, now());
+        // Decided on what was seen last even so: those sightings age out
+        // (three heartbeats), so a standby cut off from the records ends
+        // up leading rather than waiting for candidates it cannot see.
         apply();
     });
 }
