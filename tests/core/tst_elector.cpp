@@ -208,6 +208,12 @@ private Q_SLOTS:
     void aHandoverToAnyInstanceIsAPlainRelease();
     void aStopDuringAHandoverEndsWithTheRelease();
     void aLeaderAskedToHandOverOnItsOwnSideStopsFirst();
+    void aStandingByInstanceTakesNoFreeExpiredOrMissingLease_data();
+    void aStandingByInstanceTakesNoFreeExpiredOrMissingLease();
+    void aStandingByInstanceTakesALeaseReservedForIt_data();
+    void aStandingByInstanceTakesALeaseReservedForIt();
+    void aLeaderStandingByKeepsRenewing();
+    void theGateOpeningTakesAFreeLeaseAtOnce();
 };
 
 namespace {
@@ -1083,4 +1089,115 @@ void TestElector::aLeaderAskedToHandOverOnItsOwnSideStopsFirst()
     take(b, b.elector.onWatch(store.state));
     settle(b, store);
     QVERIFY(b.elector.isLeader());
+}
+
+void TestElector::aStandingByInstanceTakesNoFreeExpiredOrMissingLease_data()
+{
+    QTest::addColumn<QString>("lease");
+    QTest::newRow("H3: no record yet") << QStringLiteral("missing");
+    QTest::newRow("H3: released") << QStringLiteral("released");
+    QTest::newRow("H3: its holder crashed") << QStringLiteral("expired");
+}
+
+void TestElector::aStandingByInstanceTakesNoFreeExpiredOrMissingLease()
+{
+    // H3: standing by, it writes nothing and leads never, however long the
+    // lease stays free; it reads every renew interval, no more often.
+    QFETCH(QString, lease);
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    take(b, b.elector.setStandingBy(true));
+    QVERIFY(b.elector.standingBy());
+    if (lease != QLatin1String("missing")) {
+        take(a, a.elector.start());
+        settle(a, store);
+        QVERIFY(a.elector.isLeader());
+    }
+    take(b, b.elector.start());
+    settle(b, store);
+    if (lease == QLatin1String("released")) {
+        take(a, a.elector.stop());
+        take(a, a.elector.release());
+        settle(a, store);
+        QVERIFY(store.state.record.holder.isEmpty());
+        take(b, b.elector.onWatch(store.state));
+        settle(b, store);
+    }
+    const int version = store.version;
+    const qint64 start = b.clock.monotonicMs();
+    for (int wakes = 0; b.clock.monotonicMs() < start + 4 * L; ++wakes) {
+        QVERIFY2(wakes <= 4 * L / R, qPrintable(QStringLiteral("%1 attempts by %2 ms")
+                                                        .arg(wakes)
+                                                        .arg(b.clock.monotonicMs() - start)));
+        QVERIFY(wake(b, store));
+        QVERIFY(!b.elector.isLeader());
+        QCOMPARE(b.last<action::AttemptFinished>()->outcome, AttemptOutcome::Held);
+    }
+    QCOMPARE(store.version, version);
+}
+
+void TestElector::aStandingByInstanceTakesALeaseReservedForIt_data()
+{
+    QTest::addColumn<bool>("watched");
+    QTest::newRow("H1 over H3: seen by a watch") << true;
+    QTest::newRow("H1 over H3: seen by its next read") << false;
+}
+
+void TestElector::aStandingByInstanceTakesALeaseReservedForIt()
+{
+    // H3: an explicit handover to a drained instance is still obeyed (H1).
+    QFETCH(bool, watched);
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    take(b, b.elector.setStandingBy(true));
+    startLeaderThenFollower(a, b, store);
+    askForHandover(store, QStringLiteral("b"));
+    handOverAsAsked(a, store);
+    QCOMPARE(store.state.record.successor, QStringLiteral("b"));
+    if (watched) {
+        take(b, b.elector.onWatch(store.state));
+        settle(b, store);
+    } else {
+        QVERIFY(wake(b, store));
+    }
+    QVERIFY(b.elector.isLeader());
+    QCOMPARE(store.history.last().why, QStringLiteral("handed-over"));
+}
+
+void TestElector::aLeaderStandingByKeepsRenewing()
+{
+    // H3: the gate is for acquisitions; a leader's renewals go on until the
+    // handover the roster asks for.
+    LeaseStore store;
+    Instance a(QStringLiteral("a"));
+    take(a, a.elector.start());
+    settle(a, store);
+    take(a, a.elector.setStandingBy(true));
+    for (int i = 0; i < 6; ++i) {
+        QVERIFY(wake(a, store));
+        QVERIFY(a.elector.isLeader());
+        QCOMPARE(a.last<action::AttemptFinished>()->outcome, AttemptOutcome::Renewed);
+    }
+}
+
+void TestElector::theGateOpeningTakesAFreeLeaseAtOnce()
+{
+    // H3: undrained (or the other candidate gone), a free lease is taken
+    // at once, not at the next attempt.
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    take(b, b.elector.setStandingBy(true));
+    startLeaderThenFollower(a, b, store);
+    take(a, a.elector.stop());
+    take(a, a.elector.release());
+    settle(a, store);
+    take(b, b.elector.onWatch(store.state));
+    QVERIFY(!b.pending); // a free lease seen is no reason to ask the store anything
+    QVERIFY(!b.elector.isLeader());
+    const qint64 before = b.clock.monotonicMs();
+    take(b, b.elector.setStandingBy(false));
+    settle(b, store);
+    QVERIFY(b.elector.isLeader());
+    QCOMPARE(b.clock.monotonicMs(), before);
+    QCOMPARE(store.history.last().why, QStringLiteral("released"));
 }

@@ -177,7 +177,7 @@ ElectorActions Elector::onWatch(const LeaseState &state)
     // F8: a release is seen at once and taken at once; any other change
     // re-arms the expiry instant from now. A lease kept for another
     // instance counts as held (H1).
-    if (campaigning() && m_lease.freeForMe()) {
+    if (campaigning() && m_lease.freeForMe() && mayAcquire()) {
         m_nextAttempt = now();
         // A request that may be lost must not hold the takeover back until
         // its timeout: every write is conditional, so giving it up is safe
@@ -195,6 +195,34 @@ ElectorActions Elector::onWatch(const LeaseState &state)
     if (!m_inFlight && campaigning() && now() >= m_nextAttempt)
         beginAttempt(out);
     return checked(std::move(out));
+}
+
+ElectorActions Elector::setStandingBy(bool standingBy)
+{
+    ElectorActions out;
+    enforceDeadline(out);
+    if (m_standingBy == standingBy)
+        return out;
+    m_standingBy = standingBy;
+    if (standingBy || m_state != State::Following)
+        return checked(std::move(out));
+    // The gate opened: a lease seen free or expired meanwhile is taken now.
+    if (m_lease.known() && (m_lease.freeForMe() || m_lease.expired()))
+        m_nextAttempt = now();
+    else
+        scheduleNextAttempt();
+    if (!m_inFlight && campaigning() && now() >= m_nextAttempt)
+        beginAttempt(out);
+    return checked(std::move(out));
+}
+
+bool Elector::mayAcquire() const
+{
+    if (!m_standingBy)
+        return true;
+    const LeaseState &seen = m_lease.state();
+    return m_lease.known() && seen.exists && seen.record.holder.isEmpty()
+            && seen.record.successor == m_params.identity;
 }
 
 bool Elector::isLeader() const
@@ -259,6 +287,14 @@ void Elector::continueAcquisition(ElectorActions &out, bool afterRead)
         return;
     }
     const LeaseState &observed = m_lease.state();
+    if (!mayAcquire()) {
+        // H3: standing by, it still reads, to see a reservation made for it.
+        if (afterRead)
+            finishAttempt(out, AttemptOutcome::Held);
+        else
+            send(out, Request::Kind::Read, action::Read {0});
+        return;
+    }
     if (!observed.exists) {
         const LeaseRecord record = acquisitionRecord(0);
         send(out, Request::Kind::Acquire, action::Create {0, record, m_lease.recordedChange(record)});
@@ -310,6 +346,10 @@ void Elector::finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString
 void Elector::scheduleNextAttempt()
 {
     if (m_state == State::Leading || !m_lease.known() || !m_lease.state().exists)
+        return;
+    // Standing by, a free or expired lease is no reason to attempt: it
+    // reads every renew interval, for a reservation (H3).
+    if (!mayAcquire())
         return;
     if (m_lease.freeForMe()) {
         m_nextAttempt = now();

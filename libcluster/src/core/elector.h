@@ -65,6 +65,15 @@ public:
     /*! Between the two halves of a handover: handOver() is awaited. */
     bool awaitingHandover() const { return m_state == State::HandingOver && !m_handoverAsked; }
 
+    /*!
+     * The stand-by gate (H3): while on, no free, expired or missing lease
+     * is acquired unless a handover reserved it for this instance (H1); a
+     * leader's renewals are unchanged. Turning it off attempts at once
+     * when the lease is free.
+     */
+    ElectorActions setStandingBy(bool standingBy);
+    bool standingBy() const { return m_standingBy; }
+
     /*! Leading and before the deadline, on the clock now (F4). */
     bool isLeader() const;
     qint64 validUntilMono() const { return m_validUntil; }
@@ -113,6 +122,8 @@ private:
     bool stopping() const;
     /*! Attempts to acquire or renew are made: neither stopping nor handing over. */
     bool campaigning() const { return !stopping() && m_state != State::HandingOver; }
+    /*! Not standing by, or the lease is reserved for this instance by a handover (H1, H3). */
+    bool mayAcquire() const;
     bool inFlight(Request::Kind kind) const { return m_inFlight && m_inFlight->kind == kind; }
     bool consistent() const;
     ElectorActions checked(ElectorActions out) const;
@@ -172,6 +183,8 @@ private:
     QString m_handoverBy;
     /*! HandingOver: handOver() was called; its write waits for the renewal on its way. */
     bool m_handoverAsked = false;
+    /*! The stand-by gate (H3): see setStandingBy(). */
+    bool m_standingBy = false;
 };
 
 } // namespace baton

@@ -1,0 +1,345 @@
+// Preference (H2) and drain (H3) as the pure policy decides them: each case
+// feeds listings of candidate records with the boot time they arrived and
+// checks the sightings and the decision. Heartbeats every second (a record
+// unchanged for 3 s is gone), hysteresis 10 s, unless a case says otherwise.
+
+#include <batoninternal/steeringpolicy.h>
+
+#include <QTest>
+
+using namespace baton;
+using Why = SteeringDecision::Why;
+
+namespace {
+
+constexpr qint64 interval = 1000;
+constexpr qint64 preferAfter = 10000;
+
+const QString self = QStringLiteral("self");
+
+SteeringPolicy policy(int priority = 0, bool drained = false)
+{
+    return SteeringPolicy({self, priority, drained, preferAfter});
+}
+
+// One candidate's record as a heartbeat writes it: every beat is a new version.
+struct Candidate
+{
+    QString instance;
+    int priority = 0;
+    bool drained = false;
+    QString incarnation = QStringLiteral("i1");
+    qint64 intervalMs = interval;
+    bool left = false;
+    int beats = 0;
+
+    CandidateRecord beat()
+    {
+        ++beats;
+        return current();
+    }
+
+    CandidateRecord current() const
+    {
+        CandidateRecord record;
+        record.instance = instance;
+        record.incarnation = incarnation;
+        record.priority = priority;
+        record.drained = drained;
+        record.heartbeatIntervalMs = intervalMs;
+        record.left = left;
+        record.version = QStringLiteral("%1-%2").arg(instance).arg(beats);
+        return record;
+    }
+};
+
+Candidate candidate(const QString &instance, int priority = 0, bool drained = false)
+{
+    Candidate c;
+    c.instance = instance;
+    c.priority = priority;
+    c.drained = drained;
+    return c;
+}
+
+// Every candidate beats once a second from \a from to \a to (inclusive),
+// each listing observed; \a check runs after each observation.
+void beatAll(SteeringPolicy &p, QList<Candidate *> candidates, qint64 from, qint64 to,
+             const std::function<void(qint64)> &check = {})
+{
+    for (qint64 now = from; now <= to; now += interval) {
+        QList<CandidateRecord> records;
+        for (Candidate *c : candidates)
+            records.append(c->beat());
+        p.observe(records, now);
+        if (check)
+            check(now);
+    }
+}
+
+std::optional<CandidateSighting> sighting(const SteeringPolicy &p, const QString &instance, qint64 now)
+{
+    for (const CandidateSighting &s : p.sightings(now))
+        if (s.record.instance == instance)
+            return s;
+    return std::nullopt;
+}
+
+// What a leader would do at \a now, as a line for a failure message; none when nothing.
+QStringList movesAt(const SteeringPolicy &p, qint64 now)
+{
+    const SteeringDecision decision = p.decide(true, now);
+    if (decision == SteeringDecision{})
+        return {};
+    return {QStringLiteral("at %1 ms: hand over to '%2'").arg(now).arg(decision.handOverTo)};
+}
+
+} // namespace
+
+class tst_SteeringPolicy : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    // H2/H3: liveness is judged by how long this reader has seen a version, three intervals at most.
+    void aCandidateIsLiveWhileItsVersionIsYoungerThanThreeIntervals()
+    {
+        SteeringPolicy p = policy();
+        Candidate a = candidate(QStringLiteral("a"));
+        p.observe({a.beat()}, 0);
+        QVERIFY(sighting(p, QStringLiteral("a"), 0)->live);
+        QVERIFY(sighting(p, QStringLiteral("a"), 3000)->live);
+        QVERIFY(!sighting(p, QStringLiteral("a"), 3001)->live);
+        // The same version read again is no heartbeat: its age runs on.
+        p.observe({a.current()}, 2000);
+        QCOMPARE(sighting(p, QStringLiteral("a"), 2000)->versionSeenAtMs, 0);
+        QVERIFY(!sighting(p, QStringLiteral("a"), 3001)->live);
+        // A new version starts its age again.
+        p.observe({a.beat()}, 2500);
+        QCOMPARE(sighting(p, QStringLiteral("a"), 2500)->versionSeenAtMs, 2500);
+        QVERIFY(sighting(p, QStringLiteral("a"), 5500)->live);
+        QVERIFY(!sighting(p, QStringLiteral("a"), 5501)->live);
+    }
+
+    // H2/H3: a candidate that stopped cleanly, or never said how often it beats, is never live.
+    void aCandidateThatLeftOrHasNoIntervalIsNeverLive_data()
+    {
+        QTest::addColumn<bool>("left");
+        QTest::addColumn<qint64>("intervalMs");
+        QTest::newRow("left after a clean stop") << true << interval;
+        QTest::newRow("written by a drain before it ever started (interval 0)") << true << qint64(0);
+        QTest::newRow("interval 0 though not left") << false << qint64(0);
+    }
+    void aCandidateThatLeftOrHasNoIntervalIsNeverLive()
+    {
+        QFETCH(bool, left);
+        QFETCH(qint64, intervalMs);
+        SteeringPolicy p = policy(0, true);
+        Candidate a = candidate(QStringLiteral("a"), 100);
+        a.left = left;
+        a.intervalMs = intervalMs;
+        p.observe({a.beat()}, 0);
+        QVERIFY(!sighting(p, QStringLiteral("a"), 0)->live);
+        // Nobody can take the lease: the drained leader keeps it.
+        QCOMPARE(p.decide(true, 0), SteeringDecision{});
+    }
+
+    // H2: steady heartbeats keep the stability; only the changes that matter restart it.
+    void stabilityRestartsWhenIncarnationPriorityOrDrainChanges_data()
+    {
+        QTest::addColumn<QString>("change");
+        QTest::addColumn<bool>("restarts");
+        QTest::newRow("a heartbeat only") << QStringLiteral("none") << false;
+        QTest::newRow("a restart (new incarnation)") << QStringLiteral("incarnation") << true;
+        QTest::newRow("a new priority") << QStringLiteral("priority") << true;
+        QTest::newRow("drained") << QStringLiteral("drained") << true;
+    }
+    void stabilityRestartsWhenIncarnationPriorityOrDrainChanges()
+    {
+        QFETCH(QString, change);
+        QFETCH(bool, restarts);
+        SteeringPolicy p = policy();
+        Candidate a = candidate(QStringLiteral("a"), 1);
+        beatAll(p, {&a}, 0, 5000);
+        QCOMPARE(sighting(p, QStringLiteral("a"), 5000)->stableSinceMs, 0);
+        if (change == QLatin1String("incarnation"))
+            a.incarnation = QStringLiteral("i2");
+        else if (change == QLatin1String("priority"))
+            a.priority = 2;
+        else if (change == QLatin1String("drained"))
+            a.drained = true;
+        p.observe({a.beat()}, 6000);
+        QCOMPARE(sighting(p, QStringLiteral("a"), 6000)->stableSinceMs, restarts ? 6000 : 0);
+    }
+
+    // H2: a candidate that lapsed (unchanged for more than three intervals) starts over when it comes back.
+    void stabilityRestartsAfterALapse()
+    {
+        SteeringPolicy p = policy();
+        Candidate a = candidate(QStringLiteral("a"), 1);
+        beatAll(p, {&a}, 0, 2000);
+        p.observe({a.current()}, 4000);
+        p.observe({a.current()}, 5500);
+        QVERIFY(!sighting(p, QStringLiteral("a"), 5500)->live);
+        p.observe({a.beat()}, 6000);
+        const CandidateSighting back = *sighting(p, QStringLiteral("a"), 6000);
+        QVERIFY(back.live);
+        QCOMPARE(back.stableSinceMs, 6000);
+    }
+
+    // H2: equal priorities never move the lease, however long the other is stable.
+    void anEqualPriorityNeverMovesTheLease()
+    {
+        SteeringPolicy p = policy(5);
+        Candidate a = candidate(QStringLiteral("a"), 5);
+        QStringList moves;
+        beatAll(p, {&a}, 0, 60000, [&](qint64 now) { moves += movesAt(p, now); });
+        QCOMPARE(moves, QStringList());
+    }
+
+    // H2: a higher priority takes the lease only once stable for the hysteresis, and a lower one never.
+    void aHigherPriorityMovesTheLeaseOnlyAfterPreferAfter()
+    {
+        SteeringPolicy p = policy(1);
+        Candidate higher = candidate(QStringLiteral("higher"), 2);
+        Candidate lower = candidate(QStringLiteral("lower"), 0);
+        beatAll(p, {&higher, &lower}, 0, 9000);
+        QCOMPARE(p.decide(true, 9999), SteeringDecision{});
+        const SteeringDecision moved = p.decide(true, preferAfter);
+        QCOMPARE(moved.handOverTo, QStringLiteral("higher"));
+        QCOMPARE(moved.why, Why::PreferredHolder);
+        QVERIFY(!moved.standBy);
+        // A follower hands nothing over: the leader does.
+        QCOMPARE(p.decide(false, preferAfter), SteeringDecision{});
+    }
+
+    // H2: a higher-priority candidate that restarts faster than the hysteresis never moves the lease.
+    void aFlappingCandidateNeverMovesTheLease()
+    {
+        SteeringPolicy p = policy(0);
+        Candidate flapping = candidate(QStringLiteral("flapping"), 10);
+        int restarts = 0;
+        QStringList moves;
+        beatAll(p, {&flapping}, 0, 120000, [&](qint64 now) {
+            moves += movesAt(p, now);
+            if (now % (preferAfter - interval) == 0)
+                flapping.incarnation = QStringLiteral("i%1").arg(++restarts);
+        });
+        QCOMPARE(moves, QStringList());
+        QVERIFY(restarts > 10);
+    }
+
+    // H2: a drained candidate is never the preferred holder.
+    void aDrainedCandidateIsNeverPreferred()
+    {
+        SteeringPolicy p = policy(0);
+        Candidate drained = candidate(QStringLiteral("drained"), 10, true);
+        beatAll(p, {&drained}, 0, 30000);
+        QCOMPARE(p.decide(true, 30000), SteeringDecision{});
+    }
+
+    // H3: a drained leader hands over at once to the best live candidate that is not drained.
+    void aDrainedLeaderHandsOverAtOnceToTheBestLiveUndrained()
+    {
+        SteeringPolicy p = policy(50, true);
+        Candidate drainedToo = candidate(QStringLiteral("a-drained"), 100, true);
+        Candidate lower = candidate(QStringLiteral("b-lower"), 1);
+        Candidate gone = candidate(QStringLiteral("c-gone"), 100);
+        gone.left = true;
+        beatAll(p, {&drainedToo, &lower, &gone}, 0, 0);
+        const SteeringDecision decision = p.decide(true, 0);
+        QCOMPARE(decision.handOverTo, QStringLiteral("b-lower"));
+        QCOMPARE(decision.why, Why::Drained);
+        QVERIFY(decision.standBy);
+    }
+
+    // H3: with nobody else to take the lease, a drained instance keeps it and takes a free one.
+    void aDrainedInstanceLeadsWhenNobodyElseCan()
+    {
+        SteeringPolicy p = policy(0, true);
+        Candidate drainedToo = candidate(QStringLiteral("a"), 0, true);
+        beatAll(p, {&drainedToo}, 0, 5000);
+        QCOMPARE(p.decide(true, 5000), SteeringDecision{});
+        QCOMPARE(p.decide(false, 5000), SteeringDecision{});
+        QCOMPARE(policy(0, true).decide(false, 0), SteeringDecision{});
+    }
+
+    // H3: a drained follower stands by only while a live candidate that is not drained exists.
+    void aDrainedFollowerStandsByOnlyWhileAnUndrainedCandidateIsLive()
+    {
+        SteeringPolicy p = policy(0, true);
+        Candidate other = candidate(QStringLiteral("other"), -5);
+        beatAll(p, {&other}, 0, 4000, [&](qint64 now) {
+            const SteeringDecision decision = p.decide(false, now);
+            QVERIFY(decision.standBy);
+            QVERIFY(decision.handOverTo.isEmpty());
+            QCOMPARE(decision.why, Why::Drained);
+        });
+        QVERIFY(p.decide(false, 7000).standBy);
+        // The other stopped beating: the work must run somewhere.
+        QCOMPARE(p.decide(false, 7001), SteeringDecision{});
+        // Undrained itself: no stand-by at all.
+        p.setSelf({self, 0, false, preferAfter});
+        beatAll(p, {&other}, 8000, 9000);
+        QCOMPARE(p.decide(false, 9000), SteeringDecision{});
+    }
+
+    // H2/H3: the best candidate is the highest priority, then the longest stable, then the smallest id.
+    void theBestCandidateIsChosenAlike_data()
+    {
+        QTest::addColumn<bool>("drained");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("drained leader") << true << QStringLiteral("z-high");
+        QTest::newRow("preferred holder") << false << QStringLiteral("z-high");
+    }
+    void theBestCandidateIsChosenAlike()
+    {
+        QFETCH(bool, drained);
+        QFETCH(QString, expected);
+        SteeringPolicy p = policy(0, drained);
+        Candidate old = candidate(QStringLiteral("a-old"), 5);
+        Candidate high = candidate(QStringLiteral("z-high"), 6);
+        Candidate younger = candidate(QStringLiteral("b-younger"), 6);
+        Candidate twin = candidate(QStringLiteral("y-twin"), 6);
+        beatAll(p, {&old}, 0, 1000);
+        beatAll(p, {&old, &high, &twin}, 2000, 3000);
+        beatAll(p, {&old, &high, &twin, &younger}, 4000, 20000);
+        // z-high and y-twin equally stable, b-younger less: highest
+        // priority, then longest stable, then the smallest id.
+        QCOMPARE(p.decide(true, 20000).handOverTo, QStringLiteral("y-twin"));
+        // Once y-twin restarts, z-high is the longest stable of the highest.
+        twin.incarnation = QStringLiteral("i2");
+        beatAll(p, {&old, &high, &twin, &younger}, 21000, 21000);
+        QCOMPARE(p.decide(true, 21000).handOverTo, expected);
+    }
+
+    // H2: only stable-enough candidates are compared for the preferred holder.
+    void thePreferredHolderIsTheBestOfThoseStableLongEnough()
+    {
+        SteeringPolicy p = policy(0);
+        Candidate stable = candidate(QStringLiteral("stable"), 1);
+        Candidate fresh = candidate(QStringLiteral("fresh"), 9);
+        beatAll(p, {&stable}, 0, 5000);
+        beatAll(p, {&stable, &fresh}, 6000, 12000);
+        QCOMPARE(p.decide(true, 12000).handOverTo, QStringLiteral("stable"));
+        beatAll(p, {&stable, &fresh}, 13000, 16000);
+        QCOMPARE(p.decide(true, 16000).handOverTo, QStringLiteral("fresh"));
+    }
+
+    // H2/H3: this instance's own record in a listing is not a candidate to hand over to.
+    void theOwnRecordIsIgnoredAndAMissingOneForgotten()
+    {
+        SteeringPolicy p = policy(0, true);
+        Candidate me = candidate(self, 100);
+        Candidate other = candidate(QStringLiteral("other"));
+        beatAll(p, {&me, &other}, 0, 0);
+        QCOMPARE(p.sightings(0).size(), 1);
+        QCOMPARE(p.decide(true, 0).handOverTo, QStringLiteral("other"));
+        beatAll(p, {&me}, 1000, 1000);
+        QVERIFY(p.sightings(1000).isEmpty());
+        QCOMPARE(p.decide(true, 1000), SteeringDecision{});
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_SteeringPolicy)
+#include "tst_steeringpolicy.moc"
