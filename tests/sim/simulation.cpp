@@ -381,7 +381,7 @@ private:
     void operatorDrains();
     void drain(int slot, bool on);
     void judgeTakeover(const Node &n, qint64 token);
-    void noteLeaseWrite(const Event &e, const LeaseState &before);
+    void noteLeaseWrite(const LeaseState &before);
     void judgeReservation(std::size_t index);
     void judgeFinalLeader();
     void steeringViolation(const QString &what);
@@ -1239,7 +1239,7 @@ void World::arrive(const Event &e)
         const LeaseState before = steering() ? m_lease : LeaseState();
         reply = apply(e.request(), changed);
         if (changed && steering())
-            noteLeaseWrite(e, before);
+            noteLeaseWrite(before);
         if (changed && m_rng.happens(m_faults.appliedError))
             reply = LeaseReply::error(QStringLiteral("simulated timeout after commit"));
         else if (reply.outcome == LeaseReply::Outcome::Conflict && m_rng.happens(m_faults.conflictWithoutState))
@@ -2503,7 +2503,7 @@ void World::judgeTakeover(const Node &n, qint64 token)
     }
 }
 
-void World::noteLeaseWrite(const Event &e, const LeaseState &before)
+void World::noteLeaseWrite(const LeaseState &before)
 {
     const LeaseRecord &now = m_lease.record;
     if (now.holder.isEmpty() && !now.successor.isEmpty() && now.successor != anySuccessor) {
@@ -2521,7 +2521,6 @@ void World::noteLeaseWrite(const Event &e, const LeaseState &before)
     if (!now.holder.isEmpty() && before.exists && before.record.holder.isEmpty()
         && before.record.successor == now.holder)
         m_reservedTakes.insert(now.transitions);
-    (void)e;
 }
 
 void World::judgeReservation(std::size_t index)

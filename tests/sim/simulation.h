@@ -382,7 +382,7 @@ struct SimResult
     /*! Steering: times the lease moved more than three times by steering within one lease duration. */
     int steeringThrashes = 0;
     QString firstThrash;
-    /*! Steering: the slot leading at the end, and the priority it should have (-1: any). */
+    /*! Steering: the slot leading at the end of a run with a healthy phase (-1: nobody). */
     int finalLeader = -1;
 };
 
