@@ -35,4 +35,24 @@ bool load(Application &application, const QString &path, QList<ClusterService *>
     return true;
 }
 
+bool steer(QJsonObject &services, const ClusterService *cluster, std::optional<int> priority,
+           std::optional<qint64> preferAfterMs, bool standby, QString *errorString)
+{
+    if (cluster->type().endsWith(QLatin1String("/LocalClusterService"))) {
+        *errorString = QStringLiteral("--priority, --prefer-after and --standby: lease \"%1\" is elected "
+                                      "within this process only: it has no other candidates")
+                               .arg(cluster->leaseName());
+        return false;
+    }
+    QJsonObject entry = services.value(cluster->name()).toObject();
+    if (priority)
+        entry.insert(QStringLiteral("priority"), *priority);
+    if (preferAfterMs)
+        entry.insert(QStringLiteral("preferAfter"), double(*preferAfterMs));
+    if (standby)
+        entry.insert(QStringLiteral("standby"), true);
+    services.insert(cluster->name(), entry);
+    return true;
+}
+
 } // namespace baton::electionconfig

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <QJsonObject>
 #include <QList>
 #include <QString>
+
+#include <optional>
 
 namespace baton {
 
@@ -22,6 +25,14 @@ namespace electionconfig {
  */
 bool load(Application &application, const QString &path, QList<ClusterService *> *clusters,
           QString *errorString);
+
+/*!
+ * `baton join --priority`, `--prefer-after`, `--standby` over the
+ * configuration's entry of \a cluster in \a services; false, with the
+ * reason, for an election that has no other candidates (a local one).
+ */
+bool steer(QJsonObject &services, const ClusterService *cluster, std::optional<int> priority,
+           std::optional<qint64> preferAfterMs, bool standby, QString *errorString);
 
 } // namespace electionconfig
 

@@ -82,7 +82,8 @@ bool JoinCommand::load(QString *errorString)
 
 bool JoinCommand::selectLeases(QString *errorString)
 {
-    if (m_options.leases.isEmpty())
+    const bool steered = m_options.priority || m_options.preferAfterMs || m_options.standby;
+    if (m_options.leases.isEmpty() && !steered)
         return true;
     QStringList known;
     for (ClusterService *cluster : std::as_const(m_clusters))
@@ -104,9 +105,15 @@ bool JoinCommand::selectLeases(QString *errorString)
     }
     QJsonObject config = QJsonDocument::fromJson(file.readAll()).object();
     QJsonObject services = config.value(QStringLiteral("services")).toObject();
-    for (ClusterService *cluster : std::as_const(m_clusters))
-        if (!m_options.leases.contains(cluster->leaseName()))
+    for (ClusterService *cluster : std::as_const(m_clusters)) {
+        if (!m_options.leases.isEmpty() && !m_options.leases.contains(cluster->leaseName())) {
             services.remove(cluster->name());
+            continue;
+        }
+        if (steered && !electionconfig::steer(services, cluster, m_options.priority, m_options.preferAfterMs,
+                                              m_options.standby, errorString))
+            return false;
+    }
     config.insert(QStringLiteral("services"), services);
     m_clusters.clear();
     m_application.reset();

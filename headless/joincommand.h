@@ -6,6 +6,7 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
 
 namespace baton {
 
@@ -62,6 +63,10 @@ public:
         qint64 catchUpMs = 0;
         /*! --overlap queue: a tick that comes during a run waits for it. */
         bool queueOverlap = false;
+        /*! --priority, --prefer-after, --standby: for every election joined, over the file's. */
+        std::optional<int> priority;
+        std::optional<qint64> preferAfterMs;
+        bool standby = false;
     };
 
     enum ExitCode {

@@ -11,10 +11,17 @@ using namespace commandline;
 const char *const usage = R"(  join --config FILE [--lease NAME ...] [--exec CMD] [--grace DURATION]
        [--on-exit restart|step-down] [--once] [--try DURATION]
        [--schedule SPEC [--on-interrupted skip|rerun] [--catch-up DURATION]
-        [--overlap skip|queue]] [--events json] [--listen ADDR] [--explain]
+        [--overlap skip|queue]] [--priority N] [--prefer-after DURATION]
+       [--standby] [--events json] [--listen ADDR] [--explain]
                  take part in the elections of FILE (or of the leases named)
                  until SIGTERM or SIGINT, then deregister, stop the command,
                  release and exit 0;
+                 --priority N (-1000 to 1000, default 0): the leader hands
+                 the lease over to a candidate of a higher priority once
+                 that one has run unchanged for --prefer-after DURATION
+                 (default 30s); equal priorities never move the lease;
+                 --standby: start drained: take no lease while another
+                 candidate that is not drained runs (baton undrain ends it);
                  --exec CMD runs /bin/sh -c CMD while leading the first lease:
                  SIGTERM to its process group when leadership ends, SIGKILL
                  after --grace DURATION (at most 3/4 of the safety margin,
@@ -96,8 +103,19 @@ Parsed parse(const QStringList &arguments)
                                      QStringLiteral("A tick that comes while a run is going: skip "
                                                     "(default) or queue."),
                                      QStringLiteral("ACTION"));
+    const QCommandLineOption priority(QStringLiteral("priority"),
+                                      QStringLiteral("This instance's preference, -1000 to 1000 (default 0): "
+                                                     "the lease moves to a higher one."),
+                                      QStringLiteral("N"));
+    const QCommandLineOption preferAfter(QStringLiteral("prefer-after"),
+                                         QStringLiteral("How long a higher priority must run unchanged "
+                                                        "before the lease moves to it (default 30s)."),
+                                         QStringLiteral("DURATION"));
+    const QCommandLineOption standby(QStringLiteral("standby"),
+                                     QStringLiteral("Start drained: take no lease while another candidate "
+                                                    "that is not drained runs."));
     parser.addOptions({config, lease, exec, grace, onExit, once, tryFor, schedule, onInterrupted, catchUp,
-                       overlap, events, listen, explain});
+                       overlap, priority, preferAfter, standby, events, listen, explain});
     if (const int done = commandline::parse(parser, "join", arguments); done != Run)
         return {{}, done};
     static_assert(JoinCommand::BadUsage == BadUsage);
@@ -177,6 +195,22 @@ Parsed parse(const QStringList &arguments)
         if (options.catchUpMs < 0)
             return refuse(error);
     }
+    if (parser.isSet(priority)) {
+        bool ok = false;
+        const int value = parser.value(priority).toInt(&ok);
+        if (!ok || value < -1000 || value > 1000)
+            return refuse(QStringLiteral("--priority takes a whole number from -1000 to 1000, not \"%1\"")
+                                  .arg(parser.value(priority)));
+        options.priority = value;
+    }
+    if (parser.isSet(preferAfter)) {
+        QString error;
+        options.preferAfterMs = durationOf(QStringLiteral("--prefer-after"), parser.value(preferAfter),
+                                           BareNumber::OnlyZero, &error);
+        if (*options.preferAfterMs < 0)
+            return refuse(error);
+    }
+    options.standby = parser.isSet(standby);
     options.listen = parser.value(listen);
     options.explain = parser.isSet(explain);
     return {options};

@@ -857,8 +857,14 @@ void TestClusterService::electionWaitsForAStoreListedAfterTheCluster()
     QSignalSpy events(app.firstCluster(), &ClusterService::electionEvent);
     QVERIFY2(app.init(&error), qPrintable(error));
     QTRY_VERIFY(useCluster().isLeader());
-    QCOMPARE(events.first().first().toJsonObject().value(QStringLiteral("event")).toString(),
-             QStringLiteral("leader-changed"));
+    // The first of the election's own events (the candidate roster tells its own beside).
+    QString first;
+    for (const QList<QVariant> &event : std::as_const(events)) {
+        first = event.first().toJsonObject().value(QStringLiteral("event")).toString();
+        if (!first.startsWith(QLatin1String("candidate")))
+            break;
+    }
+    QCOMPARE(first, QStringLiteral("leader-changed"));
     for (const QList<QVariant> &event : events)
         QVERIFY(event.first().toJsonObject().value(QStringLiteral("outcome")).toString()
                 != QStringLiteral("error"));

@@ -51,6 +51,7 @@ private Q_SLOTS:
     void anElectionInCodeLeadsBesideAConfigurationFile();
     void aLocalElectionInCodeAlwaysLeadsWithNoBound();
     void aKubernetesElectionInCodeIsTheEntryAFileWouldHold();
+    void aLocalElectionRefusesPreferenceAndDrain();
     void anElectionIsAddedNeitherTwiceNorAfterTheStart();
     void aFileLoadedAfterAnElectionInCodeIsRefusedSayingWhichComesFirst();
 };
@@ -80,6 +81,12 @@ void TestElectionOptions::anElectionInCodeIsRefusedInTheWordsOfItsConfigurationF
     QTest::newRow("a history too long")
         << options([](ElectionOptions &o) { o.historyLength = 1001; })
         << store + QStringLiteral(R"(, "historyLength": 1001)");
+    QTest::newRow("H2: a priority above 1000")
+        << options([](ElectionOptions &o) { o.priority = 1001; })
+        << store + QStringLiteral(R"(, "priority": 1001)");
+    QTest::newRow("H2: a negative preferAfter")
+        << options([](ElectionOptions &o) { o.preferAfter = -1s; })
+        << store + QStringLiteral(R"(, "preferAfter": -1000)");
     QTest::newRow("a store naming no store")
         << options([](ElectionOptions &o) { o.store = QStringLiteral("Nope"); })
         << store + QStringLiteral(R"(, "store": "Nope")");
@@ -191,7 +198,8 @@ void TestElectionOptions::aLocalElectionInCodeAlwaysLeadsWithNoBound()
 
 void TestElectionOptions::aKubernetesElectionInCodeIsTheEntryAFileWouldHold()
 {
-    // B4: the client parameters reach the service as a file names them.
+    // B4: the client parameters reach the service as a file names them;
+    // so do preference and drain (H2, H3).
     Application app;
     QString error;
     ElectionOptions election;
@@ -202,15 +210,34 @@ void TestElectionOptions::aKubernetesElectionInCodeIsTheEntryAFileWouldHold()
     election.kubernetes.context = QStringLiteral("prod");
     election.kubernetes.namespaceName = QStringLiteral("jobs");
     election.kubernetes.timeout = 2500ms;
+    election.priority = -7;
+    election.preferAfter = 5s;
+    election.standby = true;
     ClusterService *cluster = app.addCluster(QStringLiteral("cluster"), election, &error);
     QVERIFY2(cluster, qPrintable(error));
     const QJsonObject expected = QJsonDocument::fromJson(R"({
         "type": "Webda/KubernetesClusterService", "leaseName": "cron",
         "leaseDuration": 15000, "renewInterval": 5000, "historyLength": 5,
         "config": "/etc/app/kubeconfig", "context": "prod", "namespace": "jobs",
-        "timeout": 2500})")
+        "timeout": 2500, "priority": -7, "preferAfter": 5000, "standby": true})")
                                      .object();
     QCOMPARE(cluster->parameters(), expected);
+}
+
+void TestElectionOptions::aLocalElectionRefusesPreferenceAndDrain()
+{
+    // H2, H3: a local election has no other candidate to prefer or to drain to.
+    Application app;
+    QString error;
+    ElectionOptions election;
+    election.backend = ElectionOptions::Backend::Local;
+    election.priority = 5;
+    QVERIFY(!app.addCluster(QStringLiteral("cluster"), election, &error));
+    QVERIFY2(error.contains(QStringLiteral("\"priority\"")), qPrintable(error));
+    election.priority = 0;
+    election.standby = true;
+    QVERIFY(!app.addCluster(QStringLiteral("cluster"), election, &error));
+    QVERIFY2(error.contains(QStringLiteral("\"standby\"")), qPrintable(error));
 }
 
 void TestElectionOptions::anElectionIsAddedNeitherTwiceNorAfterTheStart()

@@ -59,6 +59,20 @@ struct ElectionOptions
     std::chrono::milliseconds renewInterval {5000};
     /*! This instance's identity, unique per process; empty: `<host>-<pid>-<random>`. */
     QString instanceId;
+    /*!
+     * Preference, -1000 to 1000; not for Local: the leader hands the lease
+     * over to a candidate of a higher priority once that one has run
+     * unchanged for #preferAfter. Equal priorities never move the lease.
+     */
+    int priority = 0;
+    /*! How long a candidate of a higher priority must have run unchanged before it gets the lease; 0 or more. */
+    std::chrono::milliseconds preferAfter {30000};
+    /*!
+     * Start drained: take no lease while another candidate that is not
+     * drained runs, and hand it over when leading; not for Local. An
+     * operator's `baton undrain` ends it.
+     */
+    bool standby = false;
     /*! How many holder changes the lease keeps for observers, 0 to 1000; not for Local. */
     int historyLength = 20;
     /*! Where the lease lives. */

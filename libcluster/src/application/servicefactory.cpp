@@ -1,5 +1,6 @@
 #include <baton/servicefactory.h>
 
+#include "candidateroster.h"
 #include "etcdstore.h"
 #include "filestore.h"
 #include "kubernetesclusterservice.h"
@@ -25,15 +26,23 @@ struct TypeRegistry
         add<MemoryStore>(QStringLiteral("Webda/MemoryStore"));
         add<FileStore>(QStringLiteral("Webda/FileStore"));
         add<EtcdStore>(QStringLiteral("Webda/EtcdStore"));
-        add<StoreClusterService>(QStringLiteral("Webda/StoreClusterService"));
-        add<KubernetesClusterService>(QStringLiteral("Webda/KubernetesClusterService"));
+        add<StoreClusterService>(QStringLiteral("Webda/StoreClusterService"), &CandidateRoster::attach);
+        add<KubernetesClusterService>(QStringLiteral("Webda/KubernetesClusterService"), &CandidateRoster::attach);
         add<LocalClusterService>(QStringLiteral("Webda/LocalClusterService"));
     }
+    /*! \a made completes each service made (the candidate roster of an election with other candidates). */
     template<typename T>
-    void add(const QString &fullName)
+    void add(const QString &fullName, void (*made)(ClusterService *) = nullptr)
     {
-        creators.insert(fullName, [](const QString &name, const QJsonObject &parameters,
-                                     Application *app) { return new T(name, parameters, app); });
+        creators.insert(fullName, [made](const QString &name, const QJsonObject &parameters,
+                                         Application *app) {
+            T *service = new T(name, parameters, app);
+            if constexpr (std::is_base_of_v<ClusterService, T>) {
+                if (made)
+                    made(service);
+            }
+            return service;
+        });
         declared.insert(fullName, T::parameterNames());
     }
     QString resolve(const QString &typeName) const

@@ -39,7 +39,25 @@ void ClusterServicePrivate::startElection()
         qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 cannot be watched; polling every %3 ms")
                                                 .arg(leaseName, protocol->describeLease(leaseName))
                                                 .arg(params.renewIntervalMs);
+    startSteering();
     execute(elector->start());
+}
+
+void ClusterServicePrivate::startSteering()
+{
+    if (!makeSteering)
+        return;
+    QString error;
+    steering = makeSteering(this, &error);
+    if (!steering) {
+        // Steering is an addition: the election runs without it.
+        qCWarning(lcElection).noquote()
+                << QStringLiteral("%1: no preference or drain for this election: %2").arg(leaseName, error);
+        emitEvent(QStringLiteral("steering-failed"), {{QStringLiteral("error"), error}});
+        return;
+    }
+    steering->setParent(this);
+    steering->start();
 }
 
 bool ClusterServicePrivate::startWatching()
@@ -338,6 +356,12 @@ void ClusterServicePrivate::finishStop()
         watch->disconnect(this);
         watch->deleteLater();
         watch = nullptr;
+    }
+    if (steering) {
+        // After the release, so that it never holds the lease back: the
+        // candidate record says the instance left (its drain kept).
+        steering->stop([this] { q->finishStop(); });
+        return;
     }
     q->finishStop();
 }

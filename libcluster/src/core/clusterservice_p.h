@@ -1,6 +1,7 @@
 #pragma once
 
 #include "boottimer.h"
+#include "electionsteering.h"
 #include "elector.h"
 
 #include <baton/clusterservice.h>
@@ -24,6 +25,8 @@ using LeaseProtocolFactory = std::function<std::unique_ptr<LeaseProtocol>(QStrin
 
 /*! The parameters every cluster service takes (the configuration refuses others, P1). */
 QStringList clusterParameterNames();
+/*! The parameters of preference and drain, for the elections that have other candidates. */
+QStringList steeringParameterNames();
 
 /*!
  * The driver between the Elector and the world: arms the one timer the
@@ -48,8 +51,15 @@ public:
         of(service)->makeProtocol = std::move(factory);
     }
 
+    /*! The library's own hook: how \a service's candidate roster is made (preference, drain). */
+    static void setSteeringFactory(ClusterService *service, ElectionSteeringFactory factory)
+    {
+        of(service)->makeSteering = std::move(factory);
+    }
+
     bool readParameters(QString *errorString);
     void startElection();
+    void startSteering();
     void beginStop();
 
     void execute(ElectorActions actions);
@@ -96,6 +106,14 @@ public:
     QString holder;
     /*! The holder last told through holderChanged(). */
     QString announcedHolder;
+
+    /*! Preference and drain, as configured: the roster announces them. */
+    int priority = 0;
+    qint64 preferAfterMs = 30000;
+    bool standby = false;
+    ElectionSteeringFactory makeSteering;
+    /*! The candidate roster; none for a local election, or when it could not be made. */
+    ElectionSteering *steering = nullptr;
 
     Registrations *registrations;
     std::unique_ptr<Elector> elector;

@@ -26,6 +26,15 @@ QJsonObject electionEntry(const ElectionOptions &options)
     entry.insert(QStringLiteral("leaseDuration"), milliseconds(options.leaseDuration));
     entry.insert(QStringLiteral("renewInterval"), milliseconds(options.renewInterval));
     putIfSet(entry, QStringLiteral("instanceId"), options.instanceId);
+    // Written when set, as a file would hold them: a local election
+    // refuses them (it has no other candidates).
+    const ElectionOptions defaults;
+    if (options.priority != defaults.priority)
+        entry.insert(QStringLiteral("priority"), options.priority);
+    if (options.preferAfter != defaults.preferAfter)
+        entry.insert(QStringLiteral("preferAfter"), milliseconds(options.preferAfter));
+    if (options.standby)
+        entry.insert(QStringLiteral("standby"), true);
     switch (options.backend) {
     case ElectionOptions::Backend::Store:
         entry.insert(QStringLiteral("type"), QStringLiteral("Webda/StoreClusterService"));

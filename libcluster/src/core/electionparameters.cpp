@@ -84,6 +84,11 @@ QStringList clusterParameterNames()
             QStringLiteral("leaseName"), QStringLiteral("instanceId")};
 }
 
+QStringList steeringParameterNames()
+{
+    return {QStringLiteral("priority"), QStringLiteral("preferAfter"), QStringLiteral("standby")};
+}
+
 bool ClusterServicePrivate::readParameters(QString *errorString)
 {
     ParameterReader reader(ParameterReader::describeService(q->name(), q->type()),
@@ -115,12 +120,19 @@ bool ClusterServicePrivate::readParameters(QString *errorString)
                               .arg(durationtext::format(leaseDurationMs - renewIntervalMs),
                                    durationtext::format(renewIntervalMs),
                                    durationtext::format(kMinAttemptWindowMs)));
+    // Preference and drain: taken by the elections that have other candidates.
+    const int priorityRead = int(reader.integer(QStringLiteral("priority"), defaults.priority, -1000, 1000));
+    const qint64 preferAfter = reader.duration(QStringLiteral("preferAfter"), defaults.preferAfter.count(), 0);
+    const bool standbyAtStart = reader.boolean(QStringLiteral("standby"), defaults.standby);
     const QString name = reader.string(QStringLiteral("leaseName"), defaults.leaseName);
     const QString id = reader.string(QStringLiteral("instanceId"));
     if (!reader.ok()) {
         *errorString = reader.errorString();
         return false;
     }
+    priority = priorityRead;
+    preferAfterMs = preferAfter;
+    standby = standbyAtStart;
     params.leaseDurationMs = leaseDurationMs;
     params.renewIntervalMs = renewIntervalMs;
     leaseName = name;

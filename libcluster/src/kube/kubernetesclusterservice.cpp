@@ -22,7 +22,7 @@ constexpr int maxHistoryLength = 1000;
 
 QStringList KubernetesClusterService::parameterNames()
 {
-    return clusterParameterNames() << QStringLiteral("config") << QStringLiteral("context")
+    return clusterParameterNames() << steeringParameterNames() << QStringLiteral("config") << QStringLiteral("context")
                                    << QStringLiteral("namespace") << QStringLiteral("timeout")
                                    << QStringLiteral("tokenFile") << QStringLiteral("historyLength");
 }

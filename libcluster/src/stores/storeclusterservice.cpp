@@ -20,7 +20,7 @@ constexpr int kMaxHistoryLength = 1000;
 
 QStringList StoreClusterService::parameterNames()
 {
-    return clusterParameterNames() << QStringLiteral("store") << QStringLiteral("historyLength");
+    return clusterParameterNames() << steeringParameterNames() << QStringLiteral("store") << QStringLiteral("historyLength");
 }
 
 bool readHistoryLength(const ClusterService &service, int *length, QString *errorString)

@@ -1,0 +1,281 @@
+#include "candidateroster.h"
+
+#include "clusterservice_p.h"
+#include "logging.h"
+
+#include <baton/clock.h>
+#include <batoninternal/opencandidatebook.h>
+
+namespace baton {
+
+namespace {
+
+// A conflict means somebody else wrote the record (an operator's drain):
+// it is read again and written over, a few times at most per heartbeat.
+constexpr int kMaxWriteAttempts = 3;
+
+QString requestedBy(SteeringDecision::Why why)
+{
+    return why == SteeringDecision::Why::Drained ? QStringLiteral("drain")
+                                                 : QStringLiteral("preferred holder");
+}
+
+} // namespace
+
+CandidateRoster::CandidateRoster(ClusterServicePrivate *election, CandidateBook *book)
+    : m_election(election)
+    , m_book(book)
+    , m_policy({election->params.identity, election->priority, election->standby, election->preferAfterMs})
+{
+    m_book->setParent(this);
+    connect(&m_heartbeat, &BootTimer::timeout, this, &CandidateRoster::beat);
+    connect(&m_stopBound, &BootTimer::timeout, this, [this] {
+        failed(QStringLiteral("leave"), QStringLiteral("no answer from the store in time"));
+        finishStop();
+    });
+    // Decided again at once, on a later turn: not from inside the slot
+    // that tells the leadership began.
+    connect(election->q, &ClusterService::leadershipChanged, this,
+            [this](bool leading) {
+                if (leading && !m_stopping)
+                    apply();
+            },
+            Qt::QueuedConnection);
+}
+
+void CandidateRoster::attach(ClusterService *service)
+{
+    ClusterServicePrivate::setSteeringFactory(
+            service, [](ClusterServicePrivate *election, QString *errorString) -> ElectionSteering * {
+                CandidateBook *book = openCandidateBook(election->q, nullptr, errorString);
+                return book ? new CandidateRoster(election, book) : nullptr;
+            });
+}
+
+qint64 CandidateRoster::now() const
+{
+    return m_election->clock->monotonicMs();
+}
+
+void CandidateRoster::start()
+{
+    // Started as a standby: no lease is taken before the first listing
+    // says whether another candidate could take it instead.
+    if (m_election->standby)
+        m_election->execute(m_election->elector->setStandingBy(true));
+    beat();
+}
+
+void CandidateRoster::beat()
+{
+    if (m_stopping)
+        return;
+    m_heartbeat.start(m_election->params.leaseDurationMs);
+    if (m_busy)
+        return; // a slow store: the next heartbeat is the one on its way
+    m_busy = true;
+    if (m_written)
+        write(m_written, 1);
+    else
+        rereadAndWrite(1);
+}
+
+bool CandidateRoster::drained() const
+{
+    return m_written ? m_written->drained : m_election->standby;
+}
+
+CandidateRecord CandidateRoster::composed(const std::optional<CandidateRecord> &stored) const
+{
+    CandidateRecord record;
+    record.instance = m_election->params.identity;
+    record.incarnation = m_election->params.incarnation;
+    record.priority = m_election->priority;
+    record.heartbeat = m_election->clock->wallNow();
+    record.heartbeatIntervalMs = m_election->params.leaseDurationMs;
+    record.left = m_stopping;
+    // The drain is the store's: an operator's `baton drain` or `undrain`
+    // wins over what this instance last wrote, and over `--standby` after
+    // the first write.
+    if (stored && stored->drained) {
+        record.drained = true;
+        record.drainedBy = stored->drainedBy;
+        record.drainedAt = stored->drainedAt;
+    } else if (m_election->standby && m_firstWrite) {
+        record.drained = true;
+        record.drainedBy = QStringLiteral("standby");
+        record.drainedAt = m_election->clock->wallNow();
+    }
+    return record;
+}
+
+void CandidateRoster::rereadAndWrite(int attempt)
+{
+    m_book->read(m_election->params.identity,
+                 [this, attempt](bool ok, const std::optional<CandidateRecord> &stored, const QString &error) {
+                     if (!ok) {
+                         failed(QStringLiteral("read"), error);
+                         if (m_stopping)
+                             finishStop();
+                         else
+                             listAndApply();
+                         return;
+                     }
+                     write(stored, attempt);
+                 });
+}
+
+void CandidateRoster::write(const std::optional<CandidateRecord> &stored, int attempt)
+{
+    const CandidateRecord record = composed(stored);
+    auto done = [this, attempt, leaving = record.left](bool ok, const CandidateRecord &written,
+                                                        const QString &error) {
+        if (ok) {
+            m_written = written;
+            m_firstWrite = false;
+            succeeded(QStringLiteral("write"));
+        } else if (error.isEmpty() && attempt < kMaxWriteAttempts) {
+            rereadAndWrite(attempt + 1); // written by someone else: keep their drain
+            return;
+        } else {
+            failed(QStringLiteral("write"),
+                   error.isEmpty() ? QStringLiteral("the record kept changing while written") : error);
+            m_written.reset(); // read again at the next heartbeat
+        }
+        if (m_stopping) {
+            if (leaving)
+                finishStop();
+            else
+                leave(); // written before the stop began
+            return;
+        }
+        listAndApply();
+    };
+    if (stored && !stored->version.isEmpty())
+        m_book->replace(*stored, record, done);
+    else
+        m_book->create(record, done);
+}
+
+void CandidateRoster::listAndApply()
+{
+    m_book->list([this](bool ok, const QList<CandidateRecord> &records, const QString &error) {
+        m_busy = false;
+        if (m_stopping) {
+            leave();
+            return;
+        }
+        if (!ok) {
+            failed(QStringLiteral("list"), error);
+            return;
+        }
+        succeeded(QStringLiteral("list"));
+        m_policy.observe(records, now());
+        apply();
+    });
+}
+
+void CandidateRoster::apply()
+{
+    ClusterServicePrivate *e = m_election;
+    if (!e->elector || e->stopping)
+        return;
+    const bool isDrained = drained();
+    if (m_toldDrained != isDrained) {
+        m_toldDrained = isDrained;
+        const QString by = m_written ? m_written->drainedBy : QString();
+        if (isDrained)
+            qCInfo(lcElection).noquote() << QStringLiteral("%1: %2 is drained (by %3): it hands the lease "
+                                                           "over and takes none while another candidate runs")
+                                                    .arg(e->leaseName, e->params.identity,
+                                                         by.isEmpty() ? QStringLiteral("unknown") : by);
+        e->emitEvent(QStringLiteral("candidate-drained"),
+                     {{QStringLiteral("drained"), isDrained}, {QStringLiteral("by"), by}});
+    }
+    m_policy.setSelf({e->params.identity, e->priority, isDrained, e->preferAfterMs});
+    const qint64 at = now();
+    const bool leading = e->isLeaderNow();
+    const SteeringDecision decision = m_policy.decide(leading, at);
+    int live = 1; // this instance
+    for (const CandidateSighting &other : m_policy.sightings(at))
+        live += other.live ? 1 : 0;
+    announce(live);
+    if (decision.standBy != e->elector->standingBy()) {
+        qCInfo(lcElection).noquote()
+                << (decision.standBy ? QStringLiteral("%1: %2 stands by: drained, and another candidate can lead")
+                                     : QStringLiteral("%1: %2 no longer stands by"))
+                           .arg(e->leaseName, e->params.identity);
+        e->emitEvent(QStringLiteral("standing-by"), {{QStringLiteral("standingBy"), decision.standBy}});
+        e->execute(e->elector->setStandingBy(decision.standBy));
+    }
+    if (leading && !decision.handOverTo.isEmpty() && e->isLeaderNow())
+        e->requestHandover(decision.handOverTo, requestedBy(decision.why));
+}
+
+void CandidateRoster::announce(int live)
+{
+    // For the metrics: told when the count changes, with what this
+    // instance announces.
+    if (live == m_toldLive && m_countedDrained == drained())
+        return;
+    m_toldLive = live;
+    m_countedDrained = drained();
+    m_election->emitEvent(QStringLiteral("candidates"),
+                          {{QStringLiteral("live"), live},
+                           {QStringLiteral("priority"), m_election->priority},
+                           {QStringLiteral("drained"), drained()}});
+}
+
+void CandidateRoster::failed(const QString &step, const QString &error)
+{
+    m_election->emitEvent(QStringLiteral("steering-failed"),
+                          {{QStringLiteral("step"), step}, {QStringLiteral("error"), error}});
+    if (m_logged.contains(step))
+        return;
+    m_logged.insert(step);
+    qCWarning(lcElection).noquote()
+            << QStringLiteral("%1: candidate record (%2): %3; the election goes on without preference or drain "
+                              "until it works again")
+                       .arg(m_election->leaseName, step, error);
+}
+
+void CandidateRoster::succeeded(const QString &step)
+{
+    if (m_logged.remove(step))
+        qCInfo(lcElection).noquote()
+                << QStringLiteral("%1: candidate record (%2) works again").arg(m_election->leaseName, step);
+}
+
+void CandidateRoster::stop(std::function<void()> done)
+{
+    m_stopping = true;
+    m_stopped = std::move(done);
+    m_heartbeat.stop();
+    // A store that never answers: the stop ends all the same.
+    m_stopBound.start(m_election->params.leaseDurationMs);
+    if (!m_busy)
+        leave();
+    // Else the heartbeat on its way leaves when it ends.
+}
+
+void CandidateRoster::leave()
+{
+    if (!m_written) {
+        finishStop(); // nothing of this run's is stored; a drain stays as it is
+        return;
+    }
+    m_busy = true;
+    write(m_written, 1);
+}
+
+void CandidateRoster::finishStop()
+{
+    m_stopBound.stop();
+    if (!m_stopped)
+        return;
+    auto done = std::move(m_stopped);
+    m_stopped = nullptr;
+    QMetaObject::invokeMethod(this, std::move(done), Qt::QueuedConnection);
+}
+
+} // namespace baton

@@ -1,0 +1,77 @@
+#pragma once
+
+#include "boottimer.h"
+#include "electionsteering.h"
+
+#include <batoninternal/candidatebook.h>
+#include <batoninternal/steeringpolicy.h>
+
+#include <QSet>
+
+#include <optional>
+
+namespace baton {
+
+class ClusterService;
+
+/*!
+ * This instance as a candidate of one election (preference and drain):
+ * every heartbeat it rewrites its candidate record, keeping a drain an
+ * operator wrote, lists the others, asks the SteeringPolicy and applies
+ * its answer: the Elector's stand-by gate, and on the leader a handover
+ * (asked by "drain" or "preferred holder", so that the stored history says
+ * why). It decides again at once when this instance becomes leader. A
+ * clean stop writes that it left, its drain kept. Its errors are reported
+ * and leave the election as it is.
+ */
+class CandidateRoster final : public ElectionSteering
+{
+public:
+    /*! Takes \a book. */
+    CandidateRoster(ClusterServicePrivate *election, CandidateBook *book);
+
+    void start() override;
+    void stop(std::function<void()> done) override;
+
+    /*! Makes the rosters of the library's elections that have other candidates. */
+    static void attach(ClusterService *service);
+
+private:
+    void beat();
+    /*! Writes this instance's record over \a stored (none: creates it). */
+    void write(const std::optional<CandidateRecord> &stored, int attempt);
+    void rereadAndWrite(int attempt);
+    void listAndApply();
+    void apply();
+    CandidateRecord composed(const std::optional<CandidateRecord> &stored) const;
+    bool drained() const;
+    void announce(int live);
+    void failed(const QString &step, const QString &error);
+    void succeeded(const QString &step);
+    /*! Writes that this instance left, its drain kept; then the stop ends. */
+    void leave();
+    void finishStop();
+    qint64 now() const;
+
+    ClusterServicePrivate *m_election;
+    CandidateBook *m_book;
+    SteeringPolicy m_policy;
+    /*! The record as this instance last wrote it, with the store's version. */
+    std::optional<CandidateRecord> m_written;
+    /*! The first write keeps `--standby`; later ones keep what the store says. */
+    bool m_firstWrite = true;
+    /*! A heartbeat (write, then list) is on its way. */
+    bool m_busy = false;
+    bool m_stopping = false;
+    std::function<void()> m_stopped;
+    BootTimer m_heartbeat;
+    BootTimer m_stopBound;
+    /*! The kinds of failure already logged: each once, until it works again. */
+    QSet<QString> m_logged;
+    /*! What the events last said, to tell changes only. */
+    bool m_toldDrained = false;
+    int m_toldLive = -1;
+    std::optional<bool> m_countedDrained;
+};
+
+} // namespace baton
