@@ -1078,6 +1078,8 @@ void tst_Simulation::preferenceAndDrainHoldThroughEveryFault_data()
     QTest::addColumn<qint64>("maxGapMs");
     QTest::addColumn<qint64>("slot0NeverLeadsAfter");
     QTest::addColumn<bool>("fresh");
+    // How long a crashed instance stays down (0: 1 to 2 s).
+    QTest::addColumn<qint64>("downMs");
     const std::vector<int> none;
     const std::vector<qint64> even {0, 0, 0};
     // The callbacks take up to 50 ms, then a few messages.
@@ -1089,51 +1091,54 @@ void tst_Simulation::preferenceAndDrainHoldThroughEveryFault_data()
         flapping.push_back({t, ScriptKind::CrashLeader, 0, 1});
     QTest::newRow("H2: a stable higher priority gets the lease once, after the hysteresis")
             << std::vector<int> {0, 5, 0} << none << std::vector<ScriptStep> {} << even << 1 << -1 << 1 << 0
-            << quick << never << false;
+            << quick << never << false << qint64(0);
     QTest::newRow("H2: a flapping higher priority never gets it")
-            << std::vector<int> {0, 5, 0} << none << flapping << even << 1 << -1 << 0 << 0 << quick << never << false;
+            << std::vector<int> {0, 5, 0} << none << flapping << even << 1 << -1 << 0 << 0 << quick << never << false << qint64(0);
     QTest::newRow("H2: equal priorities never move the lease")
             << std::vector<int> {3, 3, 3} << none << std::vector<ScriptStep> {} << even << 0 << -1 << 0 << 0 << quick
-            << never << false;
+            << never << false << qint64(0);
     QTest::newRow("H3: the leader drained hands over at its next heartbeat")
             << std::vector<int> {0, 0, 0} << none << std::vector<ScriptStep> {{60'000, ScriptKind::Drain, 0, -1}}
-            << even << -1 << 0 << 0 << 1 << quick << qint64(60'000 + L + 8 * Latency) << false;
+            << even << -1 << 0 << 0 << 1 << quick << qint64(60'000 + L + 8 * Latency) << false << qint64(0);
     QTest::newRow("H3: every instance drained at once: the leader keeps the lease")
             << std::vector<int> {0, 0, 0} << none << std::vector<ScriptStep> {{60'000, ScriptKind::Drain, 0, -2}}
-            << even << -1 << -1 << 0 << 0 << quick << never << false;
+            << even << -1 << -1 << 0 << 0 << quick << never << false << qint64(0);
     QTest::newRow("H3: a frozen leader drained")
             << std::vector<int> {0, 0, 0} << none
             << std::vector<ScriptStep> {{60'000, ScriptKind::FreezeLeader, 2 * L, 0}, {61'000, ScriptKind::Drain, 0, 0}}
-            << even << -1 << 0 << 0 << 0 << quick << qint64(61'000) << false;
+            << even << -1 << 0 << 0 << 0 << quick << qint64(61'000) << false << qint64(0);
     QTest::newRow("H3: a drained follower stays out when the leader freezes")
             << std::vector<int> {0, 0, 0} << none
             << std::vector<ScriptStep> {{30'000, ScriptKind::Drain, 0, 0}, {120'000, ScriptKind::FreezeLeader, 2 * L}}
-            << std::vector<qint64> {20'000, 0, -20'000} << -1 << 0 << 0 << 1 << quick << qint64(30'000 + L + 8 * Latency) << false;
+            << std::vector<qint64> {20'000, 0, -20'000} << -1 << 0 << 0 << 1 << quick << qint64(30'000 + L + 8 * Latency) << false << qint64(0);
     // CandidateRoster today: the instance undrained still thinks itself
     // drained until its next heartbeat, while the leader's fresh listing
     // prefers it: the lease goes back and forth (expected to fail below).
     QTest::newRow("H2, H3: drained, then undrained: the preferred instance gets the lease back")
             << std::vector<int> {5, 0, 0} << none
             << std::vector<ScriptStep> {{60'000, ScriptKind::Drain, 0, 0}, {120'000, ScriptKind::Undrain, 0, 0}}
-            << even << 0 << -1 << 1 << 1 << quick << never << false;
+            << even << 0 << -1 << 1 << 1 << quick << never << false << qint64(0);
     QTest::newRow("H3: two operators at once drain two instances")
             << std::vector<int> {0, 0, 0} << none
             << std::vector<ScriptStep> {{60'000, ScriptKind::Drain, 0, 0}, {60'000, ScriptKind::Drain, 0, 1}}
-            << even << 2 << -1 << 0 << 1 << quick << qint64(60'000 + L + 8 * Latency) << false;
+            << even << 2 << -1 << 0 << 1 << quick << qint64(60'000 + L + 8 * Latency) << false << qint64(0);
+    // Down for three lease durations: its record still looks live for three
+    // heartbeats, so each leader hands over to it again, each reservation
+    // held back one lease duration at most (about 45 s without a leader in all).
     QTest::newRow("H2: the successor dies while the lease is kept for it")
             << std::vector<int> {0, 5, 0} << none << std::vector<ScriptStep> {{0, ScriptKind::CrashNextSuccessor, 0}}
-            << even << 1 << -1 << -1 << 0 << reserved << never << false;
+            << even << 1 << -1 << -1 << 0 << reserved << never << false << qint64(3 * L);
     QTest::newRow("H2: the successor cut off from the store as the leader hands over")
             << std::vector<int> {0, 5, 0} << none
             << std::vector<ScriptStep> {{0, ScriptKind::PartitionNextSuccessor, 2 * L}} << even << 1 << -1 << -1 << 0
-            << reserved << never << false;
+            << reserved << never << false << qint64(0);
     QTest::newRow("H3: started as a standby, it leads only while nobody else can")
             << std::vector<int> {0, 0, 0} << std::vector<int> {0} << std::vector<ScriptStep> {} << even << -1 << 0
-            << 0 << 1 << quick << qint64(1500 + L + 8 * Latency) << false;
+            << 0 << 1 << quick << qint64(1500 + L + 8 * Latency) << false << qint64(0);
     QTest::newRow("H2, H3: drained, then undrained, by a roster that decides on fresh records")
             << std::vector<int> {5, 0, 0} << none
             << std::vector<ScriptStep> {{60'000, ScriptKind::Drain, 0, 0}, {120'000, ScriptKind::Undrain, 0, 0}}
-            << even << 0 << -1 << 1 << 1 << quick << never << true;
+            << even << 0 << -1 << 1 << 1 << quick << never << true << qint64(0);
 }
 
 void tst_Simulation::preferenceAndDrainHoldThroughEveryFault()
@@ -1149,8 +1154,11 @@ void tst_Simulation::preferenceAndDrainHoldThroughEveryFault()
     QFETCH(qint64, maxGapMs);
     QFETCH(qint64, slot0NeverLeadsAfter);
     QFETCH(bool, fresh);
+    QFETCH(qint64, downMs);
     SimConfig config = steerConfig(priority, standby);
     config.steering.decideOnFreshRecords = fresh;
+    if (downMs > 0)
+        config.chaos.restartMinMs = config.chaos.restartMaxMs = downMs;
     config.script = script;
     config.ratePpm = ratePpm;
     config.traceLines = int(envNumber("BATON_SIM_TRACE", 0));
