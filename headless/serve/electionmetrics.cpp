@@ -69,6 +69,13 @@ void ElectionMetrics::follow(ClusterService *cluster)
     lease.identity = cluster->instanceId();
     lease.leaseDurationMs = cluster->timings().leaseDuration;
     lease.renewIntervalMs = cluster->timings().renewInterval;
+    if (!cluster->type().endsWith(QLatin1String("/LocalClusterService"))) {
+        // What it announces, from its first scrape on; its roster's events follow.
+        const QJsonObject parameters = cluster->parameters();
+        lease.liveCandidates = std::max(lease.liveCandidates, 1);
+        lease.priority = parameters.value(QStringLiteral("priority")).toInt(lease.priority);
+        lease.drained = lease.drained || parameters.value(QStringLiteral("standby")).toBool();
+    }
     connect(cluster, &ClusterService::electionEvent, this, &ElectionMetrics::record);
 }
 
@@ -128,6 +135,12 @@ void ElectionMetrics::record(const QJsonObject &event)
             ++lease.handovers;
     } else if (name == QLatin1String("reserved-for")) {
         ++lease.reservationsSeen;
+    } else if (name == QLatin1String("candidates")) {
+        lease.liveCandidates = event.value(QStringLiteral("live")).toInt();
+        lease.priority = event.value(QStringLiteral("priority")).toInt();
+        lease.drained = event.value(QStringLiteral("drained")).toBool();
+    } else if (name == QLatin1String("candidate-drained")) {
+        lease.drained = event.value(QStringLiteral("drained")).toBool();
     } else if (name == QLatin1String("exec-started")) {
         lease.execRunning = true;
         ++lease.execStarts;
@@ -250,6 +263,27 @@ QByteArray ElectionMetrics::render() const
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
         sample(QStringLiteral("baton_lease_reservations_seen_total"), leaseLabel(it.key()),
                QString::number(it->reservationsSeen));
+    // Only the leases with candidates (not a local election), and only
+    // when there is one: a family is never there without a sample.
+    const bool steered = std::any_of(m_leases.cbegin(), m_leases.cend(),
+                                     [](const Lease &lease) { return lease.liveCandidates >= 0; });
+    if (steered) {
+        family("baton_candidates", "gauge",
+               "Live candidates for the lease as this instance last listed them, itself included.");
+        for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+            if (it->liveCandidates >= 0)
+                sample(QStringLiteral("baton_candidates"), leaseLabel(it.key()), QString::number(it->liveCandidates));
+        family("baton_priority", "gauge", "This instance's priority for the lease: the lease moves to a higher one.");
+        for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+            if (it->liveCandidates >= 0)
+                sample(QStringLiteral("baton_priority"), leaseLabel(it.key()), QString::number(it->priority));
+        family("baton_drained", "gauge",
+               "Whether this instance is drained for the lease: it hands it over and takes none while another "
+               "candidate can lead.");
+        for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
+            if (it->liveCandidates >= 0)
+                sample(QStringLiteral("baton_drained"), leaseLabel(it.key()), flag(it->drained));
+    }
     family("baton_exec_running", "gauge", "Whether the --exec command runs now.");
     for (auto it = m_leases.constBegin(); it != m_leases.constEnd(); ++it)
         if (it->execFollowed || it->execStarts > 0)

@@ -111,6 +111,10 @@ private:
         quint64 handoverRequests = 0;
         /*! Times the lease was seen free but kept for another instance. */
         quint64 reservationsSeen = 0;
+        /*! Preference and drain, from the `candidates` events; -1 live: none seen (no steering). */
+        int liveCandidates = -1;
+        int priority = 0;
+        bool drained = false;
         bool execFollowed = false;
         bool execRunning = false;
         quint64 execStarts = 0;

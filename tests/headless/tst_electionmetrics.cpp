@@ -82,6 +82,7 @@ private Q_SLOTS:
     void outputDroppedForSlowReadersIsCountedAsItIsNow();
     void scheduledRunsAreCountedByOutcomeWithTheLastSuccess();
     void handoversAreCounted();
+    void candidatesPriorityAndDrainAreGauges();
 };
 
 void TestElectionMetrics::theExpositionParsesAndCountsEveryRecord()
@@ -377,3 +378,35 @@ void TestElectionMetrics::scheduledRunsAreCountedByOutcomeWithTheLastSuccess()
 
 QTEST_GUILESS_MAIN(TestElectionMetrics)
 #include "tst_electionmetrics.moc"
+
+void TestElectionMetrics::candidatesPriorityAndDrainAreGauges()
+{
+    // H2, H3 (H4: seen in the metrics): the live candidates, this
+    // instance's priority and drain, from its roster's events; absent for a
+    // lease without candidate records.
+    test::ManualClock clock;
+    ElectionMetrics metrics(&clock);
+    const QString cron = QStringLiteral("cron");
+    const QString local = QStringLiteral("local");
+    metrics.record(attempt(clock, local, QStringLiteral("acquired"), 1));
+    QJsonObject candidates = record(clock, cron, QStringLiteral("candidates"));
+    candidates.insert(QStringLiteral("live"), 3);
+    candidates.insert(QStringLiteral("priority"), -5);
+    candidates.insert(QStringLiteral("drained"), false);
+    metrics.record(candidates);
+    QCOMPARE(scraped(metrics, "baton_candidates", onLease(cron)), 3.0);
+    QCOMPARE(scraped(metrics, "baton_priority", onLease(cron)), -5.0);
+    QCOMPARE(scraped(metrics, "baton_drained", onLease(cron)), 0.0);
+    QJsonObject drained = record(clock, cron, QStringLiteral("candidate-drained"));
+    drained.insert(QStringLiteral("drained"), true);
+    metrics.record(drained);
+    QCOMPARE(scraped(metrics, "baton_drained", onLease(cron)), 1.0);
+    const test::PrometheusScrape scrape = test::parsePrometheus(metrics.render());
+    QVERIFY2(scrape.ok(), qPrintable(scrape.error));
+    QCOMPARE(scrape.types.value(QStringLiteral("baton_candidates")), QStringLiteral("gauge"));
+    QVERIFY(!metrics.render().contains("baton_candidates{lease=\"local\"}"));
+    // A process of local elections only has none of the three families.
+    ElectionMetrics alone(&clock);
+    alone.record(attempt(clock, local, QStringLiteral("acquired"), 1));
+    QVERIFY(!alone.render().contains("baton_candidates"));
+}
