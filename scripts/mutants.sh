@@ -3,7 +3,8 @@
 # one small edit of a safety-relevant line of the Elector, the exec
 # supervisor and its guard, a store's conditional write, join's event
 # stream, the Kubernetes lease protocol's update, the Kubernetes run
-# records' conditional writes or the scheduled runs' planner. For each, the
+# records' conditional writes, the scheduled runs' planner, or the steering
+# (the steering policy and the Elector's stand-by gate). For each, the
 # script applies the edit to the source tree, builds, runs the tests that
 # should notice
 # (one at a time, in the order given, stopping at the first that fails),
@@ -42,6 +43,7 @@ kube=libcluster/src/kube/kubernetesleaseprotocol.cpp
 kubewire=libcluster/src/kube/kubeleasewire.cpp
 kuberuns=libcluster/src/kube/kuberunrecords.cpp
 planner=libcluster/src/stores/tickplanner.cpp
+policy=libcluster/src/stores/steeringpolicy.cpp
 
 elector_tests="tst_elector tst_simulation"
 exec_tests="tst_execsupervisor tst_joinexec"
@@ -56,6 +58,8 @@ kube_tests="tst_kubeleasebackend"
 runs_tests="tst_runledger"
 # The simulation first: these mutants are there to show that it kills them.
 planner_tests="tst_simulation tst_tickplanner"
+# The simulation first here too: preference and drain under every fault.
+steering_tests="tst_simulation tst_steeringpolicy tst_elector"
 
 # name|file|exact line as it is|line as the mutant has it|tests
 mutants() {
@@ -87,6 +91,9 @@ kube-run-claim-lost-taken-for-won|KUBERUNS|    if (result.ok()) {|    if (result
 kube-run-settle-ignores-version|KUBERUNS|    m_api->send("PUT", url(name), configMap(record, earlier.version),|    m_api->send("PUT", url(name), configMap(record, earlier.version.left(0)),|RUNS_TESTS
 planner-rerun-while-a-run-goes|PLANNER|    if (m_policy.onInterrupted == OnInterrupted::Rerun && !m_current) {|    if (m_policy.onInterrupted == OnInterrupted::Rerun) {|PLANNER_TESTS
 planner-catch-up-runs-an-older-tick|PLANNER|    const QDateTime latest = m_policy.schedule.latestAtOrBefore(now);|    const QDateTime latest = m_policy.schedule.latestAtOrBefore(now.addMSecs(-m_policy.schedule.periodMs()));|PLANNER_TESTS
+follower-ignores-the-stand-by-gate|ELECTOR|    if (!m_standingBy)|    if (true)|STEERING_TESTS
+leader-ignores-the-hysteresis|POLICY|            && nowMs - other.stableSinceMs >= m_self.preferAfterMs;|            && nowMs - other.stableSinceMs >= 0;|STEERING_TESTS
+policy-moves-on-equal-priority|POLICY|        const bool preferred = other.record.priority > m_self.priority|        const bool preferred = other.record.priority >= m_self.priority|STEERING_TESTS
 EOF
 }
 
@@ -133,13 +140,14 @@ while IFS='|' read -r name which old new tests; do
         ELECTOR) path=$elector ;; ELECTORSTOP) path=$electorstop ;; ELECTORHANDOVER) path=$electorhandover ;; OBSERVED) path=$observed ;;
         EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
         FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;; KUBERUNS) path=$kuberuns ;;
-        PLANNER) path=$planner ;;
+        PLANNER) path=$planner ;; POLICY) path=$policy ;;
     esac
     case $tests in
         ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;; GUARD_TESTS) tests=$guard_tests ;;
         MEMORY_TESTS) tests=$memory_tests ;; FILE_TESTS) tests=$file_tests ;;
         ETCD_TESTS) tests=$etcd_tests ;; JOIN_TESTS) tests=$join_tests ;; ONCE_TESTS) tests=$once_tests ;;
         HISTORY_TESTS) tests=$history_tests ;; KUBE_TESTS) tests=$kube_tests ;; RUNS_TESTS) tests=$runs_tests ;; PLANNER_TESTS) tests=$planner_tests ;;
+        STEERING_TESTS) tests=$steering_tests ;;
     esac
     cp "$path" "$backup/original"
     current=$path
@@ -173,7 +181,7 @@ while IFS='|' read -r name which old new tests; do
 done < "$backup/list"
 
 # The tree is back as it was: rebuild it so the build folder matches it.
-cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $join_tests $once_tests $history_tests $kube_tests $planner_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
+cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $join_tests $once_tests $history_tests $kube_tests $planner_tests $steering_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
     || { echo "mutants: the restored tree does not build" >&2; exit 2; }
 
 echo "mutants: $killed killed, $survived survived, $broken broken"

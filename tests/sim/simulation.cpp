@@ -2,6 +2,7 @@
 
 #include "manualclock.h"
 
+#include <batoninternal/steeringpolicy.h>
 #include <batoninternal/tickplanner.h>
 
 #include <QJsonObject>
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <set>
 
 namespace baton::sim {
 
@@ -25,6 +27,10 @@ constexpr qint64 HealthyLatencyMs = 10;
 /*! Past this many calls at one simulated instant, an instance is spinning. */
 constexpr int BusyLoopCalls = 1000;
 constexpr qint64 MaxEvents = 20'000'000;
+/*! More moves by steering than this within one lease duration: the lease goes back and forth. */
+constexpr std::size_t MaxMovesPerLease = 3;
+/*! How long the deregistered callbacks take before a steering handover is written. */
+constexpr qint64 HandoverCallbacksMaxMs = 50;
 
 qint64 floorDiv(qint64 a, qint64 b)
 {
@@ -83,6 +89,10 @@ enum class Ev {
     Start, Timer, Arrive, Reply, Watch, Thaw, Stop, Release, HandOver, GiveUp, Restart, Chaos, Script, Healthy,
     // Scheduled work: the runner's tick timer, the end of a command, run-record requests and their answers.
     TickDue, RunEnd, RunArrive, RunReply,
+    // Steering: the roster's heartbeat, candidate-record requests and their
+    // answers, a decision on becoming leader, an operator's drain, and the
+    // judgement of a reservation once it must have run out.
+    Beat, CandArrive, CandReply, Decide, Operator, JudgeReservation,
     End
 };
 
@@ -103,6 +113,23 @@ struct RunOp
     bool ok = false;
     bool error = false;
     QList<RunRecord> listed;
+};
+
+/*! A request of the roster to the candidate records (CandidateBook), on its way or answered. */
+struct CandOp
+{
+    enum Kind { Read, Create, Replace, List };
+    Kind kind = Read;
+    CandidateRecord record;
+    /*! Replace: the record as read or written, whose version the store must still have. */
+    CandidateRecord earlier;
+    /*! The write of a clean stop: nothing follows it. */
+    bool last = false;
+    // Answer.
+    bool ok = false;
+    bool error = false;
+    std::optional<CandidateRecord> read;
+    QList<CandidateRecord> listed;
 };
 
 struct Event
@@ -190,6 +217,31 @@ struct Node
     quint64 tickGen = 0;
     std::unique_ptr<TickPlanner> planner;
     std::optional<std::size_t> work;
+
+    // Steering (H2, H3): the candidate roster of this process.
+    std::unique_ptr<SteeringPolicy> policy;
+    /*! Its record as last written, with the version; none before the first write. */
+    std::optional<CandidateRecord> mine;
+    bool rosterBusy = false;
+    bool rosterStopped = false;
+    /*! Writes of this heartbeat so far: a conflict is read and written again, a few times. */
+    int rosterAttempt = 1;
+    /*! No write of this process has succeeded yet: `--standby` still counts. */
+    bool firstWrite = true;
+    /*! decideOnFreshRecords: its drain as last known, from its writes and the listings. */
+    std::optional<bool> knownDrained;
+    quint64 beatGen = 0;
+    bool standBy = false;
+    /*! When this process started. */
+    qint64 startedAt = 0;
+    /*!
+     * The last moment a fault touched this instance (a message lost, late
+     * or refused, a watch dropped, a freeze or a partition): until a while
+     * after it, what it knows may lag behind the truth.
+     */
+    qint64 lastTroubleAt = std::numeric_limits<qint64>::min() / 2;
+    /*! When this process's record first reached the store (-1: not yet): its stability as the truth has it. */
+    qint64 firstBeatAt = -1;
 };
 
 QString holderText(const LeaseState &s)
@@ -266,7 +318,7 @@ private:
     void arrive(const Event &e);
     LeaseReply apply(const ElectorAction &request, bool &changed);
     void notifyWatchers();
-    qint64 latency(const Node &n);
+    qint64 latency(Node &n);
     bool partitioned(const Node &n) const { return m_now < n.partitionedUntil; }
 
     Node *leader();
@@ -306,6 +358,39 @@ private:
     void sendRunOp(Node &n, RunOp op);
     void runArrive(const Event &e);
     void runReply(Event &e);
+
+    // Steering (H2, H3): the roster of each instance, as CandidateRoster
+    // does it, over candidate records in the simulated store; the decisions
+    // are the product's SteeringPolicy's.
+    bool steering() const { return m_config.steering.enabled; }
+    QString configuredId(const Node &n) const;
+    int priorityOf(int slot) const;
+    void startRoster(Node &n);
+    bool isStandby(const Node &n) const;
+    SteeringPolicy::Self selfOf(const Node &n) const;
+    void armBeat(Node &n, qint64 atLocal);
+    void beat(Node &n);
+    CandidateRecord heartbeatRecord(const Node &n, const CandidateRecord &base) const;
+    void sendCandOp(Node &n, CandOp op);
+    void candArrive(const Event &e);
+    void candReply(Event &e);
+    void rosterAnswered(Node &n, const CandOp &op);
+    void applyDecision(Node &n);
+    void setStandBy(Node &n, bool on);
+    void stopRoster(Node &n);
+    void operatorDrains();
+    void drain(int slot, bool on);
+    void judgeTakeover(const Node &n, qint64 token);
+    void noteLeaseWrite(const LeaseState &before);
+    void judgeReservation(std::size_t index);
+    void judgeFinalLeader();
+    void steeringViolation(const QString &what);
+    bool troubleFree(const Node &n, qint64 since) const
+    {
+        return n.life == Life::Running && !n.frozen && !partitioned(n) && n.lastTroubleAt < since
+                && n.startedAt < since;
+    }
+    const CandidateRecord *storedCandidate(const Node &n) const;
 
     void happen(Happening::Kind kind, const Node &n, StopReason reason = StopReason::Stopping,
                 bool released = false, qint64 reported = 0);
@@ -351,6 +436,29 @@ private:
     qint64 m_runVersion = 0;
     quint64 m_nextRunOp = 1;
     std::map<quint64, RunOp> m_runOps;
+
+    /*! The candidate records, by instance, and since when each one's drain is as it is. */
+    std::map<QString, CandidateRecord> m_candidates;
+    std::map<QString, qint64> m_drainedSince;
+    /*! When each process's record first reached the store, by incarnation. */
+    std::map<QString, qint64> m_firstWriteOf;
+    qint64 m_candVersion = 0;
+    quint64 m_nextCandOp = 1;
+    std::map<quint64, CandOp> m_candOps;
+    /*! Armed by the script: what happens to the next successor of a steering handover. */
+    bool m_crashNextSuccessor = false;
+    qint64 m_partitionNextSuccessor = -1;
+    /*! Reservations the store applied (H1), and the tokens of the acquisitions that took one for their holder. */
+    struct Reservation
+    {
+        qint64 appliedAt;
+        QString successor;
+        QString version;
+    };
+    std::vector<Reservation> m_reservations;
+    std::set<qint64> m_reservedTakes;
+    /*! When the steering moved the lease within the last lease duration. */
+    std::deque<qint64> m_recentMoves;
 };
 
 World::World(const SimConfig &config, quint64 seed)
@@ -415,6 +523,12 @@ SimResult World::run()
         e.time = qint64(m_rng.exponential(3'600'000.0 / m_config.chaos.eventsPerHour));
         push(std::move(e));
     }
+    if (steering() && m_config.steering.drainsPerHour > 0) {
+        Event e;
+        e.kind = Ev::Operator;
+        e.time = qint64(m_rng.exponential(3'600'000.0 / m_config.steering.drainsPerHour));
+        push(std::move(e));
+    }
     for (std::size_t i = 0; i < m_config.script.size(); ++i) {
         Event e;
         e.kind = Ev::Script;
@@ -446,6 +560,8 @@ SimResult World::run()
     }
 
     m_result.endMs = m_now;
+    if (steering() && m_config.healthyPhase && m_healthy)
+        judgeFinalLeader();
     const bool broken = m_config.leaderKeepsAuthorityPastDeadline;
     for (Node &n : m_nodes) {
         if (!n.termOpen)
@@ -502,6 +618,7 @@ bool World::reachable(Node &n, Event &e)
     if ((e.kind == Ev::Reply || e.kind == Ev::Watch) && partitioned(n)) {
         if (e.kind == Ev::Reply)
             n.lastLossAt = m_now;
+        n.lastTroubleAt = std::max(n.lastTroubleAt, m_now);
         if (tracing())
             trace(QStringLiteral("%1 %2: %3 lost (partitioned)")
                           .arg(m_now)
@@ -624,6 +741,42 @@ void World::dispatch(Event &e)
     case Ev::RunReply:
         runReply(e);
         return;
+    case Ev::Beat: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (e.id != n.beatGen || !reachable(n, e))
+            return;
+        beat(n);
+        return;
+    }
+    case Ev::CandArrive:
+        candArrive(e);
+        return;
+    case Ev::CandReply:
+        candReply(e);
+        return;
+    case Ev::Decide: {
+        Node &n = m_nodes[std::size_t(e.slot)];
+        if (!reachable(n, e) || n.life != Life::Running || n.rosterStopped)
+            return;
+        if (!m_config.steering.decideOnFreshRecords) {
+            applyDecision(n);
+            return;
+        }
+        // A fresh listing first: the last one may be a heartbeat old.
+        if (n.rosterBusy)
+            return; // the heartbeat on its way ends with a listing and a decision
+        n.rosterBusy = true;
+        CandOp list;
+        list.kind = CandOp::List;
+        sendCandOp(n, std::move(list));
+        return;
+    }
+    case Ev::Operator:
+        operatorDrains();
+        return;
+    case Ev::JudgeReservation:
+        judgeReservation(std::size_t(e.id));
+        return;
     case Ev::End:
         return;
     }
@@ -665,13 +818,20 @@ void World::startNode(Node &n)
     n.life = Life::Running;
     // n.identity names the process in traces and terms; what the Elector is
     // configured with may be shared by all of them (R5).
-    const QString configuredId = m_config.oneIdentity ? QStringLiteral("worker") : n.identity;
     const QString incarnation = m_config.incarnationsIgnored ? QString() : n.identity;
     n.elector = std::make_unique<Elector>(
-            ElectorParams {m_config.leaseMs, m_config.renewMs, configuredId, incarnation}, *n.clock);
+            ElectorParams {m_config.leaseMs, m_config.renewMs, configuredId(n), incarnation}, *n.clock);
+    n.startedAt = m_now;
     if (n.incarnation > 1)
         happen(Happening::Restarted, n);
     call(n, "start", std::nullopt, [](Elector &el) { return el.start(); });
+    if (steering()) {
+        startRoster(n);
+        // Started as a standby: no lease before the first listing says
+        // whether another candidate could take it instead.
+        if (isStandby(n))
+            setStandBy(n, true);
+    }
 }
 
 template<typename Invoke>
@@ -756,7 +916,8 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
         handOver.kind = Ev::HandOver;
         handOver.slot = n.slot;
         handOver.incarnation = n.incarnation;
-        handOver.time = m_now + m_handoverDelayMs;
+        // Steering's handovers: the callbacks take a little while too.
+        handOver.time = m_now + m_handoverDelayMs + (steering() ? m_rng.between(1, HandoverCallbacksMaxMs) : 0);
         push(std::move(handOver));
     }
     if (stopped) {
@@ -768,6 +929,16 @@ void World::call(Node &n, const char *what, std::optional<quint64> replyTo, Invo
                               .arg(n.identity)
                               .arg(stopped->validUntilMono)
                               .arg(local));
+    }
+    if (became && steering()) {
+        judgeTakeover(n, became->token);
+        // The roster decides again at once on becoming leader.
+        Event decide;
+        decide.kind = Ev::Decide;
+        decide.slot = n.slot;
+        decide.incarnation = n.incarnation;
+        decide.time = m_now;
+        push(std::move(decide));
     }
     if (became) {
         happen(Happening::BecameLeader, n, StopReason::Stopping, false, became->validUntilMono);
@@ -952,12 +1123,17 @@ void World::scheduleTimer(Node &n)
     push(std::move(e));
 }
 
-qint64 World::latency(const Node &n)
+qint64 World::latency(Node &n)
 {
-    if (n.slowMs >= 0)
+    if (n.slowMs >= 0) {
+        n.lastTroubleAt = m_now + n.slowMs;
         return n.slowMs;
-    if (m_rng.happens(m_faults.longLatency))
-        return m_rng.between(0, m_faults.longLatencyMaxMs);
+    }
+    if (m_rng.happens(m_faults.longLatency)) {
+        const qint64 ms = m_rng.between(0, m_faults.longLatencyMaxMs);
+        n.lastTroubleAt = std::max(n.lastTroubleAt, m_now + ms);
+        return ms;
+    }
     return m_rng.between(0, m_faults.latencyMaxMs);
 }
 
@@ -987,6 +1163,7 @@ void World::send(Node &n, ElectorAction &request, quint64 id, bool write, qint64
         n.sent.erase(n.sent.begin());
     if (partitioned(n) || m_rng.happens(m_faults.requestLost)) {
         n.lastLossAt = m_now;
+        n.lastTroubleAt = std::max(n.lastTroubleAt, m_now);
         if (tracing())
             trace(QStringLiteral("%1 %2: request #%3 lost").arg(m_now).arg(n.identity).arg(id));
         return;
@@ -1059,7 +1236,10 @@ void World::arrive(const Event &e)
     if (m_rng.happens(m_faults.storeError)) {
         reply = LeaseReply::error(QStringLiteral("simulated store error"));
     } else {
+        const LeaseState before = steering() ? m_lease : LeaseState();
         reply = apply(e.request(), changed);
+        if (changed && steering())
+            noteLeaseWrite(before);
         if (changed && m_rng.happens(m_faults.appliedError))
             reply = LeaseReply::error(QStringLiteral("simulated timeout after commit"));
         else if (reply.outcome == LeaseReply::Outcome::Conflict && m_rng.happens(m_faults.conflictWithoutState))
@@ -1095,6 +1275,7 @@ void World::arrive(const Event &e)
     }
     if (m_rng.happens(m_faults.replyLost)) {
         n.lastLossAt = m_now;
+        n.lastTroubleAt = std::max(n.lastTroubleAt, m_now);
         if (tracing())
             trace(QStringLiteral("%1 store: reply to #%2 lost").arg(m_now).arg(e.id));
         return;
@@ -1114,8 +1295,10 @@ void World::notifyWatchers()
     for (Node &n : m_nodes) {
         if (n.life == Life::Dead)
             continue;
-        if (m_dropWatches || m_rng.happens(m_faults.watchDropped))
+        if (m_dropWatches || m_rng.happens(m_faults.watchDropped)) {
+            n.lastTroubleAt = std::max(n.lastTroubleAt, m_now);
             continue;
+        }
         // One watch stream per instance: its events arrive in order.
         const qint64 at = std::max(n.lastWatchAt, m_now + m_rng.between(0, m_faults.watchDelayMaxMs));
         n.lastWatchAt = at;
@@ -1194,6 +1377,7 @@ void World::freeze(Node &n, qint64 ms)
     if (tracing())
         trace(QStringLiteral("%1 %2: FREEZE for %3 ms").arg(m_now).arg(n.identity).arg(ms));
     n.frozen = true;
+    n.lastTroubleAt = std::max(n.lastTroubleAt, m_now + ms);
     Event e;
     e.kind = Ev::Thaw;
     e.slot = n.slot;
@@ -1230,6 +1414,7 @@ void World::suspend(Node &n, qint64 ms)
     n.frozen = true;
     n.suspended = true;
     n.suspendMs = ms;
+    n.lastTroubleAt = std::max(n.lastTroubleAt, m_now + ms);
     // The pending timer counts only the time the host runs: it is replaced
     // at the resume by one that fires as late as the suspension was long.
     n.suspendedTimerAt = n.timerAt;
@@ -1289,6 +1474,7 @@ void World::partition(Node &n, qint64 ms)
     if (tracing())
         trace(QStringLiteral("%1 %2: PARTITION for %3 ms").arg(m_now).arg(n.identity).arg(ms));
     n.partitionedUntil = std::max(n.partitionedUntil, m_now + ms);
+    n.lastTroubleAt = std::max(n.lastTroubleAt, n.partitionedUntil);
 }
 
 void World::stopNode(Node &n, qint64 releaseDelay)
@@ -1296,6 +1482,8 @@ void World::stopNode(Node &n, qint64 releaseDelay)
     if (n.life != Life::Running || n.frozen)
         return;
     happen(Happening::StopCalled, n);
+    if (steering())
+        stopRoster(n);
     n.life = Life::Stopping;
     n.stopDeadline.reset();
     n.clock->setMonotonicMs(n.host.localAt(m_now));
@@ -1386,6 +1574,18 @@ void World::script(const ScriptStep &step)
         askHandover(step);
         return;
     }
+    if (step.kind == ScriptKind::Drain || step.kind == ScriptKind::Undrain) {
+        drain(step.slot, step.kind == ScriptKind::Drain);
+        return;
+    }
+    if (step.kind == ScriptKind::CrashNextSuccessor) {
+        m_crashNextSuccessor = true;
+        return;
+    }
+    if (step.kind == ScriptKind::PartitionNextSuccessor) {
+        m_partitionNextSuccessor = step.durationMs;
+        return;
+    }
     Node *target = step.slot >= 0 ? &m_nodes[std::size_t(step.slot)] : leader();
     if (!target) {
         violation(QStringLiteral("the script wanted a leader at %1 and there was none").arg(m_now));
@@ -1414,6 +1614,10 @@ void World::script(const ScriptStep &step)
     case ScriptKind::StopNextAcquirer:
     case ScriptKind::StopNextReader:
     case ScriptKind::AskHandover:
+    case ScriptKind::Drain:
+    case ScriptKind::Undrain:
+    case ScriptKind::CrashNextSuccessor:
+    case ScriptKind::PartitionNextSuccessor:
         break;
     }
 }
@@ -1432,7 +1636,7 @@ void World::askHandover(const ScriptStep &step)
         slot = (slot + 1) % int(m_nodes.size());
     const Node &successor = m_nodes[std::size_t(slot)];
     m_handoverDelayMs = step.durationMs;
-    m_lease.record.successor = successor.identity;
+    m_lease.record.successor = configuredId(successor);
     m_lease.record.handoverRequestedBy = QStringLiteral("operator");
     m_lease.version = QString::number(++m_version);
     m_result.handoverSuccessors.push_back(successor.identity);
@@ -1482,9 +1686,22 @@ void World::healthy()
     const qint64 bound = (m_config.leaseMs + m_config.renewMs) * Million / slowest + 1
             + 6 * HealthyLatencyMs + HealthyLatencyMs + 2;
     m_result.livenessDeadline = from + bound;
+    if (steering()) {
+        // A drained instance defers to a candidate it still sees live even
+        // when that one cannot take the lease yet (a resumed host whose timer
+        // fires late): until its record lapses (3 heartbeats) and the next
+        // listing after that.
+        m_result.livenessDeadline += 4 * m_config.leaseMs * Million / slowest + 1;
+    }
     Event end;
     end.kind = Ev::End;
     end.time = m_result.livenessDeadline + 2 * (m_config.leaseMs + m_config.renewMs);
+    if (steering()) {
+        // Time for the restarted to be seen and earn the hysteresis, and
+        // for the leader to hand over to the one preferred (H2, H3).
+        const qint64 preferAfter = m_config.steering.preferAfterMs * Million / slowest + 1;
+        end.time = std::max(end.time, from + preferAfter + 8 * m_config.leaseMs + 2 * m_config.renewMs);
+    }
     push(std::move(end));
 }
 
@@ -1782,6 +1999,598 @@ void World::runReply(Event &e)
     armTick(n);
 }
 
+// Steering (H2, H3): each instance's roster is carried out here as
+// CandidateRoster does it: read its record at start, write it every
+// heartbeat (the lease duration) conditional on the version it wrote,
+// keep an operator's drain on a conflict, list the candidates, and apply
+// the product's SteeringPolicy: the Elector's stand-by gate, and the H1
+// handover on the leader. The candidate records suffer the lease's faults.
+
+QString World::configuredId(const Node &n) const
+{
+    if (m_config.oneIdentity)
+        return QStringLiteral("worker");
+    // Real instances keep their instanceId across restarts, and a drain with it.
+    if (steering())
+        return QStringLiteral("n%1").arg(n.slot);
+    return n.identity;
+}
+
+int World::priorityOf(int slot) const
+{
+    const auto &p = m_config.steering.priority;
+    return std::size_t(slot) < p.size() ? p[std::size_t(slot)] : 0;
+}
+
+const CandidateRecord *World::storedCandidate(const Node &n) const
+{
+    const auto it = m_candidates.find(configuredId(n));
+    return it == m_candidates.end() ? nullptr : &it->second;
+}
+
+void World::startRoster(Node &n)
+{
+    n.policy = std::make_unique<SteeringPolicy>(selfOf(n));
+    n.mine.reset();
+    n.rosterAttempt = 1;
+    n.firstWrite = true;
+    n.knownDrained.reset();
+    n.rosterBusy = false;
+    n.rosterStopped = false;
+    n.standBy = false;
+    n.firstBeatAt = -1;
+    armBeat(n, n.host.localAt(m_now));
+}
+
+bool World::isStandby(const Node &n) const
+{
+    const auto &standby = m_config.steering.standby;
+    return std::find(standby.begin(), standby.end(), n.slot) != standby.end();
+}
+
+SteeringPolicy::Self World::selfOf(const Node &n) const
+{
+    // As the roster: drained as last written; before any write (or after a
+    // failed one), as started.
+    const SteeringConfig &sc = m_config.steering;
+    SteeringPolicy::Self self;
+    self.instance = configuredId(n);
+    self.priority = priorityOf(n.slot);
+    if (sc.decideOnFreshRecords)
+        self.drained = n.knownDrained.value_or(isStandby(n));
+    else
+        self.drained = n.mine ? n.mine->drained : isStandby(n);
+    self.preferAfterMs = sc.preferAfterMs;
+    if (sc.broken == SteeringConfig::Broken::IgnoresHysteresis)
+        self.preferAfterMs = 0;
+    if (sc.broken == SteeringConfig::Broken::MovesOnEqualPriority)
+        self.priority -= 1; // the others' equal priority looks higher to it
+    return self;
+}
+
+void World::armBeat(Node &n, qint64 atLocal)
+{
+    ++n.beatGen;
+    Event e;
+    e.kind = Ev::Beat;
+    e.slot = n.slot;
+    e.incarnation = n.incarnation;
+    e.id = n.beatGen;
+    e.time = std::max(m_now, n.host.simAt(atLocal));
+    push(std::move(e));
+}
+
+CandidateRecord World::heartbeatRecord(const Node &n, const CandidateRecord &base) const
+{
+    CandidateRecord r = base;
+    r.instance = configuredId(n);
+    r.incarnation = n.identity;
+    r.priority = priorityOf(n.slot);
+    r.heartbeat = n.clock->wallNow();
+    r.heartbeatIntervalMs = m_config.leaseMs;
+    r.left = false;
+    return r;
+}
+
+void World::beat(Node &n)
+{
+    if (n.life != Life::Running || n.rosterStopped)
+        return;
+    armBeat(n, n.host.localAt(m_now) + m_config.leaseMs);
+    if (n.rosterBusy)
+        return; // the last heartbeat is still on its way
+    n.rosterBusy = true;
+    CandOp op;
+    if (!n.mine) {
+        op.kind = CandOp::Read;
+        op.record.instance = configuredId(n);
+    } else {
+        op.kind = CandOp::Replace;
+        op.earlier = *n.mine;
+        op.record = heartbeatRecord(n, *n.mine);
+    }
+    n.rosterAttempt = 1;
+    sendCandOp(n, std::move(op));
+}
+
+void World::stopRoster(Node &n)
+{
+    n.rosterStopped = true;
+    ++n.beatGen;
+    if (!n.mine)
+        return;
+    // A clean stop: the record says the candidate left; its drain stays.
+    CandOp op;
+    op.kind = CandOp::Replace;
+    op.earlier = *n.mine;
+    op.record = heartbeatRecord(n, *n.mine);
+    op.record.left = true;
+    op.last = true;
+    sendCandOp(n, std::move(op));
+}
+
+void World::sendCandOp(Node &n, CandOp op)
+{
+    const quint64 id = m_nextCandOp++;
+    m_candOps[id] = std::move(op);
+    Event e;
+    e.slot = n.slot;
+    e.incarnation = n.incarnation;
+    e.id = id;
+    if (partitioned(n) || m_rng.happens(m_faults.requestLost)) {
+        // The store client gives up after its request timeout.
+        m_candOps[id].error = true;
+        n.lastTroubleAt = std::max(n.lastTroubleAt, m_now);
+        e.kind = Ev::CandReply;
+        e.time = m_now + (m_config.leaseMs - m_config.renewMs);
+    } else {
+        e.kind = Ev::CandArrive;
+        e.time = m_now + latency(n);
+    }
+    push(std::move(e));
+}
+
+void World::candArrive(const Event &e)
+{
+    CandOp &op = m_candOps[e.id];
+    Node &n = m_nodes[std::size_t(e.slot)];
+    const QString instance = op.record.instance;
+    const auto it = m_candidates.find(instance);
+    bool changed = false;
+    if (m_rng.happens(m_faults.storeError)) {
+        op.error = true;
+    } else if (op.kind == CandOp::List) {
+        op.ok = true;
+        for (const auto &[name, record] : m_candidates)
+            op.listed.append(record);
+    } else if (op.kind == CandOp::Read) {
+        op.ok = true;
+        if (it != m_candidates.end())
+            op.read = it->second;
+    } else {
+        const bool free = op.kind == CandOp::Create ? it == m_candidates.end()
+                                                    : it != m_candidates.end() && it->second.version == op.earlier.version;
+        if (free) {
+            const bool drainChanged = it == m_candidates.end() || it->second.drained != op.record.drained;
+            op.record.version = QString::number(++m_candVersion);
+            m_candidates[instance] = op.record;
+            if (drainChanged)
+                m_drainedSince[instance] = m_now;
+            if (e.incarnation == n.incarnation && op.record.incarnation == n.identity && n.firstBeatAt < 0
+                && !op.record.left)
+                n.firstBeatAt = m_now;
+            if (!op.record.left)
+                m_firstWriteOf.emplace(op.record.incarnation, m_now);
+            op.ok = true;
+            changed = true;
+            if (m_rng.happens(m_faults.appliedError)) {
+                op.ok = false;
+                op.error = true;
+            }
+        }
+    }
+    if (op.error)
+        n.lastTroubleAt = std::max(n.lastTroubleAt, m_now);
+    if (tracing())
+        trace(QStringLiteral("%1 store: candidate op #%2 (%3 %4 by n%5.%6) -> %7")
+                      .arg(m_now)
+                      .arg(e.id)
+                      .arg(op.kind == CandOp::List ? "list" : op.kind == CandOp::Read ? "read"
+                                   : op.kind == CandOp::Create ? "create" : "replace")
+                      .arg(op.kind == CandOp::List ? QString() : instance
+                                   + (op.record.drained ? QStringLiteral(" drained") : QString()))
+                      .arg(e.slot)
+                      .arg(e.incarnation)
+                      .arg(op.error ? "error" : op.ok ? (changed ? "written" : "ok") : "conflict"));
+    Event r;
+    r.kind = Ev::CandReply;
+    r.slot = e.slot;
+    r.incarnation = e.incarnation;
+    r.id = e.id;
+    if (m_rng.happens(m_faults.replyLost)) {
+        op.ok = false;
+        op.error = true;
+        n.lastTroubleAt = std::max(n.lastTroubleAt, m_now);
+        r.time = m_now + (m_config.leaseMs - m_config.renewMs);
+    } else {
+        r.time = m_now + latency(n);
+    }
+    push(std::move(r));
+}
+
+void World::candReply(Event &e)
+{
+    Node &n = m_nodes[std::size_t(e.slot)];
+    if (n.incarnation != e.incarnation || n.life == Life::Dead) {
+        m_candOps.erase(e.id);
+        return;
+    }
+    CandOp &op = m_candOps[e.id];
+    if (partitioned(n) && !op.error) {
+        // The answer is lost: the store client gives up after its request timeout.
+        op.ok = false;
+        op.error = true;
+        e.time = m_now + (m_config.leaseMs - m_config.renewMs);
+        push(std::move(e));
+        return;
+    }
+    if (n.frozen) {
+        n.deferred.push_back(std::move(e));
+        return;
+    }
+    const CandOp answered = std::move(op);
+    m_candOps.erase(e.id);
+    if (answered.last || n.rosterStopped || n.life != Life::Running)
+        return;
+    rosterAnswered(n, answered);
+}
+
+void World::rosterAnswered(Node &n, const CandOp &op)
+{
+    auto list = [&] {
+        CandOp l;
+        l.kind = CandOp::List;
+        sendCandOp(n, std::move(l));
+    };
+    switch (op.kind) {
+    case CandOp::Read: {
+        if (!op.ok) {
+            list();
+            return;
+        }
+        // The drain is the store's (an operator's drain or undrain wins);
+        // `--standby` counts until the first write succeeds.
+        CandidateRecord base;
+        if (op.read)
+            base = *op.read;
+        CandOp write;
+        write.record = heartbeatRecord(n, base);
+        if (!base.drained) {
+            write.record.drained = isStandby(n) && n.firstWrite;
+            write.record.drainedBy = write.record.drained ? QStringLiteral("standby") : QString();
+        }
+        write.kind = op.read ? CandOp::Replace : CandOp::Create;
+        if (op.read)
+            write.earlier = *op.read;
+        sendCandOp(n, std::move(write));
+        return;
+    }
+    case CandOp::Create:
+    case CandOp::Replace:
+        if (op.ok) {
+            n.mine = op.record;
+            n.firstWrite = false;
+            n.knownDrained = op.record.drained;
+        } else if (!op.error && n.rosterAttempt < 3) {
+            // Written by someone else (an operator): read it, keep its drain, write again.
+            ++n.rosterAttempt;
+            CandOp read;
+            read.kind = CandOp::Read;
+            read.record.instance = configuredId(n);
+            sendCandOp(n, std::move(read));
+            return;
+        } else {
+            n.mine.reset(); // read again at the next heartbeat
+        }
+        list();
+        return;
+    case CandOp::List:
+        n.rosterBusy = false;
+        if (!op.ok)
+            return;
+        if (m_config.steering.decideOnFreshRecords) {
+            for (const CandidateRecord &r : op.listed) {
+                if (r.instance == configuredId(n) && r.incarnation == n.identity)
+                    n.knownDrained = r.drained;
+            }
+        }
+        n.policy->observe(op.listed, n.host.localAt(m_now));
+        applyDecision(n);
+        return;
+    }
+}
+
+void World::applyDecision(Node &n)
+{
+    if (n.life != Life::Running || n.frozen || !n.policy)
+        return;
+    const qint64 local = n.host.localAt(m_now);
+    n.clock->setMonotonicMs(local);
+    n.policy->setSelf(selfOf(n));
+    const bool leading = n.elector->isLeader();
+    const SteeringDecision d = n.policy->decide(leading, local);
+    if (d.standBy != n.standBy)
+        setStandBy(n, d.standBy);
+    if (!leading || d.handOverTo.isEmpty())
+        return;
+    const bool drained = d.why == SteeringDecision::Why::Drained;
+    SteeringHandover h;
+    h.time = m_now;
+    h.fromSlot = n.slot;
+    h.to = d.handOverTo;
+    h.drained = drained;
+    m_result.steeringHandovers.push_back(h);
+    // H2, H3: the steering settles: a lease handed back and forth is a
+    // leadership that starts and stops its work again and again.
+    m_recentMoves.push_back(m_now);
+    while (m_recentMoves.front() <= m_now - m_config.leaseMs)
+        m_recentMoves.pop_front();
+    if (m_recentMoves.size() > MaxMovesPerLease) {
+        // Counted, not a violation: CandidateRoster does it today (see decideOnFreshRecords).
+        if (m_result.steeringThrashes++ == 0)
+            m_result.firstThrash = QStringLiteral("at %1 the lease moved %2 times by steering within one lease "
+                                                  "duration (the last: %3 to %4, %5)")
+                                           .arg(m_now)
+                                           .arg(m_recentMoves.size())
+                                           .arg(n.identity, d.handOverTo,
+                                                drained ? QStringLiteral("drained") : QStringLiteral("preferred"));
+        if (tracing())
+            trace(QStringLiteral("%1 the lease goes back and forth").arg(m_now));
+    }
+    if (tracing())
+        trace(QStringLiteral("%1 %2: steering hands over to %3 (%4)")
+                      .arg(m_now)
+                      .arg(n.identity, d.handOverTo, drained ? QStringLiteral("drained") : QStringLiteral("preferred")));
+    if (!drained) {
+        const SteeringConfig &sc = m_config.steering;
+        // H2: equal priorities never move the lease.
+        const bool allEqual = std::all_of(m_nodes.begin(), m_nodes.end(),
+                                          [&](const Node &o) { return priorityOf(o.slot) == priorityOf(0); });
+        if (allEqual)
+            steeringViolation(QStringLiteral("H2: %1 hands over to %2 by preference, but every priority is %3")
+                                      .arg(n.identity, d.handOverTo)
+                                      .arg(priorityOf(0)));
+        // The process of the successor as the leader last saw it: a
+        // restart it has not listed yet is not its to know.
+        QString seen;
+        for (const CandidateSighting &c : n.policy->sightings(local)) {
+            if (c.record.instance == d.handOverTo)
+                seen = c.record.incarnation;
+        }
+        const auto firstWrite = m_firstWriteOf.find(seen);
+        for (const Node &o : m_nodes) {
+            if (configuredId(o) != d.handOverTo)
+                continue;
+            if (priorityOf(o.slot) <= priorityOf(n.slot))
+                steeringViolation(QStringLiteral("H2: %1 (priority %2) hands over by preference to %3 (priority %4)")
+                                          .arg(n.identity)
+                                          .arg(priorityOf(n.slot))
+                                          .arg(d.handOverTo)
+                                          .arg(priorityOf(o.slot)));
+            // H2: only to a candidate that has run for the hysteresis on
+            // the leader's clock (the truth: since the process the leader
+            // saw last first wrote its record).
+            const qint64 fastest = Million + m_config.maxRatePpm;
+            const qint64 least = sc.preferAfterMs * Million / fastest - 1;
+            if (firstWrite == m_firstWriteOf.end() || m_now - firstWrite->second < least)
+                steeringViolation(QStringLiteral("H2: %1 hands over by preference to %2, whose process %3 has "
+                                                 "announced itself only since %4 (less than %5 ms)")
+                                          .arg(n.identity, d.handOverTo, seen)
+                                          .arg(firstWrite == m_firstWriteOf.end() ? -1 : firstWrite->second)
+                                          .arg(sc.preferAfterMs));
+        }
+    }
+    for (Node &o : m_nodes) {
+        if (configuredId(o) != d.handOverTo || o.life == Life::Dead)
+            continue;
+        if (m_crashNextSuccessor) {
+            m_crashNextSuccessor = false;
+            crash(o);
+        } else if (m_partitionNextSuccessor >= 0) {
+            partition(o, m_partitionNextSuccessor);
+            m_partitionNextSuccessor = -1;
+        }
+    }
+    const QString to = d.handOverTo;
+    const QString by = drained ? QStringLiteral("drain") : QStringLiteral("preferred holder");
+    call(n, "requestHandover", std::nullopt, [&](Elector &el) { return el.requestHandover(to, by); });
+}
+
+void World::setStandBy(Node &n, bool on)
+{
+    n.standBy = on;
+    if (m_config.steering.broken == SteeringConfig::Broken::IgnoresGate)
+        return;
+    if (tracing())
+        trace(QStringLiteral("%1 %2: %3").arg(m_now).arg(n.identity, on ? "stands by" : "campaigns again"));
+    call(n, "setStandingBy", std::nullopt, [on](Elector &el) { return el.setStandingBy(on); });
+}
+
+void World::operatorDrains()
+{
+    if (m_healthy)
+        return;
+    Event next;
+    next.kind = Ev::Operator;
+    next.time = m_now + std::max<qint64>(1, qint64(m_rng.exponential(3'600'000.0 / m_config.steering.drainsPerHour)));
+    push(std::move(next));
+    const double pick = m_rng.chance();
+    const int slot = int(m_rng.between(0, qint64(m_nodes.size()) - 1));
+    if (pick < 0.35)
+        drain(-1, true);
+    else if (pick < 0.6)
+        drain(slot, true);
+    else if (pick < 0.85)
+        drain(slot, false);
+    else
+        drain(-2, pick < 0.925);
+}
+
+void World::drain(int slot, bool on)
+{
+    std::vector<const Node *> targets;
+    if (slot == -2) {
+        for (const Node &n : m_nodes)
+            targets.push_back(&n);
+    } else if (slot == -1) {
+        if (const Node *l = leader())
+            targets.push_back(l);
+    } else {
+        targets.push_back(&m_nodes[std::size_t(slot)]);
+    }
+    for (const Node *n : targets) {
+        // `baton drain`: a read-modify-write of the instance's record; one
+        // that has none gets one, left, so that it comes up drained.
+        const QString instance = configuredId(*n);
+        auto it = m_candidates.find(instance);
+        if (it == m_candidates.end()) {
+            CandidateRecord r;
+            r.instance = instance;
+            r.left = true;
+            it = m_candidates.emplace(instance, r).first;
+        }
+        CandidateRecord &r = it->second;
+        if (r.drained != on)
+            m_drainedSince[instance] = m_now;
+        r.drained = on;
+        r.drainedBy = on ? QStringLiteral("operator") : QString();
+        r.version = QString::number(++m_candVersion);
+        on ? ++m_result.drains : ++m_result.undrains;
+        if (tracing())
+            trace(QStringLiteral("%1 operator: %2 %3").arg(m_now).arg(on ? "drain" : "undrain", instance));
+    }
+}
+
+void World::judgeTakeover(const Node &n, qint64 token)
+{
+    // H3: a drained instance takes no lease while a candidate that is not
+    // drained is live, unless the lease was kept for it by a handover.
+    // Judged where the instance could know: both have run without a fault
+    // for long enough to have written and listed their records.
+    if (m_reservedTakes.count(token))
+        return;
+    const qint64 since = m_now - (3 * m_config.leaseMs + 2 * m_config.renewMs);
+    const CandidateRecord *self = storedCandidate(n);
+    const auto selfSince = m_drainedSince.find(configuredId(n));
+    if (!self || !self->drained || selfSince == m_drainedSince.end() || selfSince->second >= since
+        || !troubleFree(n, since))
+        return;
+    for (const Node &o : m_nodes) {
+        if (o.slot == n.slot || !troubleFree(o, since) || o.firstBeatAt < 0 || o.firstBeatAt >= since)
+            continue;
+        const CandidateRecord *other = storedCandidate(o);
+        const auto otherSince = m_drainedSince.find(configuredId(o));
+        if (!other || other->drained || other->left || other->incarnation != o.identity
+            || otherSince == m_drainedSince.end() || otherSince->second >= since)
+            continue;
+        steeringViolation(QStringLiteral("H3: %1, drained since %2, took the lease (token %3) while %4, not "
+                                         "drained, was live")
+                                  .arg(n.identity)
+                                  .arg(selfSince->second)
+                                  .arg(token)
+                                  .arg(o.identity));
+        return;
+    }
+}
+
+void World::noteLeaseWrite(const LeaseState &before)
+{
+    const LeaseRecord &now = m_lease.record;
+    if (now.holder.isEmpty() && !now.successor.isEmpty() && now.successor != anySuccessor) {
+        // H1: the lease kept for a successor; judged when it must have run out.
+        m_reservations.push_back({m_now, now.successor, m_lease.version});
+        const qint64 slowest = Million - m_config.maxRatePpm;
+        const qint64 bound = m_faults.watchDelayMaxMs + (m_config.leaseMs + m_config.renewMs) * Million / slowest
+                + 6 * m_faults.latencyMaxMs + 2;
+        Event judge;
+        judge.kind = Ev::JudgeReservation;
+        judge.id = m_reservations.size() - 1;
+        judge.time = m_now + bound;
+        push(std::move(judge));
+    }
+    if (!now.holder.isEmpty() && before.exists && before.record.holder.isEmpty()
+        && before.record.successor == now.holder)
+        m_reservedTakes.insert(now.transitions);
+}
+
+void World::judgeReservation(std::size_t index)
+{
+    const Reservation &r = m_reservations[index];
+    // Taken, or written over (an acquisition whose answer was lost counts:
+    // the reservation no longer holds the lease back).
+    const bool taken = m_lease.version != r.version
+            || std::any_of(m_result.terms.begin(), m_result.terms.end(),
+                           [&](const Term &t) { return t.start >= r.appliedAt; });
+    if (taken) {
+        ++m_result.reservationsJudged;
+        return;
+    }
+    // Nobody took it: fine unless an instance other than the successor, not
+    // drained and untouched by any fault, was there to take it once the
+    // reservation had run out (one lease duration).
+    const qint64 since = r.appliedAt - 2 * (m_config.leaseMs - m_config.renewMs);
+    for (const Node &o : m_nodes) {
+        if (configuredId(o) == r.successor || !troubleFree(o, since))
+            continue;
+        const CandidateRecord *c = storedCandidate(o);
+        const auto drainedSince = m_drainedSince.find(configuredId(o));
+        if (c && c->drained)
+            continue;
+        if (drainedSince != m_drainedSince.end() && drainedSince->second >= r.appliedAt - 3 * m_config.leaseMs)
+            continue;
+        ++m_result.reservationsJudged;
+        steeringViolation(QStringLiteral("H1: the lease kept for %1 at %2 was still not taken at %3, though %4 "
+                                         "could take it once the reservation ran out")
+                                  .arg(r.successor)
+                                  .arg(r.appliedAt)
+                                  .arg(m_now)
+                                  .arg(o.identity));
+        return;
+    }
+}
+
+void World::judgeFinalLeader()
+{
+    // H2, H3: once the faults are over, the highest-priority live candidate
+    // that is not drained leads (any, when all are drained).
+    const Node *leading = nullptr;
+    int best = std::numeric_limits<int>::min();
+    for (const Node &n : m_nodes) {
+        if (n.termOpen && m_now < n.deadlineSim)
+            leading = &n;
+        const CandidateRecord *c = storedCandidate(n);
+        if (n.life == Life::Running && c && !c->drained && !c->left)
+            best = std::max(best, priorityOf(n.slot));
+    }
+    m_result.finalLeader = leading ? leading->slot : -1;
+    if (!leading || best == std::numeric_limits<int>::min())
+        return;
+    const CandidateRecord *c = storedCandidate(*leading);
+    if ((c && c->drained) || priorityOf(leading->slot) != best)
+        steeringViolation(QStringLiteral("H2/H3: at the end %1 leads (priority %2%3) while a live candidate of "
+                                         "priority %4 is not drained")
+                                  .arg(leading->identity)
+                                  .arg(priorityOf(leading->slot))
+                                  .arg(c && c->drained ? QStringLiteral(", drained") : QString())
+                                  .arg(best));
+}
+
+void World::steeringViolation(const QString &what)
+{
+    ++m_result.steeringViolations;
+    violation(what);
+}
+
 void World::happen(Happening::Kind kind, const Node &n, StopReason reason, bool released, qint64 reported)
 {
     Happening h;
@@ -1943,6 +2752,7 @@ Verdict judge(const SimResult &result)
 {
     Verdict v;
     v.problems = result.violations;
+    v.steeringProblems = result.steeringViolations;
     v.firstProblemAt = result.firstViolationAt;
     auto at = [&v](qint64 t) {
         if (v.firstProblemAt < 0 || t < v.firstProblemAt)
@@ -1997,7 +2807,14 @@ Verdict judge(const SimResult &result)
     if (result.config.healthyPhase && result.healthyAt >= 0
         && !result.config.leaderKeepsAuthorityPastDeadline) {
         const Term *last = terms.empty() ? nullptr : &terms.back();
-        if (!last || !last->openAtEnd || last->start > result.livenessDeadline) {
+        // Steering may move the lease after the first leader of the healthy
+        // phase: then a leader by the deadline, and one at the end.
+        const bool ledByDeadline = std::any_of(terms.begin(), terms.end(), [&](const Term &t) {
+            return t.start <= result.livenessDeadline && (t.openAtEnd || t.end > result.livenessDeadline);
+        });
+        const bool late = result.config.steering.enabled ? !ledByDeadline
+                                                         : (last && last->start > result.livenessDeadline);
+        if (!last || !last->openAtEnd || late) {
             at(result.livenessDeadline);
             v.problems.append(
                     QStringLiteral("F6: healthy from %1 (last fault message landed at %2), expected a leader "
@@ -2017,6 +2834,24 @@ Verdict judge(const SimResult &result)
     if (result.config.ticks.enabled)
         judgeRuns(result, v, at);
     return v;
+}
+
+QString describeSteering(const SteeringConfig &s)
+{
+    if (!s.enabled)
+        return {};
+    QStringList priorities;
+    for (int p : s.priority)
+        priorities.append(QString::number(p));
+    QStringList standby;
+    for (int slot : s.standby)
+        standby.append(QStringLiteral("n%1").arg(slot));
+    return QStringLiteral(", steering: priorities %1, prefer after %2 ms, standby [%3], drains %4/h%5")
+            .arg(priorities.join(QLatin1Char(' ')))
+            .arg(s.preferAfterMs)
+            .arg(standby.join(QLatin1Char(' ')))
+            .arg(s.drainsPerHour, 0, 'g', 3)
+            .arg(s.decideOnFreshRecords ? QStringLiteral(", decides on fresh records") : QString());
 }
 
 QString describe(const SimConfig &c)
@@ -2040,7 +2875,7 @@ QString describe(const SimConfig &c)
             .arg(f.watchDelayMaxMs)
             .arg(c.chaos.eventsPerHour, 0, 'g', 3)
             .arg(c.checkCleanHandover ? QStringLiteral(", clean handovers judged") : QString())
-            + (c.oneIdentity ? QStringLiteral(", one instanceId for all") : QString());
+            + (c.oneIdentity ? QStringLiteral(", one instanceId for all") : QString()) + describeSteering(c.steering);
 }
 
 QString describeFailure(const SimResult &result, const Verdict &verdict)

@@ -103,6 +103,18 @@ enum class ScriptKind {
      * durationMs before it calls handOver() (H1).
      */
     AskHandover,
+    /*!
+     * An operator drains the instance in slot (`baton drain`: a
+     * read-modify-write of its candidate record); slot -1: the leader at
+     * that moment, -2: every instance (H3).
+     */
+    Drain,
+    /*! The same, undrained (`baton undrain`). */
+    Undrain,
+    /*! The next instance a leader hands over to by steering dies as the handover is asked. */
+    CrashNextSuccessor,
+    /*! The next instance a leader hands over to by steering is cut off from the store for durationMs. */
+    PartitionNextSuccessor,
 };
 
 struct ScriptStep
@@ -157,6 +169,45 @@ struct TickConfig
     Broken broken = Broken::None;
 };
 
+/*!
+ * Preference and drain (H2, H3): every instance keeps a candidate record in
+ * the simulated store (with the lease's faults), feeds the product's
+ * SteeringPolicy, and applies its decision as the participant does: the
+ * Elector's stand-by gate, and the leader's handover (H1). Instances then
+ * keep one instanceId per slot across restarts (`n<slot>`), as real ones do.
+ */
+struct SteeringConfig
+{
+    bool enabled = false;
+    /*! Priority of each slot; missing ones are 0. */
+    std::vector<int> priority;
+    /*! Slots started with --standby. */
+    std::vector<int> standby;
+    qint64 preferAfterMs = 30000;
+    /*! Operators drain and undrain at random during the faulty phase, this many times an hour. */
+    double drainsPerHour = 0;
+    /*!
+     * A roster that decides on fresh records: on becoming leader it lists
+     * the candidates before deciding, and it takes its own drain from the
+     * listing (the store's, which an operator may have changed since its
+     * last write) and keeps the last one it knew when a write fails. False:
+     * as CandidateRoster does: it decides at once on the last listing, with
+     * its drain as last written (after a failed write, as started).
+     */
+    bool decideOnFreshRecords = false;
+    /*! Deliberately broken participants, to prove that the checker can fail. */
+    enum class Broken {
+        None,
+        /*! A drained follower takes a free or expired lease anyway. */
+        IgnoresGate,
+        /*! The leader moves the lease to a higher priority as soon as it sees it. */
+        IgnoresHysteresis,
+        /*! The leader moves the lease to a stable candidate of its own priority. */
+        MovesOnEqualPriority,
+    };
+    Broken broken = Broken::None;
+};
+
 struct SimConfig
 {
     int instances = 3;
@@ -201,6 +252,7 @@ struct SimConfig
      */
     bool incarnationsIgnored = false;
     TickConfig ticks;
+    SteeringConfig steering;
     /*! Keep the last lines of a trace of the run (0: no trace, and faster)... */
     int traceLines = 0;
     /*! ...up to this simulated instant. */
@@ -274,6 +326,15 @@ struct TickRun
     bool completed = false;
 };
 
+/*! A handover a leader asked because its steering policy said so (H2, H3). */
+struct SteeringHandover
+{
+    qint64 time = 0;
+    int fromSlot = -1;
+    QString to;
+    bool drained = false;
+};
+
 /*! A write of a run record that the store applied. */
 struct RunWrite
 {
@@ -311,6 +372,18 @@ struct SimResult
     std::vector<RunWrite> runWrites;
     /*! Ticks recorded as skipped: a run was still going. */
     int skippedTicks = 0;
+    /*! Steering: the handovers the policy asked for, the drains and undrains applied, and reservations judged. */
+    std::vector<SteeringHandover> steeringHandovers;
+    int drains = 0;
+    int undrains = 0;
+    int reservationsJudged = 0;
+    /*! Breaches of H1-H3 among the violations. */
+    int steeringViolations = 0;
+    /*! Steering: times the lease moved more than three times by steering within one lease duration. */
+    int steeringThrashes = 0;
+    QString firstThrash;
+    /*! Steering: the slot leading at the end of a run with a healthy phase (-1: nobody). */
+    int finalLeader = -1;
 };
 
 /*! What the checks found: each line names the rule it breaks. */
@@ -320,6 +393,8 @@ struct Verdict
     int overlaps = 0;
     /*! Breaches of S1-S3 found in the runs of scheduled work. */
     int runProblems = 0;
+    /*! Breaches of H1-H3 found while steering. */
+    int steeringProblems = 0;
     int leaderChanges = 0;
     /*! Simulated time of the first problem, where a trace is worth reading. */
     qint64 firstProblemAt = -1;
