@@ -228,7 +228,7 @@ struct Node
     int rosterAttempt = 1;
     /*! No write of this process has succeeded yet: `--standby` still counts. */
     bool firstWrite = true;
-    /*! decideOnFreshRecords: its drain as last known, from its writes and the listings. */
+    /*! Its drain as last known, from its writes and the listings (as CandidateRoster). */
     std::optional<bool> knownDrained;
     quint64 beatGen = 0;
     bool standBy = false;
@@ -758,11 +758,7 @@ void World::dispatch(Event &e)
         Node &n = m_nodes[std::size_t(e.slot)];
         if (!reachable(n, e) || n.life != Life::Running || n.rosterStopped)
             return;
-        if (!m_config.steering.decideOnFreshRecords) {
-            applyDecision(n);
-            return;
-        }
-        // A fresh listing first: the last one may be a heartbeat old.
+        // As CandidateRoster: a fresh listing first: the last one may be a heartbeat old.
         if (n.rosterBusy)
             return; // the heartbeat on its way ends with a listing and a decision
         n.rosterBusy = true;
@@ -2050,16 +2046,13 @@ bool World::isStandby(const Node &n) const
 
 SteeringPolicy::Self World::selfOf(const Node &n) const
 {
-    // As the roster: drained as last written; before any write (or after a
-    // failed one), as started.
+    // As the roster: its drain as last known from its writes and the
+    // listings; before any (or after failed ones), as started.
     const SteeringConfig &sc = m_config.steering;
     SteeringPolicy::Self self;
     self.instance = configuredId(n);
     self.priority = priorityOf(n.slot);
-    if (sc.decideOnFreshRecords)
-        self.drained = n.knownDrained.value_or(isStandby(n));
-    else
-        self.drained = n.mine ? n.mine->drained : isStandby(n);
+    self.drained = n.knownDrained.value_or(isStandby(n));
     self.preferAfterMs = sc.preferAfterMs;
     if (sc.broken == SteeringConfig::Broken::IgnoresHysteresis)
         self.preferAfterMs = 0;
@@ -2298,11 +2291,9 @@ void World::rosterAnswered(Node &n, const CandOp &op)
         n.rosterBusy = false;
         if (!op.ok)
             return;
-        if (m_config.steering.decideOnFreshRecords) {
-            for (const CandidateRecord &r : op.listed) {
-                if (r.instance == configuredId(n) && r.incarnation == n.identity)
-                    n.knownDrained = r.drained;
-            }
+        for (const CandidateRecord &r : op.listed) {
+            if (r.instance == configuredId(n) && r.incarnation == n.identity)
+                n.knownDrained = r.drained;
         }
         n.policy->observe(op.listed, n.host.localAt(m_now));
         applyDecision(n);
@@ -2336,7 +2327,7 @@ void World::applyDecision(Node &n)
     while (m_recentMoves.front() <= m_now - m_config.leaseMs)
         m_recentMoves.pop_front();
     if (m_recentMoves.size() > MaxMovesPerLease) {
-        // Counted, not a violation: CandidateRoster does it today (see decideOnFreshRecords).
+        // Counted: steeringSweep requires none.
         if (m_result.steeringThrashes++ == 0)
             m_result.firstThrash = QStringLiteral("at %1 the lease moved %2 times by steering within one lease "
                                                   "duration (the last: %3 to %4, %5)")
@@ -2846,12 +2837,11 @@ QString describeSteering(const SteeringConfig &s)
     QStringList standby;
     for (int slot : s.standby)
         standby.append(QStringLiteral("n%1").arg(slot));
-    return QStringLiteral(", steering: priorities %1, prefer after %2 ms, standby [%3], drains %4/h%5")
+    return QStringLiteral(", steering: priorities %1, prefer after %2 ms, standby [%3], drains %4/h")
             .arg(priorities.join(QLatin1Char(' ')))
             .arg(s.preferAfterMs)
             .arg(standby.join(QLatin1Char(' ')))
-            .arg(s.drainsPerHour, 0, 'g', 3)
-            .arg(s.decideOnFreshRecords ? QStringLiteral(", decides on fresh records") : QString());
+            .arg(s.drainsPerHour, 0, 'g', 3);
 }
 
 QString describe(const SimConfig &c)

@@ -186,15 +186,6 @@ struct SteeringConfig
     qint64 preferAfterMs = 30000;
     /*! Operators drain and undrain at random during the faulty phase, this many times an hour. */
     double drainsPerHour = 0;
-    /*!
-     * A roster that decides on fresh records: on becoming leader it lists
-     * the candidates before deciding, and it takes its own drain from the
-     * listing (the store's, which an operator may have changed since its
-     * last write) and keeps the last one it knew when a write fails. False:
-     * as CandidateRoster does: it decides at once on the last listing, with
-     * its drain as last written (after a failed write, as started).
-     */
-    bool decideOnFreshRecords = false;
     /*! Deliberately broken participants, to prove that the checker can fail. */
     enum class Broken {
         None,

@@ -363,7 +363,6 @@ private Q_SLOTS:
     void checkerCatchesTwoRunsOfATick();
     void preferenceAndDrainHoldThroughEveryFault_data();
     void preferenceAndDrainHoldThroughEveryFault();
-    void steeringSweep_data();
     void steeringSweep();
     void checkerCatchesSteeringBreaches_data();
     void checkerCatchesSteeringBreaches();
@@ -1077,7 +1076,6 @@ void tst_Simulation::preferenceAndDrainHoldThroughEveryFault_data()
     QTest::addColumn<int>("drainMovesAtLeast");
     QTest::addColumn<qint64>("maxGapMs");
     QTest::addColumn<qint64>("slot0NeverLeadsAfter");
-    QTest::addColumn<bool>("fresh");
     // How long a crashed instance stays down (0: 1 to 2 s).
     QTest::addColumn<qint64>("downMs");
     const std::vector<int> none;
@@ -1091,54 +1089,47 @@ void tst_Simulation::preferenceAndDrainHoldThroughEveryFault_data()
         flapping.push_back({t, ScriptKind::CrashLeader, 0, 1});
     QTest::newRow("H2: a stable higher priority gets the lease once, after the hysteresis")
             << std::vector<int> {0, 5, 0} << none << std::vector<ScriptStep> {} << even << 1 << -1 << 1 << 0
-            << quick << never << false << qint64(0);
+            << quick << never << qint64(0);
     QTest::newRow("H2: a flapping higher priority never gets it")
-            << std::vector<int> {0, 5, 0} << none << flapping << even << 1 << -1 << 0 << 0 << quick << never << false << qint64(0);
+            << std::vector<int> {0, 5, 0} << none << flapping << even << 1 << -1 << 0 << 0 << quick << never << qint64(0);
     QTest::newRow("H2: equal priorities never move the lease")
             << std::vector<int> {3, 3, 3} << none << std::vector<ScriptStep> {} << even << 0 << -1 << 0 << 0 << quick
-            << never << false << qint64(0);
+            << never << qint64(0);
     QTest::newRow("H3: the leader drained hands over at its next heartbeat")
             << std::vector<int> {0, 0, 0} << none << std::vector<ScriptStep> {{60'000, ScriptKind::Drain, 0, -1}}
-            << even << -1 << 0 << 0 << 1 << quick << qint64(60'000 + L + 8 * Latency) << false << qint64(0);
+            << even << -1 << 0 << 0 << 1 << quick << qint64(60'000 + L + 8 * Latency) << qint64(0);
     QTest::newRow("H3: every instance drained at once: the leader keeps the lease")
             << std::vector<int> {0, 0, 0} << none << std::vector<ScriptStep> {{60'000, ScriptKind::Drain, 0, -2}}
-            << even << -1 << -1 << 0 << 0 << quick << never << false << qint64(0);
+            << even << -1 << -1 << 0 << 0 << quick << never << qint64(0);
     QTest::newRow("H3: a frozen leader drained")
             << std::vector<int> {0, 0, 0} << none
             << std::vector<ScriptStep> {{60'000, ScriptKind::FreezeLeader, 2 * L, 0}, {61'000, ScriptKind::Drain, 0, 0}}
-            << even << -1 << 0 << 0 << 0 << quick << qint64(61'000) << false << qint64(0);
+            << even << -1 << 0 << 0 << 0 << quick << qint64(61'000) << qint64(0);
     QTest::newRow("H3: a drained follower stays out when the leader freezes")
             << std::vector<int> {0, 0, 0} << none
             << std::vector<ScriptStep> {{30'000, ScriptKind::Drain, 0, 0}, {120'000, ScriptKind::FreezeLeader, 2 * L}}
-            << std::vector<qint64> {20'000, 0, -20'000} << -1 << 0 << 0 << 1 << quick << qint64(30'000 + L + 8 * Latency) << false << qint64(0);
-    // CandidateRoster today: the instance undrained still thinks itself
-    // drained until its next heartbeat, while the leader's fresh listing
-    // prefers it: the lease goes back and forth (expected to fail below).
-    QTest::newRow("H2, H3: drained, then undrained: the preferred instance gets the lease back")
-            << std::vector<int> {5, 0, 0} << none
-            << std::vector<ScriptStep> {{60'000, ScriptKind::Drain, 0, 0}, {120'000, ScriptKind::Undrain, 0, 0}}
-            << even << 0 << -1 << 1 << 1 << quick << never << false << qint64(0);
+            << std::vector<qint64> {20'000, 0, -20'000} << -1 << 0 << 0 << 1 << quick << qint64(30'000 + L + 8 * Latency) << qint64(0);
     QTest::newRow("H3: two operators at once drain two instances")
             << std::vector<int> {0, 0, 0} << none
             << std::vector<ScriptStep> {{60'000, ScriptKind::Drain, 0, 0}, {60'000, ScriptKind::Drain, 0, 1}}
-            << even << 2 << -1 << 0 << 1 << quick << qint64(60'000 + L + 8 * Latency) << false << qint64(0);
+            << even << 2 << -1 << 0 << 1 << quick << qint64(60'000 + L + 8 * Latency) << qint64(0);
     // Down for three lease durations: its record still looks live for three
     // heartbeats, so each leader hands over to it again, each reservation
     // held back one lease duration at most (about 45 s without a leader in all).
     QTest::newRow("H2: the successor dies while the lease is kept for it")
             << std::vector<int> {0, 5, 0} << none << std::vector<ScriptStep> {{0, ScriptKind::CrashNextSuccessor, 0}}
-            << even << 1 << -1 << -1 << 0 << reserved << never << false << qint64(3 * L);
+            << even << 1 << -1 << -1 << 0 << reserved << never << qint64(3 * L);
     QTest::newRow("H2: the successor cut off from the store as the leader hands over")
             << std::vector<int> {0, 5, 0} << none
             << std::vector<ScriptStep> {{0, ScriptKind::PartitionNextSuccessor, 2 * L}} << even << 1 << -1 << -1 << 0
-            << reserved << never << false << qint64(0);
+            << reserved << never << qint64(0);
     QTest::newRow("H3: started as a standby, it leads only while nobody else can")
             << std::vector<int> {0, 0, 0} << std::vector<int> {0} << std::vector<ScriptStep> {} << even << -1 << 0
-            << 0 << 1 << quick << qint64(1500 + L + 8 * Latency) << false << qint64(0);
-    QTest::newRow("H2, H3: drained, then undrained, by a roster that decides on fresh records")
+            << 0 << 1 << quick << qint64(1500 + L + 8 * Latency) << qint64(0);
+    QTest::newRow("H2, H3: drained, then undrained: the preferred instance gets the lease back")
             << std::vector<int> {5, 0, 0} << none
             << std::vector<ScriptStep> {{60'000, ScriptKind::Drain, 0, 0}, {120'000, ScriptKind::Undrain, 0, 0}}
-            << even << 0 << -1 << 1 << 1 << quick << never << true << qint64(0);
+            << even << 0 << -1 << 1 << 1 << quick << never << qint64(0);
 }
 
 void tst_Simulation::preferenceAndDrainHoldThroughEveryFault()
@@ -1153,10 +1144,8 @@ void tst_Simulation::preferenceAndDrainHoldThroughEveryFault()
     QFETCH(int, drainMovesAtLeast);
     QFETCH(qint64, maxGapMs);
     QFETCH(qint64, slot0NeverLeadsAfter);
-    QFETCH(bool, fresh);
     QFETCH(qint64, downMs);
     SimConfig config = steerConfig(priority, standby);
-    config.steering.decideOnFreshRecords = fresh;
     if (downMs > 0)
         config.chaos.restartMinMs = config.chaos.restartMaxMs = downMs;
     config.script = script;
@@ -1184,10 +1173,6 @@ void tst_Simulation::preferenceAndDrainHoldThroughEveryFault()
                                     .arg(next ? next->identity : QStringLiteral("none"))
                                     .arg(next ? next->start : -1)));
     }
-    QEXPECT_FAIL("H2, H3: drained, then undrained: the preferred instance gets the lease back",
-                 "CandidateRoster decides on its drain as last written and, on becoming leader, on the last "
-                 "listing: the lease goes back and forth until the undrained instance's next heartbeat",
-                 Continue);
     if (preferenceMoves >= 0)
         QCOMPARE(preferred, preferenceMoves);
     QVERIFY2(drained >= drainMovesAtLeast, qPrintable(QStringLiteral("%1 moves by drain").arg(drained)));
@@ -1203,16 +1188,8 @@ void tst_Simulation::preferenceAndDrainHoldThroughEveryFault()
     }
 }
 
-void tst_Simulation::steeringSweep_data()
-{
-    QTest::addColumn<bool>("fresh");
-    QTest::newRow("as CandidateRoster decides today") << false;
-    QTest::newRow("a roster that decides on fresh records") << true;
-}
-
 void tst_Simulation::steeringSweep()
 {
-    QFETCH(bool, fresh);
     // H1-H3 over random worlds: the sweep's faults and chaos, priorities
     // equal or not, hysteresis 0 to two lease durations, stand-by starts,
     // and operators who drain and undrain the leader, anyone or everyone
@@ -1233,7 +1210,6 @@ void tst_Simulation::steeringSweep()
     elapsed.start();
     for (quint64 seed = firstSeed; seed < firstSeed + quint64(count); ++seed) {
         SimConfig config = steerSweepConfig(seed);
-        config.steering.decideOnFreshRecords = fresh;
         if (only >= 0) {
             config.traceLines = int(envNumber("BATON_SIM_TRACE", 60));
             config.traceUntilMs = envNumber("BATON_SIM_TRACE_UNTIL", config.traceUntilMs);
@@ -1282,11 +1258,6 @@ void tst_Simulation::steeringSweep()
         QVERIFY(reservations > 0);
     }
     // The steering settles: no more than three moves within one lease duration.
-    if (!fresh)
-        QEXPECT_FAIL("as CandidateRoster decides today",
-                     "it decides on the last listing when it becomes leader, and on its drain as last written: "
-                     "an instance drained or undrained meanwhile is handed the lease back and forth",
-                     Continue);
     QCOMPARE(thrashingSeeds, qint64(0));
 }
 

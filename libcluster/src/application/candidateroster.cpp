@@ -33,12 +33,15 @@ CandidateRoster::CandidateRoster(ClusterServicePrivate *election, CandidateBook 
         failed(QStringLiteral("leave"), QStringLiteral("no answer from the store in time"));
         finishStop();
     });
-    // Decided again at once, on a later turn: not from inside the slot
-    // that tells the leadership began.
+    // Decided again on becoming leader, from a fresh listing: the last one
+    // may be a heartbeat old, and an instance drained or undrained since
+    // would be handed the lease back and forth until its next heartbeat.
     connect(election->q, &ClusterService::leadershipChanged, this,
             [this](bool leading) {
-                if (leading && !m_stopping)
-                    apply();
+                if (!leading || m_stopping || m_busy)
+                    return; // the heartbeat on its way ends with a listing and a decision
+                m_busy = true;
+                listAndApply();
             },
             Qt::QueuedConnection);
 }
@@ -82,8 +85,9 @@ void CandidateRoster::beat()
 
 bool CandidateRoster::drained() const
 {
-    // A write that failed keeps the drain last known.
-    return m_written ? m_written->drained : m_lastDrained.value_or(m_election->standby);
+    // As last known from its writes and the listings (the store's, which an
+    // operator may have changed since): a write that failed keeps it.
+    return m_lastDrained.value_or(m_election->standby);
 }
 
 CandidateRecord CandidateRoster::composed(const std::optional<CandidateRecord> &stored) const
@@ -169,6 +173,7 @@ void CandidateRoster::listAndApply()
         }
         if (ok) {
             succeeded(QStringLiteral("list"));
+            adoptOwn(records);
             m_policy.observe(records, now());
         } else {
             failed(QStringLiteral("list"), error);
@@ -178,6 +183,18 @@ void CandidateRoster::listAndApply()
         // up leading rather than waiting for candidates it cannot see.
         apply();
     });
+}
+
+void CandidateRoster::adoptOwn(const QList<CandidateRecord> &records)
+{
+    for (const CandidateRecord &record : records) {
+        if (record.instance != m_election->params.identity || record.incarnation != m_election->params.incarnation)
+            continue;
+        m_lastDrained = record.drained;
+        // The next heartbeat replaces the version seen, keeping its drain.
+        if (m_written && m_written->version != record.version)
+            m_written = record;
+    }
 }
 
 void CandidateRoster::apply()

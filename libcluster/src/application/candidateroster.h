@@ -42,6 +42,8 @@ private:
     void write(const std::optional<CandidateRecord> &stored, int attempt);
     void rereadAndWrite(int attempt);
     void listAndApply();
+    /*! Its own drain as the listing shows it: an operator may have changed it since the last write. */
+    void adoptOwn(const QList<CandidateRecord> &records);
     void apply();
     CandidateRecord composed(const std::optional<CandidateRecord> &stored) const;
     bool drained() const;
