@@ -2,6 +2,7 @@
 
 #include "commandline.h"
 #include "electionconfig.h"
+#include "operatorname.h"
 
 #include <batoninternal/candidatebook.h>
 #include <batoninternal/didyoumean.h>
@@ -263,15 +264,15 @@ bool DrainCommand::change(const CandidateRecord *stored, CandidateRecord *record
         *record = *stored;
     }
     if (m_options.drain) {
-        // Kept as it is when an operator drained it already: the time says since when.
-        if (stored && stored->drained && stored->drainedBy == QLatin1String("operator")) {
+        // Kept as it is when an operator drained it already (not a `--standby` start): the time says since when.
+        if (stored && stored->drained && stored->drainedBy != QLatin1String("standby")) {
             *news = QStringLiteral("%1 is drained for %2 already (since %3)")
                             .arg(m_options.instance, lease,
                                  stored->drainedAt.toUTC().toString(Qt::ISODate));
             return false;
         }
         record->drained = true;
-        record->drainedBy = QStringLiteral("operator");
+        record->drainedBy = operatorName();
         record->drainedAt = QDateTime::currentDateTimeUtc(); // for display
         return true;
     }

@@ -1,29 +1,14 @@
 #include "handovercommand.h"
 
 #include "commandline.h"
+#include "operatorname.h"
 
 #include <baton/leaseobserver.h>
 
 #include <QCommandLineParser>
-#include <QSysInfo>
 #include <QTimer>
 
-#include <unistd.h>
-#include <pwd.h>
-
 namespace baton {
-
-namespace {
-
-/*! Who asks, for the lease's history: the login name and the host. */
-QString requester()
-{
-    const passwd *entry = getpwuid(getuid());
-    const QString user = entry ? QString::fromLocal8Bit(entry->pw_name) : QString::number(getuid());
-    return user + QLatin1Char('@') + QSysInfo::machineHostName();
-}
-
-} // namespace
 
 HandoverCommand::HandoverCommand(Options options, QObject *parent)
     : QObject(parent)
@@ -49,7 +34,7 @@ int HandoverCommand::start()
         commandline::complain("handover", error);
         return why == LeaseObserver::OpenError::SourceUnavailable ? 1 : commandline::BadUsage;
     }
-    m_observer->requestHandover(m_options.lease, m_options.to, requester(),
+    m_observer->requestHandover(m_options.lease, m_options.to, operatorName(),
                                 [this](bool ok, const QString &message) {
         if (ok)
             commandline::say(message);

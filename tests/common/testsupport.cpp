@@ -5,6 +5,7 @@
 #include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QSet>
+#include <QSysInfo>
 
 #include <cmath>
 #include <limits>
@@ -56,6 +57,12 @@ int fileMode(const QString &path)
     if (::stat(QFile::encodeName(path).constData(), &info) != 0)
         return -1;
     return int(info.st_mode & 07777);
+}
+
+bool isUserAtThisHost(const QString &by)
+{
+    const QString host = QLatin1Char('@') + QSysInfo::machineHostName();
+    return by.endsWith(host) && by.size() > host.size();
 }
 
 QString octalMode(int mode)

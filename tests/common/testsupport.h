@@ -36,6 +36,9 @@ int fileMode(const QString &path);
 /*! \a mode as octal text, for messages. */
 QString octalMode(int mode);
 
+/*! Whether \a by names a user at this host, as `baton handover` and `baton drain` record who asked. */
+bool isUserAtThisHost(const QString &by);
+
 /*! Parses one line of an O5 event stream; an empty object when it is not JSON. */
 QJsonObject parseEventLine(const QByteArray &line);
 

@@ -37,7 +37,7 @@ struct BATON_INTERNAL_EXPORT CandidateRecord
     int priority = 0;
     /*! Drained or started as a standby: hands over and takes no lease while another candidate is live. */
     bool drained = false;
-    /*! Who drained it, for display ("operator" or the `--standby` start). */
+    /*! Who drained it, for display: `user@host` (`baton drain`, the dashboard's with " (dashboard)"), or "standby". */
     QString drainedBy;
     QDateTime drainedAt;
     /*! The candidate's last heartbeat, wall clock. */
