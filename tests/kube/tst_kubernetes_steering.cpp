@@ -298,11 +298,15 @@ void TestKubernetesSteering::aDrainedLeaderHandsOverAndStandsByAcrossARestartUnt
     QTRY_VERIFY_WITH_TIMEOUT(lastEvent(*again, QStringLiteral("candidates")).value(QStringLiteral("live")).toInt() == 3,
                              20000);
     QVERIFY(successor->isLeading());
+    // The other candidate paused, so the drained one alone sees the Lease
+    // free: it must let it lie while that candidate is still live (its
+    // record is live for three heartbeats, far longer than this takes).
+    third->sendSignal(SIGSTOP);
     const qint64 released = Clock::system().monotonicMs();
     stop(successor);
+    QTRY_VERIFY_WITH_TIMEOUT(!lastEvent(*again, QStringLiteral("leader-changed"), released).isEmpty(), 20000);
+    third->sendSignal(SIGCONT);
     QTRY_VERIFY_WITH_TIMEOUT(third->isLeading(), 20000);
-    // It saw the Lease free and let it go.
-    QVERIFY(!lastEvent(*again, QStringLiteral("leader-changed"), released).isEmpty());
     QVERIFY(firstEvent(*again, QStringLiteral("started-leading")).isEmpty());
 
     // Undrained: it stops standing by at its next heartbeat (equal
@@ -336,6 +340,7 @@ void TestKubernetesSteering::cleanup()
     for (const auto &p : m_participants) {
         if (p->isRunning()) {
             QSignalSpy finished(p.get(), &ParticipantProcess::finished);
+            p->sendSignal(SIGCONT);
             p->sendSignal(SIGTERM);
             finished.wait(10000);
         }
