@@ -246,11 +246,46 @@ private Q_SLOTS:
         Candidate lower = candidate(QStringLiteral("b-lower"), 1);
         Candidate gone = candidate(QStringLiteral("c-gone"), 100);
         gone.left = true;
-        beatAll(p, {&drainedToo, &lower, &gone}, 0, 0);
-        const SteeringDecision decision = p.decide(true, 0);
+        beatAll(p, {&drainedToo, &lower, &gone}, 0, 1000);
+        const SteeringDecision decision = p.decide(true, 1000);
         QCOMPARE(decision.handOverTo, QStringLiteral("b-lower"));
         QCOMPARE(decision.why, Why::Drained);
         QVERIFY(decision.standBy);
+    }
+
+    // H2/H3: a record seen once may be a killed process's, still young: a
+    // drained instance waits for it, but nobody hands it the lease until
+    // its version has been seen to change.
+    void aRecordSeenOnceIsWaitedForButNeverHandedTheLease()
+    {
+        SteeringPolicy drained = policy(0, true);
+        Candidate other = candidate(QStringLiteral("other"));
+        drained.observe({other.beat()}, 0);
+        QVERIFY(drained.decide(true, 0).standBy);
+        QVERIFY(drained.decide(true, 0).handOverTo.isEmpty());
+        QVERIFY(!sighting(drained, QStringLiteral("other"), 0)->heartbeatSeen);
+        drained.observe({other.current()}, 1000); // the same version: no heartbeat seen yet
+        QVERIFY(drained.decide(true, 1000).handOverTo.isEmpty());
+        drained.observe({other.beat()}, 2000);
+        QCOMPARE(drained.decide(true, 2000).handOverTo, QStringLiteral("other"));
+
+        // A higher priority whose long-lived record never changes is never preferred.
+        SteeringPolicy leader = policy(0);
+        Candidate dead = candidate(QStringLiteral("dead"), 9);
+        dead.intervalMs = 20 * interval;
+        const CandidateRecord once = dead.beat();
+        for (qint64 now = 0; now <= 3 * preferAfter; now += interval)
+            leader.observe({once}, now);
+        QVERIFY(sighting(leader, QStringLiteral("dead"), 3 * preferAfter)->live);
+        QCOMPARE(leader.decide(true, 3 * preferAfter), SteeringDecision{});
+        // A restart (new incarnation) must be seen heartbeating again.
+        SteeringPolicy again = policy(0, true);
+        Candidate restarted = candidate(QStringLiteral("restarted"));
+        beatAll(again, {&restarted}, 0, 1000);
+        QCOMPARE(again.decide(true, 1000).handOverTo, QStringLiteral("restarted"));
+        restarted.incarnation = QStringLiteral("i2");
+        beatAll(again, {&restarted}, 2000, 2000);
+        QVERIFY(again.decide(true, 2000).handOverTo.isEmpty());
     }
 
     // H3: with nobody else to take the lease, a drained instance keeps it and takes a free one.
@@ -332,12 +367,12 @@ private Q_SLOTS:
         SteeringPolicy p = policy(0, true);
         Candidate me = candidate(self, 100);
         Candidate other = candidate(QStringLiteral("other"));
-        beatAll(p, {&me, &other}, 0, 0);
-        QCOMPARE(p.sightings(0).size(), 1);
-        QCOMPARE(p.decide(true, 0).handOverTo, QStringLiteral("other"));
-        beatAll(p, {&me}, 1000, 1000);
-        QVERIFY(p.sightings(1000).isEmpty());
-        QCOMPARE(p.decide(true, 1000), SteeringDecision{});
+        beatAll(p, {&me, &other}, 0, 1000);
+        QCOMPARE(p.sightings(1000).size(), 1);
+        QCOMPARE(p.decide(true, 1000).handOverTo, QStringLiteral("other"));
+        beatAll(p, {&me}, 2000, 2000);
+        QVERIFY(p.sightings(2000).isEmpty());
+        QCOMPARE(p.decide(true, 2000), SteeringDecision{});
     }
 };
 

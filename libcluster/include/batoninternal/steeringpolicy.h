@@ -22,6 +22,13 @@ struct CandidateSighting
     /*! Since when it has been live with this incarnation, priority and drain; reset by any change of them. */
     qint64 stableSinceMs = 0;
     bool live = false;
+    /*!
+     * This instance has seen the record's version change with the same
+     * incarnation: the candidate was heartbeating while watched. A record
+     * seen once may be a killed process's, still young: it is waited for
+     * (stand-by) but never handed the lease.
+     */
+    bool heartbeatSeen = false;
 };
 
 /*! What the steering asks of the election now. */

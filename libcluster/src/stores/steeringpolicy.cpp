@@ -53,6 +53,8 @@ void SteeringPolicy::observe(const QList<CandidateRecord> &records, qint64 nowMs
             ? earlier->versionSeenAtMs
             : nowMs;
         sighting.live = isLive(record, sighting.versionSeenAtMs, nowMs);
+        sighting.heartbeatSeen = known && earlier->record.incarnation == record.incarnation
+            && (earlier->heartbeatSeen || earlier->record.version != record.version);
         // A restart, a new priority or drain, or a lapse of the heartbeats
         // starts the hysteresis again: a flapping candidate never earns it.
         const bool wasLive = known && isLive(earlier->record, earlier->versionSeenAtMs, nowMs);
@@ -82,12 +84,19 @@ SteeringDecision SteeringPolicy::decide(bool leading, qint64 nowMs) const
 {
     const QList<CandidateSighting> all = sightings(nowMs);
     std::optional<CandidateSighting> bestUndrained;
+    std::optional<CandidateSighting> bestSuccessor;
     std::optional<CandidateSighting> bestPreferred;
     for (const CandidateSighting &other : all) {
         if (!other.live || other.record.drained)
             continue;
         if (!bestUndrained || betterThan(other, *bestUndrained))
             bestUndrained = other;
+        // Handed the lease only when seen heartbeating: a young record of a
+        // killed process would hold the lease back a whole lease duration.
+        if (!other.heartbeatSeen)
+            continue;
+        if (!bestSuccessor || betterThan(other, *bestSuccessor))
+            bestSuccessor = other;
         const bool preferred = other.record.priority > m_self.priority
             && nowMs - other.stableSinceMs >= m_self.preferAfterMs;
         if (preferred && (!bestPreferred || betterThan(other, *bestPreferred)))
@@ -102,8 +111,8 @@ SteeringDecision SteeringPolicy::decide(bool leading, qint64 nowMs) const
         if (decision.standBy) {
             decision.why = SteeringDecision::Why::Drained;
             // No hysteresis: the operator asked.
-            if (leading)
-                decision.handOverTo = bestUndrained->record.instance;
+            if (leading && bestSuccessor)
+                decision.handOverTo = bestSuccessor->record.instance;
         }
         return decision;
     }
