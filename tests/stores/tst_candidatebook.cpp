@@ -467,6 +467,15 @@ void TestCandidateBook::oddFieldsReadAsTheirDefaults()
     QVERIFY(loud);
     QCOMPARE(loud->priority, 1000);
     QVERIFY(!loud->left);
+
+    // A record that would stay live for a year holds drained instances
+    // back for ever: it lives an hour at most.
+    const std::optional<CandidateRecord> eternal =
+            CandidateRecord::fromJson({{QStringLiteral("instance"), QStringLiteral("web-3")},
+                                       {QStringLiteral("heartbeatIntervalMs"), 3.2e10},
+                                       {QStringLiteral("left"), false}});
+    QVERIFY(eternal);
+    QCOMPARE(eternal->heartbeatIntervalMs, qint64(3600 * 1000));
 }
 
 void TestCandidateBook::aDocumentWithoutAnInstanceIsNoRecord()
@@ -474,6 +483,14 @@ void TestCandidateBook::aDocumentWithoutAnInstanceIsNoRecord()
     QVERIFY(!CandidateRecord::fromJson({}));
     QVERIFY(!CandidateRecord::fromJson({{QStringLiteral("instance"), 7}}));
     QVERIFY(!CandidateRecord::fromJson({{QStringLiteral("instance"), QString()}}));
+    // Text that reaches logs and tables: a newline would forge a log line,
+    // and a megabyte of name would come back in every listing.
+    QVERIFY(!CandidateRecord::fromJson({{QStringLiteral("instance"), QStringLiteral("web-1\nbaton.election info: forged")}}));
+    QVERIFY(!CandidateRecord::fromJson({{QStringLiteral("instance"), QStringLiteral("web-1")},
+                                        {QStringLiteral("drainedBy"), QStringLiteral("root@vm\r")}}));
+    QVERIFY(!CandidateRecord::fromJson({{QStringLiteral("instance"), QString(300, QLatin1Char('w'))}}));
+    QVERIFY(!CandidateRecord::fromJson({{QStringLiteral("instance"), QStringLiteral("web-1")},
+                                        {QStringLiteral("incarnation"), QString(300, QLatin1Char('i'))}}));
     // And the JSON written reads back as the record it came from.
     CandidateRecord record = announced(QStringLiteral("web-1"), 9);
     record.drainedAt = QDateTime::currentDateTimeUtc();

@@ -104,13 +104,20 @@ void KubeCandidateRecords::read(const QString &instance, CandidateBook::Read don
     const QString name = objectName(m_lease, instance);
     const QString what = QStringLiteral("reading the ConfigMap \"%1\" in \"%2\"").arg(name, m_namespace);
     // The answers capture the client, not this: a reader's client outlives its book.
-    m_api->send("GET", url(name), {}, [api = m_api, lease = m_lease, instance, what, done](const HttpResult &result) {
+    m_api->send("GET", url(name), {}, [api = m_api, lease = m_lease, ns = m_namespace, instance, what, done](const HttpResult &result) {
         if (result.error.httpStatus == 404) {
             done(true, std::nullopt, QString());
         } else if (!result.ok()) {
             done(false, std::nullopt, api ? api->explain(result, what, roleHint) : what);
         } else if (std::optional<CandidateRecord> record = recordOf(lease, result.json)) {
-            done(true, record, QString());
+            if (record->instance == instance)
+                done(true, record, QString());
+            else // two ids whose names hash alike: never change the other's record
+                done(false, std::nullopt,
+                     QStringLiteral("the ConfigMap \"%1\" in \"%2\" holds the candidate record of \"%3\", not of "
+                                    "\"%4\" (their ConfigMap names coincide): rename one of the two instances")
+                             .arg(nameOf(result.json), ns,
+                                  record->instance, instance));
         } else {
             // Not a record of this instance: replaceable at its version, as in a store.
             CandidateRecord replaceable;

@@ -45,22 +45,41 @@ QJsonObject CandidateRecord::toJson() const
     return json;
 }
 
+namespace {
+
+// Longer than any instance id, incarnation or `user@host` written here.
+constexpr qsizetype maxTextLength = 256;
+// A record that says it stays live longer than this was not written by a
+// candidate: it would hold drained instances back for ever.
+constexpr qint64 maxHeartbeatIntervalMs = 3600 * 1000;
+
+/*! Text that reaches logs and tables: short, and without control characters (no forged log lines). */
+bool isPlainText(const QString &text)
+{
+    return text.size() <= maxTextLength
+        && std::all_of(text.cbegin(), text.cend(), [](QChar c) { return c.isPrint(); });
+}
+
+} // namespace
+
 std::optional<CandidateRecord> CandidateRecord::fromJson(const QJsonObject &json)
 {
     CandidateRecord record;
     record.instance = json.value(QStringLiteral("instance")).toString();
-    if (record.instance.isEmpty())
-        return std::nullopt;
     record.incarnation = json.value(QStringLiteral("incarnation")).toString();
+    record.drainedBy = json.value(QStringLiteral("drainedBy")).toString();
+    if (record.instance.isEmpty() || !isPlainText(record.instance) || !isPlainText(record.incarnation)
+        || !isPlainText(record.drainedBy))
+        return std::nullopt;
     // Each field read as what it should be, else as its default: a field of
     // the wrong type (a record edited by hand) never makes a candidate look
     // live, drained or preferred that was not written so.
     record.priority = std::clamp(json.value(QStringLiteral("priority")).toInt(0), lowestPriority, highestPriority);
     record.drained = json.value(QStringLiteral("drained")).toBool(false);
-    record.drainedBy = json.value(QStringLiteral("drainedBy")).toString();
     record.drainedAt = readTime(json.value(QStringLiteral("drainedAt")));
     record.heartbeat = readTime(json.value(QStringLiteral("heartbeat")));
-    record.heartbeatIntervalMs = std::max<qint64>(0, json.value(QStringLiteral("heartbeatIntervalMs")).toInteger(0));
+    record.heartbeatIntervalMs = std::clamp<qint64>(json.value(QStringLiteral("heartbeatIntervalMs")).toInteger(0), 0,
+                                                    maxHeartbeatIntervalMs);
     // A record without the field was not written by a running candidate.
     record.left = json.value(QStringLiteral("left")).toBool(true);
     return record;
