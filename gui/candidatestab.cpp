@@ -56,6 +56,7 @@ CandidatesTab::CandidatesTab(DashboardSession *session, LeaseTableView *leases, 
     header->resizeSection(CandidateModel::InstanceColumn, 110);
     header->setSectionResizeMode(CandidateModel::PriorityColumn, QHeaderView::ResizeToContents);
     header->resizeSection(CandidateModel::StateColumn, 120);
+    header->setSectionResizeMode(CandidateModel::HeartbeatColumn, QHeaderView::ResizeToContents);
     m_handOverButton->setObjectName(QStringLiteral("handOverButton"));
     m_drainButton->setObjectName(QStringLiteral("drainButton"));
     m_undrainButton->setObjectName(QStringLiteral("undrainButton"));

@@ -35,22 +35,31 @@ bool load(Application &application, const QString &path, QList<ClusterService *>
     return true;
 }
 
-bool steer(QJsonObject &services, const ClusterService *cluster, std::optional<int> priority,
-           std::optional<qint64> preferAfterMs, bool standby, QString *errorString)
+bool steer(QJsonObject &services, const ClusterService *cluster, const Steering &steering, QString *errorString)
 {
     if (cluster->type().endsWith(QLatin1String("/LocalClusterService"))) {
-        *errorString = QStringLiteral("--priority, --prefer-after and --standby: lease \"%1\" is elected "
-                                      "within this process only: it has no other candidates")
+        *errorString = QStringLiteral("--priority, --prefer-after, --standby and --label: lease \"%1\" is "
+                                      "elected within this process only: it has no other candidates")
                                .arg(cluster->leaseName());
         return false;
     }
     QJsonObject entry = services.value(cluster->name()).toObject();
-    if (priority)
-        entry.insert(QStringLiteral("priority"), *priority);
-    if (preferAfterMs)
-        entry.insert(QStringLiteral("preferAfter"), double(*preferAfterMs));
-    if (standby)
+    if (steering.priority)
+        entry.insert(QStringLiteral("priority"), *steering.priority);
+    if (steering.preferAfterMs)
+        entry.insert(QStringLiteral("preferAfter"), double(*steering.preferAfterMs));
+    if (steering.standby)
         entry.insert(QStringLiteral("standby"), true);
+    if (!steering.labels.isEmpty()) {
+        // A file whose labels are not an object is refused when read: kept as written then.
+        const QJsonValue written = entry.value(QStringLiteral("labels"));
+        if (written.isObject() || written.isUndefined() || written.isNull()) {
+            QJsonObject labels = written.toObject();
+            for (auto it = steering.labels.cbegin(); it != steering.labels.cend(); ++it)
+                labels.insert(it.key(), it.value());
+            entry.insert(QStringLiteral("labels"), labels);
+        }
+    }
     services.insert(cluster->name(), entry);
     return true;
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <batoninternal/labelselector.h>
+
 #include <QJsonObject>
 #include <QList>
 #include <QString>
@@ -26,13 +28,24 @@ namespace electionconfig {
 bool load(Application &application, const QString &path, QList<ClusterService *> *clusters,
           QString *errorString);
 
+/*! `baton join --priority`, `--prefer-after`, `--standby`, `--label`: for every election joined, over the file's. */
+struct Steering
+{
+    std::optional<int> priority;
+    std::optional<qint64> preferAfterMs;
+    bool standby = false;
+    /*! Merged into the file's labels, replacing those of the same keys. */
+    CandidateLabels labels;
+
+    bool isSet() const { return priority || preferAfterMs || standby || !labels.isEmpty(); }
+};
+
 /*!
- * `baton join --priority`, `--prefer-after`, `--standby` over the
- * configuration's entry of \a cluster in \a services; false, with the
- * reason, for an election that has no other candidates (a local one).
+ * \a steering over the configuration's entry of \a cluster in
+ * \a services; false, with the reason, for an election that has no other
+ * candidates (a local one).
  */
-bool steer(QJsonObject &services, const ClusterService *cluster, std::optional<int> priority,
-           std::optional<qint64> preferAfterMs, bool standby, QString *errorString);
+bool steer(QJsonObject &services, const ClusterService *cluster, const Steering &steering, QString *errorString);
 
 } // namespace electionconfig
 

@@ -4,6 +4,7 @@
 #include "operatorname.h"
 
 #include <baton/leaseobserver.h>
+#include <batoninternal/labelselector.h>
 
 #include <QCommandLineParser>
 #include <QTimer>
@@ -34,26 +35,33 @@ int HandoverCommand::start()
         commandline::complain("handover", error);
         return why == LeaseObserver::OpenError::SourceUnavailable ? 1 : commandline::BadUsage;
     }
-    m_observer->requestHandover(m_options.lease, m_options.to, operatorName(),
-                                [this](bool ok, const QString &message) {
+    auto done = [this](bool ok, const QString &message) {
         if (ok)
             commandline::say(message);
         else
             commandline::complain("handover", message);
         // After the callback has returned: the observer owns the request.
         QTimer::singleShot(0, this, [this, ok] { Q_EMIT finished(ok ? 0 : 1); });
-    });
+    };
+    if (m_options.selector.isEmpty())
+        m_observer->requestHandover(m_options.lease, m_options.to, operatorName(), done);
+    else
+        m_observer->requestHandoverToMatching(m_options.lease, m_options.selector, operatorName(), done);
     return -1;
 }
 
 namespace handoveroptions {
 
-const char *const usage = R"(  handover LEASE --to INSTANCE|any (--config FILE | --store URL)
+const char *const usage = R"(  handover LEASE --to INSTANCE|SELECTOR|any (--config FILE | --store URL)
                  asks LEASE's holder to hand the leadership over to
                  INSTANCE with no other instance leading in between: the
                  holder stops its work as on a stop, then leaves the lease
                  free and kept for INSTANCE alone for one lease duration
                  (should INSTANCE be gone, anybody takes it after that);
+                 --to SELECTOR (zone=b, "zone in (b,c),!canary"): to the
+                 running, undrained candidate whose labels (join --label)
+                 match, of the highest priority, else of the first id;
+                 nothing moves if the holder matches already;
                  --to any: a plain release. It writes the request into the
                  lease (in FILE's Registry or the store at URL) and exits
                  0 once written; 1 when nobody holds LEASE or the write
@@ -68,7 +76,9 @@ Parsed parse(const QStringList &arguments)
             QStringLiteral("Asks a lease's holder to hand the leadership over to another instance."));
     parser.addPositionalArgument(QStringLiteral("LEASE"), QStringLiteral("The lease to hand over."));
     const QCommandLineOption to(QStringLiteral("to"),
-                                QStringLiteral("The instance to hand over to, or \"any\" for a plain release."),
+                                QStringLiteral("The instance to hand over to; a label selector (zone=b) for the "
+                                               "best running candidate that matches; or \"any\" for a plain "
+                                               "release."),
                                 QStringLiteral("INSTANCE"));
     const QCommandLineOption store(QStringLiteral("store"),
                                    QStringLiteral("The store the lease is in, by URL instead of a configuration: "
@@ -87,7 +97,14 @@ Parsed parse(const QStringList &arguments)
         return {{}, refuse("handover", QStringLiteral("--to INSTANCE is required (or --to any)"))};
     HandoverCommand::Options options;
     options.lease = leases.first();
-    options.to = target == QLatin1String("any") ? QStringLiteral("*") : target;
+    if (LabelSelector::looksLikeSelector(target)) {
+        QString error;
+        if (!LabelSelector::parse(target, &error))
+            return {{}, refuse("handover", QStringLiteral("--to %1").arg(error))};
+        options.selector = target;
+    } else {
+        options.to = target == QLatin1String("any") ? QStringLiteral("*") : target;
+    }
     options.storeUrl = parser.value(store);
     if (options.storeUrl.isEmpty()) {
         options.configPath = configPathOf(parser, config);

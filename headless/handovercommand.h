@@ -23,6 +23,8 @@ public:
         QString lease;
         /*! An instance id, or "*" (`--to any`). */
         QString to;
+        /*! `--to zone=b`: the candidate a label selector picks, instead of #to. */
+        QString selector;
         /*! The Registry of this configuration; or, when empty, the store at storeUrl. */
         QString configPath;
         QString storeUrl;

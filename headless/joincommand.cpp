@@ -82,7 +82,7 @@ bool JoinCommand::load(QString *errorString)
 
 bool JoinCommand::selectLeases(QString *errorString)
 {
-    const bool steered = m_options.priority || m_options.preferAfterMs || m_options.standby;
+    const bool steered = m_options.steering.isSet();
     if (m_options.leases.isEmpty() && !steered)
         return true;
     QStringList known;
@@ -110,8 +110,7 @@ bool JoinCommand::selectLeases(QString *errorString)
             services.remove(cluster->name());
             continue;
         }
-        if (steered && !electionconfig::steer(services, cluster, m_options.priority, m_options.preferAfterMs,
-                                              m_options.standby, errorString))
+        if (steered && !electionconfig::steer(services, cluster, m_options.steering, errorString))
             return false;
     }
     config.insert(QStringLiteral("services"), services);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "electionconfig.h"
+
 #include <QElapsedTimer>
 #include <QObject>
 #include <QString>
@@ -63,10 +65,7 @@ public:
         qint64 catchUpMs = 0;
         /*! --overlap queue: a tick that comes during a run waits for it. */
         bool queueOverlap = false;
-        /*! --priority, --prefer-after, --standby: for every election joined, over the file's. */
-        std::optional<int> priority;
-        std::optional<qint64> preferAfterMs;
-        bool standby = false;
+        electionconfig::Steering steering;
     };
 
     enum ExitCode {

@@ -2,6 +2,7 @@
 
 #include "commandline.h"
 
+#include <batoninternal/labelselector.h>
 #include <batoninternal/tickschedule.h>
 
 namespace baton::joinoptions {
@@ -12,7 +13,8 @@ const char *const usage = R"(  join --config FILE [--lease NAME ...] [--exec CMD
        [--on-exit restart|step-down] [--once] [--try DURATION]
        [--schedule SPEC [--on-interrupted skip|rerun] [--catch-up DURATION]
         [--overlap skip|queue]] [--priority N] [--prefer-after DURATION]
-       [--standby] [--events json] [--listen ADDR] [--explain]
+       [--standby] [--label KEY=VALUE ...] [--events json] [--listen ADDR]
+       [--explain]
                  take part in the elections of FILE (or of the leases named)
                  until SIGTERM or SIGINT, then deregister, stop the command,
                  release and exit 0;
@@ -22,6 +24,8 @@ const char *const usage = R"(  join --config FILE [--lease NAME ...] [--exec CMD
                  (default 30s); equal priorities never move the lease;
                  --standby: start drained: take no lease while another
                  candidate that is not drained runs (baton undrain ends it);
+                 --label KEY=VALUE announces a label of this candidate
+                 (zone=b), so that baton handover --to zone=b can pick it;
                  --exec CMD runs /bin/sh -c CMD while leading the first lease:
                  SIGTERM to its process group when leadership ends, SIGKILL
                  after --grace DURATION (at most 3/4 of the safety margin,
@@ -111,11 +115,15 @@ Parsed parse(const QStringList &arguments)
                                          QStringLiteral("How long a higher priority must run unchanged "
                                                         "before the lease moves to it (default 30s)."),
                                          QStringLiteral("DURATION"));
+    const QCommandLineOption label(QStringLiteral("label"),
+                                   QStringLiteral("A label of this candidate, KEY=VALUE (repeat for several), "
+                                                  "for baton handover --to KEY=VALUE."),
+                                   QStringLiteral("KEY=VALUE"));
     const QCommandLineOption standby(QStringLiteral("standby"),
                                      QStringLiteral("Start drained: take no lease while another candidate "
                                                     "that is not drained runs."));
     parser.addOptions({config, lease, exec, grace, onExit, once, tryFor, schedule, onInterrupted, catchUp,
-                       overlap, priority, preferAfter, standby, events, listen, explain});
+                       overlap, priority, preferAfter, standby, label, events, listen, explain});
     if (const int done = commandline::parse(parser, "join", arguments); done != Run)
         return {{}, done};
     static_assert(JoinCommand::BadUsage == BadUsage);
@@ -201,16 +209,21 @@ Parsed parse(const QStringList &arguments)
         if (!ok || value < -1000 || value > 1000)
             return refuse(QStringLiteral("--priority takes a whole number from -1000 to 1000, not \"%1\"")
                                   .arg(parser.value(priority)));
-        options.priority = value;
+        options.steering.priority = value;
     }
     if (parser.isSet(preferAfter)) {
         QString error;
-        options.preferAfterMs = durationOf(QStringLiteral("--prefer-after"), parser.value(preferAfter),
+        options.steering.preferAfterMs = durationOf(QStringLiteral("--prefer-after"), parser.value(preferAfter),
                                            BareNumber::OnlyZero, &error);
-        if (*options.preferAfterMs < 0)
+        if (*options.steering.preferAfterMs < 0)
             return refuse(error);
     }
-    options.standby = parser.isSet(standby);
+    options.steering.standby = parser.isSet(standby);
+    for (const QString &text : parser.values(label)) {
+        QString error;
+        if (!candidatelabels::parseAssignment(text, &options.steering.labels, &error))
+            return refuse(QStringLiteral("--label %1").arg(error));
+    }
     options.listen = parser.value(listen);
     options.explain = parser.isSet(explain);
     return {options};

@@ -262,6 +262,10 @@
         <translation>Lebenszeichen alle %1.</translation>
     </message>
     <message>
+        <source>Labels: %1</source>
+        <translation>Labels: %1</translation>
+    </message>
+    <message>
         <source>Instance</source>
         <translation>Instanz</translation>
     </message>
@@ -276,6 +280,10 @@
     <message>
         <source>Last heartbeat</source>
         <translation>Letztes Lebenszeichen</translation>
+    </message>
+    <message>
+        <source>Labels</source>
+        <translation>Labels</translation>
     </message>
 </context>
 <context>

@@ -262,6 +262,10 @@
         <translation>Signe de vie toutes les %1.</translation>
     </message>
     <message>
+        <source>Labels: %1</source>
+        <translation>Étiquettes : %1</translation>
+    </message>
+    <message>
         <source>Instance</source>
         <translation>Instance</translation>
     </message>
@@ -276,6 +280,10 @@
     <message>
         <source>Last heartbeat</source>
         <translation>Dernier signe de vie</translation>
+    </message>
+    <message>
+        <source>Labels</source>
+        <translation>Étiquettes</translation>
     </message>
 </context>
 <context>

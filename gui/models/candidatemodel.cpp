@@ -287,6 +287,8 @@ QString CandidateModel::display(const Row &row, int column) const
         const qint64 ago = row.record.heartbeat.msecsTo(now());
         return ago < 0 ? time : tr("%1 (%2 ago)").arg(time, LeaseTableModel::formatDuration(ago));
     }
+    case LabelsColumn:
+        return candidatelabels::format(row.record.labels);
     default:
         return {};
     }
@@ -325,6 +327,8 @@ QString CandidateModel::toolTip(const Row &row) const
     }
     if (row.record.heartbeatIntervalMs > 0)
         lines.append(tr("Heartbeat every %1.").arg(LeaseTableModel::formatDuration(row.record.heartbeatIntervalMs)));
+    if (!row.record.labels.isEmpty())
+        lines.append(tr("Labels: %1").arg(candidatelabels::format(row.record.labels)));
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -377,6 +381,8 @@ QVariant CandidateModel::headerData(int section, Qt::Orientation orientation, in
         return tr("State");
     case HeartbeatColumn:
         return tr("Last heartbeat");
+    case LabelsColumn:
+        return tr("Labels");
     default:
         return {};
     }

@@ -31,7 +31,7 @@ class CandidateModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { InstanceColumn, PriorityColumn, StateColumn, HeartbeatColumn, ColumnCount };
+    enum Column { InstanceColumn, PriorityColumn, StateColumn, HeartbeatColumn, LabelsColumn, ColumnCount };
     Q_ENUM(Column)
 
     enum class State {

@@ -284,6 +284,11 @@ void ScreenshotDemo::writeCandidates()
             record.drainedAt = now.addSecs(-40);
         record.heartbeat = now.addMSecs(-heartbeatAgoMs);
         record.heartbeatIntervalMs = leaseMs;
+        // Labels as an upgrade half done would show them.
+        record.labels = {{QStringLiteral("zone"), instance < QLatin1String("node-c") ? QStringLiteral("a")
+                                                                                  : QStringLiteral("b")},
+                         {QStringLiteral("version"), instance == QLatin1String("node-d") ? QStringLiteral("1.5")
+                                                                                        : QStringLiteral("1.4")}};
         m_store->create(CandidateBook::key(QStringLiteral("billing-cron"), instance), record.toJson(),
                         [](const StoreResult &) {});
     };

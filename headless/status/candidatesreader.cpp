@@ -12,8 +12,6 @@ namespace baton {
 
 namespace {
 
-constexpr qint64 heartbeatsToGone = 3;
-
 /*! How long ago \a heartbeat was, by the wall clocks, to the second: "12s", "-" when unknown. */
 QString ago(const QDateTime &heartbeat, const QDateTime &nowWall)
 {
@@ -34,7 +32,7 @@ QString liveness(const CandidateRecord &record, const QDateTime &nowWall)
 {
     if (record.left)
         return QStringLiteral("left");
-    return CandidatesReader::liveForDisplay(record, nowWall) ? QStringLiteral("live") : QStringLiteral("gone");
+    return record.seemsLiveAt(nowWall) ? QStringLiteral("live") : QStringLiteral("gone");
 }
 
 } // namespace
@@ -86,12 +84,6 @@ void CandidatesReader::next()
     });
 }
 
-bool CandidatesReader::liveForDisplay(const CandidateRecord &record, const QDateTime &nowWall)
-{
-    return !record.left && record.heartbeatIntervalMs > 0 && record.heartbeat.isValid()
-            && record.heartbeat.msecsTo(nowWall) <= heartbeatsToGone * record.heartbeatIntervalMs;
-}
-
 QJsonArray CandidatesReader::toJson(const QList<CandidateRecord> &records, const QDateTime &nowWall)
 {
     QJsonArray items;
@@ -100,7 +92,7 @@ QJsonArray CandidatesReader::toJson(const QList<CandidateRecord> &records, const
         // Judged from wall clocks by one look: apart from what the record says.
         item.insert(QStringLiteral("display"),
                     QJsonObject {{QStringLiteral("state"), state(record)},
-                                 {QStringLiteral("live"), liveForDisplay(record, nowWall)},
+                                 {QStringLiteral("live"), record.seemsLiveAt(nowWall)},
                                  {QStringLiteral("heartbeatAgo"), ago(record.heartbeat, nowWall)}});
         items.append(item);
     }
@@ -112,14 +104,15 @@ QStringList CandidatesReader::table(const QStringList &leases, const Found &foun
 {
     Columns columns({{QStringLiteral("LEASE")}, {QStringLiteral("CANDIDATE")},
                      {QStringLiteral("PRIORITY"), 0, true}, {QStringLiteral("STATE")}, {QStringLiteral("LIVE")},
-                     {QStringLiteral("LAST-HEARTBEAT")}});
+                     {QStringLiteral("LAST-HEARTBEAT")}, {QStringLiteral("LABELS")}});
     QList<QStringList> rows;
     for (const QString &lease : leases)
         for (const CandidateRecord &record : found.value(lease))
             rows.append({lease, record.instance, QString::number(record.priority), state(record),
                          liveness(record, nowWall),
                          record.heartbeat.isValid() ? ago(record.heartbeat, nowWall) + QStringLiteral(" ago")
-                                                    : QStringLiteral("never")});
+                                                    : QStringLiteral("never"),
+                         record.labels.isEmpty() ? QStringLiteral("-") : candidatelabels::format(record.labels)});
     for (const QStringList &row : std::as_const(rows))
         columns.fit(row);
     QStringList lines;

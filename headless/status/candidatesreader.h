@@ -38,8 +38,6 @@ public:
     /*! Reads, then \a done with the candidates found, by lease (a lease without any has no entry). */
     void read(std::function<void(const Found &found)> done);
 
-    /*! Live, for display: not left, and a heartbeat at most 3 intervals old by the wall clocks. */
-    static bool liveForDisplay(const CandidateRecord &record, const QDateTime &nowWall);
     /*! The candidates of one lease as `-o json` lists them in its record. */
     static QJsonArray toJson(const QList<CandidateRecord> &records, const QDateTime &nowWall);
     /*! `-o wide`'s candidates table, a line each, the header first unless \a noHeaders. */

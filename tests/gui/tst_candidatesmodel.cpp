@@ -112,8 +112,10 @@ struct World
         script.write(kLease, QStringLiteral("web-1"), kHeartbeatMs, [&written](bool ok) { written = ok; });
         if (!QTest::qWaitFor([&written] { return written.has_value(); }, 10000) || !*written)
             return false;
+        CandidateRecord labelled = candidate(QStringLiteral("web-2"), 10, 5);
+        labelled.labels = {{QStringLiteral("zone"), QStringLiteral("b")}, {QStringLiteral("version"), QStringLiteral("1.5")}};
         for (const CandidateRecord &record :
-             {candidate(QStringLiteral("web-1"), 0, 2), candidate(QStringLiteral("web-2"), 10, 5),
+             {candidate(QStringLiteral("web-1"), 0, 2), labelled,
               candidate(QStringLiteral("web-3"), 5, 1, true), candidate(QStringLiteral("web-4"), 20, 50),
               candidate(QStringLiteral("web-5"), 0, 3, false, true)})
             if (!create(&store, record))
@@ -222,6 +224,9 @@ void TestCandidatesModel::theCandidatesOfALeaseShowInOrderAndFollowTheStore()
     QCOMPARE(model.index(1, CandidateModel::HeartbeatColumn).data().toString(),
              QStringLiteral("%1 (5.0 s ago)").arg(web2Beat));
     QVERIFY(model.index(2, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Drained by ops")));
+    QCOMPARE(column(model, CandidateModel::LabelsColumn),
+             (QStringList {QString(), QStringLiteral("version=1.5,zone=b"), QString(), QString(), QString()}));
+    QVERIFY(model.index(1, 0).data(Qt::ToolTipRole).toString().contains(QStringLiteral("Labels: version=1.5,zone=b")));
     QCOMPARE(model.successors().size(), 2); // web-2 and web-3: not the leader, not gone
 
     // Time passes: web-2's heartbeat falls 3 intervals behind, and it is gone.

@@ -371,6 +371,7 @@ void TestDrainCommand::statusShowsTheCandidatesOfEachLease()
     live.priority = 7;
     live.heartbeat = QDateTime::currentDateTimeUtc();
     live.heartbeatIntervalMs = 60000;
+    live.labels = {{QStringLiteral("zone"), QStringLiteral("b")}, {QStringLiteral("tier"), QStringLiteral("1")}};
     std::optional<bool> created;
     m_book->create(live, [&created](bool ok, const CandidateRecord &, const QString &) { created = ok; });
     QTRY_VERIFY(created.has_value());
@@ -382,13 +383,13 @@ void TestDrainCommand::statusShowsTheCandidatesOfEachLease()
                             QStringLiteral("wide")});
     QVERIFY2(wide.exitCode == 0, qPrintable(wide.err));
     const QString lease = QRegularExpression::escape(m_lease);
-    QVERIFY2(QRegularExpression(QStringLiteral("(^|\\n)LEASE +CANDIDATE +PRIORITY +STATE +LIVE +LAST-HEARTBEAT\\n"))
+    QVERIFY2(QRegularExpression(QStringLiteral("(^|\\n)LEASE +CANDIDATE +PRIORITY +STATE +LIVE +LAST-HEARTBEAT +LABELS\\n"))
                      .match(wide.out).hasMatch(),
              qPrintable(wide.out));
-    QVERIFY2(QRegularExpression(QStringLiteral("\\n%1 +web-2 +0 +drained +left +never\\n").arg(lease))
+    QVERIFY2(QRegularExpression(QStringLiteral("\\n%1 +web-2 +0 +drained +left +never +-\\n").arg(lease))
                      .match(wide.out).hasMatch(),
              qPrintable(wide.out));
-    QVERIFY2(QRegularExpression(QStringLiteral("\\n%1 +web-3 +7 +ready +live +\\S+ ago\\n").arg(lease))
+    QVERIFY2(QRegularExpression(QStringLiteral("\\n%1 +web-3 +7 +ready +live +\\S+ ago +tier=1,zone=b\\n").arg(lease))
                      .match(wide.out).hasMatch(),
              qPrintable(wide.out));
 
@@ -414,6 +415,8 @@ void TestDrainCommand::statusShowsTheCandidatesOfEachLease()
     QCOMPARE(ready.value(QStringLiteral("priority")).toInt(), 7);
     QVERIFY(ready[QStringLiteral("display")][QStringLiteral("live")].toBool());
     QCOMPARE(ready[QStringLiteral("display")][QStringLiteral("state")].toString(), QStringLiteral("ready"));
+    QCOMPARE(ready.value(QStringLiteral("labels")).toObject().value(QStringLiteral("zone")).toString(),
+             QStringLiteral("b"));
 }
 
 void TestDrainCommand::aStoreUrlWithTheLeaseNamedDrainsItThere()

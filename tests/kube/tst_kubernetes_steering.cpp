@@ -57,6 +57,7 @@ private Q_SLOTS:
     void init();
     void aHigherPriorityLeadsAfterTheHysteresisAndTheLeaseShowsIt();
     void aDrainedLeaderHandsOverAndStandsByAcrossARestartUntilUndrained();
+    void aLabelSelectorHandsOverToTheMatchingCandidate();
     void cleanup();
 
 private:
@@ -333,6 +334,33 @@ ParticipantProcess *TestKubernetesSteering::leader(const ParticipantProcess *exc
         if (p.get() != except && p->isRunning() && p->isLeading())
             return p.get();
     return nullptr;
+}
+
+void TestKubernetesSteering::aLabelSelectorHandsOverToTheMatchingCandidate()
+{
+    // H1 with labels: the labels live in the candidates' ConfigMaps, and
+    // `baton handover --to zone=b` reads them there to pick the successor.
+    ParticipantProcess *a = start(QStringLiteral("a"), {QStringLiteral("--label"), QStringLiteral("zone=a")});
+    QVERIFY(a);
+    QTRY_VERIFY_WITH_TIMEOUT(a->isLeading(), 20000);
+    ParticipantProcess *b = start(QStringLiteral("b"), {QStringLiteral("--label"), QStringLiteral("zone=b")});
+    ParticipantProcess *c = start(QStringLiteral("c"), {QStringLiteral("--label"), QStringLiteral("zone=c")});
+    QVERIFY(b && c);
+    QTRY_VERIFY_WITH_TIMEOUT(!firstEvent(*b, QStringLiteral("candidates")).isEmpty()
+                                     && !firstEvent(*c, QStringLiteral("candidates")).isEmpty(),
+                             20000);
+    QCOMPARE(candidateRecord(QStringLiteral("b")).value(QStringLiteral("labels")).toObject(),
+             (QJsonObject {{QStringLiteral("zone"), QStringLiteral("b")}}));
+    QByteArray said;
+    QCOMPARE(runBaton({QStringLiteral("handover"), m_lease, QStringLiteral("--to"), QStringLiteral("zone=b"),
+                       QStringLiteral("--config"), configPath(QStringLiteral("a"))},
+                      &said),
+             0);
+    QVERIFY2(said.contains("over to b"), said.constData());
+    QTRY_VERIFY_WITH_TIMEOUT(b->isLeading(), 20000);
+    QVERIFY(firstEvent(*c, QStringLiteral("started-leading")).isEmpty());
+    QVERIFY(!firstReservationFor(QStringLiteral("b")).spec.isEmpty());
+    QVERIFY(firstReservationFor(QStringLiteral("c")).spec.isEmpty());
 }
 
 void TestKubernetesSteering::cleanup()

@@ -52,6 +52,7 @@ private Q_SLOTS:
     void aHigherPriorityRestartedFasterThanTheHysteresisMovesNothing();
     void aDrainedLeaderHandsOverAndStandsByAcrossARestartUntilUndrained();
     void aStandbyTakesNoFreeLeaseWhileAnotherCanLeadAndLeadsWhenNoneCan();
+    void aLabelSelectorHandsOverToTheRunningUndrainedMatch();
     void badPreferenceOrDrainIsRefusedAndNothingIsWritten_data();
     void badPreferenceOrDrainIsRefusedAndNothingIsWritten();
     void cleanup();
@@ -319,6 +320,56 @@ void TestSteering::aStandbyTakesNoFreeLeaseWhileAnotherCanLeadAndLeadsWhenNoneCa
     QVERIFY(!lastEvent(*standby, QStringLiteral("standing-by")).value(QStringLiteral("standingBy")).toBool());
 }
 
+void TestSteering::aLabelSelectorHandsOverToTheRunningUndrainedMatch()
+{
+    // H1 with labels: `baton handover --to zone=b` asks the holder to hand
+    // over to the candidate whose labels match, that runs and is not
+    // drained; no match writes nothing; a holder that matches moves nothing.
+    const auto label = [](const QString &pair) { return QStringList {QStringLiteral("--label"), pair}; };
+    ParticipantProcess *a = start(QStringLiteral("a"), label(QStringLiteral("zone=a")));
+    QVERIFY(a);
+    QTRY_VERIFY_WITH_TIMEOUT(a->isLeading(), 20000);
+    ParticipantProcess *b = start(QStringLiteral("b"), label(QStringLiteral("zone=b")) + label(QStringLiteral("tier=1")));
+    ParticipantProcess *c = start(QStringLiteral("c"), label(QStringLiteral("zone=b")) + QStringList {QStringLiteral("--standby")});
+    QVERIFY(b && c);
+    // Both announced (their first listing follows their first write).
+    QTRY_VERIFY_WITH_TIMEOUT(!firstEvent(*b, QStringLiteral("candidates")).isEmpty()
+                                     && !firstEvent(*c, QStringLiteral("candidates")).isEmpty(),
+                             20000);
+    QCOMPARE(stored(QStringLiteral("candidate:%1:b").arg(m_lease)).value(QStringLiteral("labels")).toObject(),
+             (QJsonObject {{QStringLiteral("tier"), QStringLiteral("1")}, {QStringLiteral("zone"), QStringLiteral("b")}}));
+    const QString config = m_folder->filePath(QStringLiteral("a.json"));
+
+    const BatonRun none = runBaton({QStringLiteral("handover"), m_lease, QStringLiteral("--to"),
+                                    QStringLiteral("zone=c"), QStringLiteral("--config"), config});
+    QCOMPARE(none.exitCode, 1);
+    QVERIFY2(none.err.contains(QStringLiteral("no running, undrained candidate matches \"zone=c\"")), qPrintable(none.err));
+    QVERIFY2(none.err.contains(QStringLiteral("b (labels: tier=1,zone=b)")), qPrintable(none.err));
+    QVERIFY(stored(QStringLiteral("cluster:") + m_lease).value(QStringLiteral("successor")).toString().isEmpty());
+
+    const qint64 asked = Clock::system().monotonicMs();
+    const BatonRun moved = runBaton({QStringLiteral("handover"), m_lease, QStringLiteral("--to"),
+                                     QStringLiteral("zone=b"), QStringLiteral("--config"), config});
+    QVERIFY2(moved.exitCode == 0, qPrintable(moved.err));
+    QVERIFY2(moved.out.contains(QStringLiteral("asked a to hand the lease over to b")), qPrintable(moved.out));
+    QTRY_VERIFY_WITH_TIMEOUT(b->isLeading(), 20000);
+    QCOMPARE(lastEvent(*a, QStringLiteral("handover-requested"), asked).value(QStringLiteral("to")).toString(),
+             QStringLiteral("b"));
+    // The drained match was passed over and never led.
+    QVERIFY(firstEvent(*c, QStringLiteral("started-leading")).isEmpty());
+    const QJsonObject last = storedHistory().last().toObject();
+    QCOMPARE(last.value(QStringLiteral("to")).toString(), QStringLiteral("b"));
+    QVERIFY2(isUserAtThisHost(last.value(QStringLiteral("requestedBy")).toString()),
+             qPrintable(last.value(QStringLiteral("requestedBy")).toString()));
+
+    const BatonRun already = runBaton({QStringLiteral("handover"), m_lease, QStringLiteral("--to"),
+                                       QStringLiteral("zone in (b,c),tier"), QStringLiteral("--config"), config});
+    QVERIFY2(already.exitCode == 0, qPrintable(already.err));
+    QVERIFY2(already.out.contains(QStringLiteral("b holds the lease and matches")), qPrintable(already.out));
+    QVERIFY(stored(QStringLiteral("cluster:") + m_lease).value(QStringLiteral("successor")).toString().isEmpty());
+    QVERIFY(b->isLeading());
+}
+
 void TestSteering::badPreferenceOrDrainIsRefusedAndNothingIsWritten_data()
 {
     QTest::addColumn<QStringList>("arguments");
@@ -337,6 +388,19 @@ void TestSteering::badPreferenceOrDrainIsRefusedAndNothingIsWritten_data()
     QTest::newRow("H3: standby in the file that is no boolean")
             << QStringList() << QJsonObject {{QStringLiteral("standby"), QStringLiteral("yes")}}
             << "parameter \"standby\"";
+    QTest::newRow("H2: a label that is not KEY=VALUE")
+            << QStringList {QStringLiteral("--label"), QStringLiteral("zone")} << QJsonObject()
+            << "--label \"zone\" is not KEY=VALUE";
+    QTest::newRow("H2: a label value with a character labels do not take")
+            << QStringList {QStringLiteral("--label"), QStringLiteral("zone=b c")} << QJsonObject()
+            << "the label value \"b c\" holds \" \"";
+    QTest::newRow("H2: labels in the file that are not labels")
+            << QStringList()
+            << QJsonObject {{QStringLiteral("labels"), QJsonObject {{QStringLiteral("-zone"), QStringLiteral("b")}}}}
+            << "labels.-zone";
+    QTest::newRow("H2: labels in the file that are no object")
+            << QStringList() << QJsonObject {{QStringLiteral("labels"), QStringLiteral("zone=b")}}
+            << "parameter \"labels\"";
     QTest::newRow("H3: standby for a local election")
             << QStringList {QStringLiteral("--standby")}
             << QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/LocalClusterService")}}

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <QMap>
 #include <QString>
 
 namespace baton {
@@ -73,6 +74,12 @@ struct ElectionOptions
      * operator's `baton undrain` ends it.
      */
     bool standby = false;
+    /*!
+     * What this candidate says it is, in Kubernetes' label syntax
+     * (`{"zone", "b"}`); not for Local: `baton handover --to zone=b` hands
+     * the lease to a running candidate that matches.
+     */
+    QMap<QString, QString> labels;
     /*! How many holder changes the lease keeps for observers, 0 to 1000; not for Local. */
     int historyLength = 20;
     /*! Where the lease lives. */

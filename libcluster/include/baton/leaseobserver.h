@@ -223,6 +223,16 @@ public:
      */
     void requestHandover(const QString &name, const QString &to, const QString &requestedBy,
                          std::function<void(bool ok, const QString &message)> done);
+    /*!
+     * As requestHandover(), to the candidate that the label selector
+     * \a selector (`zone=b`, `tier in (a,b),!old`) picks among those the
+     * lease's candidate records announce: running, not drained, not the
+     * holder; of the highest priority, then of the first instance id.
+     * Nothing is written when the holder matches already (\a done says so,
+     * ok) or when no candidate matches (\a done says what each lacked).
+     */
+    void requestHandoverToMatching(const QString &name, const QString &selector, const QString &requestedBy,
+                                   std::function<void(bool ok, const QString &message)> done);
     /*! The store observed; null on Kubernetes, which has none. */
     Store *store() const;
     /*!

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <batoninternal/batoninternal_export.h>
+#include <batoninternal/labelselector.h>
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -46,8 +47,18 @@ struct BATON_INTERNAL_EXPORT CandidateRecord
     qint64 heartbeatIntervalMs = 0;
     /*! The candidate stopped cleanly: not live, kept so that a drain outlives the process. */
     bool left = false;
+    /*! What the candidate says it is (`baton join --label zone=a`), for `baton handover --to zone=a`. */
+    CandidateLabels labels;
     /*! The store's version, for the conditional update; empty: not stored. */
     QString version;
+
+    /*!
+     * Whether the record looks live to one look from \a nowWall, another
+     * host's wall clock: not left, and a heartbeat within three of its
+     * intervals. For display and for choosing among candidates, never for
+     * a lease decision (clocks differ between hosts).
+     */
+    bool seemsLiveAt(const QDateTime &nowWall) const;
 
     QJsonObject toJson() const;
     /*! The record \a json holds, or nothing when it is not one (no instance). */

@@ -99,6 +99,7 @@ CandidateRecord CandidateRoster::composed(const std::optional<CandidateRecord> &
     record.heartbeat = m_election->clock->wallNow();
     record.heartbeatIntervalMs = m_election->params.leaseDurationMs;
     record.left = m_stopping;
+    record.labels = m_election->labels;
     // The drain is the store's: an operator's `baton drain` or `undrain`
     // wins over what this instance last wrote, and over `--standby` after
     // the first write.

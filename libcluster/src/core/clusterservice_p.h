@@ -5,6 +5,7 @@
 #include "elector.h"
 
 #include <baton/clusterservice.h>
+#include <batoninternal/labelselector.h>
 
 #include <QJsonObject>
 
@@ -111,6 +112,7 @@ public:
     int priority = 0;
     qint64 preferAfterMs = 30000;
     bool standby = false;
+    CandidateLabels labels;
     ElectionSteeringFactory makeSteering;
     /*! The candidate roster; none for a local election, or when it could not be made. */
     ElectionSteering *steering = nullptr;

@@ -3,6 +3,7 @@
 #include "parameters.h"
 
 #include <batoninternal/durationtext.h>
+#include <batoninternal/labelselector.h>
 #include <baton/electionoptions.h>
 
 #include <QCoreApplication>
@@ -86,7 +87,8 @@ QStringList clusterParameterNames()
 
 QStringList steeringParameterNames()
 {
-    return {QStringLiteral("priority"), QStringLiteral("preferAfter"), QStringLiteral("standby")};
+    return {QStringLiteral("priority"), QStringLiteral("preferAfter"), QStringLiteral("standby"),
+            QStringLiteral("labels")};
 }
 
 bool ClusterServicePrivate::readParameters(QString *errorString)
@@ -124,6 +126,19 @@ bool ClusterServicePrivate::readParameters(QString *errorString)
     const int priorityRead = int(reader.integer(QStringLiteral("priority"), defaults.priority, -1000, 1000));
     const qint64 preferAfter = reader.duration(QStringLiteral("preferAfter"), defaults.preferAfter.count(), 0);
     const bool standbyAtStart = reader.boolean(QStringLiteral("standby"), defaults.standby);
+    CandidateLabels labelsRead;
+    const QJsonObject labelsWritten = reader.block(QStringLiteral("labels"), QStringLiteral("{\"zone\": \"b\"}"));
+    for (auto it = labelsWritten.constBegin(); it != labelsWritten.constEnd(); ++it) {
+        const QString where = QStringLiteral("labels.") + it.key();
+        QString why = it.value().isString() ? candidatelabels::checkKey(it.key())
+                                            : QStringLiteral("a label's value is a string");
+        if (why.isEmpty())
+            why = candidatelabels::checkValue(it.value().toString());
+        if (!why.isEmpty())
+            reader.refuse(where, it.value(), why);
+        else
+            labelsRead.insert(it.key(), it.value().toString());
+    }
     const QString name = reader.string(QStringLiteral("leaseName"), defaults.leaseName);
     const QString id = reader.string(QStringLiteral("instanceId"));
     if (!reader.ok()) {
@@ -133,6 +148,7 @@ bool ClusterServicePrivate::readParameters(QString *errorString)
     priority = priorityRead;
     preferAfterMs = preferAfter;
     standby = standbyAtStart;
+    labels = labelsRead;
     params.leaseDurationMs = leaseDurationMs;
     params.renewIntervalMs = renewIntervalMs;
     leaseName = name;

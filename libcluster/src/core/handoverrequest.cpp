@@ -19,6 +19,9 @@ struct Request
     QString to;
     QString requestedBy;
     Done done;
+    Choose choose;
+    /*! How the successor was chosen, told with the result. */
+    QString why;
     int attempts = 0;
 };
 
@@ -37,6 +40,16 @@ void attempt(std::shared_ptr<Request> r)
             return;
         }
         const LeaseRecord &held = read.state.record;
+        if (r->choose) {
+            // Chosen again on each attempt: a lost race may be to a new holder.
+            const Choice choice = r->choose(held.holder);
+            if (choice.to.isEmpty()) {
+                r->done(choice.ok, QStringLiteral("%1: %2").arg(where, choice.message));
+                return;
+            }
+            r->to = choice.to;
+            r->why = choice.message;
+        }
         if (held.holder == r->to) {
             r->done(true, QStringLiteral("%1: %2 holds the lease already").arg(where, r->to));
             return;
@@ -47,7 +60,10 @@ void attempt(std::shared_ptr<Request> r)
         r->protocol->update(r->lease, asked, read.state.version, std::nullopt,
                             [r, where, holder = held.holder](const LeaseReply &written) {
             if (written.outcome == LeaseReply::Outcome::Ok) {
-                r->done(true, QStringLiteral("%1: asked %2 to hand the lease over").arg(where, holder));
+                r->done(true, r->why.isEmpty()
+                                      ? QStringLiteral("%1: asked %2 to hand the lease over").arg(where, holder)
+                                      : QStringLiteral("%1: asked %2 to hand the lease over to %3: %4")
+                                                .arg(where, holder, r->to, r->why));
                 return;
             }
             if (written.outcome == LeaseReply::Outcome::Conflict && r->attempts < maxAttempts) {
@@ -68,7 +84,14 @@ void attempt(std::shared_ptr<Request> r)
 void send(LeaseProtocol *protocol, const QString &lease, const QString &to,
           const QString &requestedBy, Done done)
 {
-    attempt(std::make_shared<Request>(Request {protocol, lease, to, requestedBy, std::move(done)}));
+    attempt(std::make_shared<Request>(Request {protocol, lease, to, requestedBy, std::move(done), {}, {}}));
+}
+
+void sendToChosen(LeaseProtocol *protocol, const QString &lease, Choose choose, const QString &requestedBy,
+                  Done done)
+{
+    attempt(std::make_shared<Request>(
+            Request {protocol, lease, QString(), requestedBy, std::move(done), std::move(choose), {}}));
 }
 
 } // namespace baton::handoverrequest

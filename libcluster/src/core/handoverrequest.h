@@ -25,6 +25,19 @@ using Done = std::function<void(bool ok, const QString &message)>;
 void send(LeaseProtocol *protocol, const QString &lease, const QString &to,
           const QString &requestedBy, Done done);
 
+/*! The successor for the holder read, or none with what to report instead (and whether that is a success). */
+struct Choice
+{
+    QString to;
+    bool ok = false;
+    QString message;
+};
+using Choose = std::function<Choice(const QString &holder)>;
+
+/*! As send(), to the successor \a choose names once the holder is read. */
+void sendToChosen(LeaseProtocol *protocol, const QString &lease, Choose choose, const QString &requestedBy,
+                  Done done);
+
 } // namespace handoverrequest
 
 } // namespace baton

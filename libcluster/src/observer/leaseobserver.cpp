@@ -9,6 +9,8 @@
 
 #include <baton/application.h>
 #include <batoninternal/leasehistory.h>
+#include <batoninternal/observercandidatebook.h>
+#include <batoninternal/successorchoice.h>
 #include <baton/store.h>
 
 #include <algorithm>
@@ -361,6 +363,37 @@ void LeaseObserver::requestHandover(const QString &name, const QString &to, cons
                                     std::function<void(bool ok, const QString &message)> done)
 {
     handoverrequest::send(d->m_protocol, name, to, requestedBy, std::move(done));
+}
+
+void LeaseObserver::requestHandoverToMatching(const QString &name, const QString &selector,
+                                              const QString &requestedBy,
+                                              std::function<void(bool ok, const QString &message)> done)
+{
+    QString error;
+    const std::optional<LabelSelector> parsed = LabelSelector::parse(selector, &error);
+    CandidateBook *book = parsed ? openCandidateBook(this, name, this, &error) : nullptr;
+    if (!book) {
+        QMetaObject::invokeMethod(this, [done = std::move(done), error] { done(false, error); },
+                                  Qt::QueuedConnection);
+        return;
+    }
+    book->list([this, book, name, selector = *parsed, requestedBy,
+                done = std::move(done)](bool ok, const QList<CandidateRecord> &records, const QString &why) {
+        book->deleteLater();
+        if (!ok) {
+            done(false, QStringLiteral("%1: could not list the lease's candidates: %2")
+                                .arg(d->m_protocol->describeLease(name), why));
+            return;
+        }
+        const QDateTime nowWall = d->m_clock->wallNow();
+        handoverrequest::sendToChosen(
+                d->m_protocol, name,
+                [records, selector, nowWall](const QString &holder) {
+                    const SuccessorChoice choice = chooseSuccessor(records, selector, holder, nowWall);
+                    return handoverrequest::Choice {choice.instance, choice.holderMatches, choice.explanation};
+                },
+                requestedBy, done);
+    });
 }
 
 } // namespace baton

@@ -42,7 +42,20 @@ QJsonObject CandidateRecord::toJson() const
         json.insert(QStringLiteral("drainedBy"), drainedBy);
     if (drainedAt.isValid())
         json.insert(QStringLiteral("drainedAt"), timeText(drainedAt));
+    if (!labels.isEmpty()) {
+        QJsonObject object;
+        for (auto it = labels.cbegin(); it != labels.cend(); ++it)
+            object.insert(it.key(), it.value());
+        json.insert(QStringLiteral("labels"), object);
+    }
     return json;
+}
+
+bool CandidateRecord::seemsLiveAt(const QDateTime &nowWall) const
+{
+    constexpr qint64 heartbeatsToGone = 3;
+    return !left && heartbeatIntervalMs > 0 && heartbeat.isValid()
+            && heartbeat.msecsTo(nowWall) <= heartbeatsToGone * heartbeatIntervalMs;
 }
 
 namespace {
@@ -82,6 +95,17 @@ std::optional<CandidateRecord> CandidateRecord::fromJson(const QJsonObject &json
                                                     maxHeartbeatIntervalMs);
     // A record without the field was not written by a running candidate.
     record.left = json.value(QStringLiteral("left")).toBool(true);
+    // Labels reach tables and logs: a pair that is not a label (edited by
+    // hand) is left out, never shown or matched.
+    const QJsonObject labels = json.value(QStringLiteral("labels")).toObject();
+    constexpr qsizetype maxLabels = 64;
+    for (auto it = labels.constBegin(); it != labels.constEnd() && record.labels.size() < maxLabels; ++it) {
+        if (!it.value().isString())
+            continue;
+        const QString value = it.value().toString();
+        if (candidatelabels::checkKey(it.key()).isEmpty() && candidatelabels::checkValue(value).isEmpty())
+            record.labels.insert(it.key(), value);
+    }
     return record;
 }
 
