@@ -229,6 +229,49 @@ private Q_SLOTS:
         QVERIFY(restarts > 10);
     }
 
+    // H2: a preferred holder that heartbeats but never takes the lease is
+    // handed it again only after twice the wait of the time before; one
+    // that took it, or restarted, starts afresh.
+    void aPreferredHolderThatNeverTakesTheLeaseIsBackedOff()
+    {
+        SteeringPolicy p = policy(0);
+        Candidate stuck = candidate(QStringLiteral("stuck"), 10);
+        beatAll(p, {&stuck}, 0, preferAfter);
+        QCOMPARE(p.decide(true, preferAfter).handOverTo, QStringLiteral("stuck"));
+        p.handingOverTo(QStringLiteral("stuck"));
+        QCOMPARE(p.lastHandoverTarget()->record.instance, QStringLiteral("stuck"));
+        // The reservation lapses; this instance takes the lease back.
+        const qint64 back = preferAfter + 2 * interval;
+        beatAll(p, {&stuck}, preferAfter + interval, back);
+        QCOMPARE(p.leadingAgain(back), std::optional<qint64>(2 * preferAfter));
+        QVERIFY(!p.lastHandoverTarget());
+        QStringList moves;
+        beatAll(p, {&stuck}, back + interval, back + 2 * preferAfter,
+                [&](qint64 now) { moves += movesAt(p, now); });
+        QCOMPARE(moves, QStringList {QStringLiteral("at %1 ms: hand over to 'stuck'").arg(back + 2 * preferAfter)});
+        // Missed again: four times the hysteresis; then eight, ... up to 64.
+        p.handingOverTo(QStringLiteral("stuck"));
+        QCOMPARE(p.leadingAgain(back + 2 * preferAfter), std::optional<qint64>(4 * preferAfter));
+        qint64 wait = 0;
+        for (int failure = 3; failure <= 8; ++failure) {
+            p.handingOverTo(QStringLiteral("stuck"));
+            wait = *p.leadingAgain(back + 2 * preferAfter);
+        }
+        QCOMPARE(wait, 64 * preferAfter);
+        // Leading again without a handover asked, or after the target held the lease: nothing.
+        QCOMPARE(p.leadingAgain(back), std::nullopt);
+        p.handingOverTo(QStringLiteral("stuck"));
+        p.holderSeen(QStringLiteral("stuck"));
+        QCOMPARE(p.leadingAgain(back), std::nullopt);
+        // A restart is a new process: the back-off is forgotten.
+        stuck.incarnation = QStringLiteral("i2");
+        const qint64 restarted = back + 3 * preferAfter;
+        beatAll(p, {&stuck}, restarted, restarted + preferAfter);
+        QCOMPARE(p.decide(true, restarted + preferAfter).handOverTo, QStringLiteral("stuck"));
+        p.handingOverTo(QStringLiteral("stuck"));
+        QCOMPARE(p.leadingAgain(restarted + preferAfter), std::optional<qint64>(2 * preferAfter));
+    }
+
     // H2: a drained candidate is never the preferred holder.
     void aDrainedCandidateIsNeverPreferred()
     {

@@ -39,6 +39,8 @@ const QString ns = QStringLiteral("steering");
 const QString steeringStrategy = QStringLiteral("baton.dev/steering");
 // The participant Role of resources/kubernetes/participant, configmaps included.
 const QString participantToken = test::testSecret(QStringLiteral("kube-token-steering"));
+// The same, without update on Leases: a candidate that heartbeats but can never lead.
+const QString cannotLeadToken = test::testSecret(QStringLiteral("kube-token-cannot-lead"));
 
 /*! A Lease as the server stored it after one write, and when (this process's boot clock). */
 struct StoredLease
@@ -58,12 +60,14 @@ private Q_SLOTS:
     void aHigherPriorityLeadsAfterTheHysteresisAndTheLeaseShowsIt();
     void aDrainedLeaderHandsOverAndStandsByAcrossARestartUntilUndrained();
     void aLabelSelectorHandsOverToTheMatchingCandidate();
+    void aPreferredHolderThatCannotLeadIsBackedOff();
     void cleanup();
 
 private:
-    QString writeKubeconfig();
+    QString writeKubeconfig(const QString &token = participantToken,
+                            const QString &fileName = QStringLiteral("kubeconfig"));
     QString configPath(const QString &id) const { return m_folder.filePath(m_lease + QLatin1Char('-') + id + QStringLiteral(".json")); }
-    ParticipantProcess *start(const QString &id, const QStringList &extra = {});
+    ParticipantProcess *start(const QString &id, const QStringList &extra = {}, const QString &kubeconfig = {});
     void stop(ParticipantProcess *participant);
     ParticipantProcess *leader(const ParticipantProcess *except = nullptr) const;
     /*! Runs `baton` with \a arguments; the server answers in this process, so the wait runs its event loop. */
@@ -105,6 +109,10 @@ void TestKubernetesSteering::initTestCase()
                     m_stored.append({Clock::system().monotonicMs(),
                                      m_server.lease(ns, m_lease).value(QStringLiteral("spec")).toObject()});
             });
+    m_server.addToken(cannotLeadToken, QStringLiteral("system:serviceaccount:steering:cannot-lead"),
+                      {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("list"),
+                       QStringLiteral("watch"), QStringLiteral("configmaps/get"), QStringLiteral("configmaps/list"),
+                       QStringLiteral("configmaps/create"), QStringLiteral("configmaps/update")});
     m_kubeconfig = writeKubeconfig();
     QVERIFY(!m_kubeconfig.isEmpty());
 }
@@ -115,9 +123,9 @@ void TestKubernetesSteering::init()
     m_stored.clear();
 }
 
-QString TestKubernetesSteering::writeKubeconfig()
+QString TestKubernetesSteering::writeKubeconfig(const QString &token, const QString &fileName)
 {
-    const QString path = m_folder.filePath(QStringLiteral("kubeconfig"));
+    const QString path = m_folder.filePath(fileName);
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
         return {};
@@ -127,18 +135,19 @@ QString TestKubernetesSteering::writeKubeconfig()
                               "contexts:\n- name: test\n  context:\n    cluster: test\n    user: me\n"
                               "    namespace: %3\n"
                               "users:\n- name: me\n  user:\n    token: %4\n")
-                       .arg(m_server.url().toString(), m_certificates.caFile(), ns, participantToken)
+                       .arg(m_server.url().toString(), m_certificates.caFile(), ns, token)
                        .toUtf8());
     return path;
 }
 
-ParticipantProcess *TestKubernetesSteering::start(const QString &id, const QStringList &extra)
+ParticipantProcess *TestKubernetesSteering::start(const QString &id, const QStringList &extra,
+                                                   const QString &kubeconfig)
 {
     const QJsonObject config {
             {QStringLiteral("services"),
              QJsonObject {{QStringLiteral("cluster"),
                            QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/KubernetesClusterService")},
-                                        {QStringLiteral("config"), m_kubeconfig},
+                                        {QStringLiteral("config"), kubeconfig.isEmpty() ? m_kubeconfig : kubeconfig},
                                         {QStringLiteral("leaseName"), m_lease},
                                         {QStringLiteral("instanceId"), id},
                                         {QStringLiteral("leaseDuration"), leaseMs},
@@ -361,6 +370,45 @@ void TestKubernetesSteering::aLabelSelectorHandsOverToTheMatchingCandidate()
     QVERIFY(firstEvent(*c, QStringLiteral("started-leading")).isEmpty());
     QVERIFY(!firstReservationFor(QStringLiteral("b")).spec.isEmpty());
     QVERIFY(firstReservationFor(QStringLiteral("c")).spec.isEmpty());
+}
+
+void TestKubernetesSteering::aPreferredHolderThatCannotLeadIsBackedOff()
+{
+    // H2: a candidate of a higher priority whose account may not update
+    // Leases heartbeats, so it is preferred; handed the lease, it never
+    // takes it, and the reservation lapses. The leader takes the lease
+    // back, says so, and hands it over again only after twice the
+    // hysteresis: each such failure costs a lease duration without a
+    // leader, and grows rarer.
+    const QStringList prefer {QStringLiteral("--prefer-after"), QStringLiteral("%1ms").arg(preferAfterMs)};
+    ParticipantProcess *leader = start(QStringLiteral("a"), prefer);
+    QVERIFY(leader);
+    QTRY_VERIFY_WITH_TIMEOUT(leader->isLeading(), 20000);
+    const QString stuckConfig = writeKubeconfig(cannotLeadToken, QStringLiteral("kubeconfig-cannot-lead"));
+    ParticipantProcess *stuck = start(QStringLiteral("stuck"), prefer + QStringList {QStringLiteral("--priority"),
+                                                                                     QStringLiteral("5")},
+                                      stuckConfig);
+    QVERIFY(stuck);
+    QTRY_VERIFY_WITH_TIMEOUT(!firstEvent(*leader, QStringLiteral("handover-missed")).isEmpty(),
+                             20 * preferAfterMs);
+    const QJsonObject missed = firstEvent(*leader, QStringLiteral("handover-missed"));
+    QCOMPARE(missed.value(QStringLiteral("to")).toString(), QStringLiteral("stuck"));
+    QCOMPARE(qint64(missed.value(QStringLiteral("backoffMs")).toDouble()), 2 * preferAfterMs);
+    auto handovers = [leader] {
+        QList<qint64> at;
+        for (const QJsonObject &event : leader->events())
+            if (event.value(QStringLiteral("event")).toString() == QLatin1String("handover-requested"))
+                at << monoOf(event);
+        return at;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(handovers().size() >= 2, 40 * preferAfterMs);
+    const QList<qint64> at = handovers();
+    qInfo("back-off: handed over again %lld ms after the first miss (asked: %lld ms)", at.at(1) - monoOf(missed),
+          2 * preferAfterMs);
+    QVERIFY(at.at(1) - monoOf(missed) >= 2 * preferAfterMs);
+    QVERIFY(firstEvent(*stuck, QStringLiteral("started-leading")).isEmpty());
+    QVERIFY2(leader->standardError().contains("did not take the lease handed to it as the preferred holder"),
+             leader->standardError().constData());
 }
 
 void TestKubernetesSteering::cleanup()

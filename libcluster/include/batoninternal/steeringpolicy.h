@@ -7,6 +7,8 @@
 #include <QList>
 #include <QString>
 
+#include <optional>
+
 namespace baton {
 
 /*!
@@ -80,9 +82,36 @@ public:
 
     SteeringDecision decide(bool leading, qint64 nowMs) const;
 
+    /*! This instance, leading, hands the lease to \a instance as its preferred holder. */
+    void handingOverTo(const QString &instance);
+    /*! \a holder was seen holding the lease: a handover to it went through. */
+    void holderSeen(const QString &holder);
+    /*!
+     * This instance leads again after handing the lease to a preferred
+     * holder that, same process still, never showed as its holder: one
+     * that heartbeats but cannot lead (no right to write the lease, a
+     * store it cannot reach). It must run unchanged twice as long as the
+     * time before (up to 64 times the hysteresis) before it is handed the
+     * lease again, so that each such failure, which costs the election a
+     * lease duration without a leader, grows rarer. The wait now asked of
+     * it, or nothing when no handover failed.
+     */
+    std::optional<qint64> leadingAgain(qint64 nowMs);
+    /*! The candidate last handed the lease as preferred holder, while that handover is unsettled. */
+    std::optional<CandidateSighting> lastHandoverTarget() const;
+
 private:
+    struct Handover
+    {
+        QString instance;
+        QString incarnation;
+    };
+
     Self m_self;
     QHash<QString, CandidateSighting> m_seen;
+    std::optional<Handover> m_pending;
+    /*! Handovers that did not go through, by instance and incarnation: a restart starts afresh. */
+    QHash<QString, int> m_missed;
 };
 
 } // namespace baton

@@ -4,6 +4,7 @@
 #include "logging.h"
 
 #include <baton/clock.h>
+#include <batoninternal/durationtext.h>
 #include <batoninternal/opencandidatebook.h>
 
 namespace baton {
@@ -36,8 +37,12 @@ CandidateRoster::CandidateRoster(ClusterServicePrivate *election, CandidateBook 
     // Decided again on becoming leader, from a fresh listing: the last one
     // may be a heartbeat old, and an instance drained or undrained since
     // would be handed the lease back and forth until its next heartbeat.
+    connect(election->q, &ClusterService::holderChanged, this,
+            [this](const QString &holder) { m_policy.holderSeen(holder); });
     connect(election->q, &ClusterService::leadershipChanged, this,
             [this](bool leading) {
+                if (leading)
+                    backOffFromAFailedHandover();
                 if (!leading || m_stopping || m_busy)
                     return; // the heartbeat on its way ends with a listing and a decision
                 m_busy = true;
@@ -225,8 +230,26 @@ void CandidateRoster::apply()
     announce(live);
     if (decision.standBy != e->elector->standingBy())
         standBy(decision.standBy);
-    if (leading && !decision.handOverTo.isEmpty() && e->isLeaderNow())
+    if (leading && !decision.handOverTo.isEmpty() && e->isLeaderNow()) {
+        if (decision.why == SteeringDecision::Why::PreferredHolder)
+            m_policy.handingOverTo(decision.handOverTo);
         e->requestHandover(decision.handOverTo, requestedBy(decision.why));
+    }
+}
+
+void CandidateRoster::backOffFromAFailedHandover()
+{
+    const std::optional<CandidateSighting> missed = m_policy.lastHandoverTarget();
+    const std::optional<qint64> wait = m_policy.leadingAgain(now());
+    if (!wait || !missed)
+        return;
+    qCWarning(lcElection).noquote()
+            << QStringLiteral("%1: %2 did not take the lease handed to it as the preferred holder (it may lack "
+                              "the right to write the lease, or reach the store); it gets it again only once "
+                              "it has run unchanged for %3")
+                       .arg(m_election->leaseName, missed->record.instance, durationtext::format(*wait));
+    m_election->emitEvent(QStringLiteral("handover-missed"),
+                          {{QStringLiteral("to"), missed->record.instance}, {QStringLiteral("backoffMs"), double(*wait)}});
 }
 
 void CandidateRoster::standBy(bool standingBy)

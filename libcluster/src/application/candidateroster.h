@@ -45,6 +45,8 @@ private:
     /*! Its own drain as the listing shows it: an operator may have changed it since the last write. */
     void adoptOwn(const QList<CandidateRecord> &records);
     void apply();
+    /*! Leading again after a preference handover that did not go through: says so, and backs off. */
+    void backOffFromAFailedHandover();
     CandidateRecord composed(const std::optional<CandidateRecord> &stored) const;
     bool drained() const;
     /*! Closes or opens the Elector's stand-by gate, and says so. */

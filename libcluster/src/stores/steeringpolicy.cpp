@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 namespace baton {
 
@@ -9,6 +10,14 @@ namespace {
 
 // A version unchanged for this many heartbeat intervals is a candidate gone.
 constexpr qint64 livenessIntervals = 3;
+// A preferred holder that failed to take the lease waits at most this many
+// hysteresis periods before it is handed the lease again.
+constexpr int maxBackoffDoublings = 6;
+
+QString missedKey(const QString &instance, const QString &incarnation)
+{
+    return instance + QLatin1Char('\n') + incarnation;
+}
 
 bool isLive(const CandidateRecord &record, qint64 versionSeenAtMs, qint64 nowMs)
 {
@@ -64,6 +73,55 @@ void SteeringPolicy::observe(const QList<CandidateRecord> &records, qint64 nowMs
         seen.insert(record.instance, sighting);
     }
     m_seen = std::move(seen);
+    // The back-off of a process that is gone goes with it.
+    m_missed.removeIf([this](const QHash<QString, int>::iterator it) {
+        const QString instance = it.key().section(QLatin1Char('\n'), 0, 0);
+        const auto sighting = m_seen.constFind(instance);
+        return sighting == m_seen.cend() || missedKey(instance, sighting->record.incarnation) != it.key();
+    });
+}
+
+void SteeringPolicy::handingOverTo(const QString &instance)
+{
+    const auto sighting = m_seen.constFind(instance);
+    if (sighting != m_seen.cend())
+        m_pending = Handover {instance, sighting->record.incarnation};
+}
+
+void SteeringPolicy::holderSeen(const QString &holder)
+{
+    if (m_pending && m_pending->instance == holder) {
+        m_missed.remove(missedKey(m_pending->instance, m_pending->incarnation));
+        m_pending.reset();
+    }
+}
+
+std::optional<CandidateSighting> SteeringPolicy::lastHandoverTarget() const
+{
+    if (!m_pending)
+        return std::nullopt;
+    const auto sighting = m_seen.constFind(m_pending->instance);
+    if (sighting == m_seen.cend())
+        return std::nullopt;
+    return *sighting;
+}
+
+std::optional<qint64> SteeringPolicy::leadingAgain(qint64 nowMs)
+{
+    const std::optional<Handover> pending = std::exchange(m_pending, std::nullopt);
+    if (!pending)
+        return std::nullopt;
+    const auto sighting = m_seen.find(pending->instance);
+    if (sighting == m_seen.end() || sighting->record.incarnation != pending->incarnation)
+        return std::nullopt; // it restarted or went: a new process starts afresh
+    int &missed = m_missed[missedKey(pending->instance, pending->incarnation)];
+    missed = std::min(missed + 1, maxBackoffDoublings);
+    // A hysteresis of 0 still backs off, by heartbeats.
+    const qint64 base = std::max(m_self.preferAfterMs, sighting->record.heartbeatIntervalMs);
+    const qint64 wait = base << missed;
+    // Stable from a point in the future: the hysteresis then asks `wait` in all.
+    sighting->stableSinceMs = nowMs + wait - m_self.preferAfterMs;
+    return wait;
 }
 
 QList<CandidateSighting> SteeringPolicy::sightings(qint64 nowMs) const
