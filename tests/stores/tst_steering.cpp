@@ -53,6 +53,7 @@ private Q_SLOTS:
     void aDrainedLeaderHandsOverAndStandsByAcrossARestartUntilUndrained();
     void aStandbyTakesNoFreeLeaseWhileAnotherCanLeadAndLeadsWhenNoneCan();
     void aLabelSelectorHandsOverToTheRunningUndrainedMatch();
+    void theLeaderRemovesTheRecordsOfCandidatesLongGoneUnlessDrained();
     void badPreferenceOrDrainIsRefusedAndNothingIsWritten_data();
     void badPreferenceOrDrainIsRefusedAndNothingIsWritten();
     void cleanup();
@@ -368,6 +369,41 @@ void TestSteering::aLabelSelectorHandsOverToTheRunningUndrainedMatch()
     QVERIFY2(already.out.contains(QStringLiteral("b holds the lease and matches")), qPrintable(already.out));
     QVERIFY(stored(QStringLiteral("cluster:") + m_lease).value(QStringLiteral("successor")).toString().isEmpty());
     QVERIFY(b->isLeading());
+}
+
+void TestSteering::theLeaderRemovesTheRecordsOfCandidatesLongGoneUnlessDrained()
+{
+    // Records do not pile up: the leader removes those of candidates that
+    // stopped (b) or were killed (d) once unchanged for ten heartbeats; a
+    // drained one (c) is kept, since the drain must outlive the process.
+    ParticipantProcess *a = start(QStringLiteral("a"));
+    QVERIFY(a);
+    QTRY_VERIFY_WITH_TIMEOUT(a->isLeading(), 20000);
+    ParticipantProcess *b = start(QStringLiteral("b"));
+    ParticipantProcess *c = start(QStringLiteral("c"));
+    ParticipantProcess *d = start(QStringLiteral("d"));
+    QVERIFY(b && c && d);
+    QTRY_VERIFY_WITH_TIMEOUT(lastEvent(*a, QStringLiteral("candidates")).value(QStringLiteral("live")).toInt() == 4,
+                             20000);
+    const BatonRun drain = runBaton({QStringLiteral("drain"), QStringLiteral("c"), QStringLiteral("--config"),
+                                     m_folder->filePath(QStringLiteral("a.json"))});
+    QVERIFY2(drain.exitCode == 0, qPrintable(drain.err));
+    const auto key = [this](const char *instance) {
+        return QStringLiteral("candidate:%1:%2").arg(m_lease, QString::fromLatin1(instance));
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(!firstEvent(*c, QStringLiteral("standing-by")).isEmpty(), 20000);
+    const qint64 gone = Clock::system().monotonicMs();
+    stop(b);
+    stop(c, SIGKILL);
+    stop(d, SIGKILL);
+    QCOMPARE(stored(key("b")).value(QStringLiteral("left")).toBool(), true);
+    QVERIFY(!stored(key("d")).isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(stored(key("b")).isEmpty() && stored(key("d")).isEmpty(), 20 * leaseMs + 20000);
+    // Not before ten heartbeats unchanged.
+    QVERIFY(Clock::system().monotonicMs() - gone >= 10 * leaseMs);
+    QVERIFY(stored(key("c")).value(QStringLiteral("drained")).toBool());
+    QCOMPARE(stored(key("a")).value(QStringLiteral("left")).toBool(), false);
+    QVERIFY(a->isLeading());
 }
 
 void TestSteering::badPreferenceOrDrainIsRefusedAndNothingIsWritten_data()

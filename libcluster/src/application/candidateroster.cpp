@@ -7,6 +7,8 @@
 #include <batoninternal/durationtext.h>
 #include <batoninternal/opencandidatebook.h>
 
+#include <algorithm>
+
 namespace baton {
 
 namespace {
@@ -14,6 +16,9 @@ namespace {
 // A conflict means somebody else wrote the record (an operator's drain):
 // it is read again and written over, a few times at most per heartbeat.
 constexpr int kMaxWriteAttempts = 3;
+// A candidate's record unchanged for this many heartbeats, as the leader
+// saw it, is removed: its process stopped or crashed long ago.
+constexpr qint64 kRemoveAfterHeartbeats = 10;
 
 QString requestedBy(SteeringDecision::Why why)
 {
@@ -181,6 +186,7 @@ void CandidateRoster::listAndApply()
             succeeded(QStringLiteral("list"));
             adoptOwn(records);
             m_policy.observe(records, now());
+            removeLongGone();
         } else {
             failed(QStringLiteral("list"), error);
         }
@@ -189,6 +195,22 @@ void CandidateRoster::listAndApply()
         // up leading rather than waiting for candidates it cannot see.
         apply();
     });
+}
+
+void CandidateRoster::removeLongGone()
+{
+    // The leader alone: one process tidies, not every candidate at once.
+    if (!m_election->isLeaderNow())
+        return;
+    const qint64 at = now();
+    for (const CandidateSighting &other : m_policy.sightings(at)) {
+        // A drain is the operator's, and outlives the process until undrained.
+        if (other.live || other.record.drained)
+            continue;
+        const qint64 heartbeat = std::max(other.record.heartbeatIntervalMs, m_election->params.leaseDurationMs);
+        if (at - other.versionSeenAtMs >= kRemoveAfterHeartbeats * heartbeat)
+            m_book->remove(other.record); // at the version seen: a record written since stays
+    }
 }
 
 void CandidateRoster::adoptOwn(const QList<CandidateRecord> &records)

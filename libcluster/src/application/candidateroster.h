@@ -21,8 +21,9 @@ class ClusterService;
  * its answer: the Elector's stand-by gate, and on the leader a handover
  * (asked by "drain" or "preferred holder", so that the stored history says
  * why). It decides again at once when this instance becomes leader. A
- * clean stop writes that it left, its drain kept. Its errors are reported
- * and leave the election as it is.
+ * clean stop writes that it left, its drain kept. The leader removes the
+ * records of candidates gone long ago. Its errors are reported and leave
+ * the election as it is.
  */
 class CandidateRoster final : public ElectionSteering
 {
@@ -44,6 +45,8 @@ private:
     void listAndApply();
     /*! Its own drain as the listing shows it: an operator may have changed it since the last write. */
     void adoptOwn(const QList<CandidateRecord> &records);
+    /*! On the leader: removes the records of candidates gone for ten heartbeats, unless drained. */
+    void removeLongGone();
     void apply();
     /*! Leading again after a preference handover that did not go through: says so, and backs off. */
     void backOffFromAFailedHandover();
