@@ -224,11 +224,35 @@ void DrainCommand::readAndWrite(int attempt)
         const auto done = [this, attempt](bool written, const CandidateRecord &result, const QString &why) {
             this->written(attempt, written, result, why);
         };
-        if (stored)
+        if (stored) {
             book->replace(*stored, record, done);
-        else
+            return;
+        }
+        // Drained before it ever ran, which is allowed; but a misspelt name
+        // would drain nobody, so the names that did run are told beside it.
+        book->list([this, book, record, done](bool listed, const QList<CandidateRecord> &records, const QString &) {
+            if (listed)
+                warnIfUnknown(records);
             book->create(record, done);
+        });
     });
+}
+
+void DrainCommand::warnIfUnknown(const QList<CandidateRecord> &records) const
+{
+    QStringList names;
+    for (const CandidateRecord &record : records)
+        names.append(record.instance);
+    if (names.isEmpty())
+        return;
+    names.sort();
+    const QString meant = parameters::closest(m_options.instance, names);
+    commandline::complain(m_options.drain ? "drain" : "undrain",
+                          QStringLiteral("warning: no instance %1 has stood for %2 yet (its candidates: %3%4): it "
+                                         "is drained all the same, and starts drained if it ever runs")
+                                  .arg(m_options.instance, m_leases.at(m_current).name,
+                                       names.join(QStringLiteral(", ")),
+                                       meant.isEmpty() ? QString() : QStringLiteral("; did you mean %1?").arg(meant)));
 }
 
 void DrainCommand::written(int attempt, bool ok, const CandidateRecord &record, const QString &error)

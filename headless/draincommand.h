@@ -68,6 +68,8 @@ private:
     void written(int attempt, bool ok, const CandidateRecord &record, const QString &error);
     /*! What \a record becomes; false when it needs no write (\a news says why). */
     bool change(const CandidateRecord *stored, CandidateRecord *record, QString *news) const;
+    /*! On stderr, when \a records (the lease's candidates) lack the instance: their names, and the closest. */
+    void warnIfUnknown(const QList<CandidateRecord> &records) const;
     QString whatFollows(const CandidateRecord &record) const;
     void fail(const QString &text);
 

@@ -272,6 +272,7 @@ void TestDrainCommand::aNeverStartedInstanceIsDrainedThenUndrainedAndKeepsItsRec
     QVERIFY2(drain.exitCode == 0, qPrintable(drain.err));
     QVERIFY2(drain.out.contains(QStringLiteral("web-2 drained for %1").arg(m_lease)), qPrintable(drain.out));
     QVERIFY2(drain.out.contains(QStringLiteral("not running")), qPrintable(drain.out));
+    QVERIFY2(!drain.err.contains(QStringLiteral("warning")), qPrintable(drain.err)); // no other candidate to name
     std::optional<CandidateRecord> record = stored(QStringLiteral("web-2"));
     QVERIFY(record);
     QVERIFY(record->drained);
@@ -378,6 +379,11 @@ void TestDrainCommand::statusShowsTheCandidatesOfEachLease()
     QVERIFY(*created);
     const Run drain = baton({QStringLiteral("drain"), QStringLiteral("web-2"), QStringLiteral("--config"), m_config});
     QVERIFY2(drain.exitCode == 0, qPrintable(drain.err));
+    // Never run beside candidates that did: perhaps a misspelt name, so they are named.
+    QVERIFY2(drain.err.contains(QStringLiteral("warning: no instance web-2 has stood for %1 yet (its candidates: "
+                                               "web-1, web-3; did you mean web-")
+                                        .arg(m_lease)),
+             qPrintable(drain.err));
 
     const Run wide = baton({QStringLiteral("status"), QStringLiteral("--config"), m_config, QStringLiteral("-o"),
                             QStringLiteral("wide")});
