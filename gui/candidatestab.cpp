@@ -56,7 +56,9 @@ CandidatesTab::CandidatesTab(DashboardSession *session, LeaseTableView *leases, 
     header->resizeSection(CandidateModel::InstanceColumn, 110);
     header->setSectionResizeMode(CandidateModel::PriorityColumn, QHeaderView::ResizeToContents);
     header->resizeSection(CandidateModel::StateColumn, 120);
-    header->setSectionResizeMode(CandidateModel::HeartbeatColumn, QHeaderView::ResizeToContents);
+    // The two share what is left: never a table that scrolls sideways, in any language.
+    header->setSectionResizeMode(CandidateModel::HeartbeatColumn, QHeaderView::Stretch);
+    header->setSectionResizeMode(CandidateModel::LabelsColumn, QHeaderView::Stretch);
     m_handOverButton->setObjectName(QStringLiteral("handOverButton"));
     m_drainButton->setObjectName(QStringLiteral("drainButton"));
     m_undrainButton->setObjectName(QStringLiteral("undrainButton"));
