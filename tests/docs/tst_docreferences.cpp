@@ -339,8 +339,10 @@ static QStringList installedDocs(const QString &cmakeList)
 void TestDocReferences::everyLinkOfAnInstalledPageLeadsToAnInstalledPage_data()
 {
     QTest::addColumn<QString>("doc");
+    // Pages only: the bytes of a screenshot can spell a link by chance.
     for (const QString &doc : installedDocs(readSource(QStringLiteral("app/CMakeLists.txt"))))
-        QTest::newRow(qPrintable(doc)) << doc;
+        if (doc.endsWith(QLatin1String(".md")))
+            QTest::newRow(qPrintable(doc)) << doc;
 }
 
 void TestDocReferences::everyLinkOfAnInstalledPageLeadsToAnInstalledPage()
