@@ -220,10 +220,16 @@ void TestDashboardKube::showsALeaseAndItsHolderWithTheConnectionsToken()
     RunLedger *ledger = openRunLedger(writer, QStringLiteral("jobs"), writer, &writerError);
     QVERIFY2(ledger, qPrintable(writerError));
     RunRecord record;
-    record.tick = QStringLiteral("2026-12-02T03:00:00Z");
+    // The schedule's latest tick: with an older one, the ticks since would
+    // show first, as missed.
+    const QDateTime nowUtc = QDateTime::currentDateTimeUtc();
+    QDateTime latestTick(nowUtc.date(), QTime(3, 0), Qt::UTC);
+    if (latestTick > nowUtc)
+        latestTick = latestTick.addDays(-1);
+    record.tick = latestTick.toString(Qt::ISODate);
     record.instance = QStringLiteral("node-a");
     record.token = 7;
-    record.start = QDateTime::fromString(QStringLiteral("2026-12-02T03:00:00Z"), Qt::ISODate);
+    record.start = latestTick;
     record.end = record.start.addSecs(42);
     record.outcome = RunRecord::succeeded;
     record.schedule = QStringLiteral("0 3 * * *");
