@@ -2,6 +2,7 @@
 
 #include <batoninternal/batoninternal_export.h>
 
+#include <QJsonObject>
 #include <QList>
 #include <QMap>
 #include <QString>
@@ -28,6 +29,8 @@ BATON_INTERNAL_EXPORT QString checkKey(const QString &key);
 BATON_INTERNAL_EXPORT QString checkValue(const QString &value);
 /*! `KEY=VALUE` into \a labels; false with \a errorString naming what is wrong. */
 BATON_INTERNAL_EXPORT bool parseAssignment(const QString &text, CandidateLabels *labels, QString *errorString);
+/*! As a JSON object of strings, as records and configuration files hold them. */
+BATON_INTERNAL_EXPORT QJsonObject toJson(const CandidateLabels &labels);
 /*! `a=1,b=2`, keys in order: for tables and logs. */
 BATON_INTERNAL_EXPORT QString format(const CandidateLabels &labels);
 

@@ -1,5 +1,7 @@
 #include "electionconfig.h"
 
+#include <batoninternal/labelselector.h>
+
 namespace baton {
 
 namespace {
@@ -35,12 +37,8 @@ QJsonObject electionEntry(const ElectionOptions &options)
         entry.insert(QStringLiteral("preferAfter"), milliseconds(options.preferAfter));
     if (options.standby)
         entry.insert(QStringLiteral("standby"), true);
-    if (!options.labels.isEmpty()) {
-        QJsonObject labels;
-        for (auto it = options.labels.cbegin(); it != options.labels.cend(); ++it)
-            labels.insert(it.key(), it.value());
-        entry.insert(QStringLiteral("labels"), labels);
-    }
+    if (!options.labels.isEmpty())
+        entry.insert(QStringLiteral("labels"), candidatelabels::toJson(options.labels));
     switch (options.backend) {
     case ElectionOptions::Backend::Store:
         entry.insert(QStringLiteral("type"), QStringLiteral("Webda/StoreClusterService"));

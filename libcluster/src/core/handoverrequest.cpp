@@ -16,10 +16,11 @@ struct Request
 {
     LeaseProtocol *protocol;
     QString lease;
-    QString to;
     QString requestedBy;
     Done done;
     Choose choose;
+    /*! Named by choose() on the last read. */
+    QString to;
     /*! How the successor was chosen, told with the result. */
     QString why;
     int attempts = 0;
@@ -40,16 +41,14 @@ void attempt(std::shared_ptr<Request> r)
             return;
         }
         const LeaseRecord &held = read.state.record;
-        if (r->choose) {
-            // Chosen again on each attempt: a lost race may be to a new holder.
-            const Choice choice = r->choose(held.holder);
-            if (choice.to.isEmpty()) {
-                r->done(choice.ok, QStringLiteral("%1: %2").arg(where, choice.message));
-                return;
-            }
-            r->to = choice.to;
-            r->why = choice.message;
+        // Chosen again on each attempt: a lost race may be to a new holder.
+        const Choice choice = r->choose(held.holder);
+        if (choice.to.isEmpty()) {
+            r->done(choice.ok, QStringLiteral("%1: %2").arg(where, choice.message));
+            return;
         }
+        r->to = choice.to;
+        r->why = choice.message;
         if (held.holder == r->to) {
             r->done(true, QStringLiteral("%1: %2 holds the lease already").arg(where, r->to));
             return;
@@ -84,14 +83,14 @@ void attempt(std::shared_ptr<Request> r)
 void send(LeaseProtocol *protocol, const QString &lease, const QString &to,
           const QString &requestedBy, Done done)
 {
-    attempt(std::make_shared<Request>(Request {protocol, lease, to, requestedBy, std::move(done), {}, {}}));
+    sendToChosen(protocol, lease, [to](const QString &) { return Choice {to, true, QString()}; }, requestedBy,
+                 std::move(done));
 }
 
 void sendToChosen(LeaseProtocol *protocol, const QString &lease, Choose choose, const QString &requestedBy,
                   Done done)
 {
-    attempt(std::make_shared<Request>(
-            Request {protocol, lease, QString(), requestedBy, std::move(done), std::move(choose), {}}));
+    attempt(std::make_shared<Request>(Request {protocol, lease, requestedBy, std::move(done), std::move(choose), {}, {}}));
 }
 
 } // namespace baton::handoverrequest

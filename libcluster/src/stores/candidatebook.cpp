@@ -42,12 +42,8 @@ QJsonObject CandidateRecord::toJson() const
         json.insert(QStringLiteral("drainedBy"), drainedBy);
     if (drainedAt.isValid())
         json.insert(QStringLiteral("drainedAt"), timeText(drainedAt));
-    if (!labels.isEmpty()) {
-        QJsonObject object;
-        for (auto it = labels.cbegin(); it != labels.cend(); ++it)
-            object.insert(it.key(), it.value());
-        json.insert(QStringLiteral("labels"), object);
-    }
+    if (!labels.isEmpty())
+        json.insert(QStringLiteral("labels"), candidatelabels::toJson(labels));
     return json;
 }
 

@@ -102,6 +102,14 @@ bool parseAssignment(const QString &text, CandidateLabels *labels, QString *erro
     return true;
 }
 
+QJsonObject toJson(const CandidateLabels &labels)
+{
+    QJsonObject object;
+    for (auto it = labels.cbegin(); it != labels.cend(); ++it)
+        object.insert(it.key(), it.value());
+    return object;
+}
+
 QString format(const CandidateLabels &labels)
 {
     QStringList pairs;
