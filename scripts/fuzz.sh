@@ -16,7 +16,14 @@ cd "$root"
 ./setup.sh fuzz
 cmake --preset fuzz >/dev/null
 # Only the targets: the rest of the tree gains nothing from the sanitizers here.
-cmake --build "$build" --target $(for t in $targets; do printf 'fuzz_%s ' "$t"; done) >/dev/null
+# The build is quiet unless it fails; then its errors are what CI must show.
+mkdir -p "$build"
+if ! cmake --build "$build" --target $(for t in $targets; do printf 'fuzz_%s ' "$t"; done) \
+    >"$build/build.log" 2>&1; then
+  grep -E 'error|FAILED' "$build/build.log" | head -n 40 >&2
+  echo "fuzz: the fuzz targets did not build (clang); the whole log is $build/build.log" >&2
+  exit 1
+fi
 
 failed=0
 printf '%-12s %12s %8s %8s\n' target runs corpus crashes

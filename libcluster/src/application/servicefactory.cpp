@@ -40,6 +40,8 @@ struct TypeRegistry
             if constexpr (std::is_base_of_v<ClusterService, T>) {
                 if (made)
                     made(service);
+            } else {
+                Q_UNUSED(made); // only services have something to complete
             }
             return service;
         });
