@@ -35,6 +35,7 @@ exec=headless/exec/execsupervisor.cpp
 guard=headless/exec/execguardstart.cpp
 memory=libcluster/src/stores/memorystore.cpp
 file=libcluster/src/stores/filestore.cpp
+folder=libcluster/src/stores/versionfolder.cpp
 etcd=libcluster/src/etcd/etcdupdatebatcher.cpp
 join=headless/joincommand.cpp
 queue=headless/outputqueue.cpp
@@ -83,6 +84,7 @@ exec-release-before-the-command-exits|EXEC|    return m_exited->future();|    re
 exec-guard-no-prefork-deadline-check|GUARD|    if (tooLateToStart(m_deadline, m_graceMs)) {|    if (false) {|GUARD_TESTS
 memorystore-update-ignores-version|MEMORY|    if (current.version != version)|    if (false)|MEMORY_TESTS
 filestore-update-ignores-version|FILE|    if (head.result.entry.version != version)|    if (false)|FILE_TESTS
+filestore-renewal-builds-on-a-late-file|FOLDER|    if (head.writer != writer)|    if (false)|FILE_TESTS
 history-write-unconditional|SIDE|    if (side.basedOn && now == *side.basedOn)|    if (true)|HISTORY_TESTS
 etcd-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
 once-leadership-lost-ignored|JOIN|                        if (!m_stopping && reason == ExecSupervisor::StopReason::Stopped)|                        if (false && reason == ExecSupervisor::StopReason::Stopped)|ONCE_TESTS
@@ -142,7 +144,7 @@ while IFS='|' read -r name which old new tests; do
     case $which in
         ELECTOR) path=$elector ;; ELECTORSTOP) path=$electorstop ;; ELECTORHANDOVER) path=$electorhandover ;; OBSERVED) path=$observed ;;
         EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
-        FILE) path=$file ;; ETCD) path=$etcd ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;; KUBERUNS) path=$kuberuns ;;
+        FILE) path=$file ;; FOLDER) path=$folder ;; ETCD) path=$etcd ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;; KUBERUNS) path=$kuberuns ;;
         PLANNER) path=$planner ;; POLICY) path=$policy ;;
     esac
     case $tests in

@@ -867,6 +867,74 @@ private Q_SLOTS:
         QCOMPARE(got->result.entry.version, holderVersion);
     }
 
+    // B2, F7: a renewal reads the version its store wrote last by name, not
+    // by listing the folder; a frozen writer's late link under that same
+    // name (after the holder's version was collected by newer ones) is not
+    // that version. Taken for it, the holder would write over the late file,
+    // and the frozen writer, listing at last, would take that for a follower
+    // built on its own: two winners.
+    void aRenewalNeverTakesALateFileForTheVersionItWrote()
+    {
+        QVERIFY(openStore());
+        CREATE_OK(created, QStringLiteral("cluster:leader"), doc(0));
+        QString error;
+        const std::unique_ptr<FileStore> holder = newFileStore(folder(), &error);
+        QVERIFY2(holder, qPrintable(error));
+        const std::unique_ptr<FileStore> successor = newFileStore(folder(), &error);
+        QVERIFY2(successor, qPrintable(error));
+
+        auto update = [&](FileStore *store, int value, const QString &version) {
+            const CallPtr written = issue(
+                    [&](auto done) { store->update(created.key, doc(value), version, done); }, &m_issued);
+            (void)QTest::qWaitFor([&] { return written->calls == 1; }, kTakeoverBoundMs);
+            return written;
+        };
+        QString holderVersion;
+        QString successorVersion;
+        CallPtr holderRenewal;
+        bool read = false;
+        bool linked = false;
+        filestoresteps::setHook(m_owned.get(), [&](filestoresteps::WriteStep at) {
+            if (at == filestoresteps::WriteStep::ReadCurrent && !read) {
+                read = true;
+                // While this writer is frozen: the holder wins the next
+                // version, then a successor renews past it until it is gone.
+                const CallPtr won = update(holder.get(), 1, created.version);
+                QCOMPARE(won->calls, 1);
+                QVERIFY(won->result.ok());
+                holderVersion = won->result.entry.version;
+                CallPtr next = update(successor.get(), 2, holderVersion);
+                for (int renewal = 0; renewal < 2 && next->result.ok(); ++renewal)
+                    next = update(successor.get(), 2, next->result.entry.version);
+                QCOMPARE(next->calls, 1);
+                QVERIFY(next->result.ok());
+                successorVersion = next->result.entry.version;
+                QVERIFY(!QFileInfo::exists(QDir(folder()).filePath(FileStore::fileNameForKey(
+                        created.key, holderVersion.toULongLong()))));
+            } else if (at == filestoresteps::WriteStep::LinkedVersion && read && !linked) {
+                linked = true;
+                // The late file now has the holder's version number; the
+                // holder, unaware, renews on the version it wrote.
+                holderRenewal = update(holder.get(), 1, holderVersion);
+            }
+        });
+        const CallPtr frozenWrite = updateCall(created.key, doc(3), created.version);
+        WAIT_DONE(frozenWrite);
+        filestoresteps::setHook(m_owned.get(), {});
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY2(read && linked, "the frozen writer never reached its steps");
+        QVERIFY(holderRenewal);
+        QCOMPARE(holderRenewal->calls, 1);
+        COMPARE_STATUS(holderRenewal, "Conflict");
+        COMPARE_STATUS(frozenWrite, "Conflict");
+        const CallPtr got = getCall(created.key);
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "Ok");
+        QCOMPARE(got->result.entry.document, doc(2));
+        QCOMPARE(got->result.entry.version, successorVersion);
+    }
+
     // B1, B2, F7: processes writing one key over and over (creates, updates,
     // removes, each on the version it read) never both win one version, and
     // a version is never handed out twice, removal or not.

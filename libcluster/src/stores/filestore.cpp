@@ -235,6 +235,7 @@ StoreResult FileStore::writeNext(const QString &key, const Head &head,
     }
     filestoresteps::reach(this, filestoresteps::WriteStep::Verified);
     m_files->collect(next, listed);
+    m_ownWrites.insert(key, OwnWrite { next, writer });
     qCDebug(lcStore).noquote() << describe() << (document ? "wrote" : "removed") << key
                                << "version" << next;
     if (!document)
@@ -327,7 +328,13 @@ StoreResult FileStore::updateNow(const QString &key, const QJsonObject &document
 {
     if (auto refused = refuseWrite(key))
         return *refused;
-    const Head head = m_files->readHead(key);
+    // A renewal writes over the version this store wrote last: read by its
+    // names, not by listing the folder; the check after the link lists it.
+    std::optional<Head> newest;
+    if (const auto own = m_ownWrites.constFind(key); own != m_ownWrites.cend()
+        && QString::number(own->version) == version)
+        newest = m_files->readOwnNewest(key, own->version, own->writer);
+    const Head head = newest ? *std::move(newest) : m_files->readHead(key);
     filestoresteps::reach(this, filestoresteps::WriteStep::ReadCurrent);
     if (!head.result.ok())
         return head.result;

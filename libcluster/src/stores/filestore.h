@@ -122,6 +122,14 @@ private:
     FileStoreWatches *m_watches = nullptr;
     /*! key -> the floor versionFloor() last gave for it, until the key's next create(). */
     mutable QHash<QString, quint64> m_floorsGiven;
+    /*! A version of a key that this store wrote, and the check after its link proved won. */
+    struct OwnWrite
+    {
+        quint64 version = 0;
+        QString writer;
+    };
+    /*! key -> this store's last write of it that won, which its next update reads by name. */
+    QHash<QString, OwnWrite> m_ownWrites;
 };
 
 } // namespace baton

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -217,6 +218,26 @@ VersionFolder::Head VersionFolder::readHead(const QString &key, const KeyFiles *
                              .arg(describe(), key)
                              .arg(kMaxReadTries)),
              0 };
+}
+
+std::optional<VersionFolder::Head> VersionFolder::readOwnNewest(const QString &key,
+                                                                quint64 version,
+                                                                const QString &writer) const
+{
+    if (version == 0 || version == std::numeric_limits<quint64>::max() || writer.isEmpty())
+        return std::nullopt;
+    auto named = [this, &key](quint64 v) { return QFileInfo::exists(filePath(fileName(key, v))); };
+    if (named(version + 1) || named(0))
+        return std::nullopt;
+    Head head = readVersionFile(key, version, fileName(key, version));
+    if (head.version == 0)
+        return std::nullopt;
+    // Another writer's file under that name is a frozen writer's late link,
+    // made after ours was collected: only a listing finds the record then.
+    if (head.writer != writer)
+        return std::nullopt;
+    noteVersion(key, head.version);
+    return head;
 }
 
 VersionFolder::Head VersionFolder::readVersionFile(const QString &key, quint64 version,
@@ -427,6 +448,8 @@ void VersionFolder::collect(quint64 version, const Listed &listed) const
 {
     // From the listing that proved the write won: a version below it linked
     // since then is a frozen writer's, lost, and the next write collects it.
+    // Lowest first, which readOwnNewest() relies on: a version is never
+    // gone while one below it is still there.
     for (auto it = listed.files.versions.cbegin();
          it != listed.files.versions.cend() && it.key() < version; ++it)
         QFile::remove(filePath(it.value()));

@@ -7,6 +7,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 struct dirent;
 
 namespace baton {
@@ -75,6 +77,18 @@ public:
                                        QStringList *temporaries = nullptr) const;
     /*! The record of \a key, from \a files when given, else from the folder. */
     Head readHead(const QString &key, const KeyFiles *files = nullptr) const;
+    /*!
+     * The record of \a key when \a version, written by \a writer, is still
+     * its newest, read by names without listing the folder: nullopt when
+     * the names say otherwise (that file gone or another writer's, a file
+     * of the version after it, or the earlier layout's file), and
+     * readHead() must tell. Only for a version whose write the check after
+     * its link proved won: collection removes the lowest versions first,
+     * so while that file is there, no version above it was collected, and
+     * the version after it is the only place a newer record can be.
+     */
+    std::optional<Head> readOwnNewest(const QString &key, quint64 version,
+                                      const QString &writer) const;
     /*!
      * The version file of \a version of \a key, read by its name: NotFound
      * with version 0 when there is no such file.
