@@ -463,6 +463,14 @@ private Q_SLOTS:
         const QString earlierFile = folder() + QStringLiteral("/cluster:leader.json");
         QVERIFY2(mixed->result.errorString.contains(earlierFile),
                  qPrintable(mixed->result.errorString));
+        // So is a renewal of the version this store wrote and won, which it
+        // reads by name: the earlier file is neither overtaken nor collected.
+        const CallPtr renewed
+            = updateCall(QStringLiteral("cluster:leader"), doc(4), QStringLiteral("8"));
+        WAIT_DONE(renewed);
+        COMPARE_STATUS(renewed, "BadReply");
+        QVERIFY(QFile::exists(earlierFile));
+        QVERIFY(!QFile::exists(folder() + QStringLiteral("/cluster:leader.9.json")));
     }
 
     // B1: a write of the earlier layout, as it was made: QLockFile on the

@@ -59,9 +59,12 @@ QString VersionFolder::fileName(const QString &key, quint64 version)
 {
     // '.' is encoded so that no key can name `.`, `..`, or the store's own
     // dot files, and so that the first '.' starts the version; ':' is kept
-    // so that `cluster:leader.7.json` reads as its key.
-    return QString::fromLatin1(QUrl::toPercentEncoding(key, ":", ".")) + QLatin1Char('.')
-            + QString::number(version) + kSuffix;
+    // so that `cluster:leader.7.json` reads as its key. Version 0 is the
+    // earlier layout's `cluster:leader.json`, as parseFileName() reads it.
+    const QString encoded = QString::fromLatin1(QUrl::toPercentEncoding(key, ":", "."));
+    if (version == 0)
+        return encoded + kSuffix;
+    return encoded + QLatin1Char('.') + QString::number(version) + kSuffix;
 }
 
 bool VersionFolder::parseFileName(const QString &fileName, QString *key, quint64 *version)
@@ -448,11 +451,14 @@ void VersionFolder::collect(quint64 version, const Listed &listed) const
 {
     // From the listing that proved the write won: a version below it linked
     // since then is a frozen writer's, lost, and the next write collects it.
-    // Lowest first, which readOwnNewest() relies on: a version is never
-    // gone while one below it is still there.
+    // Lowest first, and no further once a removal fails (gone already is
+    // not a failure): a version is never collected while one below it is
+    // still there, which readOwnNewest() relies on.
     for (auto it = listed.files.versions.cbegin();
-         it != listed.files.versions.cend() && it.key() < version; ++it)
-        QFile::remove(filePath(it.value()));
+         it != listed.files.versions.cend() && it.key() < version; ++it) {
+        if (::unlink(QFile::encodeName(filePath(it.value())).constData()) != 0 && errno != ENOENT)
+            break;
+    }
 
     const QDateTime abandoned = QDateTime::currentDateTime().addMSecs(-kAbandonedTemporaryAgeMs);
     for (const QString &temporary : listed.temporaries) {

@@ -83,9 +83,10 @@ public:
      * the names say otherwise (that file gone or another writer's, a file
      * of the version after it, or the earlier layout's file), and
      * readHead() must tell. Only for a version whose write the check after
-     * its link proved won: collection removes the lowest versions first,
-     * so while that file is there, no version above it was collected, and
-     * the version after it is the only place a newer record can be.
+     * its link proved won: collection removes the lowest versions first and
+     * stops at one it cannot remove, so while that file is there no version
+     * above it was collected, and the version after it is the only place a
+     * newer record can be. The check after the next link still lists.
      */
     std::optional<Head> readOwnNewest(const QString &key, quint64 version,
                                       const QString &writer) const;
@@ -119,8 +120,9 @@ public:
     /*! Syncs the folder itself, so that the names in it survive a power cut. */
     bool sync(QString *errorString) const;
     /*!
-     * Removes the versions below \a version, and the abandoned temporary
-     * files, of those \a listed (by newestVersion()) shows.
+     * Removes the versions below \a version, lowest first and none above
+     * one it cannot remove, and the abandoned temporary files, of those
+     * \a listed (by newestVersion()) shows.
      */
     void collect(quint64 version, const Listed &listed) const;
 
