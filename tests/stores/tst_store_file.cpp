@@ -108,6 +108,19 @@ private:
         return child;
     }
 
+    /*!
+     * \a store's update of \a key to doc(\a value) on \a version, waited for
+     * while a frozen writer's hook runs; unanswered, calls stays 0, which
+     * each caller checks.
+     */
+    CallPtr updateOn(FileStore *store, const QString &key, int value, const QString &version)
+    {
+        const CallPtr written = issue(
+                [&](auto done) { store->update(key, doc(value), version, done); }, &m_issued);
+        (void)QTest::qWaitFor([&] { return written->calls == 1; }, kTakeoverBoundMs);
+        return written;
+    }
+
 private Q_SLOTS:
     void init()
     {
@@ -825,11 +838,7 @@ private Q_SLOTS:
         QVERIFY2(stale, qPrintable(error));
 
         auto update = [&](FileStore *store, int value, const QString &version) {
-            const CallPtr written = issue(
-                    [&](auto done) { store->update(created.key, doc(value), version, done); }, &m_issued);
-            // Unanswered, calls stays 0, which each caller checks.
-            (void)QTest::qWaitFor([&] { return written->calls == 1; }, kTakeoverBoundMs);
-            return written;
+            return updateOn(store, created.key, value, version);
         };
         QString holderVersion;
         CallPtr staleWrite;
@@ -892,10 +901,7 @@ private Q_SLOTS:
         QVERIFY2(successor, qPrintable(error));
 
         auto update = [&](FileStore *store, int value, const QString &version) {
-            const CallPtr written = issue(
-                    [&](auto done) { store->update(created.key, doc(value), version, done); }, &m_issued);
-            (void)QTest::qWaitFor([&] { return written->calls == 1; }, kTakeoverBoundMs);
-            return written;
+            return updateOn(store, created.key, value, version);
         };
         QString holderVersion;
         QString successorVersion;
