@@ -4,7 +4,6 @@
 #include "filestoresteps.h"
 #include "filestorewatches.h"
 #include "logging.h"
-#include "sidewrite.h"
 #include <batoninternal/privatefiles.h>
 #include "storesupport.h"
 
@@ -343,52 +342,6 @@ StoreResult FileStore::updateNow(const QString &key, const QJsonObject &document
                         QStringLiteral("%1: key \"%2\" has version %3, not %4")
                                 .arg(describe(), key, head.result.entry.version, version));
     return writeNext(key, head, document);
-}
-
-void FileStore::writeSideNow(const StoreSideWrite &side)
-{
-    // R7: conditional on the version the document was built from. A writer
-    // frozen between its record's version and this write finds what a
-    // successor wrote meanwhile, and builds on it instead of erasing it.
-    // Another writer's version in between costs another try, a few at most.
-    constexpr int kTries = 3;
-    StoreResult result;
-    for (int tries = 0; tries < kTries; ++tries) {
-        if (auto refused = refuseWrite(side.key)) {
-            result = *refused;
-            break;
-        }
-        Head head = m_files->readHead(side.key);
-        if (head.result.status == Status::Unavailable) {
-            result = head.result;
-            break;
-        }
-        std::optional<StoreEntry> current;
-        std::optional<QJsonObject> document;
-        if (head.result.ok()) {
-            current = head.result.entry;
-        } else if (head.result.status == Status::BadReply) {
-            // Only a write built from no readable version replaces an
-            // unreadable file, as an unconditional remove clears one; the
-            // file is still unreadable now, so no other writer's is lost.
-            if (side.basedOn) {
-                result = head.result;
-                break;
-            }
-            head.result = StoreResult();
-            document = side.document;
-        }
-        if (!document)
-            document = sidewrite::documentOver(side, current);
-        if (!document)
-            return;
-        result = writeNext(side.key, head, *document);
-        if (result.status != Status::Conflict)
-            break;
-    }
-    if (!result.ok())
-        qCWarning(lcStore).noquote() << QStringLiteral("%1: \"%2\" not written: %3")
-                                                .arg(describe(), side.key, result.errorString);
 }
 
 void FileStore::remove(const QString &key, const QString &version, Callback done)

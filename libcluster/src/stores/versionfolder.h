@@ -127,6 +127,9 @@ public:
     void collect(quint64 version, const Listed &listed) const;
 
 private:
+    /*! The names of files written aside, before a write links them under a version's name. */
+    static constexpr QLatin1String kTemporaryPrefix { ".tmp-" };
+
     /*!
      * listFiles(), or only \a prefix's own files when \a exact: the names of
      * other keys are skipped unread.
