@@ -45,6 +45,7 @@ kubewire=libcluster/src/kube/kubeleasewire.cpp
 kuberuns=libcluster/src/kube/kuberunrecords.cpp
 planner=libcluster/src/stores/tickplanner.cpp
 policy=libcluster/src/stores/steeringpolicy.cpp
+observer=libcluster/src/observer/leaseobserverreading.cpp
 
 elector_tests="tst_elector tst_simulation"
 exec_tests="tst_execsupervisor tst_joinexec"
@@ -57,6 +58,7 @@ once_tests="tst_joinonce"
 history_tests="tst_storehistory tst_store_file"
 kube_tests="tst_kubeleasebackend"
 runs_tests="tst_runledger"
+observer_tests="tst_leaseobserver"
 # The simulation first: these mutants are there to show that it kills them.
 planner_tests="tst_simulation tst_tickplanner"
 # The simulation first here too: preference and drain under every fault.
@@ -98,6 +100,7 @@ planner-catch-up-runs-an-older-tick|PLANNER|    const QDateTime latest = m_polic
 follower-ignores-the-stand-by-gate|ELECTOR|    if (!m_standingBy)|    if (true)|STEERING_TESTS
 leader-ignores-the-hysteresis|POLICY|            && nowMs - other.stableSinceMs >= m_self.preferAfterMs;|            && nowMs - other.stableSinceMs >= 0;|STEERING_TESTS
 policy-moves-on-equal-priority|POLICY|        const bool preferred = other.record.priority > m_self.priority|        const bool preferred = other.record.priority >= m_self.priority|STEERING_TESTS
+observer-keeps-a-lease-no-list-has|OBSERVER|        if (!listed.contains(it.key()) && !watched.contains(it.key()))|        if (false)|OBSERVER_TESTS
 policy-forgets-a-missed-handover|POLICY|    sighting->stableSinceMs = nowMs + wait - m_self.preferAfterMs;|    Q_UNUSED(wait); Q_UNUSED(nowMs);|BACKOFF_TESTS
 EOF
 }
@@ -145,14 +148,14 @@ while IFS='|' read -r name which old new tests; do
         ELECTOR) path=$elector ;; ELECTORSTOP) path=$electorstop ;; ELECTORHANDOVER) path=$electorhandover ;; OBSERVED) path=$observed ;;
         EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
         FILE) path=$file ;; FOLDER) path=$folder ;; ETCD) path=$etcd ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;; KUBERUNS) path=$kuberuns ;;
-        PLANNER) path=$planner ;; POLICY) path=$policy ;;
+        PLANNER) path=$planner ;; POLICY) path=$policy ;; OBSERVER) path=$observer ;;
     esac
     case $tests in
         ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;; GUARD_TESTS) tests=$guard_tests ;;
         MEMORY_TESTS) tests=$memory_tests ;; FILE_TESTS) tests=$file_tests ;;
         ETCD_TESTS) tests=$etcd_tests ;; JOIN_TESTS) tests=$join_tests ;; ONCE_TESTS) tests=$once_tests ;;
         HISTORY_TESTS) tests=$history_tests ;; KUBE_TESTS) tests=$kube_tests ;; RUNS_TESTS) tests=$runs_tests ;; PLANNER_TESTS) tests=$planner_tests ;;
-        STEERING_TESTS) tests=$steering_tests ;; BACKOFF_TESTS) tests=$backoff_tests ;;
+        STEERING_TESTS) tests=$steering_tests ;; BACKOFF_TESTS) tests=$backoff_tests ;; OBSERVER_TESTS) tests=$observer_tests ;;
     esac
     cp "$path" "$backup/original"
     current=$path

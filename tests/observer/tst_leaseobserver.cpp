@@ -141,6 +141,8 @@ private Q_SLOTS:
     void aHandoverWhoseSuccessorIsReadStoredFirstIsOneRow_data();
     void aHandoverWhoseSuccessorIsReadStoredFirstIsOneRow();
     void aLongListIsTakenAFewHundredLeasesPerTurn();
+    void aLeaseGoneFromALaterListIsRemoved();
+    void stoppingDuringAListEndsIt();
 };
 
 void TestLeaseObserver::listsEveryLeaseAndNothingElse()
@@ -642,6 +644,71 @@ void TestLeaseObserver::aLongListIsTakenAFewHundredLeasesPerTurn()
     const QList<LeaseFailover> history = observer.history();
     for (qsizetype row = 1; row < history.size(); ++row)
         QVERIFY(!(history.at(row).when < history.at(row - 1).when));
+}
+
+void TestLeaseObserver::aLeaseGoneFromALaterListIsRemoved()
+{
+    // O2: without a watch, a lease removed from the store is known gone when
+    // a list no longer has it; the others stay. More leases than one slice
+    // holds, so the list that tells spans several turns.
+    constexpr int leases = 700;
+    auto store = makeStore<UnwatchableStore>();
+    LeaseRecord record;
+    record.holder = QStringLiteral("node");
+    record.leaseDurationMs = 600000;
+    record.transitions = 1;
+    for (int i = 0; i < leases; ++i)
+        writeRecord(*store, QStringLiteral("lease-%1").arg(i), record);
+    LeaseObserver observer(store.get());
+    observer.setPollInterval(20);
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    QSignalSpy removed(&observer, &LeaseObserver::leaseRemoved);
+    observer.start();
+    QVERIFY(ready.wait(10000));
+    QCOMPARE(observer.leases().size(), leases);
+    QCOMPARE(removed.size(), 0);
+
+    for (const QString &gone : { QStringLiteral("lease-3"), QStringLiteral("lease-650") }) {
+        std::optional<StoreResult> removal;
+        store->get(QStringLiteral("cluster:") + gone, [&](const StoreResult &entry) {
+            QVERIFY(entry.ok());
+            store->remove(entry.entry.key, entry.entry.version,
+                          [&](const StoreResult &result) { removal = result; });
+        });
+        QTRY_VERIFY(removal.has_value());
+        QVERIFY2(removal->ok(), qPrintable(removal->errorString));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(removed.size(), 2, 10000);
+    QCOMPARE(removed.at(0).at(0).toString(), QStringLiteral("lease-3"));
+    QCOMPARE(removed.at(1).at(0).toString(), QStringLiteral("lease-650"));
+    QCOMPARE(observer.leases().size(), leases - 2);
+    QVERIFY(!observer.lease(QStringLiteral("lease-3")).has_value());
+    QVERIFY(observer.lease(QStringLiteral("lease-4")).has_value());
+}
+
+void TestLeaseObserver::stoppingDuringAListEndsIt()
+{
+    // A slot that stops the observer while a list is being applied ends the
+    // list there: nothing more is applied or told, and ready() never comes.
+    constexpr int leases = 600;
+    auto store = makeStore();
+    LeaseRecord record;
+    record.holder = QStringLiteral("node");
+    record.leaseDurationMs = 600000;
+    record.transitions = 1;
+    for (int i = 0; i < leases; ++i)
+        writeRecord(*store, QStringLiteral("lease-%1").arg(i), record);
+    LeaseObserver observer(store.get());
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    int changed = 0;
+    connect(&observer, &LeaseObserver::leaseChanged, this, [&] {
+        if (++changed == 10)
+            observer.stop();
+    });
+    observer.start();
+    QVERIFY(!ready.wait(500));
+    QCOMPARE(changed, 10);
+    QCOMPARE(observer.leases().size(), 10);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseObserver)

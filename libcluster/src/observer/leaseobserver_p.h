@@ -119,6 +119,8 @@ public:
      */
     QList<SourcedLease> m_listed;
     qsizetype m_listedNext = 0;
+    /*! The names of the list's leases applied so far: a known lease not among them is gone. */
+    QSet<QString> m_listedNames;
     int m_listedRecorded = 0;
     /*! The leases the watch told of while the list was applied: the list's records of them are older. */
     QSet<QString> m_watchedWhileListing;

@@ -60,6 +60,7 @@ void LeaseObserverPrivate::stop()
     m_expiryTimer.stop();
     m_sliceTimer.stop();
     m_listed.clear();
+    m_listedNames.clear();
     m_watchedWhileListing.clear();
     if (m_watch) {
         // Nothing is emitted after stop(); deleted later, as stop() may come from its signal.
@@ -103,6 +104,7 @@ void LeaseObserverPrivate::onListed(const QList<SourcedLease> &leases)
         m_history.reserve(m_history.size() + stored);
     m_listedNext = 0;
     m_listedRecorded = 0;
+    m_listedNames.clear();
     m_watchedWhileListing.clear();
     applySlice();
 }
@@ -115,13 +117,16 @@ void LeaseObserverPrivate::noteWatched(const QString &name)
 
 void LeaseObserverPrivate::applySlice()
 {
-
     if (!m_running || !m_listing)
         return;
     const qsizetype end = std::min(m_listed.size(), m_listedNext + listSlice);
     int recorded = 0;
-    for (; m_listedNext < end; ++m_listedNext) {
-        const SourcedLease &lease = m_listed.at(m_listedNext);
+    // A slot of what apply() emits may stop the observer, which ends the list.
+    for (; m_listing && m_listedNext < std::min(end, m_listed.size()); ++m_listedNext) {
+        // Taken out of the list: each lease and its stored history are freed
+        // in the slice that applies them, not all together after the last.
+        const SourcedLease lease = std::exchange(m_listed[m_listedNext], {});
+        m_listedNames.insert(lease.name);
         if (m_watchedWhileListing.contains(lease.name)) {
             // The watch told a newer record (or its removal) since the list
             // was read: only the list's stored history is still news.
@@ -131,6 +136,8 @@ void LeaseObserverPrivate::applySlice()
         }
         recorded += apply(lease);
     }
+    if (!m_listing)
+        return;
     // A slice's stored changes go into the history with it: one merge per
     // slice, never one sort of every lease's changes at once.
     insertRecorded();
@@ -140,17 +147,17 @@ void LeaseObserverPrivate::applySlice()
         return;
     }
 
-    QSet<QString> present = std::move(m_watchedWhileListing);
-    m_watchedWhileListing.clear();
-    for (const SourcedLease &lease : std::as_const(m_listed))
-        present.insert(lease.name);
+    const QSet<QString> watched = std::exchange(m_watchedWhileListing, {});
+    const QSet<QString> listed = std::exchange(m_listedNames, {});
     m_listed.clear();
     m_listedNext = 0;
     m_listing = false;
-    const QStringList known = m_leases.keys();
-    for (const QString &name : known)
-        if (!present.contains(name))
-            remove(name);
+    QStringList gone;
+    for (auto it = m_leases.cbegin(); it != m_leases.cend(); ++it)
+        if (!listed.contains(it.key()) && !watched.contains(it.key()))
+            gone.append(it.key());
+    for (const QString &name : std::as_const(gone))
+        remove(name);
     // The first list's stored changes are in history() before ready().
     if (m_listedRecorded > 0 && m_ready)
         Q_EMIT q->historyRead();
