@@ -133,7 +133,6 @@ void LeaseActivity::readRecordedHistory()
 
 void LeaseActivity::addRecorded(const QList<LeaseFailover> &changes)
 {
-
     // Each lease's share of the slice, in its order (oldest first).
     QHash<QString, QList<LeaseFailover>> recorded;
     QStringList order;

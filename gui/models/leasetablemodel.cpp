@@ -289,7 +289,6 @@ void LeaseTableModel::markDirty(const QString &name)
 
 void LeaseTableModel::flush()
 {
-
     m_flushTimer.stop();
     if (m_dirty.isEmpty())
         return;

@@ -290,7 +290,6 @@ void attachHistory(SourcedLease &lease, const QHash<QString, QJsonObject> &store
 void StoreLeaseProtocol::finishList(const QList<StoreEntry> &entries, const StoreResult &histories,
                                     std::function<Touched()> touched, ListCallback done)
 {
-
     auto job = std::make_shared<ListDecoding>();
     job->entries = entries;
     job->touched = std::move(touched);
@@ -312,7 +311,6 @@ void StoreLeaseProtocol::finishList(const QList<StoreEntry> &entries, const Stor
 
 void StoreLeaseProtocol::decodeSome(const std::shared_ptr<ListDecoding> &job)
 {
-
     // A few milliseconds a turn, so that a window showing the list never
     // freezes while it is read; the result is the same however it is cut.
     QElapsedTimer turn;
