@@ -64,8 +64,9 @@ const char *const usage = R"(  handover LEASE --to INSTANCE|SELECTOR|any (--conf
                  nothing moves if the holder matches already;
                  --to any: a plain release. It writes the request into the
                  lease (in FILE's Registry or the store at URL) and exits
-                 0 once written; 1 when nobody holds LEASE or the write
-                 failed. The history records who asked (user@host)
+                 0 once written; 1 when nobody holds LEASE, no candidate
+                 matches SELECTOR, or the write failed. The history
+                 records who asked (user@host)
 )";
 
 Parsed parse(const QStringList &arguments)
@@ -77,8 +78,8 @@ Parsed parse(const QStringList &arguments)
     parser.addPositionalArgument(QStringLiteral("LEASE"), QStringLiteral("The lease to hand over."));
     const QCommandLineOption to(QStringLiteral("to"),
                                 QStringLiteral("The instance to hand over to; a label selector (zone=b) for the "
-                                               "best running candidate that matches; or \"any\" for a plain "
-                                               "release."),
+                                               "best running candidate that matches (none: exit status 1, "
+                                               "nothing written); or \"any\" for a plain release."),
                                 QStringLiteral("INSTANCE"));
     const QCommandLineOption store(QStringLiteral("store"),
                                    QStringLiteral("The store the lease is in, by URL instead of a configuration: "
