@@ -92,6 +92,7 @@ run scale "$bin/bench_election" scale "$endpoint" 100 "$short"
 cat "$work/scale-1000.md" >>"$work/scale.md"
 cat "$work/scale-1000.stamp" >>"$work/scale.stamp"
 run handover "$bin/bench_election" handover "$endpoint" "$reps"
+run handover-to "$bin/bench_election" handover-to "$endpoint" "$reps"
 run failover "$bin/bench_election" failover "$endpoint" "$reps"
 run requests "$bin/bench_election" requests "$endpoint"
 
@@ -172,7 +173,7 @@ page="$work/page.md"
     cat "$work/scale.md"
     echo
     stamp scale
-    for section in handover failover requests footprint; do
+    for section in handover handover-to failover requests footprint; do
         cat "$work/$section.md"
         stamp "$section"
     done
