@@ -143,6 +143,8 @@ private Q_SLOTS:
     void aLongListIsTakenAFewHundredLeasesPerTurn();
     void aLeaseGoneFromALaterListIsRemoved();
     void stoppingDuringAListEndsIt();
+    void stoppingWhenStoredChangesAreToldEndsTheList();
+    void restartingDuringAListTakesTheNextList();
 };
 
 void TestLeaseObserver::listsEveryLeaseAndNothingElse()
@@ -688,29 +690,96 @@ void TestLeaseObserver::aLeaseGoneFromALaterListIsRemoved()
     QVERIFY(observer.lease(QStringLiteral("lease-4")).has_value());
 }
 
+namespace {
+
+/*! Writes \a count leases held by one node, each with a stored first acquisition. */
+void writeHeldLeases(Store &store, int count)
+{
+    LeaseRecord record;
+    record.holder = QStringLiteral("node");
+    record.leaseDurationMs = 600000;
+    record.transitions = 1;
+    const QDateTime t0 = QDateTime::currentDateTimeUtc().addSecs(-60);
+    for (int i = 0; i < count; ++i) {
+        const QString lease = QStringLiteral("lease-%1").arg(i);
+        writeRecord(store, lease, record);
+        writeHistory(store, lease, { change({}, QStringLiteral("node"), QStringLiteral("first-acquire"), 0, t0) });
+    }
+}
+
+} // namespace
+
 void TestLeaseObserver::stoppingDuringAListEndsIt()
 {
     // A slot that stops the observer while a list is being applied ends the
     // list there: nothing more is applied or told, and ready() never comes.
     constexpr int leases = 600;
     auto store = makeStore();
-    LeaseRecord record;
-    record.holder = QStringLiteral("node");
-    record.leaseDurationMs = 600000;
-    record.transitions = 1;
-    for (int i = 0; i < leases; ++i)
-        writeRecord(*store, QStringLiteral("lease-%1").arg(i), record);
+    writeHeldLeases(*store, leases);
     LeaseObserver observer(store.get());
     QSignalSpy ready(&observer, &LeaseObserver::ready);
+    QSignalSpy removed(&observer, &LeaseObserver::leaseRemoved);
     int changed = 0;
     connect(&observer, &LeaseObserver::leaseChanged, this, [&] {
         if (++changed == 10)
             observer.stop();
     });
     observer.start();
+    QTRY_COMPARE_WITH_TIMEOUT(changed, 10, 30000);
+    // Whatever was still to come would come within a few turns.
     QVERIFY(!ready.wait(500));
     QCOMPARE(changed, 10);
     QCOMPARE(observer.leases().size(), 10);
+    QCOMPARE(removed.size(), 0);
+}
+
+void TestLeaseObserver::stoppingWhenStoredChangesAreToldEndsTheList()
+{
+    // The stored changes of a slice are told before ready(); a slot of
+    // theirs that stops the observer ends the list too: no lease is dropped
+    // as gone, nothing is told after stop().
+    constexpr int leases = 600;
+    auto store = makeStore();
+    writeHeldLeases(*store, leases);
+    LeaseObserver observer(store.get());
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    QSignalSpy removed(&observer, &LeaseObserver::leaseRemoved);
+    int told = 0;
+    connect(&observer, &LeaseObserver::storedHistoryAdded, this, [&] {
+        if (++told == 1)
+            observer.stop();
+    });
+    observer.start();
+    QTRY_COMPARE_WITH_TIMEOUT(told, 1, 30000);
+    QVERIFY(!ready.wait(500));
+    QCOMPARE(told, 1);
+    QCOMPARE(removed.size(), 0);
+    QVERIFY(!observer.leases().isEmpty());
+}
+
+void TestLeaseObserver::restartingDuringAListTakesTheNextList()
+{
+    // A slot that stops and starts the observer again while a list is being
+    // applied: the rest of that list is dropped, the next list is taken
+    // whole, and no lease is ever told gone.
+    constexpr int leases = 600;
+    auto store = makeStore();
+    writeHeldLeases(*store, leases);
+    LeaseObserver observer(store.get());
+    QSignalSpy ready(&observer, &LeaseObserver::ready);
+    QSignalSpy removed(&observer, &LeaseObserver::leaseRemoved);
+    int changed = 0;
+    connect(&observer, &LeaseObserver::leaseChanged, this, [&] {
+        if (++changed == 10) {
+            observer.stop();
+            observer.start();
+        }
+    });
+    observer.start();
+    QVERIFY(ready.wait(30000));
+    QCOMPARE(ready.size(), 1);
+    QCOMPARE(observer.leases().size(), leases);
+    QCOMPARE(removed.size(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseObserver)

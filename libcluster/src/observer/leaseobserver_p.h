@@ -121,6 +121,8 @@ public:
     qsizetype m_listedNext = 0;
     /*! The names of the list's leases applied so far: a known lease not among them is gone. */
     QSet<QString> m_listedNames;
+    /*! Bumped by each list taken and by stop(): a slice of an earlier list ends where it is. */
+    quint64 m_listGeneration = 0;
     int m_listedRecorded = 0;
     /*! The leases the watch told of while the list was applied: the list's records of them are older. */
     QSet<QString> m_watchedWhileListing;

@@ -59,6 +59,7 @@ void LeaseObserverPrivate::stop()
     m_pollTimer.stop();
     m_expiryTimer.stop();
     m_sliceTimer.stop();
+    ++m_listGeneration;
     m_listed.clear();
     m_listedNames.clear();
     m_watchedWhileListing.clear();
@@ -94,6 +95,7 @@ void LeaseObserverPrivate::onListed(const QList<SourcedLease> &leases)
 {
     if (!m_running || !m_listing || !m_listed.isEmpty())
         return;
+    ++m_listGeneration;
     m_listed = leases;
     // Room for every stored change at once: growing a history of 400,000
     // rows copies it, which one slice would pay for all.
@@ -121,11 +123,15 @@ void LeaseObserverPrivate::applySlice()
         return;
     const qsizetype end = std::min(m_listed.size(), m_listedNext + listSlice);
     int recorded = 0;
-    // A slot of what apply() emits may stop the observer, which ends the list.
-    for (; m_listing && m_listedNext < std::min(end, m_listed.size()); ++m_listedNext) {
+    // A slot of what this emits may stop the observer (and start it again):
+    // that ends this list, and whatever comes next is another one's.
+    const quint64 generation = m_listGeneration;
+    while (m_listGeneration == generation && m_listedNext < end) {
         // Taken out of the list: each lease and its stored history are freed
         // in the slice that applies them, not all together after the last.
-        const SourcedLease lease = std::exchange(m_listed[m_listedNext], {});
+        // The index moves first: after a slot started another list, it is
+        // that list's, and nothing here may touch it.
+        const SourcedLease lease = std::exchange(m_listed[m_listedNext++], {});
         m_listedNames.insert(lease.name);
         if (m_watchedWhileListing.contains(lease.name)) {
             // The watch told a newer record (or its removal) since the list
@@ -136,11 +142,13 @@ void LeaseObserverPrivate::applySlice()
         }
         recorded += apply(lease);
     }
-    if (!m_listing)
+    if (m_listGeneration != generation)
         return;
     // A slice's stored changes go into the history with it: one merge per
     // slice, never one sort of every lease's changes at once.
     insertRecorded();
+    if (m_listGeneration != generation)
+        return;
     m_listedRecorded += recorded;
     if (m_listedNext < m_listed.size()) {
         m_sliceTimer.start(0);
