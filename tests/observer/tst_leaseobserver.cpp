@@ -648,48 +648,6 @@ void TestLeaseObserver::aLongListIsTakenAFewHundredLeasesPerTurn()
         QVERIFY(!(history.at(row).when < history.at(row - 1).when));
 }
 
-void TestLeaseObserver::aLeaseGoneFromALaterListIsRemoved()
-{
-    // O2: without a watch, a lease removed from the store is known gone when
-    // a list no longer has it; the others stay. More leases than one slice
-    // holds, so the list that tells spans several turns.
-    constexpr int leases = 700;
-    auto store = makeStore<UnwatchableStore>();
-    LeaseRecord record;
-    record.holder = QStringLiteral("node");
-    record.leaseDurationMs = 600000;
-    record.transitions = 1;
-    for (int i = 0; i < leases; ++i)
-        writeRecord(*store, QStringLiteral("lease-%1").arg(i), record);
-    LeaseObserver observer(store.get());
-    observer.setPollInterval(20);
-    QSignalSpy ready(&observer, &LeaseObserver::ready);
-    QSignalSpy removed(&observer, &LeaseObserver::leaseRemoved);
-    observer.start();
-    QVERIFY(ready.wait(10000));
-    QCOMPARE(observer.leases().size(), leases);
-    QCOMPARE(removed.size(), 0);
-
-    for (const QString &gone : { QStringLiteral("lease-3"), QStringLiteral("lease-650") }) {
-        std::optional<StoreResult> removal;
-        store->get(QStringLiteral("cluster:") + gone, [&](const StoreResult &entry) {
-            QVERIFY(entry.ok());
-            store->remove(entry.entry.key, entry.entry.version,
-                          [&](const StoreResult &result) { removal = result; });
-        });
-        QTRY_VERIFY(removal.has_value());
-        QVERIFY2(removal->ok(), qPrintable(removal->errorString));
-    }
-    QTRY_COMPARE_WITH_TIMEOUT(removed.size(), 2, 10000);
-    // One list may tell both, in no particular order.
-    QStringList told { removed.at(0).at(0).toString(), removed.at(1).at(0).toString() };
-    told.sort();
-    QCOMPARE(told, (QStringList { QStringLiteral("lease-3"), QStringLiteral("lease-650") }));
-    QCOMPARE(observer.leases().size(), leases - 2);
-    QVERIFY(!observer.lease(QStringLiteral("lease-3")).has_value());
-    QVERIFY(observer.lease(QStringLiteral("lease-4")).has_value());
-}
-
 namespace {
 
 /*! Writes \a count leases held by one node, each with a stored first acquisition. */
@@ -707,30 +665,76 @@ void writeHeldLeases(Store &store, int count)
     }
 }
 
+/*!
+ * An observer, not started yet, of \a count held leases (writeHeldLeases())
+ * on a store of type \a S of its own, with its ready() and leaseRemoved()
+ * counted.
+ */
+template<typename S = MemoryStore>
+struct ObservedLeases
+{
+    explicit ObservedLeases(int count) { writeHeldLeases(*store, count); }
+
+    std::unique_ptr<S> store = makeStore<S>();
+    LeaseObserver observer { store.get() };
+    QSignalSpy ready { &observer, &LeaseObserver::ready };
+    QSignalSpy removed { &observer, &LeaseObserver::leaseRemoved };
+};
+
 } // namespace
+
+void TestLeaseObserver::aLeaseGoneFromALaterListIsRemoved()
+{
+    // O2: without a watch, a lease removed from the store is known gone when
+    // a list no longer has it; the others stay. More leases than one slice
+    // holds, so the list that tells spans several turns.
+    constexpr int leases = 700;
+    ObservedLeases<UnwatchableStore> observed(leases);
+    LeaseObserver &observer = observed.observer;
+    observer.setPollInterval(20);
+    observer.start();
+    QVERIFY(observed.ready.wait(10000));
+    QCOMPARE(observer.leases().size(), leases);
+    QCOMPARE(observed.removed.size(), 0);
+
+    Store &store = *observed.store;
+    for (const QString &gone : { QStringLiteral("lease-3"), QStringLiteral("lease-650") }) {
+        std::optional<StoreResult> removal;
+        store.get(QStringLiteral("cluster:") + gone, [&](const StoreResult &entry) {
+            QVERIFY(entry.ok());
+            store.remove(entry.entry.key, entry.entry.version,
+                         [&](const StoreResult &result) { removal = result; });
+        });
+        QTRY_VERIFY(removal.has_value());
+        QVERIFY2(removal->ok(), qPrintable(removal->errorString));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(observed.removed.size(), 2, 10000);
+    // One list may tell both, in no particular order.
+    QStringList told { observed.removed.at(0).at(0).toString(), observed.removed.at(1).at(0).toString() };
+    told.sort();
+    QCOMPARE(told, (QStringList { QStringLiteral("lease-3"), QStringLiteral("lease-650") }));
+    QCOMPARE(observer.leases().size(), leases - 2);
+    QVERIFY(!observer.lease(QStringLiteral("lease-3")).has_value());
+    QVERIFY(observer.lease(QStringLiteral("lease-4")).has_value());
+}
 
 void TestLeaseObserver::stoppingDuringAListEndsIt()
 {
     // A slot that stops the observer while a list is being applied ends the
     // list there: nothing more is applied or told, and ready() never comes.
-    constexpr int leases = 600;
-    auto store = makeStore();
-    writeHeldLeases(*store, leases);
-    LeaseObserver observer(store.get());
-    QSignalSpy ready(&observer, &LeaseObserver::ready);
-    QSignalSpy removed(&observer, &LeaseObserver::leaseRemoved);
+    ObservedLeases observed(600);
     int changed = 0;
-    connect(&observer, &LeaseObserver::leaseChanged, this, [&] {
+    connect(&observed.observer, &LeaseObserver::leaseChanged, this, [&] {
         if (++changed == 10)
-            observer.stop();
+            observed.observer.stop();
     });
-    observer.start();
+    observed.observer.start();
     QTRY_COMPARE_WITH_TIMEOUT(changed, 10, 30000);
     // Whatever was still to come would come within a few turns.
-    QVERIFY(!ready.wait(500));
+    QVERIFY(!observed.ready.wait(500));
     QCOMPARE(changed, 10);
-    QCOMPARE(observer.leases().size(), 10);
-    QCOMPARE(removed.size(), 0);
+    QCOMPARE(observed.observer.leases().size(), 10);
+    QCOMPARE(observed.removed.size(), 0);
 }
 
 void TestLeaseObserver::stoppingWhenStoredChangesAreToldEndsTheList()
@@ -738,23 +742,18 @@ void TestLeaseObserver::stoppingWhenStoredChangesAreToldEndsTheList()
     // The stored changes of a slice are told before ready(); a slot of
     // theirs that stops the observer ends the list too: no lease is dropped
     // as gone, nothing is told after stop().
-    constexpr int leases = 600;
-    auto store = makeStore();
-    writeHeldLeases(*store, leases);
-    LeaseObserver observer(store.get());
-    QSignalSpy ready(&observer, &LeaseObserver::ready);
-    QSignalSpy removed(&observer, &LeaseObserver::leaseRemoved);
+    ObservedLeases observed(600);
     int told = 0;
-    connect(&observer, &LeaseObserver::storedHistoryAdded, this, [&] {
+    connect(&observed.observer, &LeaseObserver::storedHistoryAdded, this, [&] {
         if (++told == 1)
-            observer.stop();
+            observed.observer.stop();
     });
-    observer.start();
+    observed.observer.start();
     QTRY_COMPARE_WITH_TIMEOUT(told, 1, 30000);
-    QVERIFY(!ready.wait(500));
+    QVERIFY(!observed.ready.wait(500));
     QCOMPARE(told, 1);
-    QCOMPARE(removed.size(), 0);
-    QVERIFY(!observer.leases().isEmpty());
+    QCOMPARE(observed.removed.size(), 0);
+    QVERIFY(!observed.observer.leases().isEmpty());
 }
 
 void TestLeaseObserver::restartingDuringAListTakesTheNextList()
@@ -763,23 +762,19 @@ void TestLeaseObserver::restartingDuringAListTakesTheNextList()
     // applied: the rest of that list is dropped, the next list is taken
     // whole, and no lease is ever told gone.
     constexpr int leases = 600;
-    auto store = makeStore();
-    writeHeldLeases(*store, leases);
-    LeaseObserver observer(store.get());
-    QSignalSpy ready(&observer, &LeaseObserver::ready);
-    QSignalSpy removed(&observer, &LeaseObserver::leaseRemoved);
+    ObservedLeases observed(leases);
     int changed = 0;
-    connect(&observer, &LeaseObserver::leaseChanged, this, [&] {
+    connect(&observed.observer, &LeaseObserver::leaseChanged, this, [&] {
         if (++changed == 10) {
-            observer.stop();
-            observer.start();
+            observed.observer.stop();
+            observed.observer.start();
         }
     });
-    observer.start();
-    QVERIFY(ready.wait(30000));
-    QCOMPARE(ready.size(), 1);
-    QCOMPARE(observer.leases().size(), leases);
-    QCOMPARE(removed.size(), 0);
+    observed.observer.start();
+    QVERIFY(observed.ready.wait(30000));
+    QCOMPARE(observed.ready.size(), 1);
+    QCOMPARE(observed.observer.leases().size(), leases);
+    QCOMPARE(observed.removed.size(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseObserver)
