@@ -144,6 +144,7 @@ private Q_SLOTS:
     void aLeaseGoneFromALaterListIsRemoved();
     void stoppingDuringAListEndsIt();
     void stoppingWhenStoredChangesAreToldEndsTheList();
+    void stoppingWhenALeaseIsToldGoneEndsTheList();
     void restartingDuringAListTakesTheNextList();
 };
 
@@ -754,6 +755,39 @@ void TestLeaseObserver::stoppingWhenStoredChangesAreToldEndsTheList()
     QCOMPARE(told, 1);
     QCOMPARE(observed.removed.size(), 0);
     QVERIFY(!observed.observer.leases().isEmpty());
+}
+
+void TestLeaseObserver::stoppingWhenALeaseIsToldGoneEndsTheList()
+{
+    // Two leases one list finds gone, and a slot of the first removal that
+    // stops the observer: the second is not told, nor anything after stop().
+    ObservedLeases<UnwatchableStore> observed(20);
+    LeaseObserver &observer = observed.observer;
+    observer.setPollInterval(3600 * 1000); // lists come from the restart below only
+    observer.start();
+    QVERIFY(observed.ready.wait(10000));
+    Store &store = *observed.store;
+    for (const QString &gone : { QStringLiteral("lease-3"), QStringLiteral("lease-15") }) {
+        std::optional<StoreResult> removal;
+        store.get(QStringLiteral("cluster:") + gone, [&](const StoreResult &entry) {
+            QVERIFY(entry.ok());
+            store.remove(entry.entry.key, entry.entry.version,
+                         [&](const StoreResult &result) { removal = result; });
+        });
+        QTRY_VERIFY(removal.has_value());
+        QVERIFY2(removal->ok(), qPrintable(removal->errorString));
+    }
+    connect(&observer, &LeaseObserver::leaseRemoved, this, [&] { observer.stop(); });
+    QSignalSpy historyRead(&observer, &LeaseObserver::historyRead);
+    // Restarted, it keeps the leases it knows and lists at once.
+    observer.stop();
+    observer.start();
+    // Both would be told from one loop, before the first tell returns here.
+    QTRY_VERIFY_WITH_TIMEOUT(!observed.removed.isEmpty(), 10000);
+    QCOMPARE(observed.removed.size(), 1);
+    QCOMPARE(historyRead.size(), 0);
+    QCOMPARE(observed.ready.size(), 1);
+    QCOMPARE(observer.leases().size(), 19);
 }
 
 void TestLeaseObserver::restartingDuringAListTakesTheNextList()

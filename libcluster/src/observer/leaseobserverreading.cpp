@@ -164,11 +164,16 @@ void LeaseObserverPrivate::applySlice()
     for (auto it = m_leases.cbegin(); it != m_leases.cend(); ++it)
         if (!listed.contains(it.key()) && !watched.contains(it.key()))
             gone.append(it.key());
-    for (const QString &name : std::as_const(gone))
+    for (const QString &name : std::as_const(gone)) {
         remove(name);
+        if (m_listGeneration != generation)
+            return; // a slot of leaseRemoved() stopped the observer
+    }
     // The first list's stored changes are in history() before ready().
     if (m_listedRecorded > 0 && m_ready)
         Q_EMIT q->historyRead();
+    if (m_listGeneration != generation)
+        return;
     afterList(true);
 }
 
