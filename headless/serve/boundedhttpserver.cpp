@@ -195,7 +195,7 @@ private:
             return;
         const qsizetype room = BoundedHttpServer::maxHeadBytes + 1 - m_buffer.size();
         if (room > 0)
-            m_buffer += m_socket->read(room);
+            m_buffer += m_socket->read(std::min<qint64>(room, m_socket->bytesAvailable())); // read(n) allocates n
         if (!m_buffer.isEmpty())
             m_firstByte.stop();
         const qsizetype end = m_buffer.indexOf("\r\n\r\n");

@@ -9,6 +9,7 @@
 #include "artifacts.h"
 #include "etcdstore.h"
 #include "etcdwatchstream.h"
+#include "httpclient.h"
 #include "jsonstreamsplitter.h"
 #include "testcertificates.h"
 #include "testsecrets.h"
@@ -31,6 +32,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -184,6 +186,8 @@ private Q_SLOTS:
     void anUpdateWithTooLittleTimeLeftIsAnsweredWithoutCuttingTheOthersShort();
     void aTxnRefusedForOneUpdateLandsTheOthers();
     void serverCertificateFromAnotherCaIsATlsError();
+    void requestsBeyondTheBoundWaitInTheClientAndAreAllAnswered();
+    void aRequestThatWaitsOutItsTimeoutFailsAsUnanswered();
 
 private:
     /*! A get through a new store at \a url; nullopt when it never finished. */
@@ -926,6 +930,68 @@ void TestEtcdWire::aTxnRefusedForOneUpdateLandsTheOthers()
     QCOMPARE(int(refused.status), int(Status::Unavailable));
     QVERIFY2(refused.errorString.contains(QLatin1String("permission denied")),
              qPrintable(refused.errorString));
+}
+
+// P3: a process in a thousand elections makes thousands of requests at
+// once (the first acquisitions, the candidate records). Past a bound they
+// wait in the client, not as replies queued inside Qt, whose heap the
+// process keeps; every one is still sent, in turn, and answered once.
+void TestEtcdWire::requestsBeyondTheBoundWaitInTheClientAndAreAllAnswered()
+{
+    bool answering = false;
+    Responder responder([&](const SeenRequest &) { return answering ? httpReply(200, "{}") : QByteArray(); });
+    HttpClient client;
+    const int bound = HttpClient::kMaxRequestsInFlight;
+    const int made = bound + 58;
+    QList<int> answers(made, 0);
+    int failed = 0;
+    for (int i = 0; i < made; ++i)
+        client.postJson(QUrl(responder.url() + QStringLiteral("/v3/kv/range")), { { QStringLiteral("n"), i } }, {},
+                        60000, [&, i](const HttpResult &result) {
+                            ++answers[i];
+                            failed += result.ok() ? 0 : 1;
+                        });
+    QCOMPARE(client.requestsInFlight(), bound);
+    QCOMPARE(client.requestsWaiting(), made - bound);
+    // The connections hold what the server has seen; it answers those, and
+    // from then on every request as it comes.
+    QTRY_VERIFY(!responder.seen.isEmpty());
+    QVERIFY(responder.seen.size() <= bound);
+    answering = true;
+    for (const SeenRequest &held : std::as_const(responder.seen))
+        if (held.socket)
+            held.socket->write(httpReply(200, "{}"));
+    QTRY_COMPARE_WITH_TIMEOUT(int(std::count(answers.cbegin(), answers.cend(), 1)), made, 30000);
+    QCOMPARE(failed, 0);
+    QCOMPARE(client.requestsWaiting(), 0);
+    QCOMPARE(int(std::count(answers.cbegin(), answers.cend(), 1)), made); // none twice
+    QCOMPARE(responder.seen.size(), made);
+}
+
+// The timeout of a request counts from the call, waiting included: one
+// that waited it out fails as a silent server's would, the others go on.
+void TestEtcdWire::aRequestThatWaitsOutItsTimeoutFailsAsUnanswered()
+{
+    Responder responder([](const SeenRequest &) { return QByteArray(); });
+    std::optional<HttpResult> late;
+    int othersAnswered = 0;
+    {
+        HttpClient client;
+        const QUrl url(responder.url() + QStringLiteral("/v3/kv/range"));
+        for (int i = 0; i < HttpClient::kMaxRequestsInFlight; ++i)
+            client.postJson(url, {}, {}, 60000, [&](const HttpResult &) { ++othersAnswered; });
+        client.postJson(url, {}, {}, 300, [&](const HttpResult &result) { late = result; });
+        client.postJson(url, {}, {}, 60000, [&](const HttpResult &) { ++othersAnswered; });
+        QCOMPARE(client.requestsWaiting(), 2);
+        QTRY_VERIFY_WITH_TIMEOUT(late.has_value(), 30000);
+        QCOMPARE(int(late->error.kind), int(HttpError::Kind::Timeout));
+        QVERIFY2(late->error.message.contains(QLatin1String("no answer within 300 ms")), qPrintable(late->error.message));
+        QCOMPARE(client.requestsWaiting(), 1);
+        QCOMPARE(client.requestsInFlight(), HttpClient::kMaxRequestsInFlight);
+    }
+    // A client destroyed answers nothing more, waiting or in flight.
+    QCoreApplication::processEvents();
+    QCOMPARE(othersAnswered, 0);
 }
 
 QTEST_GUILESS_MAIN(TestEtcdWire)

@@ -1,5 +1,6 @@
 #include "httpclient.h"
 
+#include "boundedread.h"
 #include "httpstream.h"
 #include "logging.h"
 
@@ -10,6 +11,7 @@
 #include <QNetworkReply>
 #include <QNetworkRequest>
 #include <QPointer>
+#include <QScopedValueRollback>
 #include <QSslCertificate>
 #include <QSslError>
 #include <QSslKey>
@@ -68,12 +70,12 @@ HttpClient::HttpClient(QObject *parent)
     // Redirects are checked one by one (isSafeRedirect), never followed blindly.
     m_network->setRedirectPolicy(QNetworkRequest::UserVerifiedRedirectPolicy);
     m_managers.push_back(m_network);
+    m_waitBound.setSingleShot(true);
+    connect(&m_waitBound, &QTimer::timeout, this, &HttpClient::failWaitedOut);
 }
 
 QNetworkAccessManager *HttpClient::managerForRequest()
 {
-    constexpr int kConnectionsPerManager = 6;
-    constexpr size_t kMaxManagers = 8;
     QNetworkAccessManager *least = m_network;
     for (QNetworkAccessManager *manager : m_managers) {
         if (m_inFlight.value(manager) < kConnectionsPerManager)
@@ -81,7 +83,7 @@ QNetworkAccessManager *HttpClient::managerForRequest()
         if (m_inFlight.value(manager) < m_inFlight.value(least))
             least = manager;
     }
-    if (m_managers.size() >= kMaxManagers)
+    if (m_managers.size() >= size_t(kMaxManagers))
         return least;
     auto *manager = new QNetworkAccessManager(this);
     manager->setRedirectPolicy(QNetworkRequest::UserVerifiedRedirectPolicy);
@@ -92,7 +94,10 @@ QNetworkAccessManager *HttpClient::managerForRequest()
 void HttpClient::track(QNetworkAccessManager *manager, QNetworkReply *reply)
 {
     ++m_inFlight[manager];
-    connect(reply, &QObject::destroyed, this, [this, manager] { --m_inFlight[manager]; });
+    connect(reply, &QObject::destroyed, this, [this, manager] {
+        --m_inFlight[manager];
+        sendWaiting();
+    });
     // Only the signal tells a refused certificate from a failed handshake:
     // the reply's error is SslHandshakeFailedError for both.
     connect(reply, &QNetworkReply::sslErrors, reply, [reply](const QList<QSslError> &errors) {
@@ -308,9 +313,26 @@ void HttpClient::postJson(const QUrl &url, const QJsonObject &body, const Header
     sendJson("POST", url, body, headers, timeoutMs, std::move(done));
 }
 
+int HttpClient::requestsInFlight() const
+{
+    int inFlight = 0;
+    for (int count : m_inFlight)
+        inFlight += count;
+    return inFlight;
+}
+
 void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJsonObject &body,
                           const Headers &headers, int timeoutMs, Callback done)
 {
+    // Sent from here when nothing waits before it (one function on a
+    // renewal's path, not two); else it waits its turn.
+    if (!m_sendingWaiting && (!m_waiting.empty() || requestsInFlight() >= kMaxRequestsInFlight)) {
+        const QDeadlineTimer deadline(timeoutMs);
+        if (!m_waitBound.isActive() || deadline.remainingTime() < m_waitBound.remainingTime())
+            m_waitBound.start(int(deadline.remainingTime()));
+        m_waiting.push_back({method, url, body, headers, timeoutMs, deadline, std::move(done)});
+        return;
+    }
     QNetworkRequest request = makeRequest(url, headers);
     request.setTransferTimeout(timeoutMs);
     QNetworkReply *reply = nullptr;
@@ -368,7 +390,7 @@ void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJson
         }
     });
     connect(reply, &QNetworkReply::readyRead, reply, [reply, state, limit, abortWith] {
-        state->body += reply->read(limit + 1 - state->body.size());
+        state->body += readUpTo(reply, limit + 1 - state->body.size());
         if (state->body.size() > limit) {
             abortWith(Kind::TooLarge,
                       QStringLiteral("the reply is larger than the limit of %1 bytes").arg(limit));
@@ -378,7 +400,7 @@ void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJson
             [reply, state, limit, done = std::move(done)] {
                 reply->deleteLater();
                 if (state->cause == Kind::None && state->body.size() <= limit)
-                    state->body += reply->read(limit + 1 - state->body.size());
+                    state->body += readUpTo(reply, limit + 1 - state->body.size());
                 HttpResult result;
                 result.error = mapError(reply, state->body, state->cause, state->causeMessage);
                 result.httpStatus = result.error.httpStatus;
@@ -406,6 +428,57 @@ void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJson
                 if (done)
                     done(result);
             });
+}
+
+void HttpClient::sendWaiting()
+{
+    const QScopedValueRollback sending(m_sendingWaiting, true);
+    while (!m_waiting.empty() && requestsInFlight() < kMaxRequestsInFlight) {
+        Waiting next = std::move(m_waiting.front());
+        m_waiting.pop_front();
+        if (next.deadline.hasExpired())
+            failWaiting(std::move(next));
+        else
+            sendJson(next.method, next.url, next.body, next.headers,
+                     int(std::max<qint64>(1, next.deadline.remainingTime())), std::move(next.done));
+    }
+    if (m_waiting.empty())
+        m_waitBound.stop();
+}
+
+void HttpClient::failWaitedOut()
+{
+    for (auto it = m_waiting.begin(); it != m_waiting.end();) {
+        if (it->deadline.hasExpired()) {
+            failWaiting(std::move(*it));
+            it = m_waiting.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    sendWaiting();
+    if (m_waiting.empty())
+        return;
+    qint64 soonest = m_waiting.front().deadline.remainingTime();
+    for (const Waiting &waiting : m_waiting)
+        soonest = std::min(soonest, waiting.deadline.remainingTime());
+    m_waitBound.start(int(std::max<qint64>(0, soonest)));
+}
+
+void HttpClient::failWaiting(Waiting waiting)
+{
+    // The timeout counts from sendJson(): a request that waited it out
+    // fails as one that was sent and never answered.
+    HttpResult result;
+    result.error.kind = HttpError::Kind::Timeout;
+    result.error.message = QStringLiteral("%1 %2: no answer within %3 ms (it waited behind %4 requests "
+                                          "in flight)")
+                                   .arg(QString::fromLatin1(waiting.method), describeUrl(waiting.url))
+                                   .arg(waiting.timeoutMs)
+                                   .arg(kMaxRequestsInFlight);
+    qCDebug(lcHttp).noquote() << result.error.message;
+    QMetaObject::invokeMethod(this, [done = std::move(waiting.done), result] { done(result); },
+                              Qt::QueuedConnection);
 }
 
 HttpStream *HttpClient::postStream(const QUrl &url, const QJsonObject &body,

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <QDeadlineTimer>
 #include <QHash>
+#include <QTimer>
 
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -109,6 +112,21 @@ public:
     /*! As postStream() with a GET (a Kubernetes watch). */
     HttpStream *getStream(const QUrl &url, const Headers &headers, QObject *parent);
 
+    /*!
+     * Requests sent and not yet answered (streams included). Past
+     * kMaxRequestsInFlight, postJson() and sendJson() keep the request in
+     * this client until one is answered, its timeout counting from the call.
+     */
+    int requestsInFlight() const;
+    /*! Requests kept in this client, in the order they were made, for a request in flight to end. */
+    int requestsWaiting() const { return int(m_waiting.size()); }
+    static constexpr int kConnectionsPerManager = 6;
+    static constexpr int kMaxManagers = 8;
+    // Beyond one per connection, a few more per connection wait inside Qt,
+    // so that a connection freed takes its next request on Qt's HTTP thread
+    // at once, not after this thread has heard that it is free.
+    static constexpr int kMaxRequestsInFlight = 4 * kConnectionsPerManager * kMaxManagers;
+
     /*! The method of \a reply, for messages: GET, POST, PUT... */
     static QString methodOf(const QNetworkReply *reply);
     /*! A URL for messages: no user info, no query. */
@@ -134,6 +152,34 @@ private:
      */
     QNetworkAccessManager *managerForRequest();
     void track(QNetworkAccessManager *manager, QNetworkReply *reply);
+    /*! Sends what waits, in order, while connections are free. */
+    void sendWaiting();
+    /*! Fails what waited past its timeout; then sends what it can. */
+    void failWaitedOut();
+
+    /*!
+     * A request made while every connection of every manager is busy. It
+     * waits here, a few hundred bytes, rather than as a QNetworkReply
+     * queued inside Qt (kilobytes each): a process starting a thousand
+     * elections makes thousands of requests at once, and the heap they
+     * took stays with the process after they are answered.
+     */
+    struct Waiting
+    {
+        QByteArray method;
+        QUrl url;
+        QJsonObject body;
+        Headers headers;
+        int timeoutMs = 0;
+        QDeadlineTimer deadline;
+        Callback done;
+    };
+    /*! Answers \a waiting, on a later turn, that its timeout passed. */
+    void failWaiting(Waiting waiting);
+    std::deque<Waiting> m_waiting;
+    /*! sendWaiting() is sending the first that waits: sendJson() sends it. */
+    bool m_sendingWaiting = false;
+    QTimer m_waitBound;
 
     QNetworkAccessManager *m_network;
     std::vector<QNetworkAccessManager *> m_managers; // [0] is m_network, which also serves streams

@@ -1,5 +1,6 @@
 #include "httpstream.h"
 
+#include "boundedread.h"
 #include "httpclient.h"
 
 #include <QJsonDocument>
@@ -62,7 +63,7 @@ void HttpStream::readAvailable()
     const int status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (status < 200 || status > 299) {
         // An error answer is one JSON body, read whole for its message.
-        m_errorBody += m_reply->read(m_maxMessageBytes + 1 - m_errorBody.size());
+        m_errorBody += readUpTo(m_reply, m_maxMessageBytes + 1 - m_errorBody.size());
         if (m_errorBody.size() > m_maxMessageBytes) {
             fail(HttpError::Kind::TooLarge, QStringLiteral("the error reply is larger than %1 "
                                                            "bytes")

@@ -1,5 +1,6 @@
 #include "versionfolder.h"
 
+#include "boundedread.h"
 #include "filestoresteps.h"
 #include "storesupport.h"
 
@@ -260,7 +261,7 @@ VersionFolder::Head VersionFolder::readVersionFile(const QString &key, quint64 v
     if (file.size() > kMaxFileSize)
         return bad(QStringLiteral("is larger than %1 bytes").arg(kMaxFileSize));
     QJsonParseError parseError;
-    const QJsonDocument json = QJsonDocument::fromJson(file.read(kMaxFileSize + 1), &parseError);
+    const QJsonDocument json = QJsonDocument::fromJson(readUpTo(&file, kMaxFileSize + 1), &parseError);
     if (parseError.error != QJsonParseError::NoError) {
         return bad(QStringLiteral("is not valid JSON (%1 at offset %2)")
                        .arg(parseError.errorString())
