@@ -94,10 +94,7 @@ QNetworkAccessManager *HttpClient::managerForRequest()
 void HttpClient::track(QNetworkAccessManager *manager, QNetworkReply *reply)
 {
     ++m_inFlight[manager];
-    connect(reply, &QObject::destroyed, this, [this, manager] {
-        --m_inFlight[manager];
-        sendWaiting();
-    });
+    connect(reply, &QObject::destroyed, this, [this, manager] { --m_inFlight[manager]; });
     // Only the signal tells a refused certificate from a failed handshake:
     // the reply's error is SslHandshakeFailedError for both.
     connect(reply, &QNetworkReply::sslErrors, reply, [reply](const QList<QSslError> &errors) {
@@ -313,20 +310,12 @@ void HttpClient::postJson(const QUrl &url, const QJsonObject &body, const Header
     sendJson("POST", url, body, headers, timeoutMs, std::move(done));
 }
 
-int HttpClient::requestsInFlight() const
-{
-    int inFlight = 0;
-    for (int count : m_inFlight)
-        inFlight += count;
-    return inFlight;
-}
-
 void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJsonObject &body,
                           const Headers &headers, int timeoutMs, Callback done)
 {
     // Sent from here when nothing waits before it (one function on a
     // renewal's path, not two); else it waits its turn.
-    if (!m_sendingWaiting && (!m_waiting.empty() || requestsInFlight() >= kMaxRequestsInFlight)) {
+    if (!m_sendingWaiting && (!m_waiting.empty() || m_requestsInFlight >= kMaxRequestsInFlight)) {
         const QDeadlineTimer deadline(timeoutMs);
         if (!m_waitBound.isActive() || deadline.remainingTime() < m_waitBound.remainingTime())
             m_waitBound.start(int(deadline.remainingTime()));
@@ -345,6 +334,12 @@ void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJson
         reply = manager->sendCustomRequest(request, method,
                                            QJsonDocument(body).toJson(QJsonDocument::Compact));
     track(manager, reply);
+    // Streams last as long as their owners want: they are not counted.
+    ++m_requestsInFlight;
+    connect(reply, &QObject::destroyed, this, [this] {
+        --m_requestsInFlight;
+        sendWaiting();
+    });
 
     struct State
     {
@@ -433,7 +428,7 @@ void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJson
 void HttpClient::sendWaiting()
 {
     const QScopedValueRollback sending(m_sendingWaiting, true);
-    while (!m_waiting.empty() && requestsInFlight() < kMaxRequestsInFlight) {
+    while (!m_waiting.empty() && m_requestsInFlight < kMaxRequestsInFlight) {
         Waiting next = std::move(m_waiting.front());
         m_waiting.pop_front();
         if (next.deadline.hasExpired())

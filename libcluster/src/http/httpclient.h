@@ -113,11 +113,11 @@ public:
     HttpStream *getStream(const QUrl &url, const Headers &headers, QObject *parent);
 
     /*!
-     * Requests sent and not yet answered (streams included). Past
+     * Requests sent and not yet answered, streams aside. Past
      * kMaxRequestsInFlight, postJson() and sendJson() keep the request in
      * this client until one is answered, its timeout counting from the call.
      */
-    int requestsInFlight() const;
+    int requestsInFlight() const { return m_requestsInFlight; }
     /*! Requests kept in this client, in the order they were made, for a request in flight to end. */
     int requestsWaiting() const { return int(m_waiting.size()); }
     static constexpr int kConnectionsPerManager = 6;
@@ -177,6 +177,7 @@ private:
     /*! Answers \a waiting, on a later turn, that its timeout passed. */
     void failWaiting(Waiting waiting);
     std::deque<Waiting> m_waiting;
+    int m_requestsInFlight = 0;
     /*! sendWaiting() is sending the first that waits: sendJson() sends it. */
     bool m_sendingWaiting = false;
     QTimer m_waitBound;
