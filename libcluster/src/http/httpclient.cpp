@@ -316,7 +316,7 @@ void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJson
     // Sent from here when nothing waits before it (one function on a
     // renewal's path, not two); else it waits its turn.
     if (!m_sendingWaiting && (!m_waiting.empty() || m_requestsInFlight >= kMaxRequestsInFlight)) {
-        const QDeadlineTimer deadline(timeoutMs);
+        const QDeadlineTimer deadline(std::max(timeoutMs, 0));
         if (!m_waitBound.isActive() || deadline.remainingTime() < m_waitBound.remainingTime())
             m_waitBound.start(int(deadline.remainingTime()));
         m_waiting.push_back({method, url, body, headers, timeoutMs, deadline, std::move(done)});
