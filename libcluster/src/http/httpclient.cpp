@@ -91,10 +91,20 @@ QNetworkAccessManager *HttpClient::managerForRequest()
     return manager;
 }
 
-void HttpClient::track(QNetworkAccessManager *manager, QNetworkReply *reply)
+void HttpClient::track(QNetworkAccessManager *manager, QNetworkReply *reply, ReplyKind kind)
 {
     ++m_inFlight[manager];
-    connect(reply, &QObject::destroyed, this, [this, manager] { --m_inFlight[manager]; });
+    // Streams last as long as their owners want: they hold no place among
+    // the requests in flight.
+    if (kind == ReplyKind::Request)
+        ++m_requestsInFlight;
+    connect(reply, &QObject::destroyed, this, [this, manager, kind] {
+        --m_inFlight[manager];
+        if (kind == ReplyKind::Request) {
+            --m_requestsInFlight;
+            sendWaiting();
+        }
+    });
     // Only the signal tells a refused certificate from a failed handshake:
     // the reply's error is SslHandshakeFailedError for both.
     connect(reply, &QNetworkReply::sslErrors, reply, [reply](const QList<QSslError> &errors) {
@@ -333,13 +343,7 @@ void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJson
     else
         reply = manager->sendCustomRequest(request, method,
                                            QJsonDocument(body).toJson(QJsonDocument::Compact));
-    track(manager, reply);
-    // Streams last as long as their owners want: they are not counted.
-    ++m_requestsInFlight;
-    connect(reply, &QObject::destroyed, this, [this] {
-        --m_requestsInFlight;
-        sendWaiting();
-    });
+    track(manager, reply, ReplyKind::Request);
 
     struct State
     {
@@ -481,14 +485,14 @@ HttpStream *HttpClient::postStream(const QUrl &url, const QJsonObject &body,
 {
     QNetworkReply *reply = m_network->post(makeRequest(url, headers),
                                            QJsonDocument(body).toJson(QJsonDocument::Compact));
-    track(m_network, reply);
+    track(m_network, reply, ReplyKind::Stream);
     return new HttpStream(reply, m_maxReplyBytes, parent);
 }
 
 HttpStream *HttpClient::getStream(const QUrl &url, const Headers &headers, QObject *parent)
 {
     QNetworkReply *reply = m_network->get(makeRequest(url, headers));
-    track(m_network, reply);
+    track(m_network, reply, ReplyKind::Stream);
     return new HttpStream(reply, m_maxReplyBytes, parent);
 }
 

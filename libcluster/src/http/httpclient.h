@@ -151,7 +151,8 @@ private:
      * to kMaxManagers, each with its own six connections).
      */
     QNetworkAccessManager *managerForRequest();
-    void track(QNetworkAccessManager *manager, QNetworkReply *reply);
+    enum class ReplyKind { Request, Stream };
+    void track(QNetworkAccessManager *manager, QNetworkReply *reply, ReplyKind kind);
     /*! Sends what waits, in order, while connections are free. */
     void sendWaiting();
     /*! Fails what waited past its timeout; then sends what it can. */
