@@ -692,6 +692,10 @@ void TestElector::releaseSeenByWatchIsTakenAtOnce()
     settle(b, store);
     QVERIFY(b.elector.isLeader());
     QCOMPARE(b.clock.monotonicMs(), before);
+    // The take-up completes the release it follows; no first acquisition.
+    QCOMPARE(b.last<action::LeaderChanged>()->from, QStringLiteral("a"));
+    QCOMPARE(b.last<action::LeaderChanged>()->to, QStringLiteral("b"));
+    QCOMPARE(b.last<action::LeaderChanged>()->why, ChangeWhy::Released);
 }
 
 void TestElector::releaseIsRefusedWhenTheLeaseChangedHands()
@@ -944,6 +948,8 @@ void TestElector::aHandoverGoesToTheNamedSuccessorAndNobodyElseLeadsMeanwhile()
     settle(c, store);
     QVERIFY(c.elector.isLeader());
     QVERIFY(c.elector.fencingToken() > tokenBefore);
+    QCOMPARE(c.last<action::LeaderChanged>()->from, QStringLiteral("a"));
+    QCOMPARE(c.last<action::LeaderChanged>()->why, ChangeWhy::HandedOver);
     QCOMPARE(store.history.last().why, QStringLiteral("handed-over"));
     QCOMPARE(store.history.last().from, QStringLiteral("a"));
     QCOMPARE(store.history.last().requestedBy, QStringLiteral("operator@host"));
@@ -956,6 +962,10 @@ void TestElector::aHandoverGoesToTheNamedSuccessorAndNobodyElseLeadsMeanwhile()
         QVERIFY(!b.elector.isLeader() && !a.elector.isLeader());
         QVERIFY(c.elector.isLeader());
     }
+    // A follower tells the take-up as the handover it completes.
+    QCOMPARE(b.last<action::LeaderChanged>()->from, QStringLiteral("a"));
+    QCOMPARE(b.last<action::LeaderChanged>()->to, QStringLiteral("c"));
+    QCOMPARE(b.last<action::LeaderChanged>()->why, ChangeWhy::HandedOver);
 }
 
 void TestElector::aSuccessorThatIsGoneCostsAtMostOneLeaseDuration()

@@ -65,6 +65,11 @@ void LeaseSighting::observe(const LeaseState &state, ElectorActions &out)
     const QString previousIncarnation =
             m_state.exists ? m_state.record.holderIncarnation : QString();
     const bool previousExpired = !first && expired();
+    // Only a release leaves a record without a holder: who took it next
+    // took it from the release, not as the lease's first holder.
+    const bool previousReleased = !first && m_state.exists && previousHolder.isEmpty();
+    const QString releasedFor = m_state.record.successor;
+    const QString releasedBy = m_lastHolder;
     m_state = state;
     m_known = true;
     m_seenAt = now();
@@ -87,15 +92,22 @@ void LeaseSighting::observe(const LeaseState &state, ElectorActions &out)
     if (first && !(state.exists && isMine(state.record)))
         return;
     ChangeWhy why = ChangeWhy::TakenOver;
-    if (holder.isEmpty())
+    QString from = previousHolder;
+    if (holder.isEmpty()) {
         why = state.record.successor.isEmpty() || state.record.successor == anySuccessor
                 ? ChangeWhy::Released
                 : ChangeWhy::HandedOver;
-    else if (previousHolder.isEmpty())
+    } else if (previousReleased) {
+        // As the new holder records it: the release completed, from the
+        // holder this instance last saw (none when it never saw one).
+        from = releasedBy;
+        why = releasedFor == holder ? ChangeWhy::HandedOver : ChangeWhy::Released;
+    } else if (previousHolder.isEmpty()) {
         why = ChangeWhy::FirstAcquire;
-    else if (previousExpired)
+    } else if (previousExpired) {
         why = ChangeWhy::Expired;
-    out.push_back(action::LeaderChanged {previousHolder, holder, why});
+    }
+    out.push_back(action::LeaderChanged {from, holder, why});
 }
 
 bool LeaseSighting::isMine(const LeaseRecord &record) const
