@@ -105,7 +105,8 @@ bool LeaseObserver::isReady() const
 
 QList<LeaseFailover> LeaseObserver::history() const
 {
-    return d->m_history;
+    return d->m_recordedRuns.isEmpty() && d->m_pendingRecorded.isEmpty() ? d->m_history
+                                                                         : d->historyWithWaiting();
 }
 
 const Clock &LeaseObserver::clock() const
@@ -173,34 +174,36 @@ int LeaseObserverPrivate::mergeRecorded(const QString &name, const QList<History
     return added;
 }
 
-void LeaseObserverPrivate::insertRecorded()
+QList<LeaseFailover> LeaseObserverPrivate::queueRecorded()
 {
     if (m_pendingRecorded.isEmpty())
-        return;
+        return {};
+    return m_recordedRuns.push(std::exchange(m_pendingRecorded, {}));
+}
+
+QList<LeaseFailover> LeaseObserverPrivate::historyWithWaiting() const
+{
+    RecordedRuns waiting = m_recordedRuns;
+    waiting.push(m_pendingRecorded);
+    return RecordedRuns::merged(m_history, waiting.takeAll());
+}
+
+void LeaseObserverPrivate::insertRecorded()
+{
     // One merge of two lists sorted by time, instead of an insertion in the
     // middle of the history per change: a first list of 5,000 leases with
-    // 20 stored changes each took minutes that way (benchmarks.md). In
-    // place, as a list of 20,000 leases brings 400,000 changes a slice at a
-    // time: a new list per slice was most of the time it took to fill.
-    // A stored change goes after the rows of the same time already there.
-    QList<LeaseFailover> pending = std::exchange(m_pendingRecorded, {});
-    const auto earlier = [](const LeaseFailover &a, const LeaseFailover &b) { return a.when < b.when; };
-    std::stable_sort(pending.begin(), pending.end(), earlier);
+    // 20 stored changes each took minutes that way (benchmarks.md).
+    const QList<LeaseFailover> added = queueRecorded();
+    if (m_recordedRuns.isEmpty())
+        return;
+    QList<LeaseFailover> recorded = m_recordedRuns.takeAll();
     // An open release moves down by the stored changes of an earlier time.
     for (qsizetype &open : m_openRelease)
-        open += std::lower_bound(pending.cbegin(), pending.cend(), m_history.at(open), earlier) - pending.cbegin();
-    // No reserve() here: it would allocate the exact size, a copy of the
-    // whole history per slice (onListed() makes room for a list's).
-    const qsizetype before = m_history.size();
-    if (m_ready) {
-        for (LeaseFailover &row : pending)
-            m_history.append(std::move(row));
-    } else {
-        m_history.append(pending); // pending is told below
-    }
-    std::inplace_merge(m_history.begin(), m_history.begin() + before, m_history.end(), earlier);
-    if (!m_ready)
-        Q_EMIT q->storedHistoryAdded(pending);
+        open += std::lower_bound(recorded.cbegin(), recorded.cend(), m_history.at(open), RecordedRuns::earlier)
+                - recorded.cbegin();
+    m_history = RecordedRuns::merged(std::move(m_history), std::move(recorded));
+    if (!m_ready && !added.isEmpty())
+        Q_EMIT q->storedHistoryAdded(added);
 }
 
 void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
@@ -315,6 +318,7 @@ void LeaseObserverPrivate::applyRecord(const SourcedLease &lease)
         m_leases.insert(name, next);
         schedule(next);
         Q_EMIT q->leaseChanged(name);
+        insertRecorded(); // the stored row may still wait for its place
         for (qsizetype row = m_history.size() - 1; row >= 0; --row) {
             const LeaseFailover &stored = m_history.at(row);
             if (stored.recorded && stored.lease == name && stored.transitions == record.transitions) {

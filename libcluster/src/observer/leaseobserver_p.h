@@ -2,6 +2,8 @@
 
 #include <baton/leaseobserver.h>
 
+#include "recordedruns.h"
+
 #include <QHash>
 #include <QList>
 #include <QSet>
@@ -58,10 +60,14 @@ public:
     /*! Queues \a name's stored changes that history() lacks for insertRecorded(); returns how many. */
     int mergeRecorded(const QString &name, const QList<HistoryEntry> &changes);
     /*!
-     * Puts the queued stored changes in their places by time, in one pass
-     * over the history; before ready() tells them (storedHistoryAdded()).
+     * Puts every waiting stored change in its place by time; before ready()
+     * tells those not told yet (storedHistoryAdded()).
      */
     void insertRecorded();
+    /*! The stored changes read since the last call, as a run of m_recordedRuns; returns it, sorted. */
+    QList<LeaseFailover> queueRecorded();
+    /*! history() with the waiting stored changes in their places, for a reader while a list is applied. */
+    QList<LeaseFailover> historyWithWaiting() const;
     void remove(const QString &name);
     /*! Keeps \a lease's expiry deadline in m_deadlines (or drops it when it cannot expire). */
     void schedule(const ObservedLease &lease);
@@ -72,7 +78,7 @@ public:
     using Deadlines = std::multimap<qint64, QString>;
     /*!
      * Leases of a list applied per event-loop turn: with 20 stored changes
-     * each, a slice and its merge into the history take a few milliseconds.
+     * each, a slice and its one merge step take a few milliseconds.
      */
     static constexpr qsizetype listSlice = 250;
 
@@ -107,8 +113,10 @@ public:
      * its writes may show two holders at the same transitions).
      */
     QHash<QString, QHash<qint64, QString>> m_historyTransitions;
-    /*! Stored changes read by a list, inserted together when it is done. */
+    /*! Stored changes read since the last slice (or watch event), not yet a run. */
     QList<LeaseFailover> m_pendingRecorded;
+    /*! A list's stored changes, merged among themselves a step a slice, and into the history when it is done. */
+    RecordedRuns m_recordedRuns;
     /*! The leases whose unreadable stored history was warned about (once each). */
     QSet<QString> m_historyWarned;
     /*!

@@ -37,6 +37,11 @@ void LeaseObserverPrivate::start()
                 return;
             noteWatched(lease.name);
             const int recorded = apply(lease);
+            if (!m_listed.isEmpty()) {
+                // A list is being applied: its merges take these along.
+                m_listedRecorded += recorded;
+                return;
+            }
             insertRecorded();
             if (recorded > 0)
                 Q_EMIT q->historyRead();
@@ -97,13 +102,6 @@ void LeaseObserverPrivate::onListed(const QList<SourcedLease> &leases)
         return;
     ++m_listGeneration;
     m_listed = leases;
-    // Room for every stored change at once: growing a history of 400,000
-    // rows copies it, which one slice would pay for all.
-    qsizetype stored = 0;
-    for (const SourcedLease &lease : leases)
-        stored += lease.history ? lease.history->size() : 0;
-    if (m_history.capacity() < m_history.size() + stored)
-        m_history.reserve(m_history.size() + stored);
     m_listedNext = 0;
     m_listedRecorded = 0;
     m_listedNames.clear();
@@ -121,6 +119,12 @@ void LeaseObserverPrivate::applySlice()
 {
     if (!m_running || !m_listing)
         return;
+    // A merge step is a turn's work on its own: the largest moves every
+    // stored change the list has brought so far.
+    if (m_recordedRuns.mergeStep(m_listedNext >= m_listed.size())) {
+        m_sliceTimer.start(0);
+        return;
+    }
     const qsizetype end = std::min(m_listed.size(), m_listedNext + listSlice);
     int recorded = 0;
     // A slot of what this emits may stop the observer (and start it again):
@@ -144,16 +148,24 @@ void LeaseObserverPrivate::applySlice()
     }
     if (m_listGeneration != generation)
         return;
-    // A slice's stored changes go into the history with it: one merge per
-    // slice, never one sort of every lease's changes at once.
-    insertRecorded();
-    if (m_listGeneration != generation)
-        return;
     m_listedRecorded += recorded;
-    if (m_listedNext < m_listed.size()) {
+    // A slice's stored changes wait as a run, merged with the others a
+    // step a turn (above): merged into the whole history per slice, every
+    // row already there moved once a slice.
+    const QList<LeaseFailover> added = queueRecorded();
+    if (!m_ready && !added.isEmpty()) {
+        Q_EMIT q->storedHistoryAdded(added);
+        if (m_listGeneration != generation)
+            return;
+    }
+    if (m_listedNext < m_listed.size() || m_recordedRuns.runCount() > 1) {
         m_sliceTimer.start(0);
         return;
     }
+    // One run left: into the history (the first list's becomes it).
+    insertRecorded();
+    if (m_listGeneration != generation)
+        return;
 
     const QSet<QString> watched = std::exchange(m_watchedWhileListing, {});
     const QSet<QString> listed = std::exchange(m_listedNames, {});
