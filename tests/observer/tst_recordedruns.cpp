@@ -111,7 +111,7 @@ void TestRecordedRuns::theHistoryKeepsItsRowsFirstOnATie()
     const QList<LeaseFailover> history { change(1, 1), change(5, 2), change(9, 3) };
     const QList<LeaseFailover> read { change(0, 10), change(5, 11), change(9, 12), change(12, 13) };
     QCOMPARE(serials(RecordedRuns::merged(history, read)), QList<int>({ 10, 1, 2, 11, 3, 12, 13 }));
-    // Fewer rows into more take the other way in: the same order.
+    // Fewer rows into more: the same order.
     const QList<LeaseFailover> few { change(5, 20), change(12, 21) };
     QCOMPARE(serials(RecordedRuns::merged(few, read)), QList<int>({ 10, 20, 11, 12, 21, 13 }));
     QCOMPARE(serials(RecordedRuns::merged({}, read)), serials(read));

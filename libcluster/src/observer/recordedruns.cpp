@@ -14,20 +14,6 @@ QList<LeaseFailover> RecordedRuns::merged(QList<LeaseFailover> history, QList<Le
 {
     if (history.isEmpty())
         return sorted;
-    if (history.size() < sorted.size()) {
-        // A few rows (those seen while a first list was read, most often
-        // at its end by time) into many: each goes in at its place, and only
-        // the rows after it move.
-        qsizetype from = 0;
-        for (LeaseFailover &row : history) {
-            // Before the read rows of the same time, after the history's
-            // rows put in already.
-            from = std::lower_bound(sorted.begin() + from, sorted.end(), row, earlier) - sorted.begin();
-            sorted.insert(from, std::move(row));
-            ++from;
-        }
-        return sorted;
-    }
     // In place: only the rows later than the earliest of \a sorted move,
     // and a change of today merged into a long history moves almost none.
     // Of two rows at the same time, the history's stays first.
@@ -98,12 +84,11 @@ void RecordedRuns::advance(qsizetype rows)
 
 QList<LeaseFailover> RecordedRuns::takeAll()
 {
-    if (m_merging)
-        advance(std::numeric_limits<qsizetype>::max());
-    while (mergeStep(true)) {
+    // Each merge finished at once: whoever takes all wants them now.
+    do {
         if (m_merging)
             advance(std::numeric_limits<qsizetype>::max());
-    }
+    } while (mergeStep(true));
     QList<LeaseFailover> all = m_runs.empty() ? QList<LeaseFailover>() : std::move(m_runs.front());
     m_runs.clear();
     return all;
