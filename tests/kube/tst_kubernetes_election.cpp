@@ -89,6 +89,14 @@ QList<QJsonObject> eventsNamed(const ParticipantProcess &p, const QString &name)
     return found;
 }
 
+qint64 renewals(const ParticipantProcess &p)
+{
+    const QList<QJsonObject> attempts = eventsNamed(p, QStringLiteral("attempt"));
+    return std::count_if(attempts.begin(), attempts.end(), [](const QJsonObject &e) {
+        return e.value(QStringLiteral("outcome")).toString() == QLatin1String("renewed");
+    });
+}
+
 } // namespace
 
 class TestKubernetesElection : public QObject
@@ -344,12 +352,6 @@ void TestKubernetesElection::twoProcessesWithOneInstanceIdNeverBothLead()
     QVERIFY(!bIncarnation.isEmpty() && bIncarnation != aIncarnation);
 
     // Three leases of renewals: b never leads, and says so once.
-    auto renewals = [](const ParticipantProcess &p) {
-        const QList<QJsonObject> attempts = eventsNamed(p, QStringLiteral("attempt"));
-        return std::count_if(attempts.begin(), attempts.end(), [](const QJsonObject &e) {
-            return e.value(QStringLiteral("outcome")).toString() == QLatin1String("renewed");
-        });
-    };
     const qint64 before = renewals(*a);
     QTRY_VERIFY_WITH_TIMEOUT(renewals(*a) >= before + 3 * leaseMs / renewMs, 20 * leaseMs);
     QVERIFY(eventsNamed(*b, QStringLiteral("started-leading")).isEmpty());
@@ -541,6 +543,26 @@ void TestKubernetesElection::pollingParticipantUsesOnlyGetCreateUpdate()
         QCOMPARE(log.count(QStringLiteral("candidate record (list)")), 1);
         QVERIFY(!firstEvent(*p, QStringLiteral("steering-failed")).isEmpty());
     }
+
+    // A refusal is not asked again at every heartbeat. Over eight lease
+    // durations of the survivor's renewals, the pauses after each refused
+    // heartbeat (none, then 1, 3, 7 heartbeats) leave at most four
+    // heartbeats of two refused requests (its record, the list), and one
+    // list on becoming leader; asked every heartbeat, it would be 16.
+    ParticipantProcess *survivor = leader();
+    QVERIFY(survivor);
+    auto refused = [&] {
+        int n = 0;
+        for (const char *verb : {"get", "list", "create", "update"})
+            n += m_server.count(user, QStringLiteral("configmaps/") + QLatin1String(verb), true);
+        return n;
+    };
+    const int refusedBefore = refused();
+    const qint64 renewedBefore = renewals(*survivor);
+    QTRY_VERIFY_WITH_TIMEOUT(renewals(*survivor) >= renewedBefore + 8 * leaseMs / renewMs, 20 * leaseMs);
+    QVERIFY2(refused() - refusedBefore <= 2 * 4 + 1,
+             qPrintable(QStringLiteral("%1 refused requests for the candidate records in eight lease durations")
+                                .arg(refused() - refusedBefore)));
 }
 
 void TestKubernetesElection::writeLease(const QString &name, const QJsonObject &spec)
@@ -652,15 +674,10 @@ void TestKubernetesElection::withoutUpdateItGetsAClear403AndNeverLeads()
                        {QStringLiteral("leaseTransitions"), 0}});
     ParticipantProcess *p = start(QStringLiteral("nu1"), lease, noUpdateToken);
     QVERIFY(p);
-    // An attempt whose read is overtaken by the watch seeing the Lease free
-    // is given up for a new one: the first error the server sent is wanted.
     auto firstError = [p] {
-        for (const QJsonObject &e : eventsNamed(*p, QStringLiteral("attempt"))) {
-            const QString error = e.value(QStringLiteral("error")).toString();
-            if (e.value(QStringLiteral("outcome")).toString() == QStringLiteral("error")
-                && !error.startsWith(QLatin1String("abandoned:")))
-                return error;
-        }
+        for (const QJsonObject &e : eventsNamed(*p, QStringLiteral("attempt")))
+            if (e.value(QStringLiteral("outcome")).toString() == QStringLiteral("error"))
+                return e.value(QStringLiteral("error")).toString();
         return QString();
     };
     QTRY_VERIFY_WITH_TIMEOUT(!firstError().isEmpty(), 20000);

@@ -8,6 +8,7 @@
 #include <batoninternal/opencandidatebook.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace baton {
 
@@ -19,6 +20,12 @@ constexpr int kMaxWriteAttempts = 3;
 // A candidate's record unchanged for this many heartbeats, as the leader
 // saw it, is removed: its process stopped or crashed long ago.
 constexpr qint64 kRemoveAfterHeartbeats = 10;
+// A store that refuses the records (a Kubernetes Role without ConfigMaps)
+// refuses them at every heartbeat: after each heartbeat that failed, the
+// next request waits twice as long, up to this many heartbeats, so that a
+// thousand elections do not send two refused requests each per lease
+// duration forever. Deciding goes on at every heartbeat, on what was seen.
+constexpr int kMaxPauseHeartbeats = 16;
 
 QString requestedBy(SteeringDecision::Why why)
 {
@@ -86,6 +93,10 @@ void CandidateRoster::beat()
     m_heartbeat.start(m_election->params.leaseDurationMs);
     if (m_busy)
         return; // a slow store: the next heartbeat is the one on its way
+    if (now() < m_pausedUntilMs) {
+        apply(); // the sightings age as they would
+        return;
+    }
     m_busy = true;
     if (m_written)
         write(m_written, 1);
@@ -190,6 +201,7 @@ void CandidateRoster::listAndApply()
         } else {
             failed(QStringLiteral("list"), error);
         }
+        pauseAfterFailures();
         // Decided on what was seen last even so: those sightings age out
         // (three heartbeats), so a standby cut off from the records ends
         // up leading rather than waiting for candidates it cannot see.
@@ -301,6 +313,7 @@ void CandidateRoster::announce(int live)
 
 void CandidateRoster::failed(const QString &step, const QString &error)
 {
+    m_failedThisBeat = true;
     m_election->emitEvent(QStringLiteral("steering-failed"),
                           {{QStringLiteral("step"), step}, {QStringLiteral("error"), error}});
     if (m_logged.contains(step))
@@ -308,8 +321,9 @@ void CandidateRoster::failed(const QString &step, const QString &error)
     m_logged.insert(step);
     qCWarning(lcElection).noquote()
             << QStringLiteral("%1: candidate record (%2): %3; the election goes on without preference or drain "
-                              "until it works again")
-                       .arg(m_election->leaseName, step, error);
+                              "until it works again, tried again after pauses that double up to %4")
+                       .arg(m_election->leaseName, step, error,
+                            durationtext::format(kMaxPauseHeartbeats * m_election->params.leaseDurationMs));
 }
 
 void CandidateRoster::succeeded(const QString &step)
@@ -317,6 +331,19 @@ void CandidateRoster::succeeded(const QString &step)
     if (m_logged.remove(step))
         qCInfo(lcElection).noquote()
                 << QStringLiteral("%1: candidate record (%2) works again").arg(m_election->leaseName, step);
+}
+
+void CandidateRoster::pauseAfterFailures()
+{
+    if (!std::exchange(m_failedThisBeat, false)) {
+        m_failedBeats = 0;
+        m_pausedUntilMs = 0;
+        return;
+    }
+    m_failedBeats = std::min(m_failedBeats + 1, 30);
+    const qint64 heartbeats = std::min<qint64>(qint64(1) << (m_failedBeats - 1), kMaxPauseHeartbeats);
+    // One heartbeat is the ordinary pace: no pause after the first failure.
+    m_pausedUntilMs = now() + (heartbeats - 1) * m_election->params.leaseDurationMs;
 }
 
 void CandidateRoster::stop(std::function<void()> done)

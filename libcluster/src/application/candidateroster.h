@@ -23,7 +23,9 @@ class ClusterService;
  * why). It decides again at once when this instance becomes leader. A
  * clean stop writes that it left, its drain kept. The leader removes the
  * records of candidates gone long ago. Its errors are reported and leave
- * the election as it is.
+ * the election as it is; after each heartbeat that failed, it asks the
+ * store again only after a pause twice as long (deciding on what it saw
+ * meanwhile).
  */
 class CandidateRoster final : public ElectionSteering
 {
@@ -57,6 +59,8 @@ private:
     void announce(int live);
     void failed(const QString &step, const QString &error);
     void succeeded(const QString &step);
+    /*! After a heartbeat with a failed step: the next requests wait, longer after each such heartbeat. */
+    void pauseAfterFailures();
     /*! Writes that this instance left, its drain kept; then the stop ends. */
     void leave();
     void finishStop();
@@ -79,6 +83,11 @@ private:
     BootTimer m_stopBound;
     /*! The kinds of failure already logged: each once, until it works again. */
     QSet<QString> m_logged;
+    bool m_failedThisBeat = false;
+    /*! Heartbeats in a row with a failed step. */
+    int m_failedBeats = 0;
+    /*! No request to the records before this (boot clock). */
+    qint64 m_pausedUntilMs = 0;
     /*! What the events last said, to tell changes only. */
     bool m_toldDrained = false;
     int m_toldLive = -1;
