@@ -14,7 +14,7 @@ namespace baton {
 namespace {
 
 const QStringList outcomes {QStringLiteral("acquired"), QStringLiteral("renewed"), QStringLiteral("held"),
-                            QStringLiteral("conflict"), QStringLiteral("error")};
+                            QStringLiteral("conflict"), QStringLiteral("error"), QStringLiteral("abandoned")};
 
 // Label values are escaped as the exposition format asks: backslash,
 // double quote and line feed.

@@ -186,6 +186,7 @@ private Q_SLOTS:
     void renewalFailure();
     void cleanStopReleasesAndTheLeaseIsTakenAtTheNextAttempt();
     void releaseSeenByWatchIsTakenAtOnce();
+    void requestOvertakenByAReleaseIsAbandonedNotAnError();
     void readAnsweredAfterStopLeadsToNoWrite_data();
     void readAnsweredAfterStopLeadsToNoWrite();
     void acquisitionAnsweredPastItsDeadlineAfterStopStillEndsTheStop();
@@ -696,6 +697,34 @@ void TestElector::releaseSeenByWatchIsTakenAtOnce()
     QCOMPARE(b.last<action::LeaderChanged>()->from, QStringLiteral("a"));
     QCOMPARE(b.last<action::LeaderChanged>()->to, QStringLiteral("b"));
     QCOMPARE(b.last<action::LeaderChanged>()->why, ChangeWhy::Released);
+}
+
+void TestElector::requestOvertakenByAReleaseIsAbandonedNotAnError()
+{
+    // F8: a follower's request on its way when the watch shows the lease
+    // released is given up for a takeover at once. That is no error: an
+    // operator would read one at every clean handover.
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    startLeaderThenFollower(a, b, store);
+    const auto wakeUp = b.elector.nextWakeMono();
+    QVERIFY(wakeUp.has_value());
+    b.clock.setMonotonicMs(*wakeUp);
+    take(b, b.elector.onTimer());
+    QVERIFY(b.pending.has_value());
+    const quint64 overtaken = b.pendingId();
+    take(a, a.elector.stop());
+    take(a, a.elector.release());
+    settle(a, store);
+    take(b, b.elector.onWatch(store.state));
+    const action::AttemptFinished *given = b.last<action::AttemptFinished>();
+    QVERIFY(given);
+    QCOMPARE(given->outcome, AttemptOutcome::Abandoned);
+    QVERIFY2(given->errorString.isEmpty(), qPrintable(given->errorString));
+    QVERIFY(b.pending.has_value());
+    QVERIFY(b.pendingId() != overtaken);
+    settle(b, store);
+    QVERIFY(b.elector.isLeader());
 }
 
 void TestElector::releaseIsRefusedWhenTheLeaseChangedHands()

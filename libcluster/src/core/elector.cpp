@@ -185,8 +185,7 @@ ElectorActions Elector::onWatch(const LeaseState &state)
         if (m_inFlight) {
             ++m_request;
             endRequest();
-            finishAttempt(out, AttemptOutcome::Error,
-                          QStringLiteral("abandoned: the lease was seen free meanwhile"));
+            finishAttempt(out, AttemptOutcome::Abandoned);
             m_nextAttempt = now();
         }
     } else {

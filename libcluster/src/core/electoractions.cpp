@@ -51,6 +51,8 @@ QString wireName(AttemptOutcome outcome)
         return QStringLiteral("conflict");
     case AttemptOutcome::Error:
         return QStringLiteral("error");
+    case AttemptOutcome::Abandoned:
+        return QStringLiteral("abandoned");
     }
     return {};
 }

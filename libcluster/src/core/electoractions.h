@@ -14,7 +14,9 @@ namespace baton {
 
 enum class StopReason { Released, RenewFailed, TakenOver, Deadline, Stopping, HandedOver };
 enum class ChangeWhy { FirstAcquire, Released, Expired, TakenOver, HandedOver };
-enum class AttemptOutcome { Acquired, Renewed, Held, Conflict, Error };
+// Abandoned: a follower's request given up when the lease was seen free
+// meanwhile, for the takeover attempt that follows at once; not an error.
+enum class AttemptOutcome { Acquired, Renewed, Held, Conflict, Error, Abandoned };
 
 QString wireName(StopReason reason);
 QString wireName(ChangeWhy why);
