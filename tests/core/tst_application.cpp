@@ -66,6 +66,7 @@ private Q_SLOTS:
     void missingFileIsNamed();
     void defaultInstanceIdIsUniquePerProcess();
     void stopGoesInReverseOrderAndSignalsOnce();
+    void adjacentClustersStopTogether();
     void timingsExplainTheParameters();
 };
 
@@ -288,6 +289,62 @@ void TestApplication::stopGoesInReverseOrderAndSignalsOnce()
     app.stop();
     QCOMPARE(g_stopOrder, (QStringList {QStringLiteral("b"), QStringLiteral("a")}));
     QTRY_COMPARE(stopped.count(), 1);
+}
+
+void TestApplication::adjacentClustersStopTogether()
+{
+    // A thousand elections of one process must not release their leases
+    // one after another: adjacent clusters all step down before any of
+    // them has finished stopping. The services around them keep the
+    // reverse order: the one configured after them stops first, the store
+    // and the one before them after the last cluster.
+    Application app;
+    QString error;
+    QVERIFY2(app.loadConfig(configWith(QStringLiteral(R"("before": {"type": "Test/Recording"},
+            "Registry": {"type": "Webda/MemoryStore"},
+            "c1": {"type": "Webda/StoreClusterService", "leaseName": "one"},
+            "c2": {"type": "Webda/StoreClusterService", "leaseName": "two"},
+            "c3": {"type": "Webda/StoreClusterService", "leaseName": "three"},
+            "after": {"type": "Test/Recording"})")),
+                            QStringLiteral("together.json"), &error),
+             qPrintable(error));
+    QVERIFY2(app.init(&error), qPrintable(error));
+    const QStringList clusters {QStringLiteral("c1"), QStringLiteral("c2"), QStringLiteral("c3")};
+    for (const QString &name : clusters) {
+        auto *cluster = qobject_cast<ClusterService *>(app.service(name));
+        QVERIFY(cluster);
+        QTRY_VERIFY(cluster->isLeader());
+    }
+    QStringList seen;
+    for (Service *service : app.services()) {
+        const QString name = service->name();
+        connect(service, &Service::stopped, this, [&seen, name] { seen << QStringLiteral("stopped ") + name; });
+        if (auto *cluster = qobject_cast<ClusterService *>(service))
+            connect(cluster, &ClusterService::leadershipChanged, this, [&seen, name](bool leading) {
+                if (!leading)
+                    seen << QStringLiteral("stepped down ") + name;
+            });
+    }
+    QSignalSpy stopped(&app, &Application::stopped);
+    app.stop();
+    QVERIFY(stopped.wait());
+    auto at = [&seen](const QString &line) { return int(seen.indexOf(line)); };
+    int firstClusterStopped = int(seen.size());
+    int lastClusterStopped = -1;
+    for (const QString &name : clusters) {
+        QVERIFY2(at(QStringLiteral("stepped down ") + name) >= 0, qPrintable(seen.join(QLatin1String(", "))));
+        QVERIFY2(at(QStringLiteral("stopped ") + name) >= 0, qPrintable(seen.join(QLatin1String(", "))));
+        firstClusterStopped = std::min(firstClusterStopped, at(QStringLiteral("stopped ") + name));
+        lastClusterStopped = std::max(lastClusterStopped, at(QStringLiteral("stopped ") + name));
+    }
+    for (const QString &name : clusters)
+        QVERIFY2(at(QStringLiteral("stepped down ") + name) < firstClusterStopped,
+                 qPrintable(seen.join(QLatin1String(", "))));
+    QVERIFY2(at(QStringLiteral("stopped after")) < at(QStringLiteral("stepped down c3")),
+             qPrintable(seen.join(QLatin1String(", "))));
+    QVERIFY2(at(QStringLiteral("stopped Registry")) > lastClusterStopped, qPrintable(seen.join(QLatin1String(", "))));
+    QVERIFY2(at(QStringLiteral("stopped before")) > at(QStringLiteral("stopped Registry")),
+             qPrintable(seen.join(QLatin1String(", "))));
 }
 
 void TestApplication::timingsExplainTheParameters()

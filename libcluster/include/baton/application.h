@@ -108,7 +108,9 @@ public:
 
     /*!
      * Stops the services in reverse order, each after the previous one has
-     * finished stopping; emits stopped() once at the end.
+     * finished stopping; cluster services next to each other in the
+     * configuration stop together, as none depends on another. Emits
+     * stopped() once at the end.
      */
     void stop();
 
