@@ -18,7 +18,8 @@ class ServicePrivate;
  * One configured part of an application (C2): a store, a cluster
  * service, or a type of the program's own. Services are built by the
  * ServiceFactory from `{"type": ..., parameters...}`, initialised in
- * configuration order and stopped in reverse order.
+ * configuration order and stopped in reverse order (Application::stop()
+ * stops cluster services configured next to each other together).
  */
 class BATON_EXPORT Service : public QObject
 {
