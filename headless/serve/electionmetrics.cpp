@@ -124,7 +124,8 @@ void ElectionMetrics::record(const QJsonObject &event)
             if (ts.isValid())
                 lease.lastRenewalEpochSeconds = double(ts.toMSecsSinceEpoch()) / 1000.0;
         }
-        if (outcome != QLatin1String("error"))
+        // An abandoned request was never answered: the watch saw the release.
+        if (outcome != QLatin1String("error") && outcome != QLatin1String("abandoned"))
             lease.lastAnswerMono = mono;
     } else if (name == QLatin1String("identity-conflict")) {
         ++lease.identityConflicts;

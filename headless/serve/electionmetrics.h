@@ -66,7 +66,8 @@ public:
     };
     /*!
      * Ready when, for every lease, the store answered an attempt (whatever
-     * its outcome but error) within the last lease duration (O3: /readyz).
+     * its outcome but error or abandoned) within the last lease duration
+     * (O3: /readyz).
      * Never says anything of the process itself: that is liveness, which
      * must not depend on the store.
      */
@@ -102,7 +103,7 @@ private:
         qint64 lastLatencyMs = -1;
         /*! Wall clock of the last acquisition or renewal, for display; 0: never. */
         double lastRenewalEpochSeconds = 0;
-        /*! Mono of the last attempt the store answered (any outcome but error), or -1. */
+        /*! Mono of the last attempt the store answered (any outcome but error or abandoned), or -1. */
         qint64 lastAnswerMono = -1;
         /*! Other processes seen holding the lease under this instance's id. */
         quint64 identityConflicts = 0;

@@ -167,7 +167,7 @@ void TestElectionMetrics::readinessGoesBadWhenTheStoreIsSilentLongerThanTheLease
 {
     // O3 /readyz: not ready before the store first answered, nor when it
     // has not answered for longer than the lease; any answer (a conflict
-    // too) makes it ready again.
+    // too) makes it ready again, a request given up unanswered does not.
     test::ManualClock clock;
     auto store = std::make_unique<MemoryStore>(QStringLiteral("Registry"), QJsonObject(), nullptr);
     StoreCluster cluster(store.get(), QStringLiteral("me"), QStringLiteral("m"), {}, &clock);
@@ -194,6 +194,10 @@ void TestElectionMetrics::readinessGoesBadWhenTheStoreIsSilentLongerThanTheLease
     QVERIFY2(bad.reasons.join(QLatin1Char(' ')).contains(QStringLiteral("longer than the lease")),
              qPrintable(bad.reasons.join(QLatin1Char(' '))));
     QCOMPARE(scraped(metrics, "baton_ready"), 0.0);
+    // A request given up when the watch showed the lease released: the
+    // store did not answer it.
+    metrics.record(attempt(clock, QStringLiteral("m"), QStringLiteral("abandoned"), 1));
+    QVERIFY(!metrics.readiness().ready);
     metrics.record(attempt(clock, QStringLiteral("m"), QStringLiteral("conflict"), 1));
     QVERIFY(metrics.readiness().ready);
 }
