@@ -41,6 +41,9 @@ const QString steeringStrategy = QStringLiteral("baton.dev/steering");
 const QString participantToken = test::testSecret(QStringLiteral("kube-token-steering"));
 // The same, without update on Leases: a candidate that heartbeats but can never lead.
 const QString cannotLeadToken = test::testSecret(QStringLiteral("kube-token-cannot-lead"));
+// The participant Role without list on ConfigMaps: its record is written, the others' never read.
+const QString cannotListToken = test::testSecret(QStringLiteral("kube-token-cannot-list"));
+const QString cannotListUser = QStringLiteral("system:serviceaccount:steering:cannot-list");
 
 /*! A Lease as the server stored it after one write, and when (this process's boot clock). */
 struct StoredLease
@@ -61,6 +64,7 @@ private Q_SLOTS:
     void aDrainedLeaderHandsOverAndStandsByAcrossARestartUntilUndrained();
     void aLabelSelectorHandsOverToTheMatchingCandidate();
     void aPreferredHolderThatCannotLeadIsBackedOff();
+    void aCandidateThatMayNotListStaysLiveForTheOthers();
     void cleanup();
 
 private:
@@ -112,6 +116,10 @@ void TestKubernetesSteering::initTestCase()
     m_server.addToken(cannotLeadToken, QStringLiteral("system:serviceaccount:steering:cannot-lead"),
                       {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("list"),
                        QStringLiteral("watch"), QStringLiteral("configmaps/get"), QStringLiteral("configmaps/list"),
+                       QStringLiteral("configmaps/create"), QStringLiteral("configmaps/update")});
+    m_server.addToken(cannotListToken, cannotListUser,
+                      {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
+                       QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("configmaps/get"),
                        QStringLiteral("configmaps/create"), QStringLiteral("configmaps/update")});
     m_kubeconfig = writeKubeconfig();
     QVERIFY(!m_kubeconfig.isEmpty());
@@ -409,6 +417,44 @@ void TestKubernetesSteering::aPreferredHolderThatCannotLeadIsBackedOff()
     QVERIFY(firstEvent(*stuck, QStringLiteral("started-leading")).isEmpty());
     QVERIFY2(leader->standardError().contains("did not take the lease handed to it as the preferred holder"),
              leader->standardError().constData());
+}
+
+void TestKubernetesSteering::aCandidateThatMayNotListStaysLiveForTheOthers()
+{
+    // A listing refused pauses the listing only: the candidate's record is
+    // still written at every heartbeat, so the leader does not count it
+    // gone (three heartbeats unchanged) and tidy it away. Paused with the
+    // listing, it was written at heartbeats 0, 1, 3, 7, ... only.
+    ParticipantProcess *leading = start(QStringLiteral("a"));
+    QVERIFY(leading);
+    QTRY_VERIFY_WITH_TIMEOUT(leading->isLeading(), 20000);
+    const QString config = writeKubeconfig(cannotListToken, QStringLiteral("kubeconfig-cannot-list"));
+    ParticipantProcess *blind = start(QStringLiteral("blind"), {}, config);
+    QVERIFY(blind);
+    QTRY_VERIFY_WITH_TIMEOUT(lastEvent(*leading, QStringLiteral("candidates")).value(QStringLiteral("live")).toInt() == 2,
+                             20000);
+    QTRY_VERIFY_WITH_TIMEOUT(!firstEvent(*blind, QStringLiteral("steering-failed")).isEmpty(), 20000);
+    const qint64 since = Clock::system().monotonicMs();
+    const int writesBefore = m_server.count(cannotListUser, QStringLiteral("configmaps/update"));
+    auto renewalsSince = [&] {
+        int n = 0;
+        for (const QJsonObject &event : leading->events())
+            n += event.value(QStringLiteral("event")).toString() == QLatin1String("attempt")
+                         && event.value(QStringLiteral("outcome")).toString() == QLatin1String("renewed")
+                         && monoOf(event) >= since;
+        return n;
+    };
+    // Eight heartbeats of the candidates, as the leader's renewals count them.
+    QTRY_VERIFY_WITH_TIMEOUT(renewalsSince() >= 8 * leaseMs / renewMs, 20 * leaseMs);
+    const int writes = m_server.count(cannotListUser, QStringLiteral("configmaps/update")) - writesBefore;
+    qInfo("a candidate that may not list wrote its record %d times in eight heartbeats", writes);
+    QVERIFY2(writes >= 6, qPrintable(QString::number(writes)));
+    for (const QJsonObject &event : leading->events())
+        if (event.value(QStringLiteral("event")).toString() == QLatin1String("candidates") && monoOf(event) >= since)
+            QCOMPARE(event.value(QStringLiteral("live")).toInt(), 2);
+    QVERIFY(!candidateMap(QStringLiteral("blind")).isEmpty());
+    QVERIFY(leading->isLeading());
+    QVERIFY(firstEvent(*blind, QStringLiteral("started-leading")).isEmpty());
 }
 
 void TestKubernetesSteering::cleanup()

@@ -21,10 +21,11 @@ constexpr int kMaxWriteAttempts = 3;
 // saw it, is removed: its process stopped or crashed long ago.
 constexpr qint64 kRemoveAfterHeartbeats = 10;
 // A store that refuses the records (a Kubernetes Role without ConfigMaps)
-// refuses them at every heartbeat: after each heartbeat that failed, the
-// next request waits twice as long, up to this many heartbeats, so that a
-// thousand elections do not send two refused requests each per lease
-// duration forever. Deciding goes on at every heartbeat, on what was seen.
+// refuses them at every heartbeat: after each heartbeat at which a step
+// (the write, or the listing) failed, that step waits twice as long, up to
+// this many heartbeats, so that a thousand elections do not send two
+// refused requests each per lease duration forever. Deciding goes on at
+// every heartbeat, on what was seen.
 constexpr int kMaxPauseHeartbeats = 16;
 
 QString requestedBy(SteeringDecision::Why why)
@@ -39,6 +40,8 @@ CandidateRoster::CandidateRoster(ClusterServicePrivate *election, CandidateBook 
     : m_election(election)
     , m_book(book)
     , m_policy({election->params.identity, election->priority, election->standby, election->preferAfterMs})
+    , m_writeBackoff(kMaxPauseHeartbeats)
+    , m_listBackoff(kMaxPauseHeartbeats)
 {
     m_book->setParent(this);
     connect(&m_heartbeat, &BootTimer::timeout, this, &CandidateRoster::beat);
@@ -93,15 +96,29 @@ void CandidateRoster::beat()
     m_heartbeat.start(m_election->params.leaseDurationMs);
     if (m_busy)
         return; // a slow store: the next heartbeat is the one on its way
-    if (now() < m_pausedUntilMs) {
+    const bool writeThisBeat = m_writeBackoff.takeTurn();
+    m_listThisBeat = m_listBackoff.takeTurn();
+    if (!writeThisBeat && !m_listThisBeat) {
         apply(); // the sightings age as they would
         return;
     }
     m_busy = true;
-    if (m_written)
+    if (!writeThisBeat)
+        listAndApply();
+    else if (m_written)
         write(m_written, 1);
     else
         rereadAndWrite(1);
+}
+
+void CandidateRoster::listOrApply()
+{
+    if (m_listThisBeat) {
+        listAndApply();
+        return;
+    }
+    m_busy = false;
+    apply();
 }
 
 bool CandidateRoster::drained() const
@@ -142,10 +159,11 @@ void CandidateRoster::rereadAndWrite(int attempt)
                  [this, attempt](bool ok, const std::optional<CandidateRecord> &stored, const QString &error) {
                      if (!ok) {
                          failed(QStringLiteral("read"), error);
+                         m_writeBackoff.failed();
                          if (m_stopping)
                              finishStop();
                          else
-                             listAndApply();
+                             listOrApply();
                          return;
                      }
                      write(stored, attempt);
@@ -162,6 +180,7 @@ void CandidateRoster::write(const std::optional<CandidateRecord> &stored, int at
             m_lastDrained = written.drained;
             m_firstWrite = false;
             succeeded(QStringLiteral("write"));
+            m_writeBackoff.succeeded();
         } else if (error.isEmpty() && attempt < kMaxWriteAttempts) {
             rereadAndWrite(attempt + 1); // written by someone else: keep their drain
             return;
@@ -169,6 +188,7 @@ void CandidateRoster::write(const std::optional<CandidateRecord> &stored, int at
             failed(QStringLiteral("write"),
                    error.isEmpty() ? QStringLiteral("the record kept changing while written") : error);
             m_written.reset(); // read again at the next heartbeat
+            m_writeBackoff.failed();
         }
         if (m_stopping) {
             if (leaving)
@@ -177,7 +197,7 @@ void CandidateRoster::write(const std::optional<CandidateRecord> &stored, int at
                 leave(); // written before the stop began
             return;
         }
-        listAndApply();
+        listOrApply();
     };
     if (stored && !stored->version.isEmpty())
         m_book->replace(*stored, record, done);
@@ -195,13 +215,14 @@ void CandidateRoster::listAndApply()
         }
         if (ok) {
             succeeded(QStringLiteral("list"));
+            m_listBackoff.succeeded();
             adoptOwn(records);
             m_policy.observe(records, now());
             removeLongGone();
         } else {
             failed(QStringLiteral("list"), error);
+            m_listBackoff.failed();
         }
-        pauseAfterFailures();
         // Decided on what was seen last even so: those sightings age out
         // (three heartbeats), so a standby cut off from the records ends
         // up leading rather than waiting for candidates it cannot see.
@@ -313,7 +334,6 @@ void CandidateRoster::announce(int live)
 
 void CandidateRoster::failed(const QString &step, const QString &error)
 {
-    m_failedThisBeat = true;
     m_election->emitEvent(QStringLiteral("steering-failed"),
                           {{QStringLiteral("step"), step}, {QStringLiteral("error"), error}});
     if (m_logged.contains(step))
@@ -331,19 +351,6 @@ void CandidateRoster::succeeded(const QString &step)
     if (m_logged.remove(step))
         qCInfo(lcElection).noquote()
                 << QStringLiteral("%1: candidate record (%2) works again").arg(m_election->leaseName, step);
-}
-
-void CandidateRoster::pauseAfterFailures()
-{
-    if (!std::exchange(m_failedThisBeat, false)) {
-        m_failedBeats = 0;
-        m_pausedUntilMs = 0;
-        return;
-    }
-    m_failedBeats = std::min(m_failedBeats + 1, 30);
-    const qint64 heartbeats = std::min<qint64>(qint64(1) << (m_failedBeats - 1), kMaxPauseHeartbeats);
-    // One heartbeat is the ordinary pace: no pause after the first failure.
-    m_pausedUntilMs = now() + (heartbeats - 1) * m_election->params.leaseDurationMs;
 }
 
 void CandidateRoster::stop(std::function<void()> done)

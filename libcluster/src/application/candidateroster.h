@@ -2,6 +2,7 @@
 
 #include "boottimer.h"
 #include "electionsteering.h"
+#include "stepbackoff.h"
 
 #include <batoninternal/candidatebook.h>
 #include <batoninternal/steeringpolicy.h>
@@ -59,8 +60,8 @@ private:
     void announce(int live);
     void failed(const QString &step, const QString &error);
     void succeeded(const QString &step);
-    /*! After a heartbeat with a failed step: the next requests wait, longer after each such heartbeat. */
-    void pauseAfterFailures();
+    /*! After the record's write: the listing, unless it sits out this heartbeat. */
+    void listOrApply();
     /*! Writes that this instance left, its drain kept; then the stop ends. */
     void leave();
     void finishStop();
@@ -83,11 +84,11 @@ private:
     BootTimer m_stopBound;
     /*! The kinds of failure already logged: each once, until it works again. */
     QSet<QString> m_logged;
-    bool m_failedThisBeat = false;
-    /*! Heartbeats in a row with a failed step. */
-    int m_failedBeats = 0;
-    /*! No request to the records before this (boot clock). */
-    qint64 m_pausedUntilMs = 0;
+    /*! Pauses after failures, the write's (read included) apart from the listing's. */
+    StepBackoff m_writeBackoff;
+    StepBackoff m_listBackoff;
+    /*! The heartbeat on its way lists the records when its write ends. */
+    bool m_listThisBeat = true;
     /*! What the events last said, to tell changes only. */
     bool m_toldDrained = false;
     int m_toldLive = -1;
