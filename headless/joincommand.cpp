@@ -333,13 +333,17 @@ void JoinCommand::watchFirstAttempt(ClusterService *cluster)
 {
     // --try 0: the first attempt decides. Anything but "acquired" (the lease
     // is held, another instance won the race, the store did not answer)
-    // means this instance does not lead now.
+    // means this instance does not lead now. An attempt given up because
+    // the lease was seen released meanwhile decides nothing: the lease is
+    // free, and the attempt that follows at once takes it or loses it.
     auto connection = std::make_shared<QMetaObject::Connection>();
     *connection = connect(cluster, &ClusterService::electionEvent, this, [this, cluster, connection](const QJsonObject &event) {
         if (event.value(QStringLiteral("event")).toString() != QLatin1String("attempt"))
             return;
-        disconnect(*connection);
         const QString outcome = event.value(QStringLiteral("outcome")).toString();
+        if (outcome == QLatin1String("abandoned"))
+            return;
+        disconnect(*connection);
         if (outcome == QLatin1String("acquired"))
             return;
         complain(QStringLiteral("lease \"%1\": not free now (attempt: %2%3), --try 0: giving up")

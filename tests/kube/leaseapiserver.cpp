@@ -339,6 +339,21 @@ void LeaseApiServer::setResponseDelay(int ms)
     m_delayMs = ms;
 }
 
+void LeaseApiServer::holdAnswers(const QString &user, const QString &verb, int count)
+{
+    m_holdUser = user;
+    m_holdVerb = verb;
+    m_holdAnswers = count;
+}
+
+void LeaseApiServer::releaseHeldAnswers()
+{
+    const QList<HeldAnswer> held = std::exchange(m_heldAnswers, {});
+    for (const HeldAnswer &answer : held)
+        if (m_connections.contains(answer.connection))
+            answer.send();
+}
+
 void LeaseApiServer::endAllWatches()
 {
     const QList<Watch> watches = m_watches;
@@ -482,7 +497,12 @@ void LeaseApiServer::handle(LeaseApiConnection *connection, const Request &reque
             QMetaObject::invokeMethod(connection->socket, &QTcpSocket::readyRead,
                                       Qt::QueuedConnection);
     };
-    if (m_delayMs > 0) {
+    if (m_holdAnswers > 0 && user == m_holdUser && verb == m_holdVerb) {
+        --m_holdAnswers;
+        connection->busy = true;
+        m_heldAnswers.append({connection, send});
+        Q_EMIT answerHeld(user, verb);
+    } else if (m_delayMs > 0) {
         connection->busy = true;
         QTimer::singleShot(m_delayMs, connection->socket, send);
     } else {

@@ -10,6 +10,7 @@
 #include <QUrl>
 
 #include <deque>
+#include <functional>
 #include <map>
 
 class QTcpServer;
@@ -97,7 +98,8 @@ class LeaseApiConnection;
  *   are counted so. No watch.
  *
  * Fault injection for tests: the next N requests fail with a status, a
- * delay before each answer, history compaction on demand, a watch that
+ * delay before each answer, answers to one user's verb held back
+ * (holdAnswers()), history compaction on demand, a watch that
  * lags behind the answers to writes (holdWatchEvents()), as a real
  * apiserver's does when its watch cache falls behind the store. And three
  * doors that the real server lacks: putRaw() stores an object without
@@ -150,6 +152,16 @@ public:
     void failNextRequests(int requests, int status = 500);
     /*! Each answer (and each watch's first line) is sent \a ms after the request. */
     void setResponseDelay(int ms);
+    /*!
+     * The answers to the next \a count requests of \a user with \a verb
+     * (`get`, `update`, ...) are kept back: the request is carried out, its
+     * answer sent only by releaseHeldAnswers(), as a slow network or server
+     * would. answerHeld() tells when one is. Other requests, the watch's
+     * included, are answered as usual.
+     */
+    void holdAnswers(const QString &user, const QString &verb, int count);
+    /*! Sends the answers held back, on the connections still open. */
+    void releaseHeldAnswers();
     /*! Ends every open watch stream cleanly, as a server restart or timeout would. */
     void endAllWatches();
     /*!
@@ -201,6 +213,7 @@ Q_SIGNALS:
     /*! After each answer: who, which verb (`events/create` for an Event), the status sent. */
     void requestHandled(const QString &user, const QString &verb, int status);
     void watchStarted();
+    void answerHeld(const QString &user, const QString &verb);
     void watchEnded();
 
 private:
@@ -277,6 +290,15 @@ private:
     QSet<LeaseApiConnection *> m_connections;
     QTimer *m_bookmarkTimer = nullptr;
 
+    struct HeldAnswer
+    {
+        LeaseApiConnection *connection = nullptr;
+        std::function<void()> send;
+    };
+    QString m_holdUser;
+    QString m_holdVerb;
+    int m_holdAnswers = 0;
+    QList<HeldAnswer> m_heldAnswers;
     int m_failRequests = 0;
     int m_failStatus = 500;
     int m_delayMs = 0;

@@ -46,6 +46,9 @@ const QString watchToken = test::testSecret(QStringLiteral("kube-token-watch"));
 const QString pollToken = test::testSecret(QStringLiteral("kube-token-poll"));
 const QString noUpdateToken = test::testSecret(QStringLiteral("kube-token-noupdate"));
 const QString adminToken = test::testSecret(QStringLiteral("kube-token-admin"));
+// The watcher's Role, for one participant whose requests a test tells apart.
+const QString lateJoinerToken = test::testSecret(QStringLiteral("kube-token-late-joiner"));
+const QString lateJoinerUser = QStringLiteral("system:serviceaccount:e2e:late-joiner");
 // A `tokenFile` before and after its rotation: the second of the same
 // length as the first, the third longer.
 const QString rotatedToken1 = test::testSecret(QStringLiteral("kube-token-rotated-1"));
@@ -108,6 +111,7 @@ private Q_SLOTS:
     void twoProcessesWithOneInstanceIdNeverBothLead();
     void twoCrashesAndAHandoverAreStoredWithTheLeaseAndToldAsEvents();
     void aHandoverGoesToTheNamedSuccessorAndTheThirdNeverLeads();
+    void tryZeroLetsTheAttemptAfterAReleaseDecide();
     void pollingParticipantUsesOnlyGetCreateUpdate();
     void conflictStormNeverMakesTwoLeaders();
     void withoutUpdateItGetsAClear403AndNeverLeads();
@@ -122,9 +126,10 @@ private Q_SLOTS:
 
 private:
     QString writeKubeconfig(const QString &token);
-    /*! Starts the participant \a id, elected as \a instanceId (default: \a id). */
+    /*! Starts the participant \a id, elected as \a instanceId (default: \a id), with \a extra arguments. */
     ParticipantProcess *start(const QString &id, const QString &leaseName, const QString &token,
-                              const QString &instanceId = {});
+                              const QString &instanceId = {}, const QStringList &extra = {},
+                              qint64 leaseDurationMs = leaseMs);
     int leaders() const;
     ParticipantProcess *leader() const;
     void checkAuthorityNeverOverlaps();
@@ -158,6 +163,9 @@ void TestKubernetesElection::initTestCase()
     m_server.addToken(noUpdateToken, QStringLiteral("system:serviceaccount:e2e:no-update"),
                       {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("list"),
                        QStringLiteral("watch")});
+    m_server.addToken(lateJoinerToken, lateJoinerUser,
+                      {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
+                       QStringLiteral("list"), QStringLiteral("watch")});
     m_server.addToken(adminToken, QStringLiteral("admin"),
                       {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
                        QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("delete")});
@@ -185,7 +193,8 @@ QString TestKubernetesElection::writeKubeconfig(const QString &token)
 }
 
 ParticipantProcess *TestKubernetesElection::start(const QString &id, const QString &leaseName,
-                                                  const QString &token, const QString &instanceId)
+                                                  const QString &token, const QString &instanceId,
+                                                  const QStringList &extra, qint64 leaseDurationMs)
 {
     const QJsonObject config {
             {QStringLiteral("services"),
@@ -194,13 +203,14 @@ ParticipantProcess *TestKubernetesElection::start(const QString &id, const QStri
                                         {QStringLiteral("config"), writeKubeconfig(token)},
                                         {QStringLiteral("leaseName"), leaseName},
                                         {QStringLiteral("instanceId"), instanceId.isEmpty() ? id : instanceId},
-                                        {QStringLiteral("leaseDuration"), leaseMs},
+                                        {QStringLiteral("leaseDuration"), leaseDurationMs},
                                         {QStringLiteral("renewInterval"), renewMs}}}}}};
     const QString path = m_folder.filePath(id + QStringLiteral(".json"));
     if (!test::writeJsonFile(path, config))
         return nullptr;
     // /metrics served for the secrets scan (R2): each process holds a token.
-    m_participants.push_back(test::startParticipant(id, path, {QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")}));
+    m_participants.push_back(
+            test::startParticipant(id, path, QStringList {QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")} + extra));
     return m_participants.back().get();
 }
 
@@ -883,6 +893,39 @@ void TestKubernetesElection::aHandoverGoesToTheNamedSuccessorAndTheThirdNeverLea
     checkAuthorityNeverOverlaps();
 }
 
+void TestKubernetesElection::tryZeroLetsTheAttemptAfterAReleaseDecide()
+{
+    // `join --try 0`: the first attempt decides, but one given up because
+    // the watch saw the lease released while it was on its way says
+    // nothing: the lease is free, and the attempt that follows decides.
+    // A long lease: the held read must still be on its way (its timeout is
+    // the lease duration less the renewal interval) when the release comes.
+    const QString lease = QStringLiteral("try-zero");
+    const qint64 longLeaseMs = 10 * leaseMs;
+    ParticipantProcess *holder = start(QStringLiteral("holder"), lease, watchToken, {}, {}, longLeaseMs);
+    QVERIFY(holder);
+    QTRY_VERIFY_WITH_TIMEOUT(holder->isLeading(), 20000);
+    // The late joiner's first read of the Lease stays unanswered.
+    m_server.holdAnswers(lateJoinerUser, QStringLiteral("get"), 1);
+    QSignalSpy held(&m_server, &test::LeaseApiServer::answerHeld);
+    ParticipantProcess *late = start(QStringLiteral("late"), lease, lateJoinerToken, {},
+                                     {QStringLiteral("--try"), QStringLiteral("0")}, longLeaseMs);
+    QVERIFY(late);
+    QTRY_COMPARE_WITH_TIMEOUT(held.size(), 1, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(m_server.count(lateJoinerUser, QStringLiteral("watch")) >= 1, 20000);
+    QSignalSpy exited(holder, &ParticipantProcess::finished);
+    holder->sendSignal(SIGTERM);
+    QVERIFY(exited.wait(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(late->isLeading() || !late->isRunning(), 20000);
+    QVERIFY2(late->isRunning(), late->standardError().constData());
+    QVERIFY(late->isLeading());
+    const QList<QJsonObject> attempts = eventsNamed(*late, QStringLiteral("attempt"));
+    QVERIFY(attempts.size() >= 2);
+    QCOMPARE(attempts.at(0).value(QStringLiteral("outcome")).toString(), QStringLiteral("abandoned"));
+    QVERIFY(!late->standardError().contains("--try 0: giving up"));
+    m_server.releaseHeldAnswers();
+}
+
 void TestKubernetesElection::cleanup()
 {
     for (const auto &p : m_participants) {
@@ -907,7 +950,7 @@ void TestKubernetesElection::noTokenInAnyLog()
     // for every token the server accepts.
     QVERIFY(m_allOutput.size() > 1000);
     for (const QString &token : {watchToken, pollToken, noUpdateToken, adminToken, rotatedToken1,
-                                 rotatedToken2, rotatedTokenLong})
+                                 rotatedToken2, rotatedTokenLong, lateJoinerToken})
         QVERIFY2(!m_allOutput.contains(token.toUtf8()), qPrintable(token));
 }
 
