@@ -1,0 +1,2 @@
+// The translation unit that builds the shared precompiled header
+// (BatonPrecompiledHeaders.cmake); it has no code of its own.
