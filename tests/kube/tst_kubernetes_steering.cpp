@@ -44,6 +44,13 @@ const QString cannotLeadToken = test::testSecret(QStringLiteral("kube-token-cann
 // The participant Role without list on ConfigMaps: its record is written, the others' never read.
 const QString cannotListToken = test::testSecret(QStringLiteral("kube-token-cannot-list"));
 const QString cannotListUser = QStringLiteral("system:serviceaccount:steering:cannot-list");
+// The participant Role without get on ConfigMaps, until a test grants it.
+const QString cannotReadToken = test::testSecret(QStringLiteral("kube-token-cannot-read"));
+const QString cannotReadUser = QStringLiteral("system:serviceaccount:steering:cannot-read");
+const QStringList cannotReadVerbs {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
+                                   QStringLiteral("list"), QStringLiteral("watch"),
+                                   QStringLiteral("configmaps/list"), QStringLiteral("configmaps/create"),
+                                   QStringLiteral("configmaps/update")};
 
 /*! A Lease as the server stored it after one write, and when (this process's boot clock). */
 struct StoredLease
@@ -65,6 +72,7 @@ private Q_SLOTS:
     void aLabelSelectorHandsOverToTheMatchingCandidate();
     void aPreferredHolderThatCannotLeadIsBackedOff();
     void aCandidateThatMayNotListStaysLiveForTheOthers();
+    void aRefusedReadOfTheOwnRecordIsToldWhenItWorksAgain();
     void cleanup();
 
 private:
@@ -121,6 +129,7 @@ void TestKubernetesSteering::initTestCase()
                       {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
                        QStringLiteral("list"), QStringLiteral("watch"), QStringLiteral("configmaps/get"),
                        QStringLiteral("configmaps/create"), QStringLiteral("configmaps/update")});
+    m_server.addToken(cannotReadToken, cannotReadUser, cannotReadVerbs);
     m_kubeconfig = writeKubeconfig();
     QVERIFY(!m_kubeconfig.isEmpty());
 }
@@ -455,6 +464,20 @@ void TestKubernetesSteering::aCandidateThatMayNotListStaysLiveForTheOthers()
     QVERIFY(!candidateMap(QStringLiteral("blind")).isEmpty());
     QVERIFY(leading->isLeading());
     QVERIFY(firstEvent(*blind, QStringLiteral("started-leading")).isEmpty());
+}
+
+void TestKubernetesSteering::aRefusedReadOfTheOwnRecordIsToldWhenItWorksAgain()
+{
+    // An operator at 3 a.m. grants the missing right: the warning said the
+    // steering is off until the record works again, and the log says when.
+    const QString config = writeKubeconfig(cannotReadToken, QStringLiteral("kubeconfig-cannot-read"));
+    ParticipantProcess *p = start(QStringLiteral("unread"), {}, config);
+    QVERIFY(p);
+    QTRY_VERIFY_WITH_TIMEOUT(p->standardError().contains("candidate record (read)"), 20000);
+    m_server.setVerbs(cannotReadUser, cannotReadVerbs + QStringList {QStringLiteral("configmaps/get")});
+    QTRY_VERIFY_WITH_TIMEOUT(p->standardError().contains("candidate record (read) works again"), 20 * leaseMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!candidateRecord(QStringLiteral("unread")).isEmpty(), 20000);
+    m_server.setVerbs(cannotReadUser, cannotReadVerbs);
 }
 
 void TestKubernetesSteering::cleanup()

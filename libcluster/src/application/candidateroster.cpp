@@ -166,6 +166,7 @@ void CandidateRoster::rereadAndWrite(int attempt)
                              listOrApply();
                          return;
                      }
+                     succeeded(QStringLiteral("read"));
                      write(stored, attempt);
                  });
 }
