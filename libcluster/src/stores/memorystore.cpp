@@ -100,7 +100,7 @@ bool MemoryStore::load(QString *errorString)
     if (!root.value(QLatin1String("documents")).isObject())
         return fail(QStringLiteral("lacks a \"documents\" object"));
 
-    QHash<QString, Document> documents;
+    QMap<QString, Document> documents;
     const QJsonObject entries = root.value(QLatin1String("documents")).toObject();
     for (auto it = entries.begin(); it != entries.end(); ++it) {
         const QJsonObject entry = it.value().toObject();
@@ -356,12 +356,8 @@ void MemoryStore::remove(const QString &key, const QString &version, Callback do
 void MemoryStore::list(const QString &prefix, Callback done)
 {
     StoreResult result;
-    for (auto it = m_documents.cbegin(); it != m_documents.cend(); ++it) {
-        if (it.key().startsWith(prefix))
-            result.entries.append(entryFor(it.key()));
-    }
-    std::sort(result.entries.begin(), result.entries.end(),
-              [](const StoreEntry &a, const StoreEntry &b) { return a.key < b.key; });
+    for (auto it = std::as_const(m_documents).lowerBound(prefix); it != m_documents.cend() && it.key().startsWith(prefix); ++it)
+        result.entries.append(StoreEntry {it.key(), it->document, QString::number(it->version)});
     deliver(std::move(done), result);
 }
 

@@ -5,6 +5,7 @@
 #include "versionfloor.h"
 
 #include <QHash>
+#include <QMap>
 
 #include <optional>
 
@@ -77,7 +78,8 @@ private:
     bool load(QString *errorString);
     bool persist(QString *errorString) const;
 
-    QHash<QString, Document> m_documents;
+    /*! By key, in order: a prefix is one range, listed without visiting the others or sorting. */
+    QMap<QString, Document> m_documents;
     quint64 m_lastVersion = 0;
     /*! The version each removed key had last. */
     QHash<QString, quint64> m_removedVersions;
