@@ -63,11 +63,8 @@ public:
         mergeNewLanes();
         return m_leases;
     }
-    int laneCount() const
-    {
-        mergeNewLanes();
-        return int(m_leases.size());
-    }
+    /*! Without ordering the lanes: a turn of a first list asks for it once per slice. */
+    int laneCount() const { return int(m_leases.size() + m_newLanes.size()); }
     /*! The lane of \a lease, or -1. */
     int laneOf(const QString &lease) const;
     QList<FleetSegment> segments(const QString &lease) const;

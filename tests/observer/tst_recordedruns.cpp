@@ -45,6 +45,7 @@ private Q_SLOTS:
     void mergingAStepAtATimeKeepsTheRunsFew();
     void theHistoryKeepsItsRowsFirstOnATie();
     void aLargeMergeIsCutIntoSteps();
+    void aStepEndsAtItsDeadline();
 };
 
 void TestRecordedRuns::runsMergeToTheStableTimeOrder_data()
@@ -146,6 +147,37 @@ void TestRecordedRuns::aLargeMergeIsCutIntoSteps()
     QCOMPARE(steps, int((2 * half + RecordedRuns::stepRows - 1) / RecordedRuns::stepRows));
     QCOMPARE(waiting.runCount(), 2);
     everything = first + second + meanwhile;
+    std::stable_sort(everything.begin(), everything.end(), RecordedRuns::earlier);
+    QCOMPARE(serials(waiting.takeAll()), serials(everything));
+}
+
+void TestRecordedRuns::aStepEndsAtItsDeadline()
+{
+    // A turn's budget is time: a step whose deadline has passed still moves
+    // a thousand rows (it never stands still), and no more; whatever the
+    // steps, the result is the same, and size() counts every row waiting
+    // while the rows moved out are freed step by step.
+    constexpr qsizetype rows = 5000;
+    QList<LeaseFailover> first, second;
+    int serial = 0;
+    for (qsizetype i = 0; i < rows; ++i)
+        first.append(change(int(i % 50), serial++));
+    for (qsizetype i = 0; i < rows; ++i)
+        second.append(change(int(i % 50), serial++));
+    RecordedRuns waiting;
+    waiting.push(first);
+    waiting.push(second);
+    const QDeadlineTimer passed(0);
+    QVERIFY(passed.hasExpired());
+    int steps = 0;
+    while (waiting.mergeStep(false, passed)) {
+        ++steps;
+        QCOMPARE(waiting.size(), 2 * rows);
+        QVERIFY(steps <= 2 * rows);
+    }
+    QCOMPARE(steps, int(2 * rows / 1000));
+    QCOMPARE(waiting.runCount(), 1);
+    QList<LeaseFailover> everything = first + second;
     std::stable_sort(everything.begin(), everything.end(), RecordedRuns::earlier);
     QCOMPARE(serials(waiting.takeAll()), serials(everything));
 }

@@ -4,6 +4,7 @@
 
 #include "leaseprotocol.h"
 
+#include <QDeadlineTimer>
 #include <QPointer>
 
 #include <algorithm>
@@ -105,6 +106,12 @@ void LeaseObserverPrivate::onListed(const QList<SourcedLease> &leases)
     m_listedNext = 0;
     m_listedRecorded = 0;
     m_listedNames.clear();
+    // Grown once here rather than rehashed on the way: a rehash of
+    // thousands of leases is one slice's work on its own.
+    m_leases.reserve(leases.size());
+    m_deadlineOf.reserve(leases.size());
+    m_historyTransitions.reserve(leases.size());
+    m_listedNames.reserve(leases.size());
     m_watchedWhileListing.clear();
     applySlice();
 }
@@ -119,18 +126,20 @@ void LeaseObserverPrivate::applySlice()
 {
     if (!m_running || !m_listing)
         return;
+    const QDeadlineTimer turnEnds(sliceBudgetMs, Qt::PreciseTimer);
     // A merge step is a turn's work on its own: the largest moves every
     // stored change the list has brought so far.
-    if (m_recordedRuns.mergeStep(m_listedNext >= m_listed.size())) {
+    if (m_recordedRuns.mergeStep(m_listedNext >= m_listed.size(), turnEnds)) {
         m_sliceTimer.start(0);
         return;
     }
-    const qsizetype end = std::min(m_listed.size(), m_listedNext + listSlice);
+    const qsizetype first = m_listedNext;
     int recorded = 0;
     // A slot of what this emits may stop the observer (and start it again):
     // that ends this list, and whatever comes next is another one's.
     const quint64 generation = m_listGeneration;
-    while (m_listGeneration == generation && m_listedNext < end) {
+    while (m_listGeneration == generation && m_listedNext < m_listed.size()
+           && (m_listedNext == first || !turnEnds.hasExpired())) {
         // Taken out of the list: each lease and its stored history are freed
         // in the slice that applies them, not all together after the last.
         // The index moves first: after a slot started another list, it is

@@ -42,7 +42,7 @@ QList<LeaseFailover> RecordedRuns::push(QList<LeaseFailover> changes)
     return m_runs.back();
 }
 
-bool RecordedRuns::mergeStep(bool all)
+bool RecordedRuns::mergeStep(bool all, const QDeadlineTimer &until)
 {
     if (!m_merging) {
         if (m_runs.size() < 2)
@@ -58,14 +58,19 @@ bool RecordedRuns::mergeStep(bool all)
         merging.out.reserve(merging.older.size() + merging.newer.size());
         m_merging = std::move(merging);
     }
-    advance(stepRows);
+    advance(stepRows, until);
     return true;
 }
 
-void RecordedRuns::advance(qsizetype rows)
+void RecordedRuns::advance(qsizetype rows, const QDeadlineTimer &until)
 {
+    // The clock is read once per thousand rows: a row moves in well under a
+    // microsecond, a clock read costs about as much.
+    constexpr qsizetype rowsPerLook = 1000;
     Merging &m = *m_merging;
     for (qsizetype moved = 0; moved < rows; ++moved) {
+        if (moved > 0 && moved % rowsPerLook == 0 && until.hasExpired())
+            break;
         const bool olderLeft = m.nextOlder < m.older.size();
         const bool newerLeft = m.nextNewer < m.newer.size();
         if (!olderLeft && !newerLeft)
@@ -76,8 +81,14 @@ void RecordedRuns::advance(qsizetype rows)
         else
             m.out.append(std::move(m.newer[m.nextNewer++]));
     }
-    if (m.nextOlder < m.older.size() || m.nextNewer < m.newer.size())
+    if (m.nextOlder < m.older.size() || m.nextNewer < m.newer.size()) {
+        // The rows moved out go with the step that moved them (a removal at
+        // the front only moves the list's start): left to the last step,
+        // 400,000 of them took that turn 16 ms.
+        m.older.remove(0, std::exchange(m.nextOlder, 0));
+        m.newer.remove(0, std::exchange(m.nextNewer, 0));
         return;
+    }
     m_runs.insert(m_runs.begin() + std::ptrdiff_t(m.at), std::move(m.out));
     m_merging.reset();
 }

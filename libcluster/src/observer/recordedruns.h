@@ -2,6 +2,7 @@
 
 #include <baton/leaseobserver.h>
 
+#include <QDeadlineTimer>
 #include <QList>
 
 #include <optional>
@@ -42,9 +43,10 @@ public:
      * Goes on with the merge under way, or starts one of the two newest
      * runs when the newer is at least half the older (with \a all, whenever
      * there are two): keeps the runs few and each change's moves about log2
-     * of their count. Moves at most stepRows rows. Returns whether it did.
+     * of their count. Moves at most stepRows rows, fewer once \a until has
+     * passed (a thousand at least). Returns whether it did.
      */
-    bool mergeStep(bool all = false);
+    bool mergeStep(bool all = false, const QDeadlineTimer &until = QDeadlineTimer(QDeadlineTimer::Forever));
     /*! Every waiting change, sorted, in one list; none wait after. */
     QList<LeaseFailover> takeAll();
     /*! Every waiting change, sorted, in one list; they still wait. */
@@ -61,8 +63,8 @@ private:
         /*! Where the result goes back among m_runs: runs pushed meanwhile are newer. */
         std::size_t at = 0;
     };
-    /*! Moves up to \a rows rows of the merge under way; puts its result back when done. */
-    void advance(qsizetype rows);
+    /*! Moves up to \a rows rows of the merge under way, until \a until; puts its result back when done. */
+    void advance(qsizetype rows, const QDeadlineTimer &until = QDeadlineTimer(QDeadlineTimer::Forever));
 
     std::vector<QList<LeaseFailover>> m_runs; // oldest first
     std::optional<Merging> m_merging;
