@@ -85,10 +85,11 @@ qint64 durationOf(const QString &option, const QString &text, BareNumber bare, Q
     if (ms && *ms < 0)
         problem = QStringLiteral("a duration cannot be negative");
     if (!problem.isEmpty() || !ms) {
-        *errorString = QStringLiteral("%1 \"%2\": %3; it takes %4%5")
-                               .arg(option, text, problem, durationtext::forms(),
-                                    bare == BareNumber::Milliseconds ? QStringLiteral(", or milliseconds")
-                                                                     : QString());
+        // Each problem names the units or the forms itself: said again
+        // after it, they made the line say the units twice.
+        *errorString = QStringLiteral("%1 \"%2\": %3").arg(option, text, problem);
+        if (bare == BareNumber::Milliseconds)
+            *errorString += QStringLiteral("; a number alone is milliseconds");
         return -1;
     }
     return *ms;

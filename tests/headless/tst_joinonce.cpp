@@ -278,6 +278,9 @@ void TestJoinOnce::badOnceAndTryOptionsAreRefused()
     QCOMPARE(baton.exitCode(), 2);
     const QString error = QString::fromUtf8(baton.readAllStandardError());
     QVERIFY2(error.contains(message), qPrintable(error));
+    // The units once: "needs a unit (ms, s, m or h); it takes a number with
+    // a unit ms, s, m or h (...)" said them twice in one line.
+    QVERIFY2(error.count(QStringLiteral("ms, s, m or h")) <= 1, qPrintable(error));
 }
 
 QTEST_GUILESS_MAIN(TestJoinOnce)
