@@ -47,6 +47,7 @@ private Q_SLOTS:
     void langBeforeACommandNeedsNoDisplay();
     void aRefusedServiceIsPrintedOnce();
     void aFailedAttemptNamesTheStoreOnce();
+    void aStoreThatStaysGoneIsWarnedOfOnce();
     void batonConfigStandsForConfig();
     void badConfigurationFromBatonConfigExitsTwo();
     void joinPrintsEveryClustersMistakesEachOnItsLine();
@@ -249,6 +250,46 @@ void TestCommandLine::aFailedAttemptNamesTheStoreOnce()
             line = l;
     QVERIFY2(line.contains(QStringLiteral(R"(Webda/EtcdStore "Registry", key "cluster:x": )")), qPrintable(line));
     QVERIFY2(line.count(QStringLiteral("Registry")) == 1, qPrintable(line));
+}
+
+void TestCommandLine::aStoreThatStaysGoneIsWarnedOfOnce()
+{
+    // Every attempt failed the same way and each was a warning: one line
+    // per renewInterval per election, with nothing new in it. The events
+    // still carry each attempt; the log tells the first.
+    QTcpServer closed;
+    QVERIFY(closed.listen(QHostAddress::LocalHost));
+    const quint16 port = closed.serverPort();
+    closed.close();
+    const QString path = writeConfig(
+            QStringLiteral("gonetcd.json"),
+            QStringLiteral(R"({"services": {"Registry": {"type": "EtcdStore", "endpoints": ["http://127.0.0.1:%1"]},)"
+                           R"( "cluster": {"type": "StoreClusterService", "leaseName": "x",)"
+                           R"( "leaseDuration": "2s", "renewInterval": "200ms"}}})")
+                    .arg(port)
+                    .toUtf8());
+    QProcess baton;
+    baton.setProcessChannelMode(QProcess::SeparateChannels);
+    baton.start(baton::test::batonBinary(),
+                {QStringLiteral("join"), QStringLiteral("--config"), path, QStringLiteral("--events"),
+                 QStringLiteral("json")});
+    QByteArray out;
+    QByteArray err;
+    const auto failedAttempts = [&out] {
+        int failed = 0;
+        for (const QByteArray &line : out.split('\n')) {
+            const QJsonObject event = QJsonDocument::fromJson(line).object();
+            if (event.value(QStringLiteral("event")) == QLatin1String("attempt")
+                && !event.value(QStringLiteral("error")).toString().isEmpty())
+                ++failed;
+        }
+        return failed;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(((out += baton.readAllStandardOutput()), failedAttempts() >= 5), 30000);
+    baton.kill();
+    baton.waitForFinished();
+    err += baton.readAllStandardError();
+    QVERIFY2(QString::fromUtf8(err).count(QStringLiteral("attempt failed")) == 1, err.constData());
 }
 
 void TestCommandLine::batonConfigStandsForConfig()

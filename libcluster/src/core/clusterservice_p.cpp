@@ -188,9 +188,14 @@ void ClusterServicePrivate::perform(const ElectorAction &a)
             fields.insert(QStringLiteral("errorKind"), QStringLiteral("credentials-refused"));
         if (!attempt->errorString.isEmpty()) {
             fields.insert(QStringLiteral("error"), attempt->errorString);
-            qCWarning(lcElection).noquote()
-                    << QStringLiteral("%1: attempt failed: %2").arg(leaseName, attempt->errorString);
+            if (const auto told = failedAttempts.failed(attempt->errorString, clock->monotonicMs()))
+                qCWarning(lcElection).noquote() << QStringLiteral("%1: %2").arg(leaseName, *told);
+            else
+                qCDebug(lcElection).noquote()
+                        << QStringLiteral("%1: attempt failed: %2").arg(leaseName, attempt->errorString);
         } else {
+            if (const auto told = failedAttempts.answered(clock->monotonicMs()))
+                qCInfo(lcElection).noquote() << QStringLiteral("%1: %2").arg(leaseName, *told);
             qCDebug(lcElection).noquote() << QStringLiteral("%1: attempt %2 in %3 ms")
                                                      .arg(leaseName, wireName(attempt->outcome))
                                                      .arg(attempt->latencyMs);

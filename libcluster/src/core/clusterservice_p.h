@@ -3,6 +3,7 @@
 #include "boottimer.h"
 #include "electionsteering.h"
 #include "elector.h"
+#include "failedattempts.h"
 
 #include <baton/clusterservice.h>
 #include <batoninternal/labelselector.h>
@@ -104,6 +105,7 @@ public:
     std::deque<ElectorAction> pendingActions;
     bool announcedLeading = false;
     int identityConflicts = 0;
+    FailedAttempts failedAttempts;
     QString holder;
     /*! The holder last told through holderChanged(). */
     QString announcedHolder;
