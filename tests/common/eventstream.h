@@ -49,6 +49,24 @@ QJsonObject lastEvent(const Source &source, const QString &name, qint64 since = 
     return lastEvent(source.events(), name, since);
 }
 
+/*! How many `attempt` records renewed the lease at or after \a since. */
+inline int renewalsSince(const QList<QJsonObject> &events, qint64 since = 0)
+{
+    int renewals = 0;
+    for (const QJsonObject &e : events)
+        renewals += e.value(QStringLiteral("event")).toString() == QLatin1String("attempt")
+                && e.value(QStringLiteral("outcome")).toString() == QLatin1String("renewed")
+                && monoOf(e) >= since;
+    return renewals;
+}
+
+template<typename Source>
+    requires requires(const Source &source) { source.events(); }
+int renewalsSince(const Source &source, qint64 since = 0)
+{
+    return renewalsSince(source.events(), since);
+}
+
 /*!
  * The last `attempt` record that won or kept the lease (`acquired` or
  * `renewed`) before \a before, or an empty object. Its attempt started at

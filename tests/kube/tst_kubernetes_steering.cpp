@@ -445,16 +445,8 @@ void TestKubernetesSteering::aCandidateThatMayNotListStaysLiveForTheOthers()
     QTRY_VERIFY_WITH_TIMEOUT(!firstEvent(*blind, QStringLiteral("steering-failed")).isEmpty(), 20000);
     const qint64 since = Clock::system().monotonicMs();
     const int writesBefore = m_server.count(cannotListUser, QStringLiteral("configmaps/update"));
-    auto renewalsSince = [&] {
-        int n = 0;
-        for (const QJsonObject &event : leading->events())
-            n += event.value(QStringLiteral("event")).toString() == QLatin1String("attempt")
-                         && event.value(QStringLiteral("outcome")).toString() == QLatin1String("renewed")
-                         && monoOf(event) >= since;
-        return n;
-    };
     // Eight heartbeats of the candidates, as the leader's renewals count them.
-    QTRY_VERIFY_WITH_TIMEOUT(renewalsSince() >= 8 * leaseMs / renewMs, 20 * leaseMs);
+    QTRY_VERIFY_WITH_TIMEOUT(renewalsSince(*leading, since) >= 8 * leaseMs / renewMs, 20 * leaseMs);
     const int writes = m_server.count(cannotListUser, QStringLiteral("configmaps/update")) - writesBefore;
     qInfo("a candidate that may not list wrote its record %d times in eight heartbeats", writes);
     QVERIFY2(writes >= 6, qPrintable(QString::number(writes)));
