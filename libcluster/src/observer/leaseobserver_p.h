@@ -78,12 +78,14 @@ public:
     using Deadlines = std::multimap<qint64, QString>;
     /*!
      * How long one event-loop turn applies a list's leases (one lease at
-     * least) or merges their stored changes. A count of leases cost ten
+     * least) or merges their stored changes. The count alone cost ten
      * times more in a debug build, or beside a dashboard's views, than
      * where it was chosen; what the slice emits afterwards (its stored
      * changes) grows with it and roughly doubles the turn.
      */
     static constexpr int sliceBudgetMs = 4;
+    /*! Leases of a list applied per event-loop turn at most, however fast they go. */
+    static constexpr qsizetype listSlice = 250;
 
     LeaseObserver *q = nullptr;
     LeaseProtocol *m_protocol;
@@ -123,7 +125,7 @@ public:
     /*! The leases whose unreadable stored history was warned about (once each). */
     QSet<QString> m_historyWarned;
     /*!
-     * The list being applied, sliceBudgetMs per event-loop turn, so that
+     * The list being applied, a slice per event-loop turn, so that
      * a first list of 20,000 leases (and their stored histories) never
      * freezes the window that shows them (benchmarks-bounds.md). m_listing
      * stays true until its last slice.

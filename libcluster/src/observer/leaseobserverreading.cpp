@@ -134,11 +134,12 @@ void LeaseObserverPrivate::applySlice()
         return;
     }
     const qsizetype first = m_listedNext;
+    const qsizetype end = std::min(m_listed.size(), first + listSlice);
     int recorded = 0;
     // A slot of what this emits may stop the observer (and start it again):
     // that ends this list, and whatever comes next is another one's.
     const quint64 generation = m_listGeneration;
-    while (m_listGeneration == generation && m_listedNext < m_listed.size()
+    while (m_listGeneration == generation && m_listedNext < end
            && (m_listedNext == first || !turnEnds.hasExpired())) {
         // Taken out of the list: each lease and its stored history are freed
         // in the slice that applies them, not all together after the last.
