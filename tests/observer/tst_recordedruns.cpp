@@ -26,6 +26,15 @@ LeaseFailover change(int minute, int serial)
     return c;
 }
 
+/*! \a count changes at fifty distinct minutes, numbered on from \a serial. */
+QList<LeaseFailover> changesAt50Minutes(qsizetype count, int &serial)
+{
+    QList<LeaseFailover> changes;
+    for (qsizetype i = 0; i < count; ++i)
+        changes.append(change(int(i % 50), serial++));
+    return changes;
+}
+
 QList<int> serials(const QList<LeaseFailover> &changes)
 {
     QList<int> out;
@@ -124,12 +133,10 @@ void TestRecordedRuns::aLargeMergeIsCutIntoSteps()
     // The last merges of a long list are the largest: a turn moves at most
     // stepRows rows of one, and a run read meanwhile keeps its place after.
     const qsizetype half = RecordedRuns::stepRows + RecordedRuns::stepRows / 5;
-    QList<LeaseFailover> first, second, everything;
     int serial = 0;
-    for (qsizetype i = 0; i < half; ++i)
-        first.append(change(int(i % 50), serial++));
-    for (qsizetype i = 0; i < half; ++i)
-        second.append(change(int(i % 50), serial++));
+    const QList<LeaseFailover> first = changesAt50Minutes(half, serial);
+    const QList<LeaseFailover> second = changesAt50Minutes(half, serial);
+    QList<LeaseFailover> everything;
     RecordedRuns waiting;
     waiting.push(first);
     waiting.push(second);
@@ -158,12 +165,9 @@ void TestRecordedRuns::aStepEndsAtItsDeadline()
     // steps, the result is the same, and size() counts every row waiting
     // while the rows moved out are freed step by step.
     constexpr qsizetype rows = 5000;
-    QList<LeaseFailover> first, second;
     int serial = 0;
-    for (qsizetype i = 0; i < rows; ++i)
-        first.append(change(int(i % 50), serial++));
-    for (qsizetype i = 0; i < rows; ++i)
-        second.append(change(int(i % 50), serial++));
+    const QList<LeaseFailover> first = changesAt50Minutes(rows, serial);
+    const QList<LeaseFailover> second = changesAt50Minutes(rows, serial);
     RecordedRuns waiting;
     waiting.push(first);
     waiting.push(second);

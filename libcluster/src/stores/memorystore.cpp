@@ -160,7 +160,11 @@ qint64 MemoryStore::versionFloor(const QString &key) const
 
 StoreEntry MemoryStore::entryFor(const QString &key) const
 {
-    const Document document = m_documents.value(key);
+    return entryOf(key, m_documents.value(key));
+}
+
+StoreEntry MemoryStore::entryOf(const QString &key, const Document &document)
+{
     return StoreEntry { key, document.document, QString::number(document.version) };
 }
 
@@ -357,7 +361,7 @@ void MemoryStore::list(const QString &prefix, Callback done)
 {
     StoreResult result;
     for (auto it = std::as_const(m_documents).lowerBound(prefix); it != m_documents.cend() && it.key().startsWith(prefix); ++it)
-        result.entries.append(StoreEntry {it.key(), it->document, QString::number(it->version)});
+        result.entries.append(entryOf(it.key(), it.value()));
     deliver(std::move(done), result);
 }
 

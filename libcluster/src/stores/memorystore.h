@@ -64,6 +64,7 @@ private:
         quint64 version = 0;
     };
     StoreEntry entryFor(const QString &key) const;
+    static StoreEntry entryOf(const QString &key, const Document &document);
     void deliver(Callback done, StoreResult result);
     /*! Writes \a key (and \a side), answers \a done with \a key's entry, and tells the watches. */
     void commitAndDeliver(const QString &key, const QJsonObject &document, Callback done,
