@@ -176,6 +176,7 @@ private Q_SLOTS:
     void firstAttemptAtStartAcquiresAFreeLease();
     void twoInstancesNeverBothWinTheSameVersion();
     void leaderRenewsEveryRenewInterval();
+    void leasesTakenAtOtherInstantsRenewTogether();
     void followerJudgesExpiryByItsOwnClock();
     void crashFailoverWithinLeaseDurationPlusRenewInterval();
     void followerAttemptsAtTheInstantTheLeaseExpires();
@@ -398,6 +399,46 @@ void TestElector::leaderRenewsEveryRenewInterval()
         QCOMPARE(a.elector.validUntilMono(), start + round * R + Deadline);
     }
     QCOMPARE(store.state.record.transitions, 0);
+}
+
+void TestElector::leasesTakenAtOtherInstantsRenewTogether()
+{
+    // Two leases of one process, taken 7 ms and 131 ms into a second: their
+    // renewals fall due on one grid of the boot clock (a twentieth of R), so
+    // that a store that batches writes sends them together. A renewal comes
+    // at most one slot early, never after R from the last attempt's start,
+    // and then every R.
+    const qint64 slot = R / 20;
+    LeaseStore storeA;
+    LeaseStore storeB;
+    Instance a(QStringLiteral("a"));
+    Instance b(QStringLiteral("b"));
+    a.clock.setMonotonicMs(1'000'007);
+    b.clock.setMonotonicMs(1'000'131);
+    take(a, a.elector.start());
+    settle(a, storeA);
+    take(b, b.elector.start());
+    settle(b, storeB);
+    QVERIFY(a.elector.isLeader() && b.elector.isLeader());
+    const qint64 firstA = *a.elector.nextWakeMono();
+    const qint64 firstB = *b.elector.nextWakeMono();
+    QCOMPARE(firstA % slot, 0);
+    QCOMPARE(firstB % slot, 0);
+    QVERIFY(firstA <= 1'000'007 + R && firstA > 1'000'007 + R - slot);
+    QVERIFY(firstB <= 1'000'131 + R && firstB > 1'000'131 + R - slot);
+    qint64 previousA = 1'000'007;
+    for (int round = 1; round <= 3; ++round) {
+        QVERIFY(wake(a, storeA));
+        QVERIFY(wake(b, storeB));
+        QCOMPARE(a.last<action::AttemptFinished>()->outcome, AttemptOutcome::Renewed);
+        QCOMPARE(b.last<action::AttemptFinished>()->outcome, AttemptOutcome::Renewed);
+        QVERIFY(a.clock.monotonicMs() <= previousA + R);
+        previousA = a.clock.monotonicMs();
+        QCOMPARE(*a.elector.nextWakeMono(), previousA + R);
+        QCOMPARE(*b.elector.nextWakeMono() % slot, 0);
+    }
+    // b took its lease 124 ms later, less than a slot: both renew together.
+    QCOMPARE(*b.elector.nextWakeMono(), *a.elector.nextWakeMono());
 }
 
 void TestElector::followerJudgesExpiryByItsOwnClock()
