@@ -181,6 +181,7 @@ private Q_SLOTS:
     void endlessReplyIsCutAtTheLimit();
     void tricklingEndlessReplyTimesOut();
     void updatesWaitingForEtcdShareOneTxn();
+    void aSharedTxnIsNeverLargerThanOneWriteOfQt();
     void updatesWaitingBehindASilentEtcdTimeOut();
     void aTxnRefusedAsTooLargeIsSentSmaller();
     void anUpdateWithTooLittleTimeLeftIsAnsweredWithoutCuttingTheOthersShort();
@@ -784,6 +785,49 @@ void TestEtcdWire::updatesWaitingForEtcdShareOneTxn()
     QCOMPARE(results.value(QStringLiteral("d")).entry.version, QStringLiteral("12"));
     QCOMPARE(results.value(QStringLiteral("b again")).entry.version, QStringLiteral("13"));
     QCOMPARE(responder.seen.size(), limit + 3);
+}
+
+// P3: Qt writes a body 16 KiB at a time with Nagle's algorithm on, so a
+// txn over 16 KiB waited about 40 ms for etcd's delayed acknowledgement.
+// Updates that wait together are cut into txns that each stay below it,
+// and every one of them is sent.
+void TestEtcdWire::aSharedTxnIsNeverLargerThanOneWriteOfQt()
+{
+    Responder responder([&](const SeenRequest &) {
+        return responder.seen.size() <= EtcdUpdateQueue::kMaxInFlight ? QByteArray() : txnSucceeded(30);
+    });
+    QString error;
+    auto store = storeFor(responder.url(), &error);
+    QVERIFY2(store, qPrintable(error));
+    int answered = 0;
+    auto update = [&](const QString &key) {
+        // About 600 bytes each, as a lease record with its labels.
+        const QJsonObject document {{QStringLiteral("holder"), QString(600, QLatin1Char('h'))}};
+        store->update(key, document, QStringLiteral("4"), [&answered](const StoreResult &r) {
+            QVERIFY2(r.ok(), qPrintable(r.errorString));
+            ++answered;
+        });
+    };
+    constexpr int limit = EtcdUpdateQueue::kMaxInFlight;
+    for (int i = 0; i < limit; ++i) {
+        update(QStringLiteral("cluster:first%1").arg(i));
+        QTRY_COMPARE(responder.seen.size(), i + 1);
+    }
+    constexpr int waiting = 100;
+    for (int i = 0; i < waiting; ++i)
+        update(QStringLiteral("cluster:k%1").arg(i, 3, 10, QLatin1Char('0')));
+    for (int i = 0; i < limit; ++i)
+        responder.seen.at(i).socket->write(txnSucceeded(29));
+    QTRY_COMPARE(answered, limit + waiting);
+    QStringList sent;
+    for (qsizetype i = limit; i < responder.seen.size(); ++i) {
+        const SeenRequest &txn = responder.seen.at(i);
+        QVERIFY2(txn.body.size() <= 16 * 1024, qPrintable(QString::number(txn.body.size())));
+        sent += comparedKeys(txn);
+    }
+    QCOMPARE(sent.size(), waiting);
+    // Shared still: a few txns, not one per update.
+    QVERIFY2(responder.seen.size() - limit < waiting / 10, qPrintable(QString::number(responder.seen.size())));
 }
 
 // R4: an update that waits behind txns etcd never answers is answered too,

@@ -48,6 +48,8 @@ private:
     Answers settleRefused(QList<EtcdUpdateQueue::Update> batch, const StoreResult &refusal);
     /*! Answers \a answers (redacted, R2), then sends what may go now. */
     void deliver(const Answers &answers);
+    /*! About what \a update adds to the body of its transaction. */
+    qsizetype wireBytes(const EtcdUpdateQueue::Update &update) const;
     /*! Less time than this left, an update is answered rather than sent. */
     qint64 minimumSendMs() const { return m_timeoutMs / 2; }
 

@@ -6,9 +6,10 @@
 
 namespace baton {
 
-EtcdUpdateQueue::EtcdUpdateQueue(int maxInFlight, int maxBatch)
+EtcdUpdateQueue::EtcdUpdateQueue(int maxInFlight, int maxBatch, qsizetype maxBatchBytes)
     : m_maxInFlight(std::max(1, maxInFlight))
     , m_maxBatch(std::max(1, maxBatch))
+    , m_maxBatchBytes(maxBatchBytes)
 {
 }
 
@@ -60,11 +61,15 @@ QList<EtcdUpdateQueue::Update> EtcdUpdateQueue::takeBatch(QList<Update> *tooLate
         return batch;
     QSet<QString> keys;
     QList<Update> later;
+    qsizetype bytes = 0;
     for (Update &update : m_waiting) {
+        const bool fits = batch.isEmpty()
+                || (batch.size() < m_maxBatch && bytes + update.wireBytes <= m_maxBatchBytes);
         if (!hasTime(update)) {
             tooLate->append(std::move(update));
-        } else if (batch.size() < m_maxBatch && !keys.contains(update.key)) {
+        } else if (fits && !keys.contains(update.key)) {
             keys.insert(update.key);
+            bytes += update.wireBytes;
             batch.append(std::move(update));
         } else {
             later.append(std::move(update));
