@@ -6,15 +6,20 @@
 #include <baton/clusterservice.h>
 #include <baton/servicefactory.h>
 #include <baton/service.h>
+#include <baton/store.h>
 
 #include "storecluster.h"
 
+#include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
+#include <limits>
 
 using namespace baton;
 
@@ -67,6 +72,7 @@ private Q_SLOTS:
     void defaultInstanceIdIsUniquePerProcess();
     void stopGoesInReverseOrderAndSignalsOnce();
     void adjacentClustersStopTogether();
+    void theElectionsOfOneProcessRewriteTheirCandidateRecordsApart();
     void timingsExplainTheParameters();
 };
 
@@ -289,6 +295,53 @@ void TestApplication::stopGoesInReverseOrderAndSignalsOnce()
     app.stop();
     QCOMPARE(g_stopOrder, (QStringList {QStringLiteral("b"), QStringLiteral("a")}));
     QTRY_COMPARE(stopped.count(), 1);
+}
+
+void TestApplication::theElectionsOfOneProcessRewriteTheirCandidateRecordsApart()
+{
+    // Elections started together rewrote their candidate records together
+    // every leaseDuration, a burst of writes and listings that delayed the
+    // renewals due then; their second heartbeats now come at random
+    // instants of the first interval. Before, the twenty second writes came
+    // within a few milliseconds of each other; now they spread over about
+    // the whole interval (3 s), and only a stall of the event loop of
+    // seconds could bring them within 300 ms.
+    constexpr int elections = 20;
+    constexpr qint64 leaseMs = 3000;
+    QString services = QStringLiteral(R"("Registry": {"type": "Webda/MemoryStore"})");
+    for (int i = 0; i < elections; ++i)
+        services += QStringLiteral(R"(, "c%1": {"type": "Webda/StoreClusterService", "leaseName": "l%1",
+                "leaseDuration": %2, "renewInterval": 1000})")
+                            .arg(i)
+                            .arg(leaseMs);
+    Application app;
+    QString error;
+    QVERIFY2(app.loadConfig(configWith(services), QStringLiteral("beats.json"), &error), qPrintable(error));
+    QVERIFY(app.registry());
+    StoreWatch *watch = app.registry()->watch(QStringLiteral("candidate:"), this);
+    QVERIFY(watch);
+    QElapsedTimer clock;
+    clock.start();
+    QHash<QString, QList<qint64>> writes;
+    connect(watch, &StoreWatch::entryChanged, this,
+            [&](const StoreEntry &entry) { writes[entry.key].append(clock.elapsed()); });
+    QVERIFY2(app.init(&error), qPrintable(error));
+    auto everyOneTwice = [&] {
+        return writes.size() == elections
+                && std::all_of(writes.cbegin(), writes.cend(), [](const QList<qint64> &w) { return w.size() >= 2; });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(everyOneTwice(), 30000);
+    qint64 earliest = std::numeric_limits<qint64>::max();
+    qint64 latest = 0;
+    for (const QList<qint64> &w : std::as_const(writes)) {
+        earliest = std::min(earliest, w.at(1));
+        latest = std::max(latest, w.at(1));
+    }
+    QVERIFY2(latest - earliest >= 300,
+             qPrintable(QStringLiteral("second heartbeats from %1 to %2 ms").arg(earliest).arg(latest)));
+    QSignalSpy stopped(&app, &Application::stopped);
+    app.stop();
+    QVERIFY(stopped.wait());
 }
 
 void TestApplication::adjacentClustersStopTogether()

@@ -7,6 +7,8 @@
 #include <batoninternal/durationtext.h>
 #include <batoninternal/opencandidatebook.h>
 
+#include <QRandomGenerator>
+
 #include <algorithm>
 #include <utility>
 
@@ -87,6 +89,14 @@ void CandidateRoster::start()
     if (m_election->standby)
         standBy(true);
     beat();
+    // The elections of one process start together and would beat together
+    // for as long as they run: a thousand writes and listings in one
+    // instant every leaseDuration, which delayed the renewals falling due
+    // then by hundreds of milliseconds. The second heartbeat comes at a
+    // random instant of the first interval, so that theirs spread over it;
+    // never later than a heartbeat, so no record looks stale for it.
+    if (!m_stopping && m_heartbeat.isActive())
+        m_heartbeat.start(1 + QRandomGenerator::global()->bounded(m_election->params.leaseDurationMs));
 }
 
 void CandidateRoster::beat()
