@@ -2,6 +2,7 @@
 
 #include "clusterservice_p.h"
 #include "logging.h"
+#include "renewalslot.h"
 
 #include <baton/clock.h>
 #include <batoninternal/durationtext.h>
@@ -96,14 +97,22 @@ void CandidateRoster::start()
     // random instant of the first interval, so that theirs spread over it;
     // never later than a heartbeat, so no record looks stale for it.
     if (!m_stopping && m_heartbeat.isActive())
-        m_heartbeat.start(1 + QRandomGenerator::global()->bounded(m_election->params.leaseDurationMs));
+        m_heartbeat.start(untilBeat(1 + QRandomGenerator::global()->bounded(m_election->params.leaseDurationMs)));
+}
+
+qint64 CandidateRoster::untilBeat(qint64 afterMs) const
+{
+    // In the slot where the leases of this interval renew: on etcd the
+    // record's write then shares their txn instead of being one more.
+    const qint64 due = renewalSlotStart(now() + afterMs, m_election->params.renewIntervalMs);
+    return std::max<qint64>(1, due - now());
 }
 
 void CandidateRoster::beat()
 {
     if (m_stopping)
         return;
-    m_heartbeat.start(m_election->params.leaseDurationMs);
+    m_heartbeat.start(untilBeat(m_election->params.leaseDurationMs));
     if (m_busy)
         return; // a slow store: the next heartbeat is the one on its way
     const bool writeThisBeat = m_writeBackoff.takeTurn();

@@ -66,6 +66,8 @@ private:
     void leave();
     void finishStop();
     qint64 now() const;
+    /*! From now to the next heartbeat, \a afterMs from now or up to one renewal slot sooner. */
+    qint64 untilBeat(qint64 afterMs) const;
 
     ClusterServicePrivate *m_election;
     CandidateBook *m_book;

@@ -1,5 +1,7 @@
 #include "elector.h"
 
+#include "renewalslot.h"
+
 #include <baton/clock.h>
 
 #include <algorithm>
@@ -338,21 +340,13 @@ void Elector::finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString
     Q_ASSERT(!m_inFlight);
     out.push_back(action::AttemptFinished {outcome, now() - m_attemptStart, std::move(error), why});
     m_nextAttempt = std::max(now(), m_attemptStart + m_params.renewIntervalMs);
+    // The leases one process holds renew together, so that a store that
+    // batches writes (etcd's txn) carries a slot's renewals in a few
+    // requests instead of one each.
     if (m_state == State::Leading)
-        m_nextAttempt = std::max(now(), renewalSlot(m_nextAttempt));
+        m_nextAttempt = std::max(now(), renewalSlotStart(m_nextAttempt, m_params.renewIntervalMs));
     else
         scheduleNextAttempt();
-}
-
-qint64 Elector::renewalSlot(qint64 dueMono) const
-{
-    // Renewals are due on a grid of the boot clock, a twentieth of the
-    // renew interval wide, so that the leases one process holds renew
-    // together: a store that batches writes (etcd's txn) then carries a
-    // slot's renewals in a few requests instead of one each. Earlier only:
-    // a renewal may come up to one slot early, never late.
-    const qint64 slot = std::max<qint64>(1, m_params.renewIntervalMs / kRenewalSlotsPerInterval);
-    return dueMono - (((dueMono % slot) + slot) % slot);
 }
 
 void Elector::scheduleNextAttempt()

@@ -135,9 +135,6 @@ private:
     void finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString error = {},
                        LeaseReply::ErrorKind why = LeaseReply::ErrorKind::Other);
     void scheduleNextAttempt();
-    /*! The start of the renewal slot \a dueMono falls in (never after it). */
-    qint64 renewalSlot(qint64 dueMono) const;
-    static constexpr qint64 kRenewalSlotsPerInterval = 20;
     void handleReadReply(const LeaseReply &reply, ElectorActions &out);
     void handleWriteReply(const LeaseReply &reply, bool renewal, ElectorActions &out);
     void handleReleaseReply(const LeaseReply &reply, ElectorActions &out);
