@@ -1045,7 +1045,7 @@ int scale(const ScaleSetup &setup, int elections, int seconds, const QString &ca
     if (!waitFor([&] { return run.leading >= elections; }, leadTimeoutMs)) {
         note(QStringLiteral("scale: %1 of %2 leading; %3").arg(run.leading).arg(elections).arg(run.state()));
         out(QStringLiteral("| %1 | – | – | %2 since the start | – | – | – | – | – | never all leading at once within "
-                           "%3 s (at most %4 short): %5 |")
+                           "%3 s (%4 not leading then): %5 |")
                     .arg(elections).arg(run.stopped).arg(leadTimeoutMs / 1000).arg(elections - run.leading)
                     .arg(verdict(false)));
         if (g_guard.on())
