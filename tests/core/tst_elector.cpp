@@ -73,8 +73,8 @@ struct LeaseStore
 struct Instance
 {
     explicit Instance(const QString &id, qint64 lease = L, qint64 renew = R,
-                      const QString &incarnation = {})
-        : elector(ElectorParams {lease, renew, id, incarnation}, clock)
+                      const QString &incarnation = {}, bool renewTogether = false)
+        : elector(ElectorParams {lease, renew, id, incarnation, true, renewTogether}, clock)
     {
     }
     test::ManualClock clock;
@@ -403,16 +403,23 @@ void TestElector::leaderRenewsEveryRenewInterval()
 
 void TestElector::leasesTakenAtOtherInstantsRenewTogether()
 {
-    // Two leases of one process, taken 7 ms and 131 ms into a second: their
-    // renewals fall due on one grid of the boot clock (a twentieth of R), so
-    // that a store that batches writes sends them together. A renewal comes
-    // at most one slot early, never after R from the last attempt's start,
-    // and then every R.
+    // Two leases of one process on a protocol that sends updates that come
+    // together as one request (etcd), taken 7 ms and 131 ms into a second:
+    // their renewals fall due on one grid of the boot clock (a twentieth of
+    // R). A renewal comes at most one slot early, never after R from the
+    // last attempt's start, and then every R. Elsewhere they keep their own
+    // instants (leaderRenewsEveryRenewInterval).
     const qint64 slot = R / 20;
     LeaseStore storeA;
     LeaseStore storeB;
-    Instance a(QStringLiteral("a"));
-    Instance b(QStringLiteral("b"));
+    Instance a(QStringLiteral("a"), L, R, {}, true);
+    Instance b(QStringLiteral("b"), L, R, {}, true);
+    Instance alone(QStringLiteral("alone"));
+    LeaseStore storeAlone;
+    alone.clock.setMonotonicMs(1'000'007);
+    take(alone, alone.elector.start());
+    settle(alone, storeAlone);
+    QCOMPARE(*alone.elector.nextWakeMono(), 1'000'007 + R);
     a.clock.setMonotonicMs(1'000'007);
     b.clock.setMonotonicMs(1'000'131);
     take(a, a.elector.start());

@@ -161,13 +161,12 @@ SimConfig scenarioConfig(Scenario s)
         c.script = {{0, ScriptKind::DropWatches, 0}, {60'000, ScriptKind::StopLeader, 200}};
         break;
     case Scenario::ReleaseAfterDeadline:
-        // The last renewal began at 55 s (a stopping leader renews no more;
-        // the stop comes before the renewal due at 60 s): the deadline is at
-        // 65 s, and the followers see the lease expire at about 70 s. The
-        // deregistered callbacks are done at 62 s, but the process is frozen
-        // from 60 s to 68 s: the driver's release() comes past the deadline,
-        // before the expiry, and must not free the lease (the work may still run).
-        c.script = {{59'000, ScriptKind::StopLeader, 3000}, {60'000, ScriptKind::FreezeLeader, 8000, 0}};
+        // The last renewal began at 55 s: the deadline is at 65 s, and the
+        // followers see the lease expire at about 70 s. The deregistered
+        // callbacks are done at 63 s, but the process is frozen from 61 s to
+        // 68 s: the driver's release() comes past the deadline, before the
+        // expiry, and must not free the lease (the work may still run).
+        c.script = {{60'000, ScriptKind::StopLeader, 3000}, {61'000, ScriptKind::FreezeLeader, 7000, 0}};
         break;
     case Scenario::StopDuringTakeover:
         c.script = {{60'000, ScriptKind::CrashLeader, 0}, {60'000, ScriptKind::StopNextAcquirer, 200}};

@@ -102,8 +102,10 @@ void CandidateRoster::start()
 
 qint64 CandidateRoster::untilBeat(qint64 afterMs) const
 {
-    // In the slot where the leases of this interval renew: on etcd the
-    // record's write then shares their txn instead of being one more.
+    // In the slot where the leases renew together (on etcd): the record's
+    // write then shares their txn instead of being one more.
+    if (!m_election->params.renewTogether)
+        return afterMs;
     const qint64 due = renewalSlotStart(now() + afterMs, m_election->params.renewIntervalMs);
     return std::max<qint64>(1, due - now());
 }

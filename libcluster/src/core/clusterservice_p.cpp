@@ -30,6 +30,7 @@ void ClusterServicePrivate::startElection()
 {
     if (stopping || started)
         return; // stopped before the application finished starting
+    params.renewTogether = protocol->sharesWrites();
     elector = std::make_unique<Elector>(params, *clock);
     started = true;
     if (startWatching())

@@ -340,13 +340,12 @@ void Elector::finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString
     Q_ASSERT(!m_inFlight);
     out.push_back(action::AttemptFinished {outcome, now() - m_attemptStart, std::move(error), why});
     m_nextAttempt = std::max(now(), m_attemptStart + m_params.renewIntervalMs);
-    // The leases one process holds renew together, so that a store that
-    // batches writes (etcd's txn) carries a slot's renewals in a few
-    // requests instead of one each.
-    if (m_state == State::Leading)
-        m_nextAttempt = std::max(now(), renewalSlotStart(m_nextAttempt, m_params.renewIntervalMs));
-    else
+    // The leases one process holds renew together where the protocol
+    // carries a slot's renewals in a few requests (etcd's txn).
+    if (m_state != State::Leading)
         scheduleNextAttempt();
+    else if (m_params.renewTogether)
+        m_nextAttempt = std::max(now(), renewalSlotStart(m_nextAttempt, m_params.renewIntervalMs));
 }
 
 void Elector::scheduleNextAttempt()

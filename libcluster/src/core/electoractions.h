@@ -39,6 +39,13 @@ struct ElectorParams
      * that slept longer than the lease still leads when it wakes.
      */
     bool boundedByLease = true;
+    /*!
+     * A leader's renewals fall due at the start of their slot of the boot
+     * clock (renewalSlotStart), up to a twentieth of renewInterval early,
+     * so that those of one process meet where the protocol sends updates
+     * that come together as one request (LeaseProtocol::sharesWrites).
+     */
+    bool renewTogether = false;
 };
 
 /*! What the Elector asks its driver to do, or tells it happened. */

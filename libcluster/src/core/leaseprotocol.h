@@ -109,6 +109,13 @@ public:
      * nullptr when this place cannot be watched (the caller then polls).
      */
     virtual LeaseWatch *watch(const QString &name, QObject *parent) = 0;
+    /*!
+     * Whether updates that come together go out in fewer requests than
+     * one each (etcd's txn): the elections of a process then renew on one
+     * grid, so that their renewals meet. Elsewhere that would only bunch
+     * requests that are better spread.
+     */
+    virtual bool sharesWrites() const { return false; }
 };
 
 } // namespace baton

@@ -41,4 +41,9 @@ void EtcdLeaseProtocol::update(const QString &name, const LeaseRecord &record,
             QDeadlineTimer(batcher->timeoutMs()) });
 }
 
+bool EtcdLeaseProtocol::sharesWrites() const
+{
+    return m_store && m_store->updateBatcher();
+}
+
 } // namespace baton

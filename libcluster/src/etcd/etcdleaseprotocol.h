@@ -44,6 +44,7 @@ public:
     {
         return m_viaStore.watch(name, parent);
     }
+    bool sharesWrites() const override;
 
 private:
     QPointer<EtcdStore> m_store;
