@@ -1064,10 +1064,10 @@ int scale(const ScaleSetup &setup, int elections, int seconds, const QString &ca
     const qint64 etcdPid = qEnvironmentVariableIntValue("BATON_BENCH_ETCD_PID");
     Footprint fp;
     Footprint etcdFp;
+    std::vector<std::pair<qint64, Footprint *>> measured {{run.pid(), &fp}};
     if (etcdPid > 0)
-        measureFootprints({{run.pid(), &fp}, {etcdPid, &etcdFp}}, seconds);
-    else
-        measureFootprints({{run.pid(), &fp}}, seconds);
+        measured.push_back({etcdPid, &etcdFp});
+    measureFootprints(measured, seconds);
     const int renewed = run.renewed;
     if (callgrind)
         QProcess::execute(QStringLiteral("callgrind_control"), {QStringLiteral("-d"), QString::number(run.pid())});

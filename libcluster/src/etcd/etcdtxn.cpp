@@ -25,7 +25,11 @@ QJsonObject modifiedAt(const QByteArray &key, qint64 revision)
 
 QJsonObject putOp(const QByteArray &key, const QJsonObject &document)
 {
-    const QByteArray value = QJsonDocument(document).toJson(QJsonDocument::Compact);
+    return putValueOp(key, QJsonDocument(document).toJson(QJsonDocument::Compact));
+}
+
+QJsonObject putValueOp(const QByteArray &key, const QByteArray &value)
+{
     return QJsonObject { { QStringLiteral("request_put"),
                            QJsonObject { { QStringLiteral("key"), etcdcodec::encodeBytes(key) },
                                          { QStringLiteral("value"),

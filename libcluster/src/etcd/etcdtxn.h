@@ -18,6 +18,8 @@ QJsonObject absent(const QByteArray &key);
 /*! A comparison that holds when \a key was last written at \a revision. */
 QJsonObject modifiedAt(const QByteArray &key, qint64 revision);
 QJsonObject putOp(const QByteArray &key, const QJsonObject &document);
+/*! putOp() of a document already written as compact JSON, \a value. */
+QJsonObject putValueOp(const QByteArray &key, const QByteArray &value);
 QJsonObject rangeOp(const QByteArray &key);
 /*!
  * R7: the put of \a side, conditional on the version it was built from:

@@ -42,6 +42,8 @@ public:
         Store::Callback done;
         /*! From the update() call: waiting here counts against its timeout. */
         QDeadlineTimer deadline;
+        /*! The document as compact JSON, written once by the sender for its put. */
+        QByteArray value {};
         /*! About what the update adds to its transaction's body; the sender's estimate. */
         qsizetype wireBytes = 0;
     };
