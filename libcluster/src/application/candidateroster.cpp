@@ -360,7 +360,7 @@ void CandidateRoster::failed(const QString &step, const QString &error)
                           {{QStringLiteral("step"), step}, {QStringLiteral("error"), error}});
     if (m_logged.contains(step))
         return;
-    m_logged.insert(step);
+    m_logged.append(step);
     qCWarning(lcElection).noquote()
             << QStringLiteral("%1: candidate record (%2): %3; the election goes on without preference or drain "
                               "until it works again, tried again after pauses that double up to %4")
@@ -370,7 +370,7 @@ void CandidateRoster::failed(const QString &step, const QString &error)
 
 void CandidateRoster::succeeded(const QString &step)
 {
-    if (m_logged.remove(step))
+    if (m_logged.removeAll(step) > 0)
         qCInfo(lcElection).noquote()
                 << QStringLiteral("%1: candidate record (%2) works again").arg(m_election->leaseName, step);
 }

@@ -7,7 +7,7 @@
 #include <batoninternal/candidatebook.h>
 #include <batoninternal/steeringpolicy.h>
 
-#include <QSet>
+#include <QStringList>
 
 #include <optional>
 
@@ -84,8 +84,12 @@ private:
     std::function<void()> m_stopped;
     BootTimer m_heartbeat;
     BootTimer m_stopBound;
-    /*! The kinds of failure already logged: each once, until it works again. */
-    QSet<QString> m_logged;
+    /*!
+     * The kinds of failure already logged: each once, until it works again.
+     * Three kinds at most: a list, as a QSet's least storage is over a
+     * kilobyte per election.
+     */
+    QStringList m_logged;
     /*! Pauses after failures, the write's (read included) apart from the listing's. */
     StepBackoff m_writeBackoff;
     StepBackoff m_listBackoff;

@@ -28,11 +28,12 @@ bool EtcdWatch::takeNews(qint64 revision, const QString &key)
     if (revision == m_lastRevision) {
         if (m_keysAtLastRevision.contains(key))
             return false;
-        m_keysAtLastRevision.insert(key);
+        m_keysAtLastRevision.append(key);
         return true;
     }
     m_lastRevision = revision;
-    m_keysAtLastRevision = { key };
+    m_keysAtLastRevision.clear();
+    m_keysAtLastRevision.append(key);
     return true;
 }
 

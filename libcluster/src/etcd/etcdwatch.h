@@ -3,7 +3,7 @@
 #include <baton/store.h>
 
 #include <QPointer>
-#include <QSet>
+#include <QStringList>
 #include <QString>
 
 namespace baton {
@@ -45,7 +45,12 @@ private:
     QString m_prefix;
     qint64 m_floor = 0;
     qint64 m_lastRevision = 0;
-    QSet<QString> m_keysAtLastRevision;
+    /*!
+     * Mostly one key (a lease's watch); up to a txn's keys for a prefix.
+     * A list, not a QSet: a set's least storage is over a kilobyte, and
+     * each election of a process has its own watch.
+     */
+    QStringList m_keysAtLastRevision;
 };
 
 } // namespace baton

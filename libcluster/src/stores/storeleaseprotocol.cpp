@@ -144,8 +144,14 @@ void StoreLeaseProtocol::noteAbsence(const QString &name, const StoreResult &res
         const qint64 removedAt = result.entry.version.toLongLong(&numeric);
         m_absentSince.insert(name, numeric ? removedAt : 0);
     } else if (result.status == Status::Ok || result.status == Status::Conflict) {
-        m_absentSince.remove(name);
+        forgetAbsence(name);
     }
+}
+
+void StoreLeaseProtocol::forgetAbsence(const QString &name)
+{
+    if (m_absentSince.remove(name) && m_absentSince.isEmpty())
+        m_absentSince.clear();
 }
 
 void StoreLeaseProtocol::get(const QString &name, Callback done)

@@ -55,7 +55,7 @@ public:
     /*! list(), with what \a touched returns at its end put over what it read. */
     void listMerged(std::function<Touched()> touched, ListCallback done);
     /*! A watch saw \a name change: whatever was known of its absence is stale. */
-    void noteWatched(const QString &name) { m_absentSince.remove(name); }
+    void noteWatched(const QString &name) { forgetAbsence(name); }
 
     /*!
      * What a conditional write of \a record to \a name answered, as the
@@ -94,6 +94,8 @@ private:
     void warnOnce(const QString &message);
     std::function<void(const StoreResult &)> guarded(const QString &name, Callback done,
                                                      bool isWrite);
+    /*! \a name was seen: m_absentSince no longer holds it. */
+    void forgetAbsence(const QString &name);
     /*! Keeps what \a result says about the absence of \a name (m_absentSince). */
     void noteAbsence(const QString &name, const StoreResult &result);
     LeaseReply toReply(const QString &name, const StoreResult &result, bool isWrite) const;
@@ -118,7 +120,9 @@ private:
      * The leases known to be absent, from the last answer of the store:
      * the version of the removal (0 when the store keeps none), the floor
      * of the next term's transitions (F7). Not there when the record was
-     * seen since, or removed unseen (a watch's removal).
+     * seen since, or removed unseen (a watch's removal). Mostly empty: an
+     * election's lease is absent only until it is first written, and an
+     * empty hash gives back its storage (over a kilobyte, per election).
      */
     QHash<QString, qint64> m_absentSince;
 };
