@@ -7,6 +7,7 @@
 // re-authentication on "invalid auth token" leaks nothing (R2).
 
 #include "artifacts.h"
+#include "etcdrangebatcher.h"
 #include "etcdstore.h"
 #include "etcdwatchstream.h"
 #include "httpclient.h"
@@ -188,6 +189,8 @@ private Q_SLOTS:
     void aTxnRefusedForOneUpdateLandsTheOthers();
     void serverCertificateFromAnotherCaIsATlsError();
     void requestsBeyondTheBoundWaitInTheClientAndAreAllAnswered();
+    void readsAskedAtOnceShareTxnsAndEachIsAnsweredAsAlone();
+    void readsOfARefusedTxnGoAgainAlone();
     void aRequestThatWaitsOutItsTimeoutFailsAsUnanswered();
 
 private:
@@ -707,6 +710,61 @@ QStringList comparedKeys(const SeenRequest &request)
     return keys;
 }
 
+/*! The key of \a op (a RangeRequest), decoded. */
+QByteArray rangeKey(const QJsonObject &range)
+{
+    return QByteArray::fromBase64(range.value(QLatin1String("key")).toString().toLatin1());
+}
+
+/*!
+ * etcd's answer to one range: the key with a document naming it, at
+ * mod_revision 5, when \a present says it is there; else no kvs at all,
+ * as etcd leaves empty fields out.
+ */
+QJsonObject rangeAnswer(const QByteArray &key, bool present)
+{
+    if (!present)
+        return QJsonObject { { QStringLiteral("header"), QJsonObject { { QStringLiteral("revision"), "9" } } } };
+    const QByteArray document = QJsonDocument(QJsonObject { { QStringLiteral("k"), QString::fromUtf8(key) } })
+                                        .toJson(QJsonDocument::Compact);
+    return QJsonObject {
+        { QStringLiteral("kvs"),
+          QJsonArray { QJsonObject { { QStringLiteral("key"), QString::fromLatin1(key.toBase64()) },
+                                     { QStringLiteral("value"), QString::fromLatin1(document.toBase64()) },
+                                     { QStringLiteral("mod_revision"), "5" } } } },
+        { QStringLiteral("count"), "1" }
+    };
+}
+
+/*! Keys ending in an even digit are there, the others not. */
+bool presentKey(const QByteArray &key)
+{
+    return (key.back() - '0') % 2 == 0;
+}
+
+/*! A txn of ranges answered as etcd does: one response_range per operation, in order. */
+QByteArray rangesAnswered(const SeenRequest &request)
+{
+    QJsonArray responses;
+    const QJsonArray success = QJsonDocument::fromJson(request.body).object()
+                                       .value(QLatin1String("success")).toArray();
+    for (const QJsonValue &op : success) {
+        const QByteArray key = rangeKey(op.toObject().value(QLatin1String("request_range")).toObject());
+        responses.append(QJsonObject { { QStringLiteral("response_range"), rangeAnswer(key, presentKey(key)) } });
+    }
+    return httpReply(200, QJsonDocument(QJsonObject {
+                                                { QStringLiteral("header"), QJsonObject { { QStringLiteral("revision"), "9" } } },
+                                                { QStringLiteral("succeeded"), true },
+                                                { QStringLiteral("responses"), responses } })
+                                  .toJson(QJsonDocument::Compact));
+}
+
+QByteArray rangeAnswered(const SeenRequest &request)
+{
+    const QByteArray key = rangeKey(QJsonDocument::fromJson(request.body).object());
+    return httpReply(200, QJsonDocument(rangeAnswer(key, presentKey(key))).toJson(QJsonDocument::Compact));
+}
+
 QByteArray txnSucceeded(int revision)
 {
     return httpReply(200, R"({"header":{"revision":")" + QByteArray::number(revision)
@@ -1039,6 +1097,114 @@ void TestEtcdWire::aRequestThatWaitsOutItsTimeoutFailsAsUnanswered()
     // A client destroyed answers nothing more, waiting or in flight.
     QCoreApplication::processEvents();
     QCOMPARE(othersAnswered, 0);
+}
+
+// P3: a process that reads thousands of leases and candidate records at
+// once (its start) sends them as a few txns of ranges, not one request each,
+// and each read is answered as the range alone would have been.
+void TestEtcdWire::readsAskedAtOnceShareTxnsAndEachIsAnsweredAsAlone()
+{
+    bool holdRanges = true;
+    Responder responder([&](const SeenRequest &request) {
+        if (request.path == "/v3/kv/txn")
+            return rangesAnswered(request);
+        return holdRanges ? QByteArray() : rangeAnswered(request);
+    });
+    QString error;
+    auto store = storeFor(responder.url(), &error);
+    QVERIFY2(store, qPrintable(error));
+    QHash<QString, StoreResult> answers;
+    auto get = [&](const QString &key) {
+        store->get(key, [&answers, key](const StoreResult &r) { answers.insert(key, r); });
+    };
+    constexpr int alone = EtcdRangeBatcher::kMaxInFlight;
+    for (int i = 0; i < alone; ++i)
+        get(QStringLiteral("cluster:first%1").arg(i));
+    QTRY_COMPARE(responder.seen.size(), alone);
+    // Behind those: more than a txn holds, and a list among them.
+    constexpr int waiting = EtcdRangeBatcher::kMaxBatch + 72;
+    for (int i = 0; i < waiting; ++i)
+        get(QStringLiteral("cluster:k%1").arg(i, 3, 10, QLatin1Char('0')));
+    std::optional<StoreResult> listed;
+    store->list(QStringLiteral("cluster:"), [&listed](const StoreResult &r) { listed = r; });
+    QCOMPARE(responder.seen.size(), alone);
+    holdRanges = false;
+    for (int i = 0; i < alone; ++i)
+        responder.seen.at(i).socket->write(rangeAnswered(responder.seen.at(i)));
+    QTRY_COMPARE(answers.size(), alone + waiting);
+    QTRY_VERIFY(listed.has_value());
+
+    // The first went alone, as ranges; the others together, at most
+    // kMaxBatch to a txn, in the order they were asked.
+    QStringList paths;
+    for (const SeenRequest &request : std::as_const(responder.seen))
+        paths.append(QString::fromLatin1(request.path));
+    const QStringList expected = QStringList(alone, QStringLiteral("/v3/kv/range"))
+            + QStringList { QStringLiteral("/v3/kv/txn"), QStringLiteral("/v3/kv/txn") };
+    QCOMPARE(paths, expected);
+    const QJsonArray first = QJsonDocument::fromJson(responder.seen.at(alone).body).object()
+                                     .value(QLatin1String("success")).toArray();
+    QCOMPARE(first.size(), EtcdRangeBatcher::kMaxBatch);
+    QCOMPARE(rangeKey(first.at(0).toObject().value(QLatin1String("request_range")).toObject()),
+             QByteArray("cluster:k000"));
+    QVERIFY(!QJsonDocument::fromJson(responder.seen.at(alone).body).object().contains(QLatin1String("compare")));
+
+    for (auto it = answers.cbegin(); it != answers.cend(); ++it) {
+        const bool present = presentKey(it.key().toUtf8());
+        QVERIFY2(present ? it->ok() : it->status == Status::NotFound,
+                 qPrintable(it.key() + QStringLiteral(": ") + it->errorString));
+        if (present) {
+            QCOMPARE(it->entry.key, it.key());
+            QCOMPARE(it->entry.document.value(QLatin1String("k")).toString(), it.key());
+            QCOMPARE(it->entry.version, QStringLiteral("5"));
+        }
+    }
+    // The list's range is in the second txn, answered as a range of its own.
+    QVERIFY2(listed->ok(), qPrintable(listed->errorString));
+}
+
+// A txn of reads that etcd refuses (a key outside the user's role) is not
+// every read's fault: each goes again alone, and gets its own answer.
+void TestEtcdWire::readsOfARefusedTxnGoAgainAlone()
+{
+    bool holdRanges = true;
+    Responder responder([&](const SeenRequest &request) {
+        if (request.path == "/v3/kv/txn")
+            return httpReply(403, R"({"error":"etcdserver: permission denied","code":7})");
+        if (rangeKey(QJsonDocument::fromJson(request.body).object()).endsWith("forbidden"))
+            return httpReply(403, R"({"error":"etcdserver: permission denied","code":7})");
+        return holdRanges ? QByteArray() : rangeAnswered(request);
+    });
+    QString error;
+    auto store = storeFor(responder.url(), &error);
+    QVERIFY2(store, qPrintable(error));
+    QHash<QString, StoreResult> answers;
+    auto get = [&](const QString &key) {
+        store->get(key, [&answers, key](const StoreResult &r) { answers.insert(key, r); });
+    };
+    constexpr int alone = EtcdRangeBatcher::kMaxInFlight;
+    for (int i = 0; i < alone; ++i)
+        get(QStringLiteral("cluster:first%1").arg(i * 2));
+    QTRY_COMPARE(responder.seen.size(), alone);
+    const QStringList waiting { QStringLiteral("cluster:a0"), QStringLiteral("cluster:forbidden"),
+                                QStringLiteral("cluster:b1"), QStringLiteral("cluster:c2") };
+    for (const QString &key : waiting)
+        get(key);
+    holdRanges = false;
+    for (int i = 0; i < alone; ++i)
+        responder.seen.at(i).socket->write(rangeAnswered(responder.seen.at(i)));
+    QTRY_COMPARE(answers.size(), alone + int(waiting.size()));
+
+    QCOMPARE(responder.seen.at(alone).path, QByteArray("/v3/kv/txn"));
+    QCOMPARE(responder.seen.size(), alone + 1 + int(waiting.size()));
+    for (qsizetype i = alone + 1; i < responder.seen.size(); ++i)
+        QCOMPARE(responder.seen.at(i).path, QByteArray("/v3/kv/range"));
+    QVERIFY2(answers.value(QStringLiteral("cluster:a0")).ok(), qPrintable(answers.value(QStringLiteral("cluster:a0")).errorString));
+    QCOMPARE(int(answers.value(QStringLiteral("cluster:b1")).status), int(Status::NotFound));
+    QVERIFY(answers.value(QStringLiteral("cluster:c2")).ok());
+    const StoreResult refused = answers.value(QStringLiteral("cluster:forbidden"));
+    QVERIFY2(!refused.ok() && refused.errorString.contains(QLatin1String("permission denied")),
+             qPrintable(refused.errorString));
 }
 
 QTEST_GUILESS_MAIN(TestEtcdWire)

@@ -201,6 +201,40 @@ private Q_SLOTS:
         QCOMPARE(shown.trimmed(), QByteArray(R"({"holderIdentity":"a"})"));
     }
 
+    // P3: reads asked together (the start of thousands of elections) go to
+    // a real etcd as txns of ranges, and each is answered as it would be
+    // alone: a key that is there with its document and version, one that
+    // is not as NotFound, a list with what it holds.
+    void readsAskedTogetherAreEachAnsweredAsAlone()
+    {
+        QVERIFY(open(etcdParameters({ endpoint() }, freshPrefix())));
+        QHash<QString, StoreEntry> stored;
+        for (int i = 0; i < 40; i += 2) {
+            CREATE_OK(created, QStringLiteral("cluster:k%1").arg(i), doc(i));
+            stored.insert(created.key, created);
+        }
+        QList<CallPtr> gets;
+        for (int i = 0; i < 40; ++i)
+            gets.append(getCall(QStringLiteral("cluster:k%1").arg(i)));
+        const CallPtr listed = listCall(QStringLiteral("cluster:"));
+        for (int i = 0; i < 40; ++i) {
+            const CallPtr &got = gets.at(i);
+            WAIT_DONE(got);
+            const QString key = QStringLiteral("cluster:k%1").arg(i);
+            if (!stored.contains(key)) {
+                COMPARE_STATUS(got, "NotFound");
+                continue;
+            }
+            COMPARE_STATUS(got, "Ok");
+            QCOMPARE(got->result.entry.key, key);
+            QCOMPARE(got->result.entry.document, doc(i));
+            QCOMPARE(got->result.entry.version, stored.value(key).version);
+        }
+        WAIT_DONE(listed);
+        COMPARE_STATUS(listed, "Ok");
+        QCOMPARE(listed->result.entries.size(), stored.size());
+    }
+
     // B1 (endpoints): a request that cannot reach one endpoint is retried on
     // the next; with none reachable, Unavailable naming the endpoint.
     void requestMovesToTheNextEndpoint()

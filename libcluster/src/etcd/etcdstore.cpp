@@ -3,6 +3,7 @@
 #include "etcdclient.h"
 #include "etcdcodec.h"
 #include "etcdleaseprotocol.h"
+#include "etcdrangebatcher.h"
 #include "etcdreplies.h"
 #include "etcdsettings.h"
 #include "etcdtxn.h"
@@ -91,6 +92,7 @@ bool EtcdStore::init(QString *errorString)
     m_prefix = settings.prefix.toUtf8();
     m_timeoutMs = settings.timeoutMs;
     m_batcher = new EtcdUpdateBatcher(m_client, m_prefix, m_timeoutMs);
+    m_reads = new EtcdRangeBatcher(m_client, m_timeoutMs);
     return true;
 }
 
@@ -143,8 +145,7 @@ void EtcdStore::get(const QString &key, Callback done)
 {
     if (refuseUninitialised(done))
         return;
-    m_client->call(QStringLiteral("/v3/kv/range"),
-                   QJsonObject { { QStringLiteral("key"), etcdcodec::encodeBytes(fullKey(key)) } },
+    m_reads->read(QJsonObject { { QStringLiteral("key"), etcdcodec::encodeBytes(fullKey(key)) } },
                    [this, key, done = std::move(done)](const QJsonObject &json,
                                                        const Failure &failed) {
         if (failed) {
@@ -358,7 +359,7 @@ void EtcdStore::list(const QString &prefix, Callback done)
         { QStringLiteral("key"), etcdcodec::encodeBytes(etcdcodec::prefixRangeStart(full)) },
         { QStringLiteral("range_end"), etcdcodec::encodeBytes(etcdcodec::prefixRangeEnd(full)) },
     };
-    m_client->call(QStringLiteral("/v3/kv/range"), body,
+    m_reads->read(body,
                    [this, prefix, done = std::move(done)](const QJsonObject &json,
                                                           const Failure &failed) {
         if (failed) {

@@ -13,6 +13,7 @@
 namespace baton {
 
 class EtcdClient;
+class EtcdRangeBatcher;
 class EtcdUpdateBatcher;
 class EtcdWatchHub;
 
@@ -120,6 +121,8 @@ private:
     QPointer<EtcdWatchHub> m_hub;
     /*! A child of m_client: it goes with it. */
     EtcdUpdateBatcher *m_batcher = nullptr;
+    /*! get() and list(): together in txns when many are asked at once. */
+    EtcdRangeBatcher *m_reads = nullptr;
 };
 
 } // namespace baton
