@@ -27,7 +27,12 @@ EtcdRangeBatcher::EtcdRangeBatcher(EtcdClient *client, int timeoutMs)
 
 void EtcdRangeBatcher::read(const QJsonObject &range, EtcdClient::ReplyHandler done)
 {
-    Read read { range, std::move(done), QDeadlineTimer(m_timeoutMs) };
+    // The key and range end as sent (base64 already), their names, and
+    // the operation around them.
+    qsizetype wireBytes = 40;
+    for (auto it = range.constBegin(); it != range.constEnd(); ++it)
+        wireBytes += it.key().size() + it.value().toString().size() + 6;
+    Read read { range, std::move(done), QDeadlineTimer(m_timeoutMs), wireBytes };
     if (m_inFlight < kMaxInFlight && m_waiting.empty() && m_alone.empty()) {
         sendAlone(std::move(read));
         return;
@@ -66,10 +71,13 @@ void EtcdRangeBatcher::sendWaiting()
     }
     while (m_inFlight < kMaxInFlight && !m_waiting.empty()) {
         QList<Read> batch;
-        while (!m_waiting.empty() && batch.size() < kMaxBatch) {
+        qsizetype batchBytes = 0;
+        while (!m_waiting.empty() && batch.size() < kMaxBatch
+               && (batch.isEmpty() || batchBytes + m_waiting.front().wireBytes <= kMaxBatchBytes)) {
             Read next = std::move(m_waiting.front());
             m_waiting.pop_front();
             if (next.deadline.remainingTime() >= minimumSendMs) {
+                batchBytes += next.wireBytes;
                 batch.append(std::move(next));
                 continue;
             }

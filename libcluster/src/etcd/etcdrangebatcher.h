@@ -12,14 +12,19 @@
 namespace baton {
 
 /*!
- * Sends the reads of one EtcdClient (a store's get() and list()). While
+ * Sends the single-key reads of one EtcdClient (a store's get()). While
  * fewer than kMaxInFlight requests of reads are out, a read goes alone, as
  * the range request it is; beyond, the reads that wait go together as the
  * range operations of one txn with no comparison, which etcd answers at one
  * revision, each as the range request would have been answered. A process
- * in thousands of elections reads thousands of leases and candidate records
- * at its start, and lists candidates in bursts on the renewals' grid: a txn
- * of a hundred reads costs etcd and this process about what one read does.
+ * starting thousands of elections reads every lease, its history and its
+ * candidate record at once: a txn of a hundred reads costs etcd and this
+ * process about what one read does.
+ *
+ * Listings (list()) do not come here: sent as txns of ranges, the
+ * candidates' listings of 1,000 elections (a burst on the renewals' grid)
+ * raised the renewals' median latency from 11 to about 50 ms, for 2-5 %
+ * of a core saved. Not understood yet; measured with bench_election.
  *
  * A txn that etcd refuses (a key outside the user's role, too many
  * operations) or whose answer cannot be read (larger than the client takes)
@@ -33,6 +38,13 @@ public:
     static constexpr int kMaxInFlight = 4;
     /*! etcd's `--max-txn-ops`, 128 by default, bounds the operations of a txn. */
     static constexpr int kMaxBatch = 128;
+    /*!
+     * Qt writes a body 16 KiB at a time with Nagle's algorithm on: a larger
+     * txn waits for etcd's delayed acknowledgement, 40 ms, and so does
+     * every request behind it on that connection (EtcdUpdateQueue says
+     * more). A batch is cut before its body passes this.
+     */
+    static constexpr qsizetype kMaxBatchBytes = 15 * 1024;
 
     EtcdRangeBatcher(EtcdClient *client, int timeoutMs);
 
@@ -52,6 +64,8 @@ private:
         QJsonObject range;
         EtcdClient::ReplyHandler done;
         QDeadlineTimer deadline;
+        /*! About what the read adds to a txn's body. */
+        qsizetype wireBytes = 0;
     };
 
     /*! Sends what waits, as txns, while fewer than kMaxInFlight are out. */

@@ -359,7 +359,7 @@ void EtcdStore::list(const QString &prefix, Callback done)
         { QStringLiteral("key"), etcdcodec::encodeBytes(etcdcodec::prefixRangeStart(full)) },
         { QStringLiteral("range_end"), etcdcodec::encodeBytes(etcdcodec::prefixRangeEnd(full)) },
     };
-    m_reads->read(body,
+    m_client->call(QStringLiteral("/v3/kv/range"), body,
                    [this, prefix, done = std::move(done)](const QJsonObject &json,
                                                           const Failure &failed) {
         if (failed) {
