@@ -37,6 +37,7 @@ memory=libcluster/src/stores/memorystore.cpp
 file=libcluster/src/stores/filestore.cpp
 folder=libcluster/src/stores/versionfolder.cpp
 etcd=libcluster/src/etcd/etcdupdatebatcher.cpp
+reads=libcluster/src/etcd/etcdrangebatcher.cpp
 join=headless/joincommand.cpp
 queue=headless/outputqueue.cpp
 side=libcluster/src/stores/store.cpp
@@ -89,6 +90,7 @@ filestore-update-ignores-version|FILE|    if (head.result.entry.version != versi
 filestore-renewal-builds-on-a-late-file|FOLDER|    if (head.writer != writer)|    if (false)|FILE_TESTS
 history-write-unconditional|SIDE|    if (side.basedOn && now == *side.basedOn)|    if (true)|HISTORY_TESTS
 etcd-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
+etcd-reads-answered-with-anothers-range|READS|                        reads.at(i).done(answers.at(i), std::nullopt);|                        reads.at(i).done(answers.at(reads.size() - 1 - i), std::nullopt);|ETCD_TESTS
 once-leadership-lost-ignored|JOIN|                        if (!m_stopping && reason == ExecSupervisor::StopReason::Stopped)|                        if (false && reason == ExecSupervisor::StopReason::Stopped)|ONCE_TESTS
 events-blocking-write|QUEUE|    state.items.push_back({std::move(line), 0});|    writeAll(state.fd, line);|JOIN_TESTS
 kube-update-from-bare-object|KUBEWIRE|    const bool known = !last.isEmpty();|    const bool known = false;|KUBE_TESTS
@@ -147,7 +149,7 @@ while IFS='|' read -r name which old new tests; do
     case $which in
         ELECTOR) path=$elector ;; ELECTORSTOP) path=$electorstop ;; ELECTORHANDOVER) path=$electorhandover ;; OBSERVED) path=$observed ;;
         EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
-        FILE) path=$file ;; FOLDER) path=$folder ;; ETCD) path=$etcd ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;; KUBERUNS) path=$kuberuns ;;
+        FILE) path=$file ;; FOLDER) path=$folder ;; ETCD) path=$etcd ;; READS) path=$reads ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;; KUBERUNS) path=$kuberuns ;;
         PLANNER) path=$planner ;; POLICY) path=$policy ;; OBSERVER) path=$observer ;;
     esac
     case $tests in
