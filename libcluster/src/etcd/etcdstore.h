@@ -121,7 +121,7 @@ private:
     QPointer<EtcdWatchHub> m_hub;
     /*! A child of m_client: it goes with it. */
     EtcdUpdateBatcher *m_batcher = nullptr;
-    /*! get() and list(): together in txns when many are asked at once. */
+    /*! get(): together in txns when many are asked at once (list() goes alone). */
     EtcdRangeBatcher *m_reads = nullptr;
 };
 
