@@ -766,6 +766,23 @@ QByteArray rangeAnswered(const SeenRequest &request)
     return httpReply(200, QJsonDocument(rangeAnswer(key, presentKey(key))).toJson(QJsonDocument::Compact));
 }
 
+/*! An etcd that answers a txn of ranges at once, and a range alone once *\a hold is false. */
+Responder::Handler rangesHeldWhile(const bool *hold)
+{
+    return [hold](const SeenRequest &request) {
+        if (request.path == "/v3/kv/txn")
+            return rangesAnswered(request);
+        return *hold ? QByteArray() : rangeAnswered(request);
+    };
+}
+
+/*! Answers the first \a count ranges \a responder held. */
+void answerFirst(Responder *responder, int count)
+{
+    for (int i = 0; i < count; ++i)
+        responder->seen.at(i).socket->write(rangeAnswered(responder->seen.at(i)));
+}
+
 QByteArray txnSucceeded(int revision)
 {
     return httpReply(200, R"({"header":{"revision":")" + QByteArray::number(revision)
@@ -1106,11 +1123,7 @@ void TestEtcdWire::aRequestThatWaitsOutItsTimeoutFailsAsUnanswered()
 void TestEtcdWire::readsAskedAtOnceShareTxnsAndEachIsAnsweredAsAlone()
 {
     bool holdRanges = true;
-    Responder responder([&](const SeenRequest &request) {
-        if (request.path == "/v3/kv/txn")
-            return rangesAnswered(request);
-        return holdRanges ? QByteArray() : rangeAnswered(request);
-    });
+    Responder responder(rangesHeldWhile(&holdRanges));
     QString error;
     auto store = storeFor(responder.url(), &error);
     QVERIFY2(store, qPrintable(error));
@@ -1128,8 +1141,7 @@ void TestEtcdWire::readsAskedAtOnceShareTxnsAndEachIsAnsweredAsAlone()
         get(QStringLiteral("cluster:k%1").arg(i, 3, 10, QLatin1Char('0')));
     QCOMPARE(responder.seen.size(), alone);
     holdRanges = false;
-    for (int i = 0; i < alone; ++i)
-        responder.seen.at(i).socket->write(rangeAnswered(responder.seen.at(i)));
+    answerFirst(&responder, alone);
     QTRY_COMPARE(answers.size(), alone + waiting);
 
     // The first went alone, as ranges; the others together, at most
@@ -1187,8 +1199,7 @@ void TestEtcdWire::readsOfARefusedTxnGoAgainAlone()
     for (const QString &key : waiting)
         get(key);
     holdRanges = false;
-    for (int i = 0; i < alone; ++i)
-        responder.seen.at(i).socket->write(rangeAnswered(responder.seen.at(i)));
+    answerFirst(&responder, alone);
     QTRY_COMPARE(answers.size(), alone + int(waiting.size()));
 
     QCOMPARE(responder.seen.at(alone).path, QByteArray("/v3/kv/txn"));
@@ -1209,11 +1220,7 @@ void TestEtcdWire::readsOfARefusedTxnGoAgainAlone()
 void TestEtcdWire::aTxnOfReadsIsNeverLargerThanOneWriteOfQt()
 {
     bool holdRanges = true;
-    Responder responder([&](const SeenRequest &request) {
-        if (request.path == "/v3/kv/txn")
-            return rangesAnswered(request);
-        return holdRanges ? QByteArray() : rangeAnswered(request);
-    });
+    Responder responder(rangesHeldWhile(&holdRanges));
     QString error;
     auto store = storeFor(responder.url(), &error);
     QVERIFY2(store, qPrintable(error));
@@ -1230,8 +1237,7 @@ void TestEtcdWire::aTxnOfReadsIsNeverLargerThanOneWriteOfQt()
     for (int i = 0; i < waiting; ++i)
         get(QStringLiteral("cluster:%1%2").arg(QString(300, QLatin1Char('n'))).arg(i, 3, 10, QLatin1Char('0')));
     holdRanges = false;
-    for (int i = 0; i < alone; ++i)
-        responder.seen.at(i).socket->write(rangeAnswered(responder.seen.at(i)));
+    answerFirst(&responder, alone);
     QTRY_COMPARE(answered, alone + waiting);
     int txns = 0;
     for (const SeenRequest &request : std::as_const(responder.seen)) {
