@@ -190,7 +190,8 @@ private Q_SLOTS:
     void serverCertificateFromAnotherCaIsATlsError();
     void requestsBeyondTheBoundWaitInTheClientAndAreAllAnswered();
     void readsAskedAtOnceShareTxnsAndEachIsAnsweredAsAlone();
-    void readsOfARefusedTxnGoAgainAlone();
+    void readsOfARefusedTxnGoAgainInHalves();
+    void aTxnOfReadsRefusedForItsSizeMakesTheNextOnesSmaller();
     void aTxnOfReadsIsNeverLargerThanOneWriteOfQt();
     void aRequestThatWaitsOutItsTimeoutFailsAsUnanswered();
 
@@ -1171,16 +1172,38 @@ void TestEtcdWire::readsAskedAtOnceShareTxnsAndEachIsAnsweredAsAlone()
     }
 }
 
-// A txn of reads that etcd refuses (a key outside the user's role) is not
-// every read's fault: each goes again alone, and gets its own answer.
-void TestEtcdWire::readsOfARefusedTxnGoAgainAlone()
+namespace {
+
+/*! Whether a txn of ranges reads a key that ends with \a suffix. */
+bool txnReads(const SeenRequest &request, const QByteArray &suffix)
+{
+    const QJsonArray success = QJsonDocument::fromJson(request.body).object()
+                                       .value(QLatin1String("success")).toArray();
+    for (const QJsonValue &op : success)
+        if (rangeKey(op.toObject().value(QLatin1String("request_range")).toObject()).endsWith(suffix))
+            return true;
+    return false;
+}
+
+int txnOperations(const SeenRequest &request)
+{
+    return int(QJsonDocument::fromJson(request.body).object().value(QLatin1String("success")).toArray().size());
+}
+
+} // namespace
+
+// A txn of reads that etcd refuses (one key outside the user's role) is not
+// every read's fault: it goes again in halves, so that the reads beside the
+// refused one get their answers, and only that one is refused.
+void TestEtcdWire::readsOfARefusedTxnGoAgainInHalves()
 {
     bool holdRanges = true;
+    const QByteArray denied = httpReply(403, R"({"error":"etcdserver: permission denied","code":7})");
     Responder responder([&](const SeenRequest &request) {
         if (request.path == "/v3/kv/txn")
-            return httpReply(403, R"({"error":"etcdserver: permission denied","code":7})");
+            return txnReads(request, "forbidden") ? denied : rangesAnswered(request);
         if (rangeKey(QJsonDocument::fromJson(request.body).object()).endsWith("forbidden"))
-            return httpReply(403, R"({"error":"etcdserver: permission denied","code":7})");
+            return denied;
         return holdRanges ? QByteArray() : rangeAnswered(request);
     });
     QString error;
@@ -1202,16 +1225,79 @@ void TestEtcdWire::readsOfARefusedTxnGoAgainAlone()
     answerFirst(&responder, alone);
     QTRY_COMPARE(answers.size(), alone + int(waiting.size()));
 
-    QCOMPARE(responder.seen.at(alone).path, QByteArray("/v3/kv/txn"));
-    QCOMPARE(responder.seen.size(), alone + 1 + int(waiting.size()));
-    for (qsizetype i = alone + 1; i < responder.seen.size(); ++i)
-        QCOMPARE(responder.seen.at(i).path, QByteArray("/v3/kv/range"));
+    // The four together, refused; a0 and forbidden together, refused, b1 and
+    // c2 together, answered; then a0 and forbidden each alone.
+    QStringList paths;
+    QList<int> operations;
+    for (qsizetype i = alone; i < responder.seen.size(); ++i) {
+        paths.append(QString::fromLatin1(responder.seen.at(i).path));
+        if (responder.seen.at(i).path == "/v3/kv/txn")
+            operations.append(txnOperations(responder.seen.at(i)));
+    }
+    paths.sort();
+    QCOMPARE(paths, QStringList({ QStringLiteral("/v3/kv/range"), QStringLiteral("/v3/kv/range"),
+                                  QStringLiteral("/v3/kv/txn"), QStringLiteral("/v3/kv/txn"),
+                                  QStringLiteral("/v3/kv/txn") }));
+    QCOMPARE(operations, QList<int>({ 4, 2, 2 }));
     QVERIFY2(answers.value(QStringLiteral("cluster:a0")).ok(), qPrintable(answers.value(QStringLiteral("cluster:a0")).errorString));
     QCOMPARE(int(answers.value(QStringLiteral("cluster:b1")).status), int(Status::NotFound));
     QVERIFY(answers.value(QStringLiteral("cluster:c2")).ok());
     const StoreResult refused = answers.value(QStringLiteral("cluster:forbidden"));
     QVERIFY2(!refused.ok() && refused.errorString.contains(QLatin1String("permission denied")),
              qPrintable(refused.errorString));
+}
+
+// An etcd started with a --max-txn-ops below the batcher's own bound
+// refuses a txn of reads for its size: the reads go again in smaller txns,
+// and the txns after that are no larger than what etcd took.
+void TestEtcdWire::aTxnOfReadsRefusedForItsSizeMakesTheNextOnesSmaller()
+{
+    constexpr int maxTxnOps = 8;
+    bool holdRanges = true;
+    int refusedTxns = 0;
+    Responder responder([&](const SeenRequest &request) {
+        if (request.path == "/v3/kv/txn") {
+            if (txnOperations(request) <= maxTxnOps)
+                return rangesAnswered(request);
+            ++refusedTxns;
+            return httpReply(400, R"({"error":"etcdserver: too many operations in txn request","code":3})");
+        }
+        return holdRanges ? QByteArray() : rangeAnswered(request);
+    });
+    QString error;
+    auto store = storeFor(responder.url(), &error);
+    QVERIFY2(store, qPrintable(error));
+    QHash<QString, StoreResult> answers;
+    auto get = [&](const QString &key) {
+        store->get(key, [&answers, key](const StoreResult &r) { answers.insert(key, r); });
+    };
+    constexpr int alone = EtcdRangeBatcher::kMaxInFlight;
+    constexpr int waiting = 40;
+    // Twice: the reads of the first burst teach the batcher etcd's bound,
+    // those of the second go within it.
+    for (int burst = 0; burst < 2; ++burst) {
+        const qsizetype seenBefore = responder.seen.size();
+        const int refusedBefore = refusedTxns;
+        holdRanges = true;
+        for (int i = 0; i < alone; ++i)
+            get(QStringLiteral("cluster:burst%1-first%2").arg(burst).arg(i * 2));
+        QTRY_COMPARE(responder.seen.size(), seenBefore + alone);
+        for (int i = 0; i < waiting; ++i)
+            get(QStringLiteral("cluster:burst%1-k%2").arg(burst).arg(i, 2, 10, QLatin1Char('0')));
+        holdRanges = false;
+        for (qsizetype i = seenBefore; i < seenBefore + alone; ++i)
+            responder.seen.at(i).socket->write(rangeAnswered(responder.seen.at(i)));
+        QTRY_COMPARE(answers.size(), (burst + 1) * (alone + waiting));
+        if (burst == 0)
+            QVERIFY(refusedTxns > refusedBefore);
+        else
+            QCOMPARE(refusedTxns, refusedBefore);
+    }
+    for (auto it = answers.cbegin(); it != answers.cend(); ++it) {
+        const bool present = presentKey(it.key().toUtf8());
+        QVERIFY2(present ? it->ok() : it->status == Status::NotFound,
+                 qPrintable(it.key() + QStringLiteral(": ") + it->errorString));
+    }
 }
 
 // As for the updates' txns: a txn of reads goes in one write of Qt's, or it

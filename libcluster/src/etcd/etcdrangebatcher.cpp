@@ -1,11 +1,14 @@
 #include "etcdrangebatcher.h"
 
+#include "etcdreplies.h"
 #include "logging.h"
 #include "storesupport.h"
 
 #include <QJsonArray>
 #include <QMetaObject>
 #include <QPointer>
+
+#include <algorithm>
 
 namespace baton {
 
@@ -33,11 +36,19 @@ void EtcdRangeBatcher::read(const QJsonObject &range, EtcdClient::ReplyHandler d
     for (auto it = range.constBegin(); it != range.constEnd(); ++it)
         wireBytes += it.key().size() + it.value().toString().size() + 6;
     Read read { range, std::move(done), QDeadlineTimer(m_timeoutMs), wireBytes };
-    if (m_inFlight < kMaxInFlight && m_waiting.empty() && m_alone.empty()) {
+    if (m_inFlight < kMaxInFlight && m_waiting.empty() && m_apart.empty()) {
         sendAlone(std::move(read));
         return;
     }
     m_waiting.push_back(std::move(read));
+}
+
+int EtcdRangeBatcher::waiting() const
+{
+    qsizetype apart = 0;
+    for (const QList<Read> &reads : m_apart)
+        apart += reads.size();
+    return int(m_waiting.size() + apart);
 }
 
 void EtcdRangeBatcher::ended()
@@ -59,42 +70,58 @@ void EtcdRangeBatcher::sendAlone(Read read)
                    read.deadline);
 }
 
-void EtcdRangeBatcher::sendWaiting()
+bool EtcdRangeBatcher::inTime(Read &read)
 {
     // A read with less than half its timeout left would cut the time of
     // every fresher read it joined to its own: it is answered unsent.
     const qint64 minimumSendMs = m_timeoutMs / 2;
-    while (m_inFlight < kMaxInFlight && !m_alone.empty()) {
-        Read next = std::move(m_alone.front());
-        m_alone.pop_front();
-        sendAlone(std::move(next));
+    if (read.deadline.remainingTime() >= minimumSendMs)
+        return true;
+    const StoreResult late = storesupport::failure(
+            StoreResult::Status::Unavailable,
+            QStringLiteral("%1: etcd had not answered earlier reads within %2 ms of its "
+                           "%3 ms timeout, so this one was never sent")
+                    .arg(m_client->description())
+                    .arg(m_timeoutMs - minimumSendMs)
+                    .arg(m_timeoutMs));
+    QMetaObject::invokeMethod(
+            this, [done = std::move(read.done), late] { done({}, late); }, Qt::QueuedConnection);
+    return false;
+}
+
+QList<EtcdRangeBatcher::Read> EtcdRangeBatcher::nextBatch()
+{
+    QList<Read> batch;
+    while (batch.isEmpty() && !m_apart.empty()) {
+        for (Read &read : m_apart.front())
+            if (inTime(read))
+                batch.append(std::move(read));
+        m_apart.pop_front();
     }
-    while (m_inFlight < kMaxInFlight && !m_waiting.empty()) {
-        QList<Read> batch;
-        qsizetype batchBytes = 0;
-        while (!m_waiting.empty() && batch.size() < kMaxBatch
+    qsizetype batchBytes = 0;
+    while (batch.isEmpty() && !m_waiting.empty()) {
+        while (!m_waiting.empty() && batch.size() < m_maxBatch
                && (batch.isEmpty() || batchBytes + m_waiting.front().wireBytes <= kMaxBatchBytes)) {
             Read next = std::move(m_waiting.front());
             m_waiting.pop_front();
-            if (next.deadline.remainingTime() >= minimumSendMs) {
-                batchBytes += next.wireBytes;
-                batch.append(std::move(next));
+            if (!inTime(next))
                 continue;
-            }
-            const StoreResult late = storesupport::failure(
-                    StoreResult::Status::Unavailable,
-                    QStringLiteral("%1: etcd had not answered earlier reads within %2 ms of its "
-                                   "%3 ms timeout, so this one was never sent")
-                            .arg(m_client->description())
-                            .arg(m_timeoutMs - minimumSendMs)
-                            .arg(m_timeoutMs));
-            QMetaObject::invokeMethod(
-                    this, [done = std::move(next.done), late] { done({}, late); },
-                    Qt::QueuedConnection);
+            batchBytes += next.wireBytes;
+            batch.append(std::move(next));
         }
+    }
+    return batch;
+}
+
+void EtcdRangeBatcher::sendWaiting()
+{
+    while (m_inFlight < kMaxInFlight) {
+        QList<Read> batch = nextBatch();
+        if (batch.isEmpty())
+            return;
         if (batch.size() == 1)
             sendAlone(std::move(batch.first()));
-        else if (!batch.isEmpty())
+        else
             sendTogether(std::move(batch));
     }
 }
@@ -116,10 +143,13 @@ void EtcdRangeBatcher::sendTogether(QList<Read> reads)
                 QList<QJsonObject> answers;
                 // An answer too large for the client, or one that does not
                 // hold a range answer per read (etcd always gives one), is
-                // no answer to the reads: each is asked alone.
-                if ((failed && failed->status == StoreResult::Status::BadReply)
-                    || (!failed && !rangeAnswers(json, reads.size(), &answers))) {
-                    goAlone(reads);
+                // no answer to the reads: they are asked again, fewer at a time.
+                if (failed && failed->status == StoreResult::Status::BadReply) {
+                    sendAgainInHalves(reads, failed->errorString);
+                    return;
+                }
+                if (!failed && !rangeAnswers(json, reads.size(), &answers)) {
+                    sendAgainInHalves(reads, QStringLiteral("not one range answer per read"));
                     return;
                 }
                 QPointer<EtcdRangeBatcher> self(this);
@@ -134,14 +164,24 @@ void EtcdRangeBatcher::sendTogether(QList<Read> reads)
             deadline,
             // Refused by etcd (a key outside the user's role, too many
             // operations): not the fault of every read in it.
-            [this, reads](const QJsonObject &, const EtcdClient::Failure &) { goAlone(reads); });
+            [this, reads](const QJsonObject &, const EtcdClient::Failure &refusal) {
+                if (etcdreplies::tooManyOperations(*refusal))
+                    m_maxBatch = std::clamp(int(reads.size() / 2), 1, m_maxBatch);
+                sendAgainInHalves(reads, refusal->errorString);
+            });
 }
 
-void EtcdRangeBatcher::goAlone(const QList<Read> &reads)
+void EtcdRangeBatcher::sendAgainInHalves(QList<Read> reads, const QString &why)
 {
     qCDebug(lcEtcd).noquote() << m_client->description() << "a txn of" << reads.size()
-                              << "reads was refused or unreadable; each goes again alone";
-    m_alone.insert(m_alone.end(), reads.cbegin(), reads.cend());
+                              << "reads goes again in halves:" << m_client->redact(why);
+    const qsizetype half = reads.size() / 2;
+    QList<Read> second(std::make_move_iterator(reads.begin() + half),
+                       std::make_move_iterator(reads.end()));
+    reads.resize(half);
+    m_apart.push_front(std::move(second));
+    if (!reads.isEmpty())
+        m_apart.push_front(std::move(reads));
     ended();
 }
 

@@ -26,16 +26,23 @@ namespace baton {
  * raised the renewals' median latency from 11 to about 50 ms, for 2-5 %
  * of a core saved. Not understood yet; measured with bench_election.
  *
- * A txn that etcd refuses (a key outside the user's role, too many
- * operations) or whose answer cannot be read (larger than the client takes)
- * is not the reads' fault: each goes again alone. A txn that is not
- * answered fails every read in it, as each alone would have.
+ * A txn that etcd refuses (a key outside the user's role) or whose answer
+ * cannot be read (larger than the client takes) is not every read's fault:
+ * it goes again in halves, ahead of the reads that wait, down to the one
+ * read that etcd refuses alone. A txn refused for its number of operations
+ * (an etcd with a `--max-txn-ops` below kMaxBatch) also makes every later
+ * batch smaller than it. A txn that is not answered fails every read in
+ * it, as each alone would have.
  */
 class EtcdRangeBatcher final : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr int kMaxInFlight = 4;
+    /*!
+     * Up to this many reads go alone, as before batching: a process with a
+     * few elections never waits a round trip to batch its first reads.
+     */
+    static constexpr int kMaxInFlight = 16;
     /*! etcd's `--max-txn-ops`, 128 by default, bounds the operations of a txn. */
     static constexpr int kMaxBatch = 128;
     /*!
@@ -56,7 +63,9 @@ public:
     /*! Requests (alone or txns) sent and not yet answered. */
     int inFlight() const { return m_inFlight; }
     /*! Reads waiting for a request in flight to end. */
-    int waiting() const { return int(m_waiting.size() + m_alone.size()); }
+    int waiting() const;
+    /*! The most reads a txn holds now: kMaxBatch, or less once etcd refused a larger one. */
+    int maxBatch() const { return m_maxBatch; }
 
 private:
     struct Read
@@ -70,10 +79,14 @@ private:
 
     /*! Sends what waits, as txns, while fewer than kMaxInFlight are out. */
     void sendWaiting();
+    /*! The next reads to go together: a part of a refused txn first, else those that wait. */
+    QList<Read> nextBatch();
+    /*! False, and \a read answered as never sent, when it has too little time left for a txn. */
+    bool inTime(Read &read);
     void sendAlone(Read read);
     void sendTogether(QList<Read> reads);
-    /*! The reads of a txn go again, each alone, ahead of those that wait. */
-    void goAlone(const QList<Read> &reads);
+    /*! The reads of a refused or unreadable txn go again in halves, ahead of those that wait. */
+    void sendAgainInHalves(QList<Read> reads, const QString &why);
     /*! The range answers of a txn of \a count reads; false when it does not hold them all. */
     static bool rangeAnswers(const QJsonObject &json, qsizetype count, QList<QJsonObject> *answers);
     /*! One request of reads has ended: what waits may go. */
@@ -82,9 +95,10 @@ private:
     EtcdClient *m_client;
     int m_timeoutMs;
     std::deque<Read> m_waiting;
-    /*! Reads of a txn that etcd refused or answered unreadably. */
-    std::deque<Read> m_alone;
+    /*! Halves of txns that etcd refused or answered unreadably, in the order they go. */
+    std::deque<QList<Read>> m_apart;
     int m_inFlight = 0;
+    int m_maxBatch = kMaxBatch;
 };
 
 } // namespace baton

@@ -31,4 +31,9 @@ StoreResult notApplied(const QString &description, const QByteArray &prefix,
                                                     .arg(description, key, current->version, version));
 }
 
+bool tooManyOperations(const StoreResult &refusal)
+{
+    return refusal.errorString.contains(QLatin1String("too many operations in txn request"));
+}
+
 } // namespace baton::etcdreplies

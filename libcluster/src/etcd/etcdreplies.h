@@ -20,5 +20,11 @@ StoreResult badReply(const QString &description, const QString &operation, const
 StoreResult notApplied(const QString &description, const QByteArray &prefix,
                        const QString &operation, const QString &key, const QString &version,
                        const QJsonObject &range);
+/*!
+ * Whether etcd refused a txn for holding more operations than its
+ * `--max-txn-ops`: the gateway's code (InvalidArgument) is shared with
+ * other refusals, so only the message tells.
+ */
+bool tooManyOperations(const StoreResult &refusal);
 
 } // namespace baton::etcdreplies

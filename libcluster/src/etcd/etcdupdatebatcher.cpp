@@ -20,8 +20,6 @@ using Failure = EtcdClient::Failure;
 
 namespace {
 
-// etcd's answer to a txn with more operations than its --max-txn-ops.
-const QString kTooManyOperations = QStringLiteral("too many operations in txn request");
 const QString kOperation = QStringLiteral("update");
 
 } // namespace
@@ -129,7 +127,7 @@ EtcdUpdateBatcher::Answers EtcdUpdateBatcher::settleRefused(QList<EtcdUpdateQueu
 {
     if (batch.size() == 1)
         return { { batch.constFirst().done, refusal } };
-    if (refusal.errorString.contains(kTooManyOperations)) {
+    if (etcdreplies::tooManyOperations(refusal)) {
         m_queue.shrinkBelow(batch.size());
         m_queue.requeue(std::move(batch));
         return {};
