@@ -67,7 +67,8 @@ public:
     void execute(ElectorActions actions);
     void perform(const ElectorAction &action);
     void announceHolder();
-    void sendRequest(const ElectorAction &request);
+    /*! Where the answer to the Elector's request \a request goes. */
+    std::function<void(const LeaseReply &)> replyTo(quint64 request);
     /*! Follows the lease where its protocol can; false when the election polls. */
     bool startWatching();
     /*! A watch or a list told how the lease is now. */

@@ -8,6 +8,8 @@
 
 #include <QPointer>
 
+#include <functional>
+
 namespace baton {
 
 using namespace storesupport;
@@ -185,16 +187,20 @@ void EtcdClient::call(const QString &path, const QJsonObject &body, ReplyHandler
 void EtcdClient::call(const QString &path, const QJsonObject &body, ReplyHandler done,
                       QDeadlineTimer deadline, ReplyHandler refused)
 {
+    send(request(path, body, std::move(done), deadline, std::move(refused)));
+}
+
+EtcdClient::RequestPtr EtcdClient::request(const QString &path, const QJsonObject &body,
+                                           ReplyHandler done, QDeadlineTimer deadline,
+                                           ReplyHandler refused)
+{
     auto request = std::make_shared<Request>();
     request->path = path;
     request->body = body;
     request->done = std::move(done);
     request->refused = std::move(refused);
     request->deadline = deadline;
-    if (!m_holders.isEmpty())
-        m_held.append(request);
-    else
-        send(request);
+    return request;
 }
 
 void EtcdClient::holdRequests(const QObject *holder)
@@ -332,6 +338,12 @@ void EtcdClient::openStream(const QString &path, std::function<QJsonObject()> bo
 
 void EtcdClient::send(const RequestPtr &request)
 {
+    // Held (a watch being set up) from its first attempt to its retries;
+    // the authentication that a held request may wait for goes at once.
+    if (!request->isAuthentication && !m_holders.isEmpty()) {
+        m_held.append(request);
+        return;
+    }
     if (!request->isAuthentication && hasCredentials() && m_token.isEmpty()) {
         withToken([this, request](const Failure &failed) {
             if (failed)
@@ -368,12 +380,11 @@ void EtcdClient::send(const RequestPtr &request)
     const int endpoint = m_current;
     const QByteArray token = request->isAuthentication ? QByteArray() : m_token;
     ++request->attempts;
-    // sendJson, not its postJson wrapper: one frame less on every renewal's way.
+    // sendJson, not its postJson wrapper, and the answer bound straight to
+    // onAnswer: a frame less each way on every renewal's path.
     m_http->sendJson("POST", endpointUrl(endpoint, request->path), request->body,
                      authorization(token), attemptMs,
-                     [this, request, endpoint, token](const HttpResult &result) {
-                         onAnswer(request, endpoint, token, result);
-                     });
+                     std::bind_front(&EtcdClient::onAnswer, this, request, endpoint, token));
 }
 
 void EtcdClient::onAnswer(const RequestPtr &request, int endpoint, const QByteArray &token,

@@ -75,6 +75,15 @@ public:
     /*! As above, within the configured timeout. */
     void call(const QString &path, const QJsonObject &body, ReplyHandler done);
     /*!
+     * call() in two halves, for the path every renewal takes (one frame of
+     * ours less on it): request() makes what send() sends.
+     */
+    struct Request;
+    using RequestPtr = std::shared_ptr<Request>;
+    static RequestPtr request(const QString &path, const QJsonObject &body, ReplyHandler done,
+                              QDeadlineTimer deadline, ReplyHandler refused = {});
+    void send(const RequestPtr &request);
+    /*!
      * Opens a streaming POST (a watch) on the current endpoint, owned by
      * \a parent, once a token is there; \a body is asked for then, so that
      * it says what is wanted at that time. \a done runs once, unless this
@@ -107,12 +116,8 @@ public:
     QString explainFailure(const HttpError &error) const;
 
 private:
-    struct Request;
-    using RequestPtr = std::shared_ptr<Request>;
-
     bool hasCredentials() const { return !m_username.isEmpty(); }
     QUrl endpointUrl(int endpoint, const QString &path) const;
-    void send(const RequestPtr &request);
     void onAnswer(const RequestPtr &request, int endpoint, const QByteArray &token,
                   const HttpResult &result);
     void finish(const RequestPtr &request, const Failure &failure);

@@ -12,6 +12,7 @@
 #include <QPointer>
 
 #include <algorithm>
+#include <functional>
 
 namespace baton {
 
@@ -76,24 +77,12 @@ void EtcdUpdateBatcher::send(std::optional<EtcdUpdateQueue::Update> added)
         const QJsonObject body { { QStringLiteral("compare"), compares },
                                  { QStringLiteral("success"), puts },
                                  { QStringLiteral("failure"), reads } };
-        m_client->call(
+        // The answer bound straight to answer(), and the client's send()
+        // called as such: every renewal passes here, a frame less each way.
+        m_client->send(EtcdClient::request(
                 QStringLiteral("/v3/kv/txn"), body,
-                [this, batch](const QJsonObject &json, const Failure &failed) mutable {
-                    m_queue.batchDone();
-                    Answers answers;
-                    if (failed) {
-                        for (const EtcdUpdateQueue::Update &update : std::as_const(batch))
-                            answers.append({ update.done, *failed });
-                    } else {
-                        answers = settle(std::move(batch), json);
-                    }
-                    deliver(answers);
-                },
-                deadline,
-                [this, batch](const QJsonObject &, const Failure &refusal) mutable {
-                    m_queue.batchDone();
-                    deliver(settleRefused(std::move(batch), *refusal));
-                });
+                std::bind_front(&EtcdUpdateBatcher::answer, this, batch, Outcome::Answered),
+                deadline, std::bind_front(&EtcdUpdateBatcher::answer, this, batch, Outcome::Refused)));
     }
 }
 
@@ -107,12 +96,23 @@ qsizetype EtcdUpdateBatcher::wireBytes(const EtcdUpdateQueue::Update &update) co
     return 3 * key + base64(update.value.size()) + 150;
 }
 
-void EtcdUpdateBatcher::deliver(const Answers &answers)
+void EtcdUpdateBatcher::answer(QList<EtcdUpdateQueue::Update> batch, Outcome outcome,
+                               const QJsonObject &json, const EtcdClient::Failure &failed)
 {
+    m_queue.batchDone();
+    Answers answers;
+    if (outcome == Outcome::Refused) {
+        answers = settleRefused(std::move(batch), *failed);
+    } else if (failed) {
+        for (const EtcdUpdateQueue::Update &update : std::as_const(batch))
+            answers.append({ update.done, *failed });
+    } else {
+        answers = settle(std::move(batch), json);
+    }
     // The queue is settled before anyone hears: an answer may enqueue the
     // next write, or end the client and this batcher with it.
     QPointer<EtcdUpdateBatcher> self(this);
-    for (const auto &[done, result] : answers) {
+    for (const auto &[done, result] : std::as_const(answers)) {
         StoreResult redacted = result;
         if (self)
             redacted.errorString = m_client->redact(result.errorString);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "etcdclient.h"
 #include "etcdupdatequeue.h"
 
 #include <QObject>
@@ -9,8 +10,6 @@
 #include <utility>
 
 namespace baton {
-
-class EtcdClient;
 
 /*!
  * Sends the conditional updates of one EtcdClient: the Registry store's
@@ -46,8 +45,14 @@ private:
     Answers settle(QList<EtcdUpdateQueue::Update> batch, const QJsonObject &json);
     /*! etcd refused a whole transaction for what it holds: smaller ones may pass. */
     Answers settleRefused(QList<EtcdUpdateQueue::Update> batch, const StoreResult &refusal);
-    /*! Answers \a answers (redacted, R2), then sends what may go now. */
-    void deliver(const Answers &answers);
+    /*! How etcd took a transaction: answered (or not at all), or refused for what it holds. */
+    enum class Outcome { Answered, Refused };
+    /*!
+     * Answers each update of \a batch from etcd's answer to its txn
+     * (redacted, R2), then sends what may go now.
+     */
+    void answer(QList<EtcdUpdateQueue::Update> batch, Outcome outcome, const QJsonObject &json,
+                const EtcdClient::Failure &failed);
     /*! About what \a update adds to the body of its transaction. */
     qsizetype wireBytes(const EtcdUpdateQueue::Update &update) const;
     /*! Less time than this left, an update is answered rather than sent. */
