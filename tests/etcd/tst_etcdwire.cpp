@@ -192,6 +192,7 @@ private Q_SLOTS:
     void readsAskedAtOnceShareTxnsAndEachIsAnsweredAsAlone();
     void readsOfARefusedTxnGoAgainInHalves();
     void aTxnOfReadsRefusedForItsSizeMakesTheNextOnesSmaller();
+    void readsAllRefusedCostAFewRequestsMoreThanAlone();
     void aTxnOfReadsIsNeverLargerThanOneWriteOfQt();
     void aRequestThatWaitsOutItsTimeoutFailsAsUnanswered();
 
@@ -1296,6 +1297,49 @@ void TestEtcdWire::aTxnOfReadsRefusedForItsSizeMakesTheNextOnesSmaller()
     for (auto it = answers.cbegin(); it != answers.cend(); ++it) {
         const bool present = presentKey(it.key().toUtf8());
         QVERIFY2(present ? it->ok() : it->status == Status::NotFound,
+                 qPrintable(it.key() + QStringLiteral(": ") + it->errorString));
+    }
+}
+
+// A prefix outside the user's role refuses every read: the halving that
+// finds one refused key among many must not cost such reads twice the
+// requests of reading each alone, and each read is answered with the
+// refusal it met, not as a read never sent.
+void TestEtcdWire::readsAllRefusedCostAFewRequestsMoreThanAlone()
+{
+    bool holdRanges = true;
+    const QByteArray denied = httpReply(403, R"({"error":"etcdserver: permission denied","code":7})");
+    Responder responder([&](const SeenRequest &request) {
+        if (request.path == "/v3/kv/txn")
+            return denied;
+        if (rangeKey(QJsonDocument::fromJson(request.body).object()).startsWith("cluster:denied"))
+            return denied;
+        return holdRanges ? QByteArray() : rangeAnswered(request);
+    });
+    QString error;
+    auto store = storeFor(responder.url(), &error);
+    QVERIFY2(store, qPrintable(error));
+    QHash<QString, StoreResult> answers;
+    auto get = [&](const QString &key) {
+        store->get(key, [&answers, key](const StoreResult &r) { answers.insert(key, r); });
+    };
+    constexpr int alone = EtcdRangeBatcher::kMaxInFlight;
+    for (int i = 0; i < alone; ++i)
+        get(QStringLiteral("cluster:first%1").arg(i * 2));
+    QTRY_COMPARE(responder.seen.size(), alone);
+    constexpr int waiting = 32;
+    for (int i = 0; i < waiting; ++i)
+        get(QStringLiteral("cluster:denied%1").arg(i));
+    holdRanges = false;
+    answerFirst(&responder, alone);
+    QTRY_COMPARE(answers.size(), alone + waiting);
+
+    // One txn, its two halves, then each read alone.
+    QCOMPARE(responder.seen.size() - alone, 1 + 2 + waiting);
+    for (auto it = answers.cbegin(); it != answers.cend(); ++it) {
+        if (!it.key().startsWith(QLatin1String("cluster:denied")))
+            continue;
+        QVERIFY2(!it->ok() && it->errorString.contains(QLatin1String("permission denied")),
                  qPrintable(it.key() + QStringLiteral(": ") + it->errorString));
     }
 }

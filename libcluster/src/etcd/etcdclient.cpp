@@ -338,9 +338,10 @@ void EtcdClient::openStream(const QString &path, std::function<QJsonObject()> bo
 
 void EtcdClient::send(const RequestPtr &request)
 {
-    // Held (a watch being set up) from its first attempt to its retries;
-    // the authentication that a held request may wait for goes at once.
-    if (!request->isAuthentication && !m_holders.isEmpty()) {
+    // A request made while a watch is being set up waits for it (a retry
+    // is already ordered after that watch); the authentication that a held
+    // request may wait for goes at once.
+    if (!request->isAuthentication && request->attempts == 0 && !m_holders.isEmpty()) {
         m_held.append(request);
         return;
     }

@@ -76,7 +76,7 @@ public:
     void call(const QString &path, const QJsonObject &body, ReplyHandler done);
     /*!
      * call() in two halves, for the path every renewal takes (one frame of
-     * ours less on it): request() makes what send() sends.
+     * ours less on it): request() makes what send() sends, once.
      */
     struct Request;
     using RequestPtr = std::shared_ptr<Request>;

@@ -36,7 +36,7 @@ void EtcdRangeBatcher::read(const QJsonObject &range, EtcdClient::ReplyHandler d
     for (auto it = range.constBegin(); it != range.constEnd(); ++it)
         wireBytes += it.key().size() + it.value().toString().size() + 6;
     Read read { range, std::move(done), QDeadlineTimer(m_timeoutMs), wireBytes };
-    if (m_inFlight < kMaxInFlight && m_waiting.empty() && m_apart.empty()) {
+    if (m_inFlight < kMaxInFlight && m_waiting.empty() && m_again.empty()) {
         sendAlone(std::move(read));
         return;
     }
@@ -45,10 +45,10 @@ void EtcdRangeBatcher::read(const QJsonObject &range, EtcdClient::ReplyHandler d
 
 int EtcdRangeBatcher::waiting() const
 {
-    qsizetype apart = 0;
-    for (const QList<Read> &reads : m_apart)
-        apart += reads.size();
-    return int(m_waiting.size() + apart);
+    qsizetype again = 0;
+    for (const Again &part : m_again)
+        again += part.reads.size();
+    return int(m_waiting.size() + again);
 }
 
 void EtcdRangeBatcher::ended()
@@ -89,15 +89,29 @@ bool EtcdRangeBatcher::inTime(Read &read)
     return false;
 }
 
-QList<EtcdRangeBatcher::Read> EtcdRangeBatcher::nextBatch()
+QList<EtcdRangeBatcher::Read> EtcdRangeBatcher::nextBatch(bool *apart)
 {
     QList<Read> batch;
-    while (batch.isEmpty() && !m_apart.empty()) {
-        for (Read &read : m_apart.front())
-            if (inTime(read))
+    while (batch.isEmpty() && !m_again.empty()) {
+        Again part = std::move(m_again.front());
+        m_again.pop_front();
+        *apart = part.apart;
+        // Sent once and refused: it goes again while its time lasts (it
+        // joins only reads of its own txn, as old as it), and is answered
+        // with what it met once that is up, not as a read never sent.
+        for (Read &read : part.reads) {
+            if (!read.deadline.hasExpired()) {
                 batch.append(std::move(read));
-        m_apart.pop_front();
+                continue;
+            }
+            QMetaObject::invokeMethod(
+                    this, [done = std::move(read.done), why = part.why] { done({}, why); },
+                    Qt::QueuedConnection);
+        }
     }
+    if (!batch.isEmpty())
+        return batch;
+    *apart = false;
     qsizetype batchBytes = 0;
     while (batch.isEmpty() && !m_waiting.empty()) {
         while (!m_waiting.empty() && batch.size() < m_maxBatch
@@ -116,17 +130,18 @@ QList<EtcdRangeBatcher::Read> EtcdRangeBatcher::nextBatch()
 void EtcdRangeBatcher::sendWaiting()
 {
     while (m_inFlight < kMaxInFlight) {
-        QList<Read> batch = nextBatch();
+        bool apart = false;
+        QList<Read> batch = nextBatch(&apart);
         if (batch.isEmpty())
             return;
         if (batch.size() == 1)
             sendAlone(std::move(batch.first()));
         else
-            sendTogether(std::move(batch));
+            sendTogether(std::move(batch), apart);
     }
 }
 
-void EtcdRangeBatcher::sendTogether(QList<Read> reads)
+void EtcdRangeBatcher::sendTogether(QList<Read> reads, bool apart)
 {
     ++m_inFlight;
     QJsonArray operations;
@@ -139,17 +154,22 @@ void EtcdRangeBatcher::sendTogether(QList<Read> reads)
     const QJsonObject body { { QStringLiteral("success"), operations } };
     m_client->call(
             kTxnPath, body,
-            [this, reads](const QJsonObject &json, const EtcdClient::Failure &failed) {
+            [this, reads, apart](const QJsonObject &json, const EtcdClient::Failure &failed) {
                 QList<QJsonObject> answers;
                 // An answer too large for the client, or one that does not
                 // hold a range answer per read (etcd always gives one), is
                 // no answer to the reads: they are asked again, fewer at a time.
                 if (failed && failed->status == StoreResult::Status::BadReply) {
-                    sendAgainInHalves(reads, failed->errorString);
+                    sendAgain(reads, *failed, apart);
                     return;
                 }
                 if (!failed && !rangeAnswers(json, reads.size(), &answers)) {
-                    sendAgainInHalves(reads, QStringLiteral("not one range answer per read"));
+                    sendAgain(reads,
+                              storesupport::failure(StoreResult::Status::BadReply,
+                                                    QStringLiteral("%1: a txn of reads was not answered "
+                                                                   "with one range answer per read")
+                                                            .arg(m_client->description())),
+                              apart);
                     return;
                 }
                 QPointer<EtcdRangeBatcher> self(this);
@@ -164,24 +184,32 @@ void EtcdRangeBatcher::sendTogether(QList<Read> reads)
             deadline,
             // Refused by etcd (a key outside the user's role, too many
             // operations): not the fault of every read in it.
-            [this, reads](const QJsonObject &, const EtcdClient::Failure &refusal) {
-                if (etcdreplies::tooManyOperations(*refusal))
-                    m_maxBatch = std::clamp(int(reads.size() / 2), 1, m_maxBatch);
-                sendAgainInHalves(reads, refusal->errorString);
+            [this, reads, apart](const QJsonObject &, const EtcdClient::Failure &refusal) {
+                sendAgain(reads, *refusal, apart);
             });
 }
 
-void EtcdRangeBatcher::sendAgainInHalves(QList<Read> reads, const QString &why)
+void EtcdRangeBatcher::sendAgain(QList<Read> reads, const StoreResult &why, bool apart)
 {
     qCDebug(lcEtcd).noquote() << m_client->description() << "a txn of" << reads.size()
-                              << "reads goes again in halves:" << m_client->redact(why);
-    const qsizetype half = reads.size() / 2;
-    QList<Read> second(std::make_move_iterator(reads.begin() + half),
-                       std::make_move_iterator(reads.end()));
-    reads.resize(half);
-    m_apart.push_front(std::move(second));
-    if (!reads.isEmpty())
-        m_apart.push_front(std::move(reads));
+                              << "reads goes again:" << m_client->redact(why.errorString);
+    std::vector<Again> parts;
+    if (etcdreplies::tooManyOperations(why)) {
+        // Cut to the size etcd may take; refused for what they hold, each
+        // part is still halved.
+        m_maxBatch = std::clamp(int(reads.size() / 2), 1, m_maxBatch);
+        for (qsizetype from = 0; from < reads.size(); from += m_maxBatch)
+            parts.push_back({ reads.mid(from, m_maxBatch), why, apart });
+    } else if (!apart) {
+        const qsizetype half = reads.size() / 2;
+        parts.push_back({ reads.first(half), why, true });
+        parts.push_back({ reads.sliced(half), why, true });
+    } else {
+        for (const Read &read : std::as_const(reads))
+            parts.push_back({ { read }, why, true });
+    }
+    for (auto part = parts.rbegin(); part != parts.rend(); ++part)
+        m_again.push_front(std::move(*part));
     ended();
 }
 

@@ -28,11 +28,15 @@ namespace baton {
  *
  * A txn that etcd refuses (a key outside the user's role) or whose answer
  * cannot be read (larger than the client takes) is not every read's fault:
- * it goes again in halves, ahead of the reads that wait, down to the one
- * read that etcd refuses alone. A txn refused for its number of operations
- * (an etcd with a `--max-txn-ops` below kMaxBatch) also makes every later
- * batch smaller than it. A txn that is not answered fails every read in
- * it, as each alone would have.
+ * it goes again in halves, ahead of the reads that wait; a half refused
+ * again sends each of its reads alone, so that a refusal of every read (a
+ * prefix outside the role) costs a few requests more than reading each
+ * alone, not twice as many. A txn refused for its number of operations (an
+ * etcd with a `--max-txn-ops` below kMaxBatch) makes every later txn
+ * smaller than it, and its reads go again in txns of that size. A read
+ * sent and refused goes again while its time lasts; past it, it is
+ * answered with the refusal. A txn that is not answered fails every read
+ * in it, as each alone would have.
  */
 class EtcdRangeBatcher final : public QObject
 {
@@ -79,14 +83,25 @@ private:
 
     /*! Sends what waits, as txns, while fewer than kMaxInFlight are out. */
     void sendWaiting();
-    /*! The next reads to go together: a part of a refused txn first, else those that wait. */
-    QList<Read> nextBatch();
+    /*! Reads of a refused or unreadable txn, to go again as they are (one: alone). */
+    struct Again
+    {
+        QList<Read> reads;
+        /*! What the txn they were in met: their answer once their time is up. */
+        StoreResult why;
+        /*! Refused twice (the txn, then this half): a txn again would be refused again. */
+        bool apart = false;
+    };
+
+    /*! The next reads to go, and whether they went before: a part of a refused txn first, else those that wait. */
+    QList<Read> nextBatch(bool *apart);
     /*! False, and \a read answered as never sent, when it has too little time left for a txn. */
     bool inTime(Read &read);
     void sendAlone(Read read);
-    void sendTogether(QList<Read> reads);
-    /*! The reads of a refused or unreadable txn go again in halves, ahead of those that wait. */
-    void sendAgainInHalves(QList<Read> reads, const QString &why);
+    /*! \a apart: the reads come from a half of a refused txn. */
+    void sendTogether(QList<Read> reads, bool apart);
+    /*! The reads of a refused or unreadable txn go again, ahead of those that wait. */
+    void sendAgain(QList<Read> reads, const StoreResult &why, bool apart);
     /*! The range answers of a txn of \a count reads; false when it does not hold them all. */
     static bool rangeAnswers(const QJsonObject &json, qsizetype count, QList<QJsonObject> *answers);
     /*! One request of reads has ended: what waits may go. */
@@ -95,8 +110,8 @@ private:
     EtcdClient *m_client;
     int m_timeoutMs;
     std::deque<Read> m_waiting;
-    /*! Halves of txns that etcd refused or answered unreadably, in the order they go. */
-    std::deque<QList<Read>> m_apart;
+    /*! Parts of txns that etcd refused or answered unreadably, in the order they go. */
+    std::deque<Again> m_again;
     int m_inFlight = 0;
     int m_maxBatch = kMaxBatch;
 };
