@@ -778,6 +778,32 @@ Responder::Handler rangesHeldWhile(const bool *hold)
     };
 }
 
+/*!
+ * An etcd store on a Responder, and the answer of each of its get()s by
+ * key: the read batcher's tests ask many reads and check each answer.
+ */
+struct Reads
+{
+    std::unique_ptr<EtcdStore> store;
+    QHash<QString, StoreResult> answers;
+
+    void get(const QString &key)
+    {
+        store->get(key, [this, key](const StoreResult &r) { answers.insert(key, r); });
+    }
+    /*!
+     * Fills the batcher's places for reads alone with \a prefix0,
+     * \a prefix2...; true once \a responder holds them all, unanswered.
+     */
+    bool getAlone(Responder *responder, const QString &prefix)
+    {
+        const qsizetype before = responder->seen.size();
+        for (int i = 0; i < EtcdRangeBatcher::kMaxInFlight; ++i)
+            get(prefix + QString::number(i * 2));
+        return QTest::qWaitFor([&] { return responder->seen.size() == before + EtcdRangeBatcher::kMaxInFlight; });
+    }
+};
+
 /*! Answers the first \a count ranges \a responder held. */
 void answerFirst(Responder *responder, int count)
 {
@@ -1127,16 +1153,12 @@ void TestEtcdWire::readsAskedAtOnceShareTxnsAndEachIsAnsweredAsAlone()
     bool holdRanges = true;
     Responder responder(rangesHeldWhile(&holdRanges));
     QString error;
-    auto store = storeFor(responder.url(), &error);
-    QVERIFY2(store, qPrintable(error));
-    QHash<QString, StoreResult> answers;
-    auto get = [&](const QString &key) {
-        store->get(key, [&answers, key](const StoreResult &r) { answers.insert(key, r); });
-    };
+    Reads reads { storeFor(responder.url(), &error), {} };
+    QVERIFY2(reads.store, qPrintable(error));
+    QHash<QString, StoreResult> &answers = reads.answers;
+    auto get = [&reads](const QString &key) { reads.get(key); };
     constexpr int alone = EtcdRangeBatcher::kMaxInFlight;
-    for (int i = 0; i < alone; ++i)
-        get(QStringLiteral("cluster:first%1").arg(i));
-    QTRY_COMPARE(responder.seen.size(), alone);
+    QVERIFY(reads.getAlone(&responder, QStringLiteral("cluster:first")));
     // Behind those: more than a txn holds.
     constexpr int waiting = EtcdRangeBatcher::kMaxBatch + 73;
     for (int i = 0; i < waiting; ++i)
@@ -1217,16 +1239,12 @@ void TestEtcdWire::readsOfARefusedTxnGoAgainInHalves()
         return holdRanges ? QByteArray() : rangeAnswered(request);
     });
     QString error;
-    auto store = storeFor(responder.url(), &error);
-    QVERIFY2(store, qPrintable(error));
-    QHash<QString, StoreResult> answers;
-    auto get = [&](const QString &key) {
-        store->get(key, [&answers, key](const StoreResult &r) { answers.insert(key, r); });
-    };
+    Reads reads { storeFor(responder.url(), &error), {} };
+    QVERIFY2(reads.store, qPrintable(error));
+    QHash<QString, StoreResult> &answers = reads.answers;
+    auto get = [&reads](const QString &key) { reads.get(key); };
     constexpr int alone = EtcdRangeBatcher::kMaxInFlight;
-    for (int i = 0; i < alone; ++i)
-        get(QStringLiteral("cluster:first%1").arg(i * 2));
-    QTRY_COMPARE(responder.seen.size(), alone);
+    QVERIFY(reads.getAlone(&responder, QStringLiteral("cluster:first")));
     const QStringList waiting { QStringLiteral("cluster:a0"), QStringLiteral("cluster:forbidden"),
                                 QStringLiteral("cluster:b1"), QStringLiteral("cluster:c2") };
     for (const QString &key : waiting)
@@ -1275,12 +1293,10 @@ void TestEtcdWire::aTxnOfReadsRefusedForItsSizeMakesTheNextOnesSmaller()
         return holdRanges ? QByteArray() : rangeAnswered(request);
     });
     QString error;
-    auto store = storeFor(responder.url(), &error);
-    QVERIFY2(store, qPrintable(error));
-    QHash<QString, StoreResult> answers;
-    auto get = [&](const QString &key) {
-        store->get(key, [&answers, key](const StoreResult &r) { answers.insert(key, r); });
-    };
+    Reads reads { storeFor(responder.url(), &error), {} };
+    QVERIFY2(reads.store, qPrintable(error));
+    QHash<QString, StoreResult> &answers = reads.answers;
+    auto get = [&reads](const QString &key) { reads.get(key); };
     constexpr int alone = EtcdRangeBatcher::kMaxInFlight;
     constexpr int waiting = 40;
     // Twice: the reads of the first burst teach the batcher etcd's bound,
@@ -1289,9 +1305,7 @@ void TestEtcdWire::aTxnOfReadsRefusedForItsSizeMakesTheNextOnesSmaller()
         const qsizetype seenBefore = responder.seen.size();
         const int refusedBefore = refusedTxns;
         holdRanges = true;
-        for (int i = 0; i < alone; ++i)
-            get(QStringLiteral("cluster:burst%1-first%2").arg(burst).arg(i * 2));
-        QTRY_COMPARE(responder.seen.size(), seenBefore + alone);
+        QVERIFY(reads.getAlone(&responder, QStringLiteral("cluster:burst%1-first").arg(burst)));
         for (int i = 0; i < waiting; ++i)
             get(QStringLiteral("cluster:burst%1-k%2").arg(burst).arg(i, 2, 10, QLatin1Char('0')));
         holdRanges = false;
@@ -1326,16 +1340,12 @@ void TestEtcdWire::readsAllRefusedCostAFewRequestsMoreThanAlone()
         return holdRanges ? QByteArray() : rangeAnswered(request);
     });
     QString error;
-    auto store = storeFor(responder.url(), &error);
-    QVERIFY2(store, qPrintable(error));
-    QHash<QString, StoreResult> answers;
-    auto get = [&](const QString &key) {
-        store->get(key, [&answers, key](const StoreResult &r) { answers.insert(key, r); });
-    };
+    Reads reads { storeFor(responder.url(), &error), {} };
+    QVERIFY2(reads.store, qPrintable(error));
+    QHash<QString, StoreResult> &answers = reads.answers;
+    auto get = [&reads](const QString &key) { reads.get(key); };
     constexpr int alone = EtcdRangeBatcher::kMaxInFlight;
-    for (int i = 0; i < alone; ++i)
-        get(QStringLiteral("cluster:first%1").arg(i * 2));
-    QTRY_COMPARE(responder.seen.size(), alone);
+    QVERIFY(reads.getAlone(&responder, QStringLiteral("cluster:first")));
     constexpr int waiting = 32;
     for (int i = 0; i < waiting; ++i)
         get(QStringLiteral("cluster:denied%1").arg(i));
@@ -1361,23 +1371,17 @@ void TestEtcdWire::aTxnOfReadsIsNeverLargerThanOneWriteOfQt()
     bool holdRanges = true;
     Responder responder(rangesHeldWhile(&holdRanges));
     QString error;
-    auto store = storeFor(responder.url(), &error);
-    QVERIFY2(store, qPrintable(error));
-    int answered = 0;
-    auto get = [&](const QString &key) {
-        store->get(key, [&answered](const StoreResult &) { ++answered; });
-    };
+    Reads reads { storeFor(responder.url(), &error), {} };
+    QVERIFY2(reads.store, qPrintable(error));
     constexpr int alone = EtcdRangeBatcher::kMaxInFlight;
-    for (int i = 0; i < alone; ++i)
-        get(QStringLiteral("cluster:first%1").arg(i));
-    QTRY_COMPARE(responder.seen.size(), alone);
+    QVERIFY(reads.getAlone(&responder, QStringLiteral("cluster:first")));
     // Long names (a lease name may be 253 characters): 100 of them are ~45 KB of ranges.
     constexpr int waiting = 100;
     for (int i = 0; i < waiting; ++i)
-        get(QStringLiteral("cluster:%1%2").arg(QString(300, QLatin1Char('n'))).arg(i, 3, 10, QLatin1Char('0')));
+        reads.get(QStringLiteral("cluster:%1%2").arg(QString(300, QLatin1Char('n'))).arg(i, 3, 10, QLatin1Char('0')));
     holdRanges = false;
     answerFirst(&responder, alone);
-    QTRY_COMPARE(answered, alone + waiting);
+    QTRY_COMPARE(int(reads.answers.size()), alone + waiting);
     int txns = 0;
     for (const SeenRequest &request : std::as_const(responder.seen)) {
         if (request.path != "/v3/kv/txn")

@@ -84,9 +84,14 @@ bool EtcdRangeBatcher::inTime(Read &read)
                     .arg(m_client->description())
                     .arg(m_timeoutMs - minimumSendMs)
                     .arg(m_timeoutMs));
-    QMetaObject::invokeMethod(
-            this, [done = std::move(read.done), late] { done({}, late); }, Qt::QueuedConnection);
+    answerLater(read, late);
     return false;
+}
+
+void EtcdRangeBatcher::answerLater(Read &read, const StoreResult &failure)
+{
+    QMetaObject::invokeMethod(
+            this, [done = std::move(read.done), failure] { done({}, failure); }, Qt::QueuedConnection);
 }
 
 QList<EtcdRangeBatcher::Read> EtcdRangeBatcher::nextBatch(bool *apart)
@@ -100,13 +105,10 @@ QList<EtcdRangeBatcher::Read> EtcdRangeBatcher::nextBatch(bool *apart)
         // joins only reads of its own txn, as old as it), and is answered
         // with what it met once that is up, not as a read never sent.
         for (Read &read : part.reads) {
-            if (!read.deadline.hasExpired()) {
+            if (read.deadline.hasExpired())
+                answerLater(read, part.why);
+            else
                 batch.append(std::move(read));
-                continue;
-            }
-            QMetaObject::invokeMethod(
-                    this, [done = std::move(read.done), why = part.why] { done({}, why); },
-                    Qt::QueuedConnection);
         }
     }
     if (!batch.isEmpty())

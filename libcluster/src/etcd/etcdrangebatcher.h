@@ -68,8 +68,6 @@ public:
     int inFlight() const { return m_inFlight; }
     /*! Reads waiting for a request in flight to end. */
     int waiting() const;
-    /*! The most reads a txn holds now: kMaxBatch, or less once etcd refused a larger one. */
-    int maxBatch() const { return m_maxBatch; }
 
 private:
     struct Read
@@ -97,6 +95,8 @@ private:
     QList<Read> nextBatch(bool *apart);
     /*! False, and \a read answered as never sent, when it has too little time left for a txn. */
     bool inTime(Read &read);
+    /*! Answers \a read with \a failure on a later turn: never inside the call that asked. */
+    void answerLater(Read &read, const StoreResult &failure);
     void sendAlone(Read read);
     /*! \a apart: the reads come from a half of a refused txn. */
     void sendTogether(QList<Read> reads, bool apart);
