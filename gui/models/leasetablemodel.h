@@ -121,6 +121,8 @@ private:
     /*! The rows whose order by freshness can change with time alone (see the class). */
     QList<int> rowsReorderedByTime() const;
     void markDirty(const QString &name);
+    /*! The next new leases to insert, at most insertBatch. */
+    QStringList takeArriving();
     void tick();
     void emitRowRuns(QList<int> rows, int firstColumn, int lastColumn, const QList<int> &roles = {});
     void reindexFrom(int row);
@@ -128,7 +130,15 @@ private:
     LeaseObserver *m_observer;
     QList<ObservedLease> m_rows;
     QHash<QString, int> m_rowOf;
+    /*! Leases with a row, changed since the last flush. */
     QSet<QString> m_dirty;
+    /*! New leases in the order they came, inserted from m_arrivingNext on. */
+    QStringList m_arriving;
+    qsizetype m_arrivingNext = 0;
+    /*! The names in m_arriving not inserted yet. */
+    QSet<QString> m_arrivingNames;
+    /*! The next batch of new leases is on its way. */
+    bool m_nextBatchPosted = false;
     QTimer m_flushTimer;
     QTimer m_tickTimer;
     QString m_ownInstanceId;
