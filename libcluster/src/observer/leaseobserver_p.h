@@ -2,6 +2,7 @@
 
 #include <baton/leaseobserver.h>
 
+#include "listslice.h"
 #include "recordedruns.h"
 
 #include <QHash>
@@ -78,12 +79,12 @@ public:
     using Deadlines = std::multimap<qint64, QString>;
     /*!
      * How long one event-loop turn applies a list's leases (one lease at
-     * least) or merges their stored changes. The count alone cost ten
-     * times more in a debug build, or beside a dashboard's views, than
-     * where it was chosen; what the slice emits afterwards (its stored
+     * least) or merges their stored changes: kListSliceMs. A count alone
+     * cost ten times more in a debug build, or beside a dashboard's views,
+     * than where it was chosen; what the slice emits afterwards (its stored
      * changes) grows with it and roughly doubles the turn.
      */
-    static constexpr int sliceBudgetMs = 4;
+    static constexpr qint64 sliceBudgetMs = kListSliceMs;
     /*! Leases of a list applied per event-loop turn at most, however fast they go. */
     static constexpr qsizetype listSlice = 250;
 

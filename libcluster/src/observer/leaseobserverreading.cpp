@@ -113,7 +113,8 @@ void LeaseObserverPrivate::onListed(const QList<SourcedLease> &leases)
     m_historyTransitions.reserve(leases.size());
     m_listedNames.reserve(leases.size());
     m_watchedWhileListing.clear();
-    applySlice();
+    // On a turn of its own: this one read the list.
+    m_sliceTimer.start(0);
 }
 
 void LeaseObserverPrivate::noteWatched(const QString &name)

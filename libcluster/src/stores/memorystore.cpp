@@ -1,13 +1,16 @@
 #include "memorystore.h"
 
+#include "listslice.h"
 #include "logging.h"
 #include "sidewrite.h"
 #include "storesupport.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QSaveFile>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -357,12 +360,42 @@ void MemoryStore::remove(const QString &key, const QString &version, Callback do
     notifyWatches(key);
 }
 
+struct MemoryStore::Listing
+{
+    QString prefix;
+    Callback done;
+    StoreResult result;
+};
+
 void MemoryStore::list(const QString &prefix, Callback done)
 {
-    StoreResult result;
-    for (auto it = std::as_const(m_documents).lowerBound(prefix); it != m_documents.cend() && it.key().startsWith(prefix); ++it)
-        result.entries.append(entryOf(it.key(), it.value()));
-    deliver(std::move(done), result);
+    auto listing = std::make_shared<Listing>();
+    listing->prefix = prefix;
+    listing->done = std::move(done);
+    listSome(listing);
+}
+
+void MemoryStore::listSome(const std::shared_ptr<Listing> &listing)
+{
+    // A few milliseconds a turn: copying 20,000 entries in one took a
+    // dashboard's window 40 ms. Each slice goes on after the last key it
+    // copied, so a key written meanwhile is listed as it was or as it is
+    // now, and one removed after it was copied is still listed: as a list
+    // of files is, and as a watch started before the list corrects.
+    QElapsedTimer turn;
+    turn.start();
+    QList<StoreEntry> &entries = listing->result.entries;
+    auto it = entries.isEmpty() ? std::as_const(m_documents).lowerBound(listing->prefix)
+                                : std::as_const(m_documents).upperBound(entries.constLast().key);
+    const qsizetype before = entries.size();
+    for (; it != m_documents.cend() && it.key().startsWith(listing->prefix); ++it) {
+        if (entries.size() > before && turn.elapsed() >= kListSliceMs) {
+            QTimer::singleShot(0, this, [this, listing] { listSome(listing); });
+            return;
+        }
+        entries.append(entryOf(it.key(), it.value()));
+    }
+    deliver(std::move(listing->done), std::move(listing->result));
 }
 
 StoreWatch *MemoryStore::watch(const QString &prefix, QObject *parent)

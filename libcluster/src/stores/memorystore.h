@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QMap>
 
+#include <memory>
 #include <optional>
 
 namespace baton {
@@ -63,6 +64,10 @@ private:
         QJsonObject document;
         quint64 version = 0;
     };
+    /*! A list() under way: the entries copied so far, in key order. */
+    struct Listing;
+    /*! Copies the next entries of \a listing for one slice of a turn, and answers when none are left. */
+    void listSome(const std::shared_ptr<Listing> &listing);
     StoreEntry entryFor(const QString &key) const;
     static StoreEntry entryOf(const QString &key, const Document &document);
     void deliver(Callback done, StoreResult result);

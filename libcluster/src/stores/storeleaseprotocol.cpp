@@ -2,6 +2,7 @@
 
 #include "clusterservice_p.h"
 #include "leaseprotocolsource.h"
+#include "listslice.h"
 #include "storeleasewatch.h"
 #include "storesupport.h"
 
@@ -272,6 +273,9 @@ void StoreLeaseProtocol::listMerged(std::function<Touched()> touched, ListCallba
 struct StoreLeaseProtocol::ListDecoding
 {
     QList<StoreEntry> entries;
+    /*! The stored history documents listed, taken into `stored` before the leases are decoded. */
+    QList<StoreEntry> histories;
+    qsizetype nextHistory = 0;
     /*! Each lease's stored history document; unset when the histories could not be listed. */
     std::optional<QHash<QString, QJsonObject>> stored;
     std::function<Touched()> touched;
@@ -301,18 +305,15 @@ void StoreLeaseProtocol::finishList(const QList<StoreEntry> &entries, const Stor
     job->touched = std::move(touched);
     job->done = std::move(done);
     if (histories.ok()) {
-        QHash<QString, QJsonObject> stored;
-        stored.reserve(histories.entries.size());
-        for (const StoreEntry &entry : histories.entries)
-            if (entry.key.startsWith(leasehistory::registryPrefix))
-                stored.insert(entry.key.mid(leasehistory::registryPrefix.size()), entry.document);
-        job->stored = std::move(stored);
+        job->histories = histories.entries;
+        job->stored.emplace().reserve(histories.entries.size());
     } else {
         // The leases are worth showing without their past.
         qCWarning(lcStore).noquote() << QStringLiteral("observer: cannot list %1*: %2")
                                                 .arg(leasehistory::registryPrefix, histories.errorString);
     }
-    decodeSome(job);
+    // On a turn of its own: this one already listed the histories.
+    QTimer::singleShot(0, this, [this, job] { decodeSome(job); });
 }
 
 void StoreLeaseProtocol::decodeSome(const std::shared_ptr<ListDecoding> &job)
@@ -321,7 +322,14 @@ void StoreLeaseProtocol::decodeSome(const std::shared_ptr<ListDecoding> &job)
     // freezes while it is read; the result is the same however it is cut.
     QElapsedTimer turn;
     turn.start();
-    while (job->next < job->entries.size() && (turn.elapsed() < 4 || job->next == 0)) {
+    const qsizetype firstStep = job->nextHistory + job->next;
+    const auto inTurn = [&] { return turn.elapsed() < kListSliceMs || job->nextHistory + job->next == firstStep; };
+    while (job->nextHistory < job->histories.size() && inTurn()) {
+        const StoreEntry &entry = job->histories.at(job->nextHistory++);
+        if (entry.key.startsWith(leasehistory::registryPrefix))
+            job->stored->insert(entry.key.mid(leasehistory::registryPrefix.size()), entry.document);
+    }
+    while (job->nextHistory >= job->histories.size() && job->next < job->entries.size() && inTurn()) {
         const StoreEntry &entry = job->entries.at(job->next++);
         if (!entry.key.startsWith(registryLeasePrefix))
             continue;
@@ -330,33 +338,35 @@ void StoreLeaseProtocol::decodeSome(const std::shared_ptr<ListDecoding> &job)
             attachHistory(lease, *job->stored);
         job->leases.append(std::move(lease));
     }
-    if (job->next < job->entries.size()) {
+    if (job->nextHistory < job->histories.size() || job->next < job->entries.size()) {
         QTimer::singleShot(0, this, [this, job] { decodeSome(job); });
         return;
     }
 
     // What a watch said during the lists is newer than the lists; the
     // history of a lease is the list's all the same.
-    const Touched touched = job->touched ? job->touched() : Touched {};
-    QList<SourcedLease> leases;
-    if (touched.isEmpty()) {
-        leases = std::move(job->leases);
-    } else {
-        QSet<QString> seen;
-        for (SourcedLease &lease : job->leases) {
-            seen.insert(lease.name);
+    // Touched is a few leases, the list may be thousands: each lease looks
+    // itself up in it, in place, and what is left of it was created since.
+    Touched touched = job->touched ? job->touched() : Touched {};
+    QList<SourcedLease> &leases = job->leases;
+    if (!touched.isEmpty()) {
+        const auto newerOrGone = [&touched](SourcedLease &lease) {
             const auto latest = touched.constFind(lease.name);
-            if (latest == touched.constEnd()) {
-                leases.append(std::move(lease));
-            } else if (latest->has_value()) {
+            if (latest == touched.constEnd())
+                return false;
+            const bool removed = !latest->has_value();
+            if (!removed) {
                 SourcedLease newer = **latest;
-                newer.history = lease.history;
-                newer.historyError = lease.historyError;
-                leases.append(std::move(newer));
+                newer.history = std::move(lease.history);
+                newer.historyError = std::move(lease.historyError);
+                lease = std::move(newer);
             }
-        }
+            touched.erase(latest);
+            return removed;
+        };
+        leases.erase(std::remove_if(leases.begin(), leases.end(), newerOrGone), leases.end());
         for (auto it = touched.cbegin(); it != touched.cend(); ++it) {
-            if (!it->has_value() || seen.contains(it.key()))
+            if (!it->has_value())
                 continue;
             SourcedLease created = **it;
             if (job->stored)
