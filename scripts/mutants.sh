@@ -36,6 +36,7 @@ guard=headless/exec/execguardstart.cpp
 memory=libcluster/src/stores/memorystore.cpp
 file=libcluster/src/stores/filestore.cpp
 folder=libcluster/src/stores/versionfolder.cpp
+folderwriting=libcluster/src/stores/versionfolderwriting.cpp
 etcd=libcluster/src/etcd/etcdupdatebatcher.cpp
 reads=libcluster/src/etcd/etcdrangebatcher.cpp
 join=headless/joincommand.cpp
@@ -90,6 +91,7 @@ exec-guard-no-prefork-deadline-check|GUARD|    if (tooLateToStart(m_deadline, m_
 memorystore-update-ignores-version|MEMORY|    if (current.version != version)|    if (false)|MEMORY_TESTS
 filestore-update-ignores-version|FILE|    if (head.result.entry.version != version)|    if (false)|FILE_TESTS
 filestore-renewal-builds-on-a-late-file|FOLDER|    if (head.writer != writer)|    if (false)|FILE_TESTS
+filestore-names-take-a-late-file-for-the-head|FOLDERWRITING|    return still.version == over.version && still.writer == over.writer;|    return still.version == over.version;|FILE_TESTS
 history-write-unconditional|SIDE|    if (side.basedOn && now == *side.basedOn)|    if (true)|HISTORY_TESTS
 etcd-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
 etcd-reads-answered-with-anothers-range|READS|                        reads.at(i).done(answers.at(i), std::nullopt);|                        reads.at(i).done(answers.at(reads.size() - 1 - i), std::nullopt);|ETCD_TESTS
@@ -152,7 +154,7 @@ while IFS='|' read -r name which old new tests; do
     case $which in
         ELECTOR) path=$elector ;; ELECTORSTOP) path=$electorstop ;; ELECTORHANDOVER) path=$electorhandover ;; OBSERVED) path=$observed ;;
         EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
-        FILE) path=$file ;; FOLDER) path=$folder ;; ETCD) path=$etcd ;; READS) path=$reads ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;; KUBERUNS) path=$kuberuns ;;
+        FILE) path=$file ;; FOLDER) path=$folder ;; FOLDERWRITING) path=$folderwriting ;; ETCD) path=$etcd ;; READS) path=$reads ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;; KUBERUNS) path=$kuberuns ;;
         PLANNER) path=$planner ;; POLICY) path=$policy ;; OBSERVER) path=$observer ;;
     esac
     case $tests in

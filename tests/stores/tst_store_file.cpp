@@ -949,6 +949,60 @@ private Q_SLOTS:
         QCOMPARE(got->result.entry.version, successorVersion);
     }
 
+    // B2, F7: a write proves it won by the names alone when the file of the
+    // version it wrote over is still there, by the writer it read: nothing
+    // above that one was collected. The same name re-made by a frozen
+    // writer's late link (after the version was collected under newer
+    // ones) proves nothing: taken for the version read, a write frozen
+    // since its read would link the next name, long free, and win a
+    // version older than the record.
+    void aWriteNeverProvesItselfOnALateFileOfTheVersionItRead()
+    {
+        QVERIFY(openStore());
+        CREATE_OK(created, QStringLiteral("cluster:leader"), doc(0));
+        QString error;
+        const std::unique_ptr<FileStore> holder = newFileStore(folder(), &error);
+        QVERIFY2(holder, qPrintable(error));
+        QString holderVersion;
+        bool read = false;
+        filestoresteps::setHook(m_owned.get(), [&](filestoresteps::WriteStep at) {
+            if (at != filestoresteps::WriteStep::ReadCurrent || read)
+                return;
+            read = true;
+            // While this writer is frozen after its read: the holder renews
+            // until the version read is collected, then a late link makes
+            // that name again, by another writer.
+            CallPtr written = updateOn(holder.get(), created.key, 1, created.version);
+            for (int renewal = 0; renewal < 3 && written->result.ok(); ++renewal)
+                written = updateOn(holder.get(), created.key, 1, written->result.entry.version);
+            QCOMPARE(written->calls, 1);
+            QVERIFY(written->result.ok());
+            holderVersion = written->result.entry.version;
+            const QString readName = QDir(folder()).filePath(
+                    FileStore::fileNameForKey(created.key, created.version.toULongLong()));
+            QVERIFY(!QFileInfo::exists(readName));
+            QFile late(readName);
+            QVERIFY(late.open(QIODevice::WriteOnly));
+            late.write(QJsonDocument(QJsonObject {{QStringLiteral("key"), created.key},
+                                                  {QStringLiteral("version"), created.version},
+                                                  {QStringLiteral("writer"), QStringLiteral("a-frozen-writer")},
+                                                  {QStringLiteral("document"), doc(9)}})
+                               .toJson());
+        });
+        const CallPtr frozenWrite = updateCall(created.key, doc(3), created.version);
+        WAIT_DONE(frozenWrite);
+        filestoresteps::setHook(m_owned.get(), {});
+        if (QTest::currentTestFailed())
+            return;
+        QVERIFY2(read, "the frozen writer never read");
+        COMPARE_STATUS(frozenWrite, "Conflict");
+        const CallPtr got = getCall(created.key);
+        WAIT_DONE(got);
+        COMPARE_STATUS(got, "Ok");
+        QCOMPARE(got->result.entry.document, doc(1));
+        QCOMPARE(got->result.entry.version, holderVersion);
+    }
+
     // B1, B2, F7: processes writing one key over and over (creates, updates,
     // removes, each on the version it read) never both win one version, and
     // a version is never handed out twice, removal or not.

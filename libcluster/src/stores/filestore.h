@@ -95,6 +95,8 @@ public:
 
 private:
     using Head = VersionFolder::Head;
+    /*! A write of a version that is a multiple of this lists the folder even when its names prove it. */
+    static constexpr quint64 kListEveryVersions = 64;
 
     QString describe() const;
     void deliver(Callback done, StoreResult result);

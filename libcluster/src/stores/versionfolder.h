@@ -86,7 +86,7 @@ public:
      * its link proved won: collection removes the lowest versions first and
      * stops at one it cannot remove, so while that file is there no version
      * above it was collected, and the version after it is the only place a
-     * newer record can be. The check after the next link still lists.
+     * newer record can be.
      */
     std::optional<Head> readOwnNewest(const QString &key, quint64 version,
                                       const QString &writer) const;
@@ -102,6 +102,26 @@ public:
      */
     bool newestVersion(const QString &key, quint64 *version, QString *errorString,
                        Listed *listed = nullptr) const;
+
+    /*!
+     * Whether the write of \a version of \a key, just linked over \a over
+     * (the head the write read, with its writer), won, proved by names
+     * without listing the folder: \a over's file is still there, by
+     * \a over's writer. Collection removes the lowest versions first and
+     * stops at one it cannot remove, so no version above \a over was ever
+     * collected: \a version's name was free because nobody had made it, and
+     * any newer version was written over this one. A file of \a over by
+     * another writer is a frozen writer's late link, made after \a over was
+     * collected. False when the names cannot tell: a listing must
+     * (newestVersion()).
+     */
+    bool provedWonByNames(const QString &key, quint64 version, const Head &over) const;
+    /*!
+     * After provedWonByNames(): removes \a over's file, when no version
+     * below it is left (the lowest first, as collect() does); else nothing,
+     * and a later collect() from a listing removes them all.
+     */
+    void collectOverByNames(const QString &key, const Head &over) const;
 
     /*!
      * The `over` of the envelope of \a version of \a key: the `writer` of

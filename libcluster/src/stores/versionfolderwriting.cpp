@@ -115,4 +115,21 @@ void VersionFolder::collect(quint64 version, const Listed &listed) const
     }
 }
 
+bool VersionFolder::provedWonByNames(const QString &key, quint64 version, const Head &over) const
+{
+    if (over.version == 0 || over.version + 1 != version || over.writer.isEmpty())
+        return false;
+    const Head still = readVersionFile(key, over.version, fileName(key, over.version));
+    return still.version == over.version && still.writer == over.writer;
+}
+
+void VersionFolder::collectOverByNames(const QString &key, const Head &over) const
+{
+    // The earlier layout's file is version 0, below every other.
+    if (over.version == 0 || QFileInfo::exists(filePath(fileName(key, over.version - 1)))
+        || QFileInfo::exists(filePath(fileName(key, 0))))
+        return;
+    ::unlink(QFile::encodeName(filePath(fileName(key, over.version))).constData());
+}
+
 } // namespace baton
