@@ -1007,6 +1007,8 @@ struct ScaleSetup
     QJsonObject registry;
     qint64 leaseMs = 10000;
     qint64 renewMs = 1000;
+    /*! Thousands of leases in one file store folder: the target is every renewal on time, no step-down. */
+    bool oneFolder = false;
 };
 
 QString scaleConfig(const ScaleSetup &setup, int elections, const QString &prefix)
@@ -1077,7 +1079,16 @@ int scale(const ScaleSetup &setup, int elections, int seconds, const QString &ca
     QString verdicts = QStringLiteral("–");
     // Issue #26's targets: 1,000 elections renew on time cheaply; 10,000
     // (renewing every 5 s) keep their leases within a core.
-    if (elections >= 10000)
+    // Leases taken in a burst renew in bursts: with a 10 s renewInterval a
+    // window cuts one, and the count of renewals says more of the window
+    // than of the store. On time is every lease renewed within the window
+    // and no gap past 1.2 renewIntervals.
+    if (setup.oneFolder)
+        verdicts = QStringLiteral("every lease renewed in the window: %1; worst gap < 1.2 × renewInterval: %2; "
+                                  "no step-down: %3")
+                           .arg(verdict(int(r.lastRenewal.size()) == elections),
+                                verdict(r.worstGap < 1.2 * double(setup.renewMs)), verdict(r.stopped == 0));
+    else if (elections >= 10000)
         verdicts = QStringLiteral("no step-down: %1; CPU < 1 core: %2; RSS < 256 MB: %3")
                            .arg(verdict(r.stopped == 0), verdict(fp.cpuPercent() < 100.0),
                                 verdict(fp.rssMb.max() < 256.0));
@@ -1191,6 +1202,7 @@ int main(int argc, char *argv[])
         if (!renew.isEmpty() && !renew.startsWith(QLatin1String("--")))
             setup.renewMs = renew.toLongLong();
         setup.leaseMs = setup.renewMs * 10;
+        setup.oneFolder = true;
         status = scale(setup, args.value(2, QStringLiteral("1000")).toInt(),
                        args.value(3, QStringLiteral("60")).toInt(),
                        callgrindAt > 0 ? args.value(callgrindAt + 1) : QString());
