@@ -20,7 +20,6 @@
 
 #include <QElapsedTimer>
 #include <QMetaObject>
-#include <QSet>
 #include <QTimer>
 
 #include <algorithm>
