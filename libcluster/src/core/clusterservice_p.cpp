@@ -13,10 +13,9 @@ ClusterServicePrivate::ClusterServicePrivate(ClusterService *qq)
     , clock(&Clock::system())
     , registrations(new Registrations(QString(), this))
 {
-    connect(&wakeTimer, &BootTimer::timeout, this, [this] {
-        if (elector)
-            execute(elector->onTimer());
-    });
+    // Straight to the loop, with no function between: every renewal starts
+    // here, and each frame on its way counts (tst_etcdrenewalpath).
+    connect(&wakeTimer, &BootTimer::timeout, this, &ClusterServicePrivate::runActions);
     registrations->setLeadingCheck([this] { return isLeaderNow(); });
 }
 
@@ -119,6 +118,25 @@ void ClusterServicePrivate::execute(ElectorActions actions)
     // before the "stopped-leading" of the stop it led to).
     for (ElectorAction &a : actions)
         pendingActions.push_back(std::move(a));
+    runActions();
+}
+
+bool ClusterServicePrivate::wakeIsDue() const
+{
+    if (!elector || stopFinished)
+        return false;
+    const auto next = elector->nextWakeMono();
+    return next && *next <= clock->monotonicMs();
+}
+
+void ClusterServicePrivate::runActions()
+{
+    // The Elector acts on its deadlines when they are due, whoever runs the
+    // loop: the wake timer only makes sure it runs then.
+    if (wakeIsDue()) {
+        for (ElectorAction &a : elector->onTimer())
+            pendingActions.push_back(std::move(a));
+    }
     if (executing)
         return;
     executing = true;

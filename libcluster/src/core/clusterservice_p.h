@@ -64,7 +64,15 @@ public:
     void startSteering();
     void beginStop();
 
+    /*! Queues \a actions (the Elector's answer to one event) and runs the loop. */
     void execute(ElectorActions actions);
+    /*! The Elector's deadlines are due (the wake timer's reason to fire). */
+    bool wakeIsDue() const;
+    /*!
+     * Performs the queued actions, then those of the Elector's deadlines
+     * that are due; the wake timer's slot.
+     */
+    void runActions();
     void perform(const ElectorAction &action);
     void announceHolder();
     /*! Where the answer to the Elector's request \a request goes. */
@@ -101,7 +109,7 @@ public:
     bool stopping = false;
     bool stopFinished = false;
     bool releaseAsked = false;
-    /*! Inside execute(): actions of a re-entrant call wait in pendingActions. */
+    /*! Inside runActions(): actions of a re-entrant call wait in pendingActions. */
     bool executing = false;
     std::deque<ElectorAction> pendingActions;
     bool announcedLeading = false;

@@ -31,14 +31,23 @@ void EtcdLeaseProtocol::update(const QString &name, const LeaseRecord &record,
         m_viaStore.update(name, record, version, change, std::move(done));
         return;
     }
-    batcher->send(EtcdUpdateQueue::Update {
-            registryLeaseKey(name), leasecodec::encode(record), revision,
-            [self = QPointer<EtcdLeaseProtocol>(this), name, record,
-             done = std::move(done)](const StoreResult &result) {
-                if (self)
-                    done(self->m_viaStore.answerWrite(name, record, result));
-            },
-            QDeadlineTimer(batcher->timeoutMs()) });
+    EtcdUpdateQueue::Update renewal { registryLeaseKey(name), leasecodec::encode(record), revision,
+                                      {}, QDeadlineTimer(batcher->timeoutMs()) };
+    // Translated by the protocol's store way (which keeps what it learns of
+    // absent leases), then told straight to the election; not at all once
+    // the protocol is gone, for the election that owned it is gone too.
+    renewal.leaseReplyOf = [self = QPointer<EtcdLeaseProtocol>(this), name,
+                            record](const StoreResult &result) -> std::optional<LeaseReply> {
+        if (!self)
+            return std::nullopt;
+        return self->m_viaStore.answerWrite(name, record, result);
+    };
+    renewal.leaseDone = std::move(done);
+    batcher->enqueue(std::move(renewal));
+    // The batcher's send(), written out: from here to the client with no
+    // frame of ours between, on the way of every renewal (tst_etcdrenewalpath).
+    while (const EtcdClient::RequestPtr txn = batcher->takeTxn())
+        batcher->client()->send(txn);
 }
 
 bool EtcdLeaseProtocol::sharesWrites() const

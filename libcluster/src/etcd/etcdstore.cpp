@@ -243,12 +243,13 @@ void EtcdStore::update(const QString &key, const QJsonObject &document, const QS
         reportCurrent(QStringLiteral("update"), key, version, std::move(done));
         return;
     }
-    m_batcher->send(EtcdUpdateQueue::Update {
+    m_batcher->enqueue(EtcdUpdateQueue::Update {
             key, document, *revision,
             [this, done = std::move(done)](const StoreResult &result) {
                 deliverLater(this, done, result);
             },
             QDeadlineTimer(m_timeoutMs) });
+    m_batcher->send();
 }
 
 void EtcdStore::updateWith(const QString &key, const QJsonObject &document,

@@ -23,6 +23,17 @@ namespace {
 
 const QString kOperation = QStringLiteral("update");
 
+/*! Tells \a update how it went, as a store's update or as an election's renewal. */
+void tell(const EtcdUpdateQueue::Update &update, const StoreResult &result)
+{
+    if (!update.leaseDone) {
+        if (update.done)
+            update.done(result);
+    } else if (const std::optional<LeaseReply> reply = update.leaseReplyOf(result)) {
+        update.leaseDone(*reply);
+    }
+}
+
 } // namespace
 
 EtcdUpdateBatcher::EtcdUpdateBatcher(EtcdClient *client, const QByteArray &prefix, int timeoutMs)
@@ -33,57 +44,63 @@ EtcdUpdateBatcher::EtcdUpdateBatcher(EtcdClient *client, const QByteArray &prefi
 {
 }
 
-void EtcdUpdateBatcher::send(std::optional<EtcdUpdateQueue::Update> added)
+void EtcdUpdateBatcher::enqueue(EtcdUpdateQueue::Update update)
 {
-    if (added) {
-        added->value = QJsonDocument(added->document).toJson(QJsonDocument::Compact);
-        added->wireBytes = wireBytes(*added);
-        m_queue.enqueue(std::move(*added));
+    update.value = QJsonDocument(update.document).toJson(QJsonDocument::Compact);
+    update.wireBytes = wireBytes(update);
+    m_queue.enqueue(std::move(update));
+}
+
+void EtcdUpdateBatcher::send()
+{
+    while (const EtcdClient::RequestPtr txn = takeTxn())
+        m_client->send(txn);
+}
+
+EtcdClient::RequestPtr EtcdUpdateBatcher::takeTxn()
+{
+    QList<EtcdUpdateQueue::Update> expired;
+    // An update with less than half its timeout left would shorten the
+    // transaction of every update it joins to its own deadline.
+    QList<EtcdUpdateQueue::Update> batch = m_queue.takeBatch(&expired, minimumSendMs());
+    for (EtcdUpdateQueue::Update &tooLate : expired) {
+        StoreResult late = storesupport::failure(
+                Status::Unavailable,
+                QStringLiteral("%1: update \"%2\": etcd had not answered earlier "
+                               "updates within %3 ms of its %4 ms timeout, so this "
+                               "one was never sent")
+                        .arg(m_client->description(), tooLate.key)
+                        .arg(m_timeoutMs - minimumSendMs())
+                        .arg(m_timeoutMs));
+        late.errorString = m_client->redact(late.errorString);
+        QMetaObject::invokeMethod(
+                this, [tooLate = std::move(tooLate), late] { tell(tooLate, late); },
+                Qt::QueuedConnection);
     }
-    for (;;) {
-        QList<EtcdUpdateQueue::Update> expired;
-        // An update with less than half its timeout left would shorten the
-        // transaction of every update it joins to its own deadline.
-        QList<EtcdUpdateQueue::Update> batch = m_queue.takeBatch(&expired, minimumSendMs());
-        for (EtcdUpdateQueue::Update &tooLate : expired) {
-            StoreResult late = storesupport::failure(
-                    Status::Unavailable,
-                    QStringLiteral("%1: update \"%2\": etcd had not answered earlier "
-                                   "updates within %3 ms of its %4 ms timeout, so this "
-                                   "one was never sent")
-                            .arg(m_client->description(), tooLate.key)
-                            .arg(m_timeoutMs - minimumSendMs())
-                            .arg(m_timeoutMs));
-            late.errorString = m_client->redact(late.errorString);
-            QMetaObject::invokeMethod(
-                    this, [done = std::move(tooLate.done), late] { done(late); },
-                    Qt::QueuedConnection);
-        }
-        if (batch.isEmpty())
-            return;
-        // One comparison, put and read per update: the reads tell, when the
-        // txn fails, which comparison failed.
-        QJsonArray compares;
-        QJsonArray puts;
-        QJsonArray reads;
-        QDeadlineTimer deadline(QDeadlineTimer::Forever);
-        for (const EtcdUpdateQueue::Update &update : std::as_const(batch)) {
-            const QByteArray full = m_prefix + update.key.toUtf8();
-            compares.append(etcdtxn::modifiedAt(full, update.revision));
-            puts.append(etcdtxn::putValueOp(full, update.value));
-            reads.append(etcdtxn::rangeOp(full));
-            deadline = std::min(deadline, update.deadline);
-        }
-        const QJsonObject body { { QStringLiteral("compare"), compares },
-                                 { QStringLiteral("success"), puts },
-                                 { QStringLiteral("failure"), reads } };
-        // The answer bound straight to answer(), and the client's send()
-        // called as such: every renewal passes here, a frame less each way.
-        m_client->send(EtcdClient::request(
-                QStringLiteral("/v3/kv/txn"), body,
-                std::bind_front(&EtcdUpdateBatcher::answer, this, batch, Outcome::Answered),
-                deadline, std::bind_front(&EtcdUpdateBatcher::answer, this, batch, Outcome::Refused)));
+    if (batch.isEmpty())
+        return {};
+    // One comparison, put and read per update: the reads tell, when the
+    // txn fails, which comparison failed.
+    QJsonArray compares;
+    QJsonArray puts;
+    QJsonArray reads;
+    QDeadlineTimer deadline(QDeadlineTimer::Forever);
+    for (const EtcdUpdateQueue::Update &update : std::as_const(batch)) {
+        const QByteArray full = m_prefix + update.key.toUtf8();
+        compares.append(etcdtxn::modifiedAt(full, update.revision));
+        puts.append(etcdtxn::putValueOp(full, update.value));
+        reads.append(etcdtxn::rangeOp(full));
+        deadline = std::min(deadline, update.deadline);
     }
+    const QJsonObject body { { QStringLiteral("compare"), compares },
+                             { QStringLiteral("success"), puts },
+                             { QStringLiteral("failure"), reads } };
+    // The answer bound straight to answer(): every renewal comes back that
+    // way, a frame less.
+    return EtcdClient::request(
+            QStringLiteral("/v3/kv/txn"), body,
+            std::bind_front(&EtcdUpdateBatcher::answer, this, batch, Outcome::Answered), deadline,
+            std::bind_front(&EtcdUpdateBatcher::answer, this, batch, Outcome::Refused));
 }
 
 qsizetype EtcdUpdateBatcher::wireBytes(const EtcdUpdateQueue::Update &update) const
@@ -104,19 +121,26 @@ void EtcdUpdateBatcher::answer(QList<EtcdUpdateQueue::Update> batch, Outcome out
     if (outcome == Outcome::Refused) {
         answers = settleRefused(std::move(batch), *failed);
     } else if (failed) {
-        for (const EtcdUpdateQueue::Update &update : std::as_const(batch))
-            answers.append({ update.done, *failed });
+        for (EtcdUpdateQueue::Update &update : batch)
+            answers.append({ std::move(update), *failed });
     } else {
         answers = settle(std::move(batch), json);
     }
     // The queue is settled before anyone hears: an answer may enqueue the
     // next write, or end the client and this batcher with it.
     QPointer<EtcdUpdateBatcher> self(this);
-    for (const auto &[done, result] : std::as_const(answers)) {
+    for (const auto &[update, result] : std::as_const(answers)) {
         StoreResult redacted = result;
         if (self)
             redacted.errorString = m_client->redact(result.errorString);
-        done(redacted);
+        // tell(), written out: a renewal's answer goes from here to the
+        // election with no frame of ours between (tst_etcdrenewalpath).
+        if (!update.leaseDone) {
+            if (update.done)
+                update.done(redacted);
+        } else if (const std::optional<LeaseReply> reply = update.leaseReplyOf(redacted)) {
+            update.leaseDone(*reply);
+        }
     }
     if (self)
         send();
@@ -126,7 +150,7 @@ EtcdUpdateBatcher::Answers EtcdUpdateBatcher::settleRefused(QList<EtcdUpdateQueu
                                                              const StoreResult &refusal)
 {
     if (batch.size() == 1)
-        return { { batch.constFirst().done, refusal } };
+        return { { std::move(batch.first()), refusal } };
     if (etcdreplies::tooManyOperations(refusal)) {
         m_queue.shrinkBelow(batch.size());
         m_queue.requeue(std::move(batch));
@@ -150,12 +174,12 @@ EtcdUpdateBatcher::Answers EtcdUpdateBatcher::settle(QList<EtcdUpdateQueue::Upda
     const bool readable = etcdtxn::outcome(json, &succeeded, &revision, &unreadable);
     const QString description = m_client->description();
     if (!readable || succeeded) {
-        for (const EtcdUpdateQueue::Update &update : std::as_const(batch)) {
-            settled.append({ update.done,
-                             readable ? storesupport::success(StoreEntry {
-                                                update.key, update.document, QString::number(revision) })
-                                      : etcdreplies::badReply(description, kOperation, update.key,
-                                                              unreadable) });
+        for (EtcdUpdateQueue::Update &update : batch) {
+            StoreResult result = readable
+                    ? storesupport::success(StoreEntry { update.key, update.document,
+                                                         QString::number(revision) })
+                    : etcdreplies::badReply(description, kOperation, update.key, unreadable);
+            settled.append({ std::move(update), std::move(result) });
         }
         return settled;
     }
@@ -179,7 +203,7 @@ EtcdUpdateBatcher::Answers EtcdUpdateBatcher::settle(QList<EtcdUpdateQueue::Upda
         if (ownVersion[size_t(i)] && anyLost)
             again.append(std::move(batch[i]));
         else
-            settled.append({ batch.at(i).done, answers[size_t(i)] });
+            settled.append({ std::move(batch[i]), answers[size_t(i)] });
     }
     if (!again.isEmpty())
         m_queue.requeue(std::move(again));

@@ -6,7 +6,6 @@
 #include <QObject>
 #include <QPointer>
 
-#include <optional>
 #include <utility>
 
 namespace baton {
@@ -29,17 +28,28 @@ public:
     EtcdUpdateBatcher(EtcdClient *client, const QByteArray &prefix, int timeoutMs);
 
     /*!
-     * Queues \a added, when there is one, and sends what the queue lets go
-     * now, one txn per batch: the update goes in a txn now, or in the next
-     * one when maxInFlight are out. One function from the caller to the
-     * client, since every renewal passes here. The update's key goes after
-     * the prefix; its deadline counts its wait here.
+     * Queues \a update (its key goes after the prefix; its deadline counts
+     * its wait here) for send() or takeTxn() to send.
      */
-    void send(std::optional<EtcdUpdateQueue::Update> added = std::nullopt);
+    void enqueue(EtcdUpdateQueue::Update update);
+    /*!
+     * Sends what the queue lets go now, one txn per batch: an update goes in
+     * a txn now, or in the next one when maxInFlight are out.
+     */
+    void send();
+    /*!
+     * The next txn the queue lets go now, its answer bound to this batcher,
+     * for the caller to give to client(); null when none may go. The lease
+     * protocol sends its renewals so, from its own frame to the client's
+     * (every renewal passes there).
+     */
+    EtcdClient::RequestPtr takeTxn();
+    EtcdClient *client() const { return m_client; }
     int timeoutMs() const { return m_timeoutMs; }
 
 private:
-    using Answers = QList<std::pair<Store::Callback, StoreResult>>;
+    /*! Each update, with what it is told. */
+    using Answers = QList<std::pair<EtcdUpdateQueue::Update, StoreResult>>;
 
     /*! The answer of each update of a transaction; those that lost only by company are queued again. */
     Answers settle(QList<EtcdUpdateQueue::Update> batch, const QJsonObject &json);

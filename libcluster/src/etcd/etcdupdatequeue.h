@@ -1,11 +1,16 @@
 #pragma once
 
+#include "leaserecord.h"
+
 #include <baton/store.h>
 
 #include <QDeadlineTimer>
 #include <QJsonObject>
 #include <QList>
 #include <QString>
+
+#include <functional>
+#include <optional>
 
 namespace baton {
 
@@ -39,9 +44,19 @@ public:
         QString key;
         QJsonObject document;
         qint64 revision = 0;
+        /*! A store's update is told here; a lease protocol's renewal leaves it empty. */
         Store::Callback done;
         /*! From the update() call: waiting here counts against its timeout. */
         QDeadlineTimer deadline;
+        /*!
+         * A lease protocol's renewal is told in the election's terms:
+         * leaseReplyOf translates the result (and returns; none when the
+         * election is gone), leaseDone hears it, straight from the txn's
+         * answer: no function of the protocol stands between the batcher
+         * and the election on the way back of every renewal.
+         */
+        std::function<std::optional<LeaseReply>(const StoreResult &)> leaseReplyOf {};
+        std::function<void(const LeaseReply &)> leaseDone {};
         /*! The document as compact JSON, written once by the sender for its put. */
         QByteArray value {};
         /*! About what the update adds to its transaction's body; the sender's estimate. */
