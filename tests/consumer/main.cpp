@@ -15,6 +15,7 @@
 #include <QUrl>
 
 #include <cstdio>
+#include <memory>
 
 int main(int argc, char *argv[])
 {
@@ -47,7 +48,16 @@ int main(int argc, char *argv[])
     // --store` would be pointed at.
     const QString folder = QFileInfo(app.registry()->parameters().value(QStringLiteral("folder")).toString())
                                    .absoluteFilePath();
-    baton::whenLeader([&app, &qtApp, folder, cluster] {
+    // Who holds the lease, and why it changed, typed.
+    auto toldHolder = std::make_shared<QString>();
+    QObject::connect(cluster, &baton::ClusterService::holderChanged, &qtApp,
+                     [toldHolder](const QString &holder, const QString &previous, baton::HolderChange why) {
+                         std::printf("consumer sees the holder change from \"%s\" to \"%s\" (%s)\n",
+                                     qPrintable(previous), qPrintable(holder),
+                                     qPrintable(baton::holderChangeName(why)));
+                         *toldHolder = holder;
+                     });
+    baton::whenLeader([&app, &qtApp, folder, cluster, toldHolder] {
         std::printf("consumer leads with token %lld\n",
                     static_cast<long long>(baton::useCluster().fencingToken()));
         // The lease just taken, seen from outside through the public
@@ -61,7 +71,9 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "%s\n", qPrintable(openError));
             std::exit(2);
         }
-        QObject::connect(observer, &baton::LeaseObserver::ready, &app, [observer, &app, cluster] {
+        QObject::connect(observer, &baton::LeaseObserver::ready, &app, [observer, &app, cluster, toldHolder] {
+            if (*toldHolder != cluster->instanceId())
+                std::exit(6); // holderChanged must have told this instance's acquisition
             const auto lease = observer->lease(QStringLiteral("consumer"));
             std::printf("consumer observes its lease held by %s\n",
                         lease ? qPrintable(lease->record.holder) : "nobody");

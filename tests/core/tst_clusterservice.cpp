@@ -145,10 +145,16 @@ void TestClusterService::propertiesFollowTheElectionForBindings()
         QVERIFY2(property.isValid() && property.hasNotifySignal(), name);
     }
     QSignalSpy leadership(&a, &ClusterService::leadershipChanged);
+    QSignalSpy holderOfA(&a, &ClusterService::holderChanged);
     QSignalSpy holderOfB(&b, &ClusterService::holderChanged);
     QVERIFY(start(a));
     QTRY_VERIFY(a.property("leader").toBool());
     QCOMPARE(a.property("holder").toString(), QStringLiteral("a"));
+    // The holder, the one before and why, typed.
+    QCOMPARE(holderOfA.size(), 1);
+    QCOMPARE(holderOfA.first().at(0).toString(), QStringLiteral("a"));
+    QCOMPARE(holderOfA.first().at(1).toString(), QString());
+    QCOMPARE(holderOfA.first().at(2).value<HolderChange>(), HolderChange::FirstAcquire);
     QCOMPARE(a.property("fencingToken").toLongLong(), a.fencingToken());
     QVERIFY(a.property("fencingToken").toLongLong() >= 0);
     QVERIFY(!leadership.isEmpty());
@@ -156,12 +162,25 @@ void TestClusterService::propertiesFollowTheElectionForBindings()
     QVERIFY(start(b));
     QTRY_COMPARE(b.property("holder").toString(), QStringLiteral("a"));
     QVERIFY(!holderOfB.isEmpty());
+    QCOMPARE(holderOfB.size(), 1);
     QCOMPARE(holderOfB.last().at(0).toString(), QStringLiteral("a"));
+    QCOMPARE(holderOfB.last().at(2).value<HolderChange>(), HolderChange::Seen);
     QVERIFY(!b.property("leader").toBool());
     QCOMPARE(b.property("fencingToken").toLongLong(), -1);
     stopAndWait(a);
     QTRY_VERIFY(!a.property("leader").toBool());
     QTRY_COMPARE(b.property("holder").toString(), QStringLiteral("b"));
+    // Each change told once, each from the holder told before it.
+    QString told = QStringLiteral("a");
+    QList<HolderChange> whys;
+    for (qsizetype i = 1; i < holderOfB.size(); ++i) {
+        QCOMPARE(holderOfB.at(i).at(1).toString(), told);
+        told = holderOfB.at(i).at(0).toString();
+        whys.append(holderOfB.at(i).at(2).value<HolderChange>());
+    }
+    QCOMPARE(told, QStringLiteral("b"));
+    QVERIFY2(whys.contains(HolderChange::Released), qPrintable(QString::number(whys.size())));
+    QVERIFY(!whys.contains(HolderChange::Seen));
     stopAndWait(b);
 }
 

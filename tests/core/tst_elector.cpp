@@ -15,9 +15,9 @@ char *toString(StopReason value)
 {
     return qstrdup(qPrintable(baton::wireName(value)));
 }
-char *toString(ChangeWhy value)
+char *toString(HolderChange value)
 {
-    return qstrdup(qPrintable(baton::wireName(value)));
+    return qstrdup(qPrintable(baton::holderChangeName(value)));
 }
 char *toString(AttemptOutcome value)
 {
@@ -294,7 +294,7 @@ void TestElector::twoProcessesWithOneInstanceIdNeverBothLead()
     QCOMPARE(store.state.record.holderIncarnation, QStringLiteral("bbbb"));
     QCOMPARE(store.state.record.transitions, 1);
     QCOMPARE(b.last<action::BecameLeader>()->token, 1);
-    QCOMPARE(b.last<action::LeaderChanged>()->why, ChangeWhy::Expired);
+    QCOMPARE(b.last<action::LeaderChanged>()->why, HolderChange::Expired);
     QCOMPARE(store.history.size(), storedBefore + 1);
     QCOMPARE(store.history.constLast().why, QStringLiteral("expired"));
     // Its own record is no conflict.
@@ -351,7 +351,7 @@ void TestElector::firstAttemptAtStartAcquiresAFreeLease()
     QCOMPARE(store.state.record.holder, QStringLiteral("a"));
     QCOMPARE(a.last<action::BecameLeader>()->token, 0);
     QCOMPARE(a.last<action::BecameLeader>()->validUntilMono, a.clock.monotonicMs() + Deadline);
-    QCOMPARE(a.last<action::LeaderChanged>()->why, ChangeWhy::FirstAcquire);
+    QCOMPARE(a.last<action::LeaderChanged>()->why, HolderChange::FirstAcquire);
     QCOMPARE(a.last<action::AttemptFinished>()->outcome, AttemptOutcome::Acquired);
 }
 
@@ -466,7 +466,7 @@ void TestElector::followerJudgesExpiryByItsOwnClock()
         QVERIFY2(b.clock.monotonicMs() <= firstSeen + L, "no takeover when the lease expired");
     }
     QCOMPARE(b.clock.monotonicMs(), firstSeen + L);
-    QCOMPARE(b.last<action::LeaderChanged>()->why, ChangeWhy::Expired);
+    QCOMPARE(b.last<action::LeaderChanged>()->why, HolderChange::Expired);
     QCOMPARE(b.elector.fencingToken(), 5);
 }
 
@@ -744,7 +744,7 @@ void TestElector::releaseSeenByWatchIsTakenAtOnce()
     // The take-up completes the release it follows; no first acquisition.
     QCOMPARE(b.last<action::LeaderChanged>()->from, QStringLiteral("a"));
     QCOMPARE(b.last<action::LeaderChanged>()->to, QStringLiteral("b"));
-    QCOMPARE(b.last<action::LeaderChanged>()->why, ChangeWhy::Released);
+    QCOMPARE(b.last<action::LeaderChanged>()->why, HolderChange::Released);
 }
 
 void TestElector::requestOvertakenByAReleaseIsAbandonedNotAnError()
@@ -1020,13 +1020,13 @@ void TestElector::aHandoverGoesToTheNamedSuccessorAndNobodyElseLeadsMeanwhile()
     settle(b, store);
     QVERIFY(!b.elector.isLeader());
     QCOMPARE(b.last<action::ReservedFor>()->to, QStringLiteral("c"));
-    QCOMPARE(b.last<action::LeaderChanged>()->why, ChangeWhy::HandedOver);
+    QCOMPARE(b.last<action::LeaderChanged>()->why, HolderChange::HandedOver);
     take(c, c.elector.onWatch(store.state));
     settle(c, store);
     QVERIFY(c.elector.isLeader());
     QVERIFY(c.elector.fencingToken() > tokenBefore);
     QCOMPARE(c.last<action::LeaderChanged>()->from, QStringLiteral("a"));
-    QCOMPARE(c.last<action::LeaderChanged>()->why, ChangeWhy::HandedOver);
+    QCOMPARE(c.last<action::LeaderChanged>()->why, HolderChange::HandedOver);
     QCOMPARE(store.history.last().why, QStringLiteral("handed-over"));
     QCOMPARE(store.history.last().from, QStringLiteral("a"));
     QCOMPARE(store.history.last().requestedBy, QStringLiteral("operator@host"));
@@ -1042,7 +1042,7 @@ void TestElector::aHandoverGoesToTheNamedSuccessorAndNobodyElseLeadsMeanwhile()
     // A follower tells the take-up as the handover it completes.
     QCOMPARE(b.last<action::LeaderChanged>()->from, QStringLiteral("a"));
     QCOMPARE(b.last<action::LeaderChanged>()->to, QStringLiteral("c"));
-    QCOMPARE(b.last<action::LeaderChanged>()->why, ChangeWhy::HandedOver);
+    QCOMPARE(b.last<action::LeaderChanged>()->why, HolderChange::HandedOver);
 }
 
 void TestElector::aSuccessorThatIsGoneCostsAtMostOneLeaseDuration()

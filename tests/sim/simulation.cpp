@@ -284,7 +284,7 @@ QString actionText(const ElectorAction &a)
     if (const auto *s = std::get_if<action::StoppedLeading>(&a))
         return QStringLiteral("StoppedLeading(%1 until=%2)").arg(wireName(s->reason)).arg(s->validUntilMono);
     if (const auto *l = std::get_if<action::LeaderChanged>(&a))
-        return QStringLiteral("LeaderChanged(%1->%2 %3)").arg(l->from, l->to, wireName(l->why));
+        return QStringLiteral("LeaderChanged(%1->%2 %3)").arg(l->from, l->to, holderChangeName(l->why));
     if (const auto *f = std::get_if<action::AttemptFinished>(&a))
         return QStringLiteral("Attempt(%1 %2ms)").arg(wireName(f->outcome)).arg(f->latencyMs);
     if (const auto *ic = std::get_if<action::IdentityConflict>(&a))

@@ -2,6 +2,7 @@
 
 #include <baton/baton_export.h>
 #include <baton/leadercallback.h>
+#include <baton/leaserecord.h>
 #include <baton/remover.h>
 #include <baton/service.h>
 
@@ -205,10 +206,14 @@ Q_SIGNALS:
      * follows once every receiver has had the `true`.
      */
     void leadershipChanged(bool leading);
-    /*! The holder seen changed; \a why is first-acquire, released, expired or taken-over. */
-    void leaderChanged(const QString &from, const QString &to, const QString &why);
-    /*! currentHolder() changed: a leader change, or the first sighting of the holder. */
-    void holderChanged(const QString &holder);
+    /*!
+     * currentHolder() changed from \a previous to \a holder (either empty:
+     * nobody), for \a why: a change of leader this instance saw happen, or
+     * HolderChange::Seen for the holder as first read. Told once the
+     * actions of the event that changed it are done; of several changes in
+     * one event, the last.
+     */
+    void holderChanged(const QString &holder, const QString &previous, baton::HolderChange why);
     /*!
      * Another process holds the lease under this instance's id, with
      * incarnation \a theirIncarnation (empty when its record names none).

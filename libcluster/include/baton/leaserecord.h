@@ -1,9 +1,44 @@
 #pragma once
 
+#include <baton/baton_export.h>
+
 #include <QDateTime>
 #include <QString>
+#include <QStringView>
+
+#include <optional>
 
 namespace baton {
+
+/*! Why a lease's holder changed, as an election tells it (holderChanged()). */
+enum class HolderChange {
+    /*!
+     * The holder as this instance first read it, or as a record names it
+     * without a change this instance saw happen: no leadership moved.
+     */
+    Seen,
+    /*! The lease had no holder yet. */
+    FirstAcquire,
+    /*! The holder gave the lease up (a clean stop): free for the next one. */
+    Released,
+    /*! The holder stopped renewing and its lease ran out (a crash, a freeze). */
+    Expired,
+    /*! Another instance holds the lease now, with no release or expiry seen before. */
+    TakenOver,
+    /*! An operator asked the holder to hand the lease to another, and it did. */
+    HandedOver,
+};
+
+/*!
+ * How the event stream, the stored history and the logs name \a why:
+ * `seen`, `first-acquire`, `released`, `expired`, `taken-over`, `handed-over`.
+ * (Not `toString`: QTest finds a `toString` of the enum's namespace by
+ * argument-dependent lookup and wants it to return `char *`, so a QCOMPARE
+ * of two HolderChange values would not compile.)
+ */
+BATON_EXPORT QString holderChangeName(HolderChange why);
+/*! The change \a name names, as holderChangeName() writes it; none for any other text. */
+BATON_EXPORT std::optional<HolderChange> holderChangeFromName(QStringView name);
 
 /*!
  * What a lease says, whatever keeps it: the fields of client-go's

@@ -199,7 +199,8 @@ void ClusterServicePrivate::perform(const ElectorAction &a)
         }
     } else if (const auto *changed = std::get_if<action::LeaderChanged>(&a)) {
         holder = changed->to;
-        const QString why = wireName(changed->why);
+        holderChangeWhy = changed->why;
+        const QString why = holderChangeName(changed->why);
         auto who = [](const QString &id) { return id.isEmpty() ? QStringLiteral("(none)") : id; };
         qCInfo(lcElection).noquote() << QStringLiteral("%1: leader %2 -> %3 (%4)")
                                                 .arg(leaseName, who(changed->from),
@@ -207,7 +208,6 @@ void ClusterServicePrivate::perform(const ElectorAction &a)
         emitEvent(QStringLiteral("leader-changed"), {{QStringLiteral("from"), changed->from},
                                                      {QStringLiteral("to"), changed->to},
                                                      {QStringLiteral("why"), why}});
-        Q_EMIT q->leaderChanged(changed->from, changed->to, why);
     } else if (const auto *attempt = std::get_if<action::AttemptFinished>(&a)) {
         QJsonObject fields {{QStringLiteral("outcome"), wireName(attempt->outcome)},
                             {QStringLiteral("latencyMs"), double(attempt->latencyMs)}};
@@ -263,10 +263,11 @@ void ClusterServicePrivate::announceHolder()
     // A first sighting of another's lease is no leader-changed event, but a
     // binding on the holder property must see it all the same.
     const QString now = q->currentHolder();
+    const HolderChange why = std::exchange(holderChangeWhy, HolderChange::Seen);
     if (now == announcedHolder)
         return;
-    announcedHolder = now;
-    Q_EMIT q->holderChanged(now);
+    const QString previous = std::exchange(announcedHolder, now);
+    Q_EMIT q->holderChanged(now, previous, why);
 }
 
 std::function<void(const LeaseReply &)> ClusterServicePrivate::replyTo(quint64 request)

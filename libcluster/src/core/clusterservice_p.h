@@ -118,6 +118,8 @@ public:
     QString holder;
     /*! The holder last told through holderChanged(). */
     QString announcedHolder;
+    /*! Why the holder changed in the actions being run: Seen when no change of leader was among them. */
+    HolderChange holderChangeWhy = HolderChange::Seen;
 
     /*! Preference and drain, as configured: the roster announces them. */
     int priority = 0;

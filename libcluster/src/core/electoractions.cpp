@@ -21,23 +21,6 @@ QString wireName(StopReason reason)
     return {};
 }
 
-QString wireName(ChangeWhy why)
-{
-    switch (why) {
-    case ChangeWhy::FirstAcquire:
-        return QStringLiteral("first-acquire");
-    case ChangeWhy::Released:
-        return QStringLiteral("released");
-    case ChangeWhy::Expired:
-        return QStringLiteral("expired");
-    case ChangeWhy::TakenOver:
-        return QStringLiteral("taken-over");
-    case ChangeWhy::HandedOver:
-        return QStringLiteral("handed-over");
-    }
-    return {};
-}
-
 QString wireName(AttemptOutcome outcome)
 {
     switch (outcome) {

@@ -13,13 +13,11 @@
 namespace baton {
 
 enum class StopReason { Released, RenewFailed, TakenOver, Deadline, Stopping, HandedOver };
-enum class ChangeWhy { FirstAcquire, Released, Expired, TakenOver, HandedOver };
 // Abandoned: a follower's request given up when the lease was seen free
 // meanwhile, for the takeover attempt that follows at once; not an error.
 enum class AttemptOutcome { Acquired, Renewed, Held, Conflict, Error, Abandoned };
 
 QString wireName(StopReason reason);
-QString wireName(ChangeWhy why);
 QString wireName(AttemptOutcome outcome);
 
 struct ElectorParams
@@ -84,7 +82,7 @@ struct LeaderChanged
 {
     QString from;
     QString to;
-    ChangeWhy why;
+    HolderChange why;
 };
 struct AttemptFinished
 {

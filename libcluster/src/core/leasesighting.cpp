@@ -34,20 +34,20 @@ std::optional<HistoryEntry> LeaseSighting::recordedChange(const LeaseRecord &acq
     change.at = acquired.acquireTime;
     change.transitions = acquired.transitions;
     if (!m_state.exists) {
-        change.why = wireName(ChangeWhy::FirstAcquire);
+        change.why = holderChangeName(HolderChange::FirstAcquire);
     } else if (holder.isEmpty()) {
         // Only a release leaves a record without a holder; who released it
         // is known when this instance saw it held.
         change.from = m_lastHolder;
         const bool handedOver = m_state.record.successor == m_identity;
-        change.why = wireName(handedOver ? ChangeWhy::HandedOver : ChangeWhy::Released);
+        change.why = holderChangeName(handedOver ? HolderChange::HandedOver : HolderChange::Released);
         if (handedOver)
             change.requestedBy = m_state.record.handoverRequestedBy;
         if (m_releaseSeen)
             change.gapMs = now() - m_seenAt;
     } else {
         change.from = holder;
-        change.why = wireName(ChangeWhy::Expired);
+        change.why = holderChangeName(HolderChange::Expired);
         // From the last renewal, not from the expiry: the leader was gone
         // for the whole lease it left unrenewed, and longer.
         change.gapMs = leasehistory::crashGapMs(now() - m_seenAt, m_state.record.renewTime, acquired.acquireTime);
@@ -91,21 +91,21 @@ void LeaseSighting::observe(const LeaseState &state, ElectorActions &out)
     // sighting of our own acquisition is.
     if (first && !(state.exists && isMine(state.record)))
         return;
-    ChangeWhy why = ChangeWhy::TakenOver;
+    HolderChange why = HolderChange::TakenOver;
     QString from = previousHolder;
     if (holder.isEmpty()) {
         why = state.record.successor.isEmpty() || state.record.successor == anySuccessor
-                ? ChangeWhy::Released
-                : ChangeWhy::HandedOver;
+                ? HolderChange::Released
+                : HolderChange::HandedOver;
     } else if (previousReleased) {
         // As the new holder records it: the release completed, from the
         // holder this instance last saw (none when it never saw one).
         from = releasedBy;
-        why = releasedFor == holder ? ChangeWhy::HandedOver : ChangeWhy::Released;
+        why = releasedFor == holder ? HolderChange::HandedOver : HolderChange::Released;
     } else if (previousHolder.isEmpty()) {
-        why = ChangeWhy::FirstAcquire;
+        why = HolderChange::FirstAcquire;
     } else if (previousExpired) {
-        why = ChangeWhy::Expired;
+        why = HolderChange::Expired;
     }
     out.push_back(action::LeaderChanged {from, holder, why});
 }
