@@ -149,7 +149,10 @@ void TestEtcdRenewalPath::aRenewalTakesFewFunctionsAndNoExtraTurn()
                               { QStringLiteral("leaseName"), QStringLiteral("path") },
                               // Long: the stops at the breakpoints must not cost the lease.
                               { QStringLiteral("leaseDuration"), 30000 },
-                              { QStringLiteral("renewInterval"), 300 } } } } }
+                              // Longer than a round trip with two stops at
+                              // the breakpoints, so that renewals come from
+                              // the wake timer, not already due at an answer.
+                              { QStringLiteral("renewInterval"), 2000 } } } } }
     };
     const QString configPath = m_dir.filePath(QStringLiteral("path.json"));
     QVERIFY(writeJsonFile(configPath, config));
