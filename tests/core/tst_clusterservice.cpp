@@ -13,6 +13,8 @@
 #include <baton/application.h>
 #include <baton/cluster.h>
 #include <baton/clusterservice.h>
+#include <batoninternal/leasecodec.h>
+#include <batoninternal/registrykey.h>
 
 #include <QJsonObject>
 #include <QPromise>
@@ -123,6 +125,7 @@ private Q_SLOTS:
     void fencingTokenIncreasesAcrossLeaders();
     void handOverOnTheLeaderOrAFollowerGoesToTheNamedInstance();
     void propertiesFollowTheElectionForBindings();
+    void aRestartUnderTheSameIdIsToldAsANewTerm();
     void isLeaderComparesTheDeadlineAtCallTime();
     void severalElectionsInOneProcess();
     void registrationsBeforeTheApplicationStartsWaitForItsCluster();
@@ -182,6 +185,37 @@ void TestClusterService::propertiesFollowTheElectionForBindings()
     QVERIFY2(whys.contains(HolderChange::Released), qPrintable(QString::number(whys.size())));
     QVERIFY(!whys.contains(HolderChange::Seen));
     stopAndWait(b);
+}
+
+void TestClusterService::aRestartUnderTheSameIdIsToldAsANewTerm()
+{
+    // R5: a process restarted with a fixed instanceId finds its earlier
+    // run's lease under its own id: read as held (the holder seen), then
+    // taken once it ran out, and that new term is told though the id stays.
+    auto store = makeStore();
+    LeaseRecord earlier;
+    earlier.holder = QStringLiteral("a");
+    earlier.holderIncarnation = QStringLiteral("an-earlier-run");
+    earlier.leaseDurationMs = 600;
+    earlier.acquireTime = earlier.renewTime = QDateTime::currentDateTimeUtc();
+    earlier.transitions = 1;
+    bool written = false;
+    store->create(registryLeaseKey(QStringLiteral("leader")), leasecodec::encode(earlier),
+                  [&written](const StoreResult &result) { written = result.ok(); });
+    QTRY_VERIFY(written);
+
+    StoreCluster a(store.get(), QStringLiteral("a"));
+    QSignalSpy holder(&a, &ClusterService::holderChanged);
+    QVERIFY(start(a));
+    QTRY_VERIFY(a.isLeader());
+    QCOMPARE(holder.size(), 2);
+    QCOMPARE(holder.first().at(0).toString(), QStringLiteral("a"));
+    QCOMPARE(holder.first().at(1).toString(), QString());
+    QCOMPARE(holder.first().at(2).value<HolderChange>(), HolderChange::Seen);
+    QCOMPARE(holder.last().at(0).toString(), QStringLiteral("a"));
+    QCOMPARE(holder.last().at(1).toString(), QStringLiteral("a"));
+    QCOMPARE(holder.last().at(2).value<HolderChange>(), HolderChange::Expired);
+    stopAndWait(a);
 }
 
 void TestClusterService::registrationBeforeStartRunsWhenLeading()

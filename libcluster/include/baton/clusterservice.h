@@ -208,10 +208,12 @@ Q_SIGNALS:
     void leadershipChanged(bool leading);
     /*!
      * currentHolder() changed from \a previous to \a holder (either empty:
-     * nobody), for \a why: a change of leader this instance saw happen, or
-     * HolderChange::Seen for the holder as first read. Told once the
-     * actions of the event that changed it are done; of several changes in
-     * one event, the last.
+     * nobody), for \a why: a change of leader this instance judged, or
+     * HolderChange::Seen for a holder read without one (the first read).
+     * A new term under the same id (a process restarted with a fixed
+     * instanceId) is told too, with \a previous equal to \a holder. Told
+     * once the actions of the event that changed it are done; of several
+     * changes in one event, the last.
      */
     void holderChanged(const QString &holder, const QString &previous, baton::HolderChange why);
     /*!

@@ -13,8 +13,12 @@ namespace baton {
 /*! Why a lease's holder changed, as an election tells it (holderChanged()). */
 enum class HolderChange {
     /*!
-     * The holder as this instance first read it, or as a record names it
-     * without a change this instance saw happen: no leadership moved.
+     * The holder as read, with no change this instance judged: its first
+     * read of the lease, or a read after it lost track of the lease (a
+     * write of its own refused with no record to show, say), when the
+     * holder may have changed without this instance seeing how. Only
+     * holderChanged() tells it; the event stream and the stored history
+     * never hold it.
      */
     Seen,
     /*! The lease had no holder yet. */
@@ -31,7 +35,8 @@ enum class HolderChange {
 
 /*!
  * How the event stream, the stored history and the logs name \a why:
- * `seen`, `first-acquire`, `released`, `expired`, `taken-over`, `handed-over`.
+ * `first-acquire`, `released`, `expired`, `taken-over`, `handed-over`; and
+ * `seen`, a word for display only (never on the wire).
  * (Not `toString`: QTest finds a `toString` of the enum's namespace by
  * argument-dependent lookup and wants it to return `char *`, so a QCOMPARE
  * of two HolderChange values would not compile.)

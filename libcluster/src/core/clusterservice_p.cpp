@@ -262,12 +262,14 @@ void ClusterServicePrivate::announceHolder()
 {
     // A first sighting of another's lease is no leader-changed event, but a
     // binding on the holder property must see it all the same.
+    // A change of leader is told even when the id stays: a process that
+    // restarted under a fixed instanceId begins a term of its own.
     const QString now = q->currentHolder();
-    const HolderChange why = std::exchange(holderChangeWhy, HolderChange::Seen);
-    if (now == announcedHolder)
+    const std::optional<HolderChange> changed = std::exchange(holderChangeWhy, std::nullopt);
+    if (now == announcedHolder && !changed)
         return;
     const QString previous = std::exchange(announcedHolder, now);
-    Q_EMIT q->holderChanged(now, previous, why);
+    Q_EMIT q->holderChanged(now, previous, changed.value_or(HolderChange::Seen));
 }
 
 std::function<void(const LeaseReply &)> ClusterServicePrivate::replyTo(quint64 request)

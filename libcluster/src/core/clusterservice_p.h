@@ -13,6 +13,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace baton {
 
@@ -118,8 +119,8 @@ public:
     QString holder;
     /*! The holder last told through holderChanged(). */
     QString announcedHolder;
-    /*! Why the holder changed in the actions being run: Seen when no change of leader was among them. */
-    HolderChange holderChangeWhy = HolderChange::Seen;
+    /*! Why the holder changed in the actions being run; none when no change of leader was among them. */
+    std::optional<HolderChange> holderChangeWhy;
 
     /*! Preference and drain, as configured: the roster announces them. */
     int priority = 0;
