@@ -278,8 +278,22 @@ public:
             startMember(i);
     }
 
+    ~Group() override
+    {
+        // A member's destructor waits for its process, and the output it
+        // reads meanwhile is told to this group: members first, while the
+        // state they write to is still here (it is declared after them).
+        for (auto &member : m_members)
+            if (member)
+                member->disconnect(this);
+        m_members.clear();
+    }
+
     void startMember(int i)
     {
+        // What the stopped one still says as it goes is not the new one's.
+        if (m_members[size_t(i)])
+            m_members[size_t(i)]->disconnect(this);
         auto p = std::make_unique<ParticipantProcess>(
                 QStringLiteral("p%1").arg(i), g_baton,
                 QStringList {QStringLiteral("join"), QStringLiteral("--config"), m_configs.at(i),
