@@ -7,7 +7,7 @@ namespace baton {
 
 namespace {
 
-// The names are on the wire (events, stored histories): never renamed.
+// All but "seen" are on the wire (events, stored histories): never renamed.
 constexpr std::array<std::pair<HolderChange, const char *>, 6> kNames { {
         { HolderChange::Seen, "seen" },
         { HolderChange::FirstAcquire, "first-acquire" },
