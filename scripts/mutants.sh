@@ -93,7 +93,7 @@ filestore-update-ignores-version|FILE|    if (head.result.entry.version != versi
 filestore-renewal-builds-on-a-late-file|FOLDER|    if (head.writer != writer)|    if (false)|FILE_TESTS
 filestore-names-take-a-late-file-for-the-head|FOLDERWRITING|    return still.version == over.version && still.writer == over.writer;|    return still.version == over.version;|FILE_TESTS
 history-write-unconditional|SIDE|    if (side.basedOn && now == *side.basedOn)|    if (true)|HISTORY_TESTS
-etcd-update-compares-nothing|ETCD|        const QJsonObject body { { QStringLiteral("compare"), compares },|        const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
+etcd-update-compares-nothing|ETCD|    const QJsonObject body { { QStringLiteral("compare"), compares },|    const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
 etcd-reads-answered-with-anothers-range|READS|                        reads.at(i).done(answers.at(i), std::nullopt);|                        reads.at(i).done(answers.at(reads.size() - 1 - i), std::nullopt);|ETCD_TESTS
 etcd-refused-reads-never-halved|READS|    } else if (!apart) {|    } else if (false) {|ETCDWIRE_TESTS
 once-leadership-lost-ignored|JOIN|                        if (!m_stopping && reason == ExecSupervisor::StopReason::Stopped)|                        if (false && reason == ExecSupervisor::StopReason::Stopped)|ONCE_TESTS
