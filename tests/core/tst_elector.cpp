@@ -180,6 +180,8 @@ private Q_SLOTS:
     void followerJudgesExpiryByItsOwnClock();
     void crashFailoverWithinLeaseDurationPlusRenewInterval();
     void followerAttemptsAtTheInstantTheLeaseExpires();
+    void aWatchedFollowerReadsOnceALeaseDurationAndTakesOverAtExpiry_data();
+    void aWatchedFollowerReadsOnceALeaseDurationAndTakesOverAtExpiry();
     void lateReplyStepsDownAtTheDeadline();
     void replyAfterTheDeadlineDoesNotMakeALeader();
     void frozenLeaderStepsDownBeforeAnythingElse();
@@ -509,6 +511,77 @@ void TestElector::followerAttemptsAtTheInstantTheLeaseExpires()
         QVERIFY2(b.clock.monotonicMs() <= firstSeen + L, "no takeover when the lease expired");
     }
     QCOMPARE(b.clock.monotonicMs(), firstSeen + L);
+}
+
+void TestElector::aWatchedFollowerReadsOnceALeaseDurationAndTakesOverAtExpiry_data()
+{
+    QTest::addColumn<bool>("watched");
+    QTest::newRow("polling") << false;
+    QTest::newRow("watched") << true;
+}
+
+void TestElector::aWatchedFollowerReadsOnceALeaseDurationAndTakesOverAtExpiry()
+{
+    // F8: the watch shows a follower every renewal, so it reads the lease
+    // only as a check on the watch; where nothing watches, it polls every
+    // renew interval. Either way it takes over when the lease expires.
+    QFETCH(bool, watched);
+    LeaseStore store;
+    Instance a(QStringLiteral("a")), b(QStringLiteral("b"));
+    b.elector.setFollowedByWatch(watched);
+    startLeaderThenFollower(a, b, store);
+    auto readsOfB = [&b] {
+        return std::count_if(b.told.begin(), b.told.end(),
+                             [](const ElectorAction &x) { return std::holds_alternative<action::Read>(x); });
+    };
+    const auto readsAtStart = readsOfB();
+    const qint64 start = a.clock.monotonicMs();
+    constexpr int kLeases = 6;
+    qint64 lastChange = start;
+    // Both instances on one time line: whichever is due acts; each renewal
+    // of a reaches b's watch as it is written.
+    while (a.clock.monotonicMs() < start + kLeases * L) {
+        const qint64 nextA = *a.elector.nextWakeMono();
+        const qint64 nextB = *b.elector.nextWakeMono();
+        const qint64 next = std::max(a.clock.monotonicMs(), std::min(nextA, nextB));
+        a.clock.setMonotonicMs(next);
+        b.clock.setMonotonicMs(next);
+        if (nextA <= nextB) {
+            const QString version = store.state.version;
+            QVERIFY(wake(a, store));
+            if (store.state.version != version)
+                lastChange = next;
+            if (watched && store.state.version != version) {
+                take(b, b.elector.onWatch(store.state));
+                settle(b, store);
+            }
+        } else {
+            QVERIFY(wake(b, store));
+        }
+        QVERIFY(a.elector.isLeader());
+        QVERIFY(!b.elector.isLeader());
+    }
+    const auto reads = readsOfB() - readsAtStart;
+    // Watched: one read every L - R, so that the store answers within
+    // every lease duration.
+    if (watched)
+        QVERIFY2(reads >= kLeases * L / (L - R) - 1 && reads <= kLeases * L / (L - R) + 1,
+                 qPrintable(QStringLiteral("%1 reads in %2 leases").arg(reads).arg(kLeases)));
+    else
+        QVERIFY2(reads >= kLeases * (L / R) - 1,
+                 qPrintable(QStringLiteral("%1 reads in %2 renew intervals").arg(reads).arg(kLeases * (L / R))));
+
+    // a dies after its last renewal: b takes over when that one expires.
+    while (!b.elector.isLeader()) {
+        const QString version = store.state.version;
+        QVERIFY(wake(b, store));
+        if (store.state.version != version)
+            break;
+        QVERIFY2(b.clock.monotonicMs() <= lastChange + L + (watched ? 0 : R), "no takeover when the lease expired");
+    }
+    QVERIFY(b.elector.isLeader());
+    if (watched)
+        QCOMPARE(b.clock.monotonicMs(), lastChange + L);
 }
 
 void TestElector::lateReplyStepsDownAtTheDeadline()

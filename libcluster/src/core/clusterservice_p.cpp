@@ -277,8 +277,10 @@ std::function<void(const LeaseReply &)> ClusterServicePrivate::replyTo(quint64 r
     return [this, request](const LeaseReply &reply) {
         // A stopped instance takes no part any more: whatever the reply
         // says, nothing may follow from it (F5).
-        if (elector && !stopFinished)
+        if (elector && !stopFinished) {
+            elector->setFollowedByWatch(watch && watch->isWatching());
             execute(elector->onReply(request, reply));
+        }
     };
 }
 

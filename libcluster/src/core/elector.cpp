@@ -339,7 +339,15 @@ void Elector::finishAttempt(ElectorActions &out, AttemptOutcome outcome, QString
 {
     Q_ASSERT(!m_inFlight);
     out.push_back(action::AttemptFinished {outcome, now() - m_attemptStart, std::move(error), why});
-    m_nextAttempt = std::max(now(), m_attemptStart + m_params.renewIntervalMs);
+    // F8: a watched lease found held needs no poll: the watch's events and
+    // the expiry instant (scheduleNextAttempt) bring the next attempt. The
+    // read that checks the watch comes one renew interval within a lease,
+    // so that the store is heard from within every lease duration (/readyz).
+    const bool watchedAndHeld = m_followedByWatch && outcome == AttemptOutcome::Held;
+    const qint64 pause = watchedAndHeld ? std::max(m_params.renewIntervalMs,
+                                                   m_params.leaseDurationMs - m_params.renewIntervalMs)
+                                        : m_params.renewIntervalMs;
+    m_nextAttempt = std::max(now(), m_attemptStart + pause);
     // The leases one process holds renew together where the protocol
     // carries a slot's renewals in a few requests (etcd's txn).
     if (m_state != State::Leading)

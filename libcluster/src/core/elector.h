@@ -73,6 +73,14 @@ public:
      */
     ElectorActions setStandingBy(bool standingBy);
     bool standingBy() const { return m_standingBy; }
+    /*!
+     * Whether a watch brings this instance the lease's changes (F8). A
+     * follower that found the lease held then reads it again one renew
+     * interval before a lease duration has passed, as a check on the watch,
+     * not every renew interval: the watch shows it each renewal and each
+     * release as it happens.
+     */
+    void setFollowedByWatch(bool followed) { m_followedByWatch = followed; }
 
     /*! Leading and before the deadline, on the clock now (F4). */
     bool isLeader() const;
@@ -185,6 +193,8 @@ private:
     bool m_handoverAsked = false;
     /*! The stand-by gate (H3): see setStandingBy(). */
     bool m_standingBy = false;
+    /*! See setFollowedByWatch(). */
+    bool m_followedByWatch = false;
 };
 
 } // namespace baton
