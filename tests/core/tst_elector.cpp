@@ -549,9 +549,10 @@ void TestElector::aWatchedFollowerReadsOnceALeaseDurationAndTakesOverAtExpiry()
         if (nextA <= nextB) {
             const QString version = store.state.version;
             QVERIFY(wake(a, store));
-            if (store.state.version != version)
+            const bool renewed = store.state.version != version;
+            if (renewed)
                 lastChange = next;
-            if (watched && store.state.version != version) {
+            if (renewed && watched) {
                 take(b, b.elector.onWatch(store.state));
                 settle(b, store);
             }
