@@ -21,6 +21,7 @@
 // Times are CLOCK_BOOTTIME, the clock of the O5 `mono` field, so a signal
 // sent here and a `started-leading` written by a child compare directly.
 
+#include "countingproxy.h"
 #include "leaseapiserver.h"
 #include "participantprocess.h"
 #include "testcertificates.h"
@@ -619,93 +620,6 @@ int failover(const QString &endpoint, int reps)
     return 0;
 }
 
-/*!
- * Forwards one store connection and counts the HTTP/1.1 requests in it:
- * request line, headers, a Content-Length body. A watch is one long request.
- */
-class CountingProxy : public QObject
-{
-public:
-    explicit CountingProxy(quint16 target)
-        : m_target(target)
-    {
-        connect(&m_server, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket *client = m_server.nextPendingConnection())
-                forward(client);
-        });
-        m_server.listen(QHostAddress::LocalHost);
-    }
-    quint16 port() const { return m_server.serverPort(); }
-    QMap<QString, int> counts() const { return m_counts; }
-    int total() const
-    {
-        int n = 0;
-        for (int c : m_counts)
-            n += c;
-        return n;
-    }
-    void reset() { m_counts.clear(); }
-
-private:
-    struct Parser
-    {
-        QByteArray buffer;
-        qint64 bodyLeft = 0;
-        bool opaque = false; // a body we cannot delimit: counting stops on this connection
-    };
-
-    void forward(QTcpSocket *client)
-    {
-        auto *server = new QTcpSocket(client);
-        auto parser = std::make_shared<Parser>();
-        server->connectToHost(QHostAddress::LocalHost, m_target);
-        connect(client, &QTcpSocket::readyRead, server, [this, client, server, parser] {
-            const QByteArray data = client->readAll();
-            parse(*parser, data);
-            server->write(data);
-        });
-        connect(server, &QTcpSocket::readyRead, client, [client, server] { client->write(server->readAll()); });
-        connect(client, &QTcpSocket::disconnected, client, [client] { client->deleteLater(); });
-        connect(server, &QTcpSocket::disconnected, client, [client] { client->disconnectFromHost(); });
-    }
-
-    void parse(Parser &p, const QByteArray &data)
-    {
-        if (p.opaque)
-            return;
-        p.buffer += data;
-        for (;;) {
-            if (p.bodyLeft > 0) {
-                const qint64 take = std::min<qint64>(p.bodyLeft, p.buffer.size());
-                p.buffer.remove(0, take);
-                p.bodyLeft -= take;
-                if (p.bodyLeft > 0)
-                    return;
-            }
-            const qsizetype end = p.buffer.indexOf("\r\n\r\n");
-            if (end < 0)
-                return;
-            const QList<QByteArray> lines = p.buffer.left(end).split('\n');
-            p.buffer.remove(0, end + 4);
-            const QList<QByteArray> requestLine = lines.value(0).trimmed().split(' ');
-            ++m_counts[QString::fromLatin1(requestLine.value(0) + ' ' + requestLine.value(1))];
-            for (const QByteArray &line : lines) {
-                const QByteArray lower = line.trimmed().toLower();
-                if (lower.startsWith("content-length:"))
-                    p.bodyLeft = lower.mid(15).trimmed().toLongLong();
-                else if (lower.startsWith("transfer-encoding:") && lower.contains("chunked"))
-                    p.opaque = true;
-            }
-            if (p.opaque)
-                return;
-        }
-    }
-
-    QTcpServer m_server;
-    quint16 m_target;
-    QMap<QString, int> m_counts;
-};
-
 QString describeCounts(const QMap<QString, int> &counts, double intervals)
 {
     QStringList parts;
@@ -719,11 +633,11 @@ int requests(const QString &endpoint)
     constexpr int window = 20; // renew intervals
     const QUrl url(endpoint);
     // etcd: a counting proxy in front of each participant.
-    std::vector<std::unique_ptr<CountingProxy>> proxies;
+    std::vector<std::unique_ptr<test::CountingProxy>> proxies;
     QStringList configs;
     const QString lease = uniqueName(QStringLiteral("requests"));
     for (int i = 0; i < 3; ++i) {
-        proxies.push_back(std::make_unique<CountingProxy>(quint16(url.port())));
+        proxies.push_back(std::make_unique<test::CountingProxy>(quint16(url.port())));
         const QString viaProxy = QStringLiteral("http://127.0.0.1:%1").arg(proxies.back()->port());
         configs << writeConfig(QStringLiteral("%1-%2").arg(lease).arg(i),
                                QJsonObject {{QStringLiteral("Registry"), etcdRegistry(viaProxy)},
