@@ -3,8 +3,9 @@
 # one small edit of a safety-relevant line of the Elector, the exec
 # supervisor and its guard, a store's conditional write, join's event
 # stream, the Kubernetes lease protocol's update, the Kubernetes run
-# records' conditional writes, the scheduled runs' planner, or the steering
-# (the steering policy and the Elector's stand-by gate). For each, the
+# records' conditional writes, the scheduled runs' planner, the steering
+# (the steering policy and the Elector's stand-by gate), or the listing an
+# etcd store answers from its watch. For each, the
 # script applies the edit to the source tree, builds, runs the tests that
 # should notice
 # (one at a time, in the order given, stopping at the first that fails),
@@ -39,6 +40,7 @@ folder=libcluster/src/stores/versionfolder.cpp
 folderwriting=libcluster/src/stores/versionfolderwriting.cpp
 etcd=libcluster/src/etcd/etcdupdatebatcher.cpp
 reads=libcluster/src/etcd/etcdrangebatcher.cpp
+mirror=libcluster/src/etcd/etcdlistmirror.cpp
 join=headless/joincommand.cpp
 queue=headless/outputqueue.cpp
 side=libcluster/src/stores/store.cpp
@@ -57,6 +59,7 @@ file_tests="tst_store_file"
 etcd_tests="tst_store_etcd"
 # The refusals of a restricted role, answered by the test's own etcd-speaking server.
 etcdwire_tests="tst_etcdwire"
+followed_tests="tst_etcdfollowedlisting"
 join_tests="tst_joinevents"
 once_tests="tst_joinonce"
 history_tests="tst_storehistory tst_store_file"
@@ -96,6 +99,9 @@ history-write-unconditional|SIDE|    if (side.basedOn && now == *side.basedOn)| 
 etcd-update-compares-nothing|ETCD|    const QJsonObject body { { QStringLiteral("compare"), compares },|    const QJsonObject body { { QStringLiteral("compare"), QJsonArray() },|ETCD_TESTS
 etcd-reads-answered-with-anothers-range|READS|                        reads.at(i).done(answers.at(i), std::nullopt);|                        reads.at(i).done(answers.at(reads.size() - 1 - i), std::nullopt);|ETCD_TESTS
 etcd-refused-reads-never-halved|READS|    } else if (!apart) {|    } else if (false) {|ETCDWIRE_TESTS
+listing-served-while-the-watch-is-broken|MIRROR|    return m_primed && m_watch->vouchesFor(m_primedAt);|    return m_primed;|FOLLOWED_TESTS
+listing-keeps-what-compaction-lost|MIRROR|    connect(m_watch, &StoreWatch::resynchronise, this, &EtcdListMirror::unprime);|    connect(m_watch, &StoreWatch::resynchronise, this, [] {});|FOLLOWED_TESTS
+listing-misses-its-own-writes|MIRROR|    take({ entry, revisionOf(entry), false });|    Q_UNUSED(entry);|FOLLOWED_TESTS
 once-leadership-lost-ignored|JOIN|                        if (!m_stopping && reason == ExecSupervisor::StopReason::Stopped)|                        if (false && reason == ExecSupervisor::StopReason::Stopped)|ONCE_TESTS
 events-blocking-write|QUEUE|    state.items.push_back({std::move(line), 0});|    writeAll(state.fd, line);|JOIN_TESTS
 kube-update-from-bare-object|KUBEWIRE|    const bool known = !last.isEmpty();|    const bool known = false;|KUBE_TESTS
@@ -154,13 +160,13 @@ while IFS='|' read -r name which old new tests; do
     case $which in
         ELECTOR) path=$elector ;; ELECTORSTOP) path=$electorstop ;; ELECTORHANDOVER) path=$electorhandover ;; OBSERVED) path=$observed ;;
         EXEC) path=$exec ;; GUARD) path=$guard ;; MEMORY) path=$memory ;;
-        FILE) path=$file ;; FOLDER) path=$folder ;; FOLDERWRITING) path=$folderwriting ;; ETCD) path=$etcd ;; READS) path=$reads ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;; KUBERUNS) path=$kuberuns ;;
+        FILE) path=$file ;; FOLDER) path=$folder ;; FOLDERWRITING) path=$folderwriting ;; ETCD) path=$etcd ;; READS) path=$reads ;; MIRROR) path=$mirror ;; JOIN) path=$join ;; QUEUE) path=$queue ;; SIDE) path=$side ;; KUBE) path=$kube ;; KUBEWIRE) path=$kubewire ;; KUBERUNS) path=$kuberuns ;;
         PLANNER) path=$planner ;; POLICY) path=$policy ;; OBSERVER) path=$observer ;;
     esac
     case $tests in
         ELECTOR_TESTS) tests=$elector_tests ;; EXEC_TESTS) tests=$exec_tests ;; GUARD_TESTS) tests=$guard_tests ;;
         MEMORY_TESTS) tests=$memory_tests ;; FILE_TESTS) tests=$file_tests ;;
-        ETCD_TESTS) tests=$etcd_tests ;; ETCDWIRE_TESTS) tests=$etcdwire_tests ;; JOIN_TESTS) tests=$join_tests ;; ONCE_TESTS) tests=$once_tests ;;
+        ETCD_TESTS) tests=$etcd_tests ;; ETCDWIRE_TESTS) tests=$etcdwire_tests ;; FOLLOWED_TESTS) tests=$followed_tests ;; JOIN_TESTS) tests=$join_tests ;; ONCE_TESTS) tests=$once_tests ;;
         HISTORY_TESTS) tests=$history_tests ;; KUBE_TESTS) tests=$kube_tests ;; RUNS_TESTS) tests=$runs_tests ;; PLANNER_TESTS) tests=$planner_tests ;;
         STEERING_TESTS) tests=$steering_tests ;; BACKOFF_TESTS) tests=$backoff_tests ;; OBSERVER_TESTS) tests=$observer_tests ;;
     esac
@@ -196,7 +202,7 @@ while IFS='|' read -r name which old new tests; do
 done < "$backup/list"
 
 # The tree is back as it was: rebuild it so the build folder matches it.
-cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $etcdwire_tests $join_tests $once_tests $history_tests $kube_tests $planner_tests $steering_tests $backoff_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
+cmake --build "$build" --target baton $(targets_of "$elector_tests $exec_tests $guard_tests $memory_tests $file_tests $etcd_tests $etcdwire_tests $followed_tests $join_tests $once_tests $history_tests $kube_tests $planner_tests $steering_tests $backoff_tests") -j"$jobs" >"$backup/build.log" 2>&1 \
     || { echo "mutants: the restored tree does not build" >&2; exit 2; }
 
 echo "mutants: $killed killed, $survived survived, $broken broken"

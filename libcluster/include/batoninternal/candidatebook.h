@@ -101,11 +101,18 @@ public:
     void list(Listed done);
     /*! Conditional on \a record's version; best effort. */
     void remove(const CandidateRecord &record);
+    /*!
+     * From now on, list() answers from a copy of the records that the
+     * store keeps current by watching them, where the store can (etcd):
+     * for a candidate, which lists them every heartbeat.
+     */
+    void followRecords();
 
 private:
     QPointer<Store> m_store;
     QString m_lease;
     std::unique_ptr<CandidateRecordBackend> m_backend;
+    bool m_following = false;
 };
 
 } // namespace baton

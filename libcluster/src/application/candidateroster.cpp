@@ -74,7 +74,10 @@ void CandidateRoster::attach(ClusterService *service)
     ClusterServicePrivate::setSteeringFactory(
             service, [](ClusterServicePrivate *election, QString *errorString) -> ElectionSteering * {
                 CandidateBook *book = openCandidateBook(election->q, nullptr, errorString);
-                return book ? new CandidateRoster(election, book) : nullptr;
+                if (!book)
+                    return nullptr;
+                book->followRecords(); // listed every heartbeat
+                return new CandidateRoster(election, book);
             });
 }
 

@@ -42,6 +42,9 @@ std::optional<qint64> parseVersion(const QString &version)
 
 EtcdStore::EtcdStore(const QString &name, const QJsonObject &parameters, Application *application)
     : Store(name, parameters, application)
+    , m_mirrors([this](const QString &prefix, QObject *parent) {
+        return static_cast<EtcdWatch *>(watch(prefix, parent));
+    })
 {
 }
 
@@ -72,6 +75,16 @@ std::unique_ptr<LeaseProtocol> EtcdStore::openLeaseProtocol(int historyLength)
     return std::make_unique<EtcdLeaseProtocol>(this, historyLength);
 }
 
+void EtcdStore::followListing(const QString &prefix)
+{
+    m_mirrors.follow(prefix);
+}
+
+void EtcdStore::unfollowListing(const QString &prefix)
+{
+    m_mirrors.unfollow(prefix);
+}
+
 bool EtcdStore::init(QString *errorString)
 {
     EtcdSettings settings;
@@ -87,6 +100,7 @@ bool EtcdStore::init(QString *errorString)
     // endpoints. What it knew still bounds the versions of a removed key (F7).
     if (m_client)
         client->noteRevision(m_client->knownRevision());
+    m_mirrors.restart();
     delete m_client;
     m_client = client;
     m_prefix = settings.prefix.toUtf8();
@@ -203,8 +217,9 @@ void EtcdStore::createKeys(const QString &key, const QJsonObject &document,
             return;
         }
         if (succeeded) {
-            finishSide(json, side,
-                       success(StoreEntry { key, document, QString::number(revision) }), done);
+            const StoreEntry written { key, document, QString::number(revision) };
+            m_mirrors.written(written);
+            finishSide(json, side, success(written), done);
             return;
         }
         std::optional<StoreEntry> current;
@@ -246,6 +261,8 @@ void EtcdStore::update(const QString &key, const QJsonObject &document, const QS
     m_batcher->enqueue(EtcdUpdateQueue::Update {
             key, document, *revision,
             [this, done = std::move(done)](const StoreResult &result) {
+                if (result.ok())
+                    m_mirrors.written(result.entry);
                 deliverLater(this, done, result);
             },
             QDeadlineTimer(m_timeoutMs) });
@@ -355,22 +372,39 @@ void EtcdStore::list(const QString &prefix, Callback done)
 {
     if (refuseUninitialised(done))
         return;
+    QPointer<EtcdListMirror> mirror = m_mirrors.mirrorFor(prefix);
+    if (mirror && mirror->serves()) {
+        StoreResult listed;
+        listed.entries = mirror->entries();
+        deliver(done, std::move(listed));
+        return;
+    }
+    if (mirror)
+        mirror->rangeSent();
     const QByteArray full = fullKey(prefix);
     const QJsonObject body {
         { QStringLiteral("key"), etcdcodec::encodeBytes(etcdcodec::prefixRangeStart(full)) },
         { QStringLiteral("range_end"), etcdcodec::encodeBytes(etcdcodec::prefixRangeEnd(full)) },
     };
     m_client->call(QStringLiteral("/v3/kv/range"), body,
-                   [this, prefix, done = std::move(done)](const QJsonObject &json,
-                                                          const Failure &failed) {
+                   [this, prefix, mirror, done = std::move(done)](const QJsonObject &json,
+                                                                  const Failure &failed) {
+        StoreResult result;
+        QStringList errors;
+        QString why;
+        qint64 revision = 0;
+        const bool read = !failed && etcdtxn::entries(json, m_prefix, &result.entries, &errors, &why);
+        if (mirror) {
+            const bool whole = read && errors.isEmpty()
+                    && etcdcodec::revision(json.value(QLatin1String("header")).toObject().value(QLatin1String("revision")),
+                                           &revision, 0);
+            mirror->rangeAnswered(whole ? std::optional(result.entries) : std::nullopt, revision);
+        }
         if (failed) {
             deliver(done, *failed);
             return;
         }
-        StoreResult result;
-        QStringList errors;
-        QString why;
-        if (!etcdtxn::entries(json, m_prefix, &result.entries, &errors, &why)) {
+        if (!read) {
             deliver(done, badReply(QStringLiteral("list"), prefix, why));
             return;
         }

@@ -2,7 +2,9 @@
 
 #include <baton/store.h>
 
+#include "etcdlistmirror.h"
 #include "etcdupdatequeue.h"
+#include "followedlistings.h"
 #include "leaseprotocolsource.h"
 #include "versionfloor.h"
 
@@ -33,6 +35,8 @@ class EtcdWatchHub;
  * - conditional remove: one txn, `mod_revision == version`.
  * - list: a range over the prefix; watch: the store's one `/v3/watch`
  *   stream, whose range widens to take in each new watch (EtcdWatchHub).
+ *   A followed prefix (FollowedListings) is listed from the stream once
+ *   a range primed it (EtcdListMirror).
  *
  * Parameters (EtcdSettings): `endpoints` (list of http/https URLs,
  * required), `prefix`, `username` + `password` or `passwordFile`, `tls`
@@ -49,7 +53,7 @@ class EtcdWatchHub;
  * conditional write then reports a Conflict showing its own write, which the
  * election treats like any lost race.
  */
-class EtcdStore : public Store, public VersionFloor, public LeaseProtocolSource
+class EtcdStore : public Store, public VersionFloor, public LeaseProtocolSource, public FollowedListings
 {
     Q_OBJECT
 public:
@@ -83,6 +87,8 @@ public:
      */
     qint64 versionFloor(const QString &) const override;
     std::unique_ptr<LeaseProtocol> openLeaseProtocol(int historyLength) override;
+    void followListing(const QString &prefix) override;
+    void unfollowListing(const QString &prefix) override;
 
     /*! The client every request goes through; null until init() succeeds. */
     EtcdClient *client() const { return m_client; }
@@ -123,6 +129,7 @@ private:
     EtcdUpdateBatcher *m_batcher = nullptr;
     /*! get(): together in txns when many are asked at once (list() goes alone). */
     EtcdRangeBatcher *m_reads = nullptr;
+    EtcdListMirrors m_mirrors;
 };
 
 } // namespace baton

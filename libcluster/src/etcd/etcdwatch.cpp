@@ -19,6 +19,11 @@ EtcdWatch::~EtcdWatch()
         m_hub->remove(this);
 }
 
+bool EtcdWatch::vouchesFor(qint64 knownAt) const
+{
+    return m_hub && m_hub->vouchesFor(knownAt);
+}
+
 bool EtcdWatch::takeNews(qint64 revision, const QString &key)
 {
     if (revision == 0)

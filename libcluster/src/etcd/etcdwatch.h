@@ -39,6 +39,14 @@ public:
      * better a change heard twice than one missed.
      */
     bool takeNews(qint64 revision, const QString &key);
+    /*! The revision of the change last handed on (0: unknown), for its receivers. */
+    qint64 newsRevision() const { return m_lastRevision; }
+    /*!
+     * Whether a copy of this watch's keys, complete at revision \a knownAt
+     * and kept with every change handed on since, is current
+     * (EtcdWatchStream::vouchesFor()).
+     */
+    bool vouchesFor(qint64 knownAt) const;
 
 private:
     QPointer<EtcdWatchHub> m_hub;

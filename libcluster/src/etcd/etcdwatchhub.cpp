@@ -56,6 +56,11 @@ void EtcdWatchHub::remove(EtcdWatch *watch)
         deleteLater();
 }
 
+bool EtcdWatchHub::vouchesFor(qint64 knownAt) const
+{
+    return m_stream->vouchesFor(knownAt);
+}
+
 QList<QPointer<EtcdWatch>> EtcdWatchHub::watchersOf(const QString &key) const
 {
     QList<QPointer<EtcdWatch>> found;

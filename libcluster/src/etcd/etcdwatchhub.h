@@ -38,6 +38,8 @@ public:
     void remove(EtcdWatch *watch);
     /*! Its last watch went: it is deleted soon, and a new watch needs a new hub. */
     bool retiring() const { return m_byPrefix.isEmpty(); }
+    /*! EtcdWatchStream::vouchesFor(). */
+    bool vouchesFor(qint64 knownAt) const;
 
 private:
     /*! The watches whose prefix starts \a key, as guarded pointers (a slot may delete any). */

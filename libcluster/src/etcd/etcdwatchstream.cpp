@@ -187,14 +187,18 @@ void EtcdWatchStream::onMessage(const QJsonObject &message)
     if (created) {
         m_createdTimer.stop();
         m_failures = 0;
+        qint64 revision = 0;
+        const bool dated = etcdcodec::revision(header.value(QLatin1String("revision")), &revision, 0)
+                && revision > 0;
         if (m_nextRevision == 0) {
-            qint64 revision = 0;
-            if (!etcdcodec::revision(header.value(QLatin1String("revision")), &revision)) {
+            if (!dated) {
                 broken(QStringLiteral("the watch's first message has no header.revision"), false);
                 return;
             }
             m_nextRevision = revision + 1;
         }
+        // Undated, it vouches for no copy: those are listed from etcd.
+        m_confirmedAt = dated ? revision : 0;
         qCDebug(lcEtcd).noquote() << m_client->description() << "watching" << m_prefix
                                   << "from revision" << m_nextRevision;
         started();
@@ -253,6 +257,7 @@ void EtcdWatchStream::onBroken(const HttpError &error)
 
 void EtcdWatchStream::closeStream()
 {
+    m_confirmedAt = 0;
     delete m_stream;
     m_stream = nullptr;
     m_createdTimer.stop();
@@ -261,6 +266,7 @@ void EtcdWatchStream::closeStream()
 void EtcdWatchStream::broken(const QString &why, bool endpointAtFault)
 {
     m_createdTimer.stop();
+    m_confirmedAt = 0;
     if (m_stream) {
         // Called from the stream's own signals: it goes on a later turn.
         m_stream->deleteLater();

@@ -39,6 +39,20 @@ public:
 
     /*! The revision the next stream starts from (tests). */
     qint64 nextRevision() const { return m_nextRevision; }
+    /*!
+     * Whether a copy of keys in the range, complete at revision \a knownAt
+     * and kept with every change delivered since, is current: a stream is
+     * open over the whole range, confirmed by etcd and unbroken since, and
+     * has delivered every change up to the revision etcd had when it
+     * confirmed it (or the copy is at least that new). Right after a
+     * stream opens again it is still replaying what it missed, and a copy
+     * older than that is not current yet.
+     */
+    bool vouchesFor(qint64 knownAt) const
+    {
+        return m_stream && m_confirmedAt > 0 && !m_widenTimer.isActive()
+            && (m_nextRevision > m_confirmedAt || knownAt >= m_confirmedAt);
+    }
 
     /*!
      * Widens the watched range to take in the keys under \a prefix, whose
@@ -89,6 +103,8 @@ private:
     qint64 m_replayFrom = 0;
     int m_failures = 0;
     bool m_opening = false;
+    /*! The revision etcd had when it confirmed the open stream (`created`); 0: not confirmed. */
+    qint64 m_confirmedAt = 0;
     bool m_everStarted = false;
 };
 

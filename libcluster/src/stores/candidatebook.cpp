@@ -1,6 +1,7 @@
 #include <batoninternal/candidatebook.h>
 
 #include "candidaterecordbackend.h"
+#include "followedlistings.h"
 
 #include <baton/store.h>
 
@@ -120,7 +121,19 @@ CandidateBook::CandidateBook(std::unique_ptr<CandidateRecordBackend> backend, co
 {
 }
 
-CandidateBook::~CandidateBook() = default;
+CandidateBook::~CandidateBook()
+{
+    if (auto *followed = dynamic_cast<FollowedListings *>(m_store.data()); followed && m_following)
+        followed->unfollowListing(prefix(m_lease));
+}
+
+void CandidateBook::followRecords()
+{
+    if (auto *followed = dynamic_cast<FollowedListings *>(m_store.data()); followed && !m_following) {
+        followed->followListing(prefix(m_lease));
+        m_following = true;
+    }
+}
 
 QString CandidateBook::prefix(const QString &lease)
 {
