@@ -22,6 +22,10 @@ using Failure = EtcdClient::Failure;
 namespace {
 
 const QString kOperation = QStringLiteral("update");
+// Longer than etcd takes for a txn on a healthy cluster (a round trip and
+// a write to its disk), so that a renewal slot's updates gather behind the
+// first one; short beside any renewInterval.
+constexpr int kPatienceMs = 25;
 
 /*! Tells \a update how it went, as a store's update or as an election's renewal. */
 void tell(const EtcdUpdateQueue::Update &update, const StoreResult &result)
@@ -42,6 +46,12 @@ EtcdUpdateBatcher::EtcdUpdateBatcher(EtcdClient *client, const QByteArray &prefi
     , m_prefix(prefix)
     , m_timeoutMs(timeoutMs)
 {
+    m_patience.setSingleShot(true);
+    m_patience.setInterval(kPatienceMs);
+    connect(&m_patience, &QTimer::timeout, this, [this] {
+        m_queue.release();
+        send();
+    });
 }
 
 void EtcdUpdateBatcher::enqueue(EtcdUpdateQueue::Update update)
@@ -63,6 +73,8 @@ EtcdClient::RequestPtr EtcdUpdateBatcher::takeTxn()
     // An update with less than half its timeout left would shorten the
     // transaction of every update it joins to its own deadline.
     QList<EtcdUpdateQueue::Update> batch = m_queue.takeBatch(&expired, minimumSendMs());
+    if (m_queue.holdsBack() && !m_patience.isActive())
+        m_patience.start();
     for (EtcdUpdateQueue::Update &tooLate : expired) {
         StoreResult late = storesupport::failure(
                 Status::Unavailable,

@@ -5,6 +5,7 @@
 
 #include <QObject>
 #include <QPointer>
+#include <QTimer>
 
 #include <utility>
 
@@ -72,6 +73,12 @@ private:
     QByteArray m_prefix;
     int m_timeoutMs;
     EtcdUpdateQueue m_queue;
+    /*!
+     * How long updates wait for an answer before they go without it: a
+     * transaction stuck on a connection that lost its packets holds no
+     * renewal back for longer than this (kPatienceMs).
+     */
+    QTimer m_patience;
 };
 
 } // namespace baton

@@ -1,7 +1,5 @@
 #include "etcdupdatequeue.h"
 
-#include <QSet>
-
 #include <algorithm>
 
 namespace baton {
@@ -57,9 +55,15 @@ QList<EtcdUpdateQueue::Update> EtcdUpdateQueue::takeBatch(QList<Update> *tooLate
         ++m_inFlight;
         return batch;
     }
-    if (m_inFlight >= m_maxInFlight)
+    if (m_inFlight >= m_maxInFlight || (m_inFlight > 0 && !m_answered && !wholeBatchWaits()))
         return batch;
-    QSet<QString> keys;
+    // The batch's keys are looked for in the batch itself (128 at most): a
+    // QSet's least storage is over a kilobyte, and glibc answers an
+    // allocation that large by consolidating its small free chunks, at
+    // every renewal a process of a thousand elections sends.
+    auto inBatch = [&batch](const QString &key) {
+        return std::any_of(batch.cbegin(), batch.cend(), [&key](const Update &u) { return u.key == key; });
+    };
     QList<Update> later;
     qsizetype bytes = 0;
     for (Update &update : m_waiting) {
@@ -67,8 +71,7 @@ QList<EtcdUpdateQueue::Update> EtcdUpdateQueue::takeBatch(QList<Update> *tooLate
                 || (batch.size() < m_maxBatch && bytes + update.wireBytes <= m_maxBatchBytes);
         if (!hasTime(update)) {
             tooLate->append(std::move(update));
-        } else if (fits && !keys.contains(update.key)) {
-            keys.insert(update.key);
+        } else if (fits && !inBatch(update.key)) {
             bytes += update.wireBytes;
             batch.append(std::move(update));
         } else {
@@ -76,14 +79,30 @@ QList<EtcdUpdateQueue::Update> EtcdUpdateQueue::takeBatch(QList<Update> *tooLate
         }
     }
     m_waiting = std::move(later);
+    if (m_waiting.isEmpty())
+        m_answered = false;
     if (!batch.isEmpty())
         ++m_inFlight;
     return batch;
 }
 
+bool EtcdUpdateQueue::wholeBatchWaits() const
+{
+    if (m_waiting.size() >= m_maxBatch)
+        return true;
+    qsizetype bytes = 0;
+    for (const Update &update : m_waiting) {
+        bytes += update.wireBytes;
+        if (bytes > m_maxBatchBytes)
+            return true;
+    }
+    return false;
+}
+
 void EtcdUpdateQueue::batchDone()
 {
     m_inFlight = std::max(0, m_inFlight - 1);
+    m_answered = true;
 }
 
 void EtcdUpdateQueue::shrinkBelow(qsizetype refusedSize)

@@ -18,13 +18,17 @@ namespace baton {
  * The conditional updates (renewals, mostly) an EtcdStore has yet to send,
  * and how they are grouped into transactions.
  *
- * An update goes out at once while fewer than maxInFlight of these
- * transactions are waiting for etcd. Beyond that it waits, and the next
- * transaction carries every update that waited, so a process in hundreds of
- * elections (P3) sends a few transactions per round trip instead of
- * one request per renewal, while a process in a few sends exactly what it
- * did alone. A batch never holds one key twice (etcd refuses a transaction
- * that writes a key twice), never more than maxBatch updates (etcd's
+ * An update goes out at once when no transaction is waiting for etcd.
+ * Otherwise it waits for the next answer, with whatever else comes
+ * meanwhile, and they go together then; only a whole batch that has
+ * gathered goes before that answer, while fewer than maxInFlight
+ * transactions are out, and all that waits goes when the sender's
+ * patience with a slow etcd ends (release()). So the renewals of a renewal slot (a process in
+ * hundreds of elections, P3) go as the first one alone and the others in
+ * a transaction or two when it is answered, instead of maxInFlight alone
+ * and the rest after; a process in a few sends exactly what it did alone.
+ * A batch never holds one key twice (etcd refuses a transaction that
+ * writes a key twice), never more than maxBatch updates (etcd's
  * `--max-txn-ops`, 128 by default, bounds each branch; a txn etcd refuses
  * as too large goes again in halves), and never more than maxBatchBytes of
  * them, one update at least.
@@ -64,9 +68,10 @@ public:
     };
 
     /*!
-     * Four at a time keep latency low when a thousand renewals fall due in
-     * the same millisecond (elections started together renew together):
-     * eight txns of 128, in two rounds, instead of eight rounds.
+     * Four whole batches at a time keep latency low when a thousand
+     * renewals fall due in the same millisecond (elections started
+     * together renew together): eight txns of 128, in a few rounds
+     * instead of eight.
      */
     static constexpr int kMaxInFlight = 4;
     static constexpr int kMaxBatch = 128;
@@ -93,17 +98,26 @@ public:
      */
     void requeueSplit(QList<Update> updates);
     /*!
-     * The next batch to send, or none when maxInFlight batches are out or
-     * nothing waits; a batch it returns counts as in flight until
-     * batchDone(). Updates with less than \a minimumRemainingMs left before
-     * their deadline are moved to \a tooLate instead.
+     * The next batch to send, or none when nothing waits, when maxInFlight
+     * batches are out, or when one is out, no answer came since the
+     * updates that wait began to, and no whole batch waits; a
+     * batch it returns counts as in flight until batchDone(). Updates with
+     * less than \a minimumRemainingMs left before their deadline are moved
+     * to \a tooLate instead.
      */
     QList<Update> takeBatch(QList<Update> *tooLate, qint64 minimumRemainingMs = 0);
     void batchDone();
+    /*! Updates wait for an answer that has not come: they may go now all the same. */
+    bool holdsBack() const { return !m_waiting.isEmpty() && m_inFlight > 0 && !m_answered; }
+    /*! What waits goes now, as after an answer (etcd is slow to give one). */
+    void release() { m_answered = true; }
     /*! etcd refused a transaction of \a refusedSize updates as too large: later ones are smaller. */
     void shrinkBelow(qsizetype refusedSize);
 
 private:
+    /*! As many updates wait as one batch can carry, or more. */
+    bool wholeBatchWaits() const;
+
     /*! Halves of refused transactions: each one goes as a batch of its own. */
     QList<QList<Update>> m_apart;
     QList<Update> m_waiting;
@@ -111,6 +125,8 @@ private:
     int m_maxBatch;
     qsizetype m_maxBatchBytes;
     int m_inFlight = 0;
+    /*! An answer came since updates began to wait: all that waits may go. */
+    bool m_answered = false;
 };
 
 } // namespace baton
