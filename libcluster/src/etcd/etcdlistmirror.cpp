@@ -34,7 +34,6 @@ EtcdListMirror::EtcdListMirror(const QString &prefix, EtcdWatch *watch, QObject 
     connect(m_watch, &StoreWatch::entryRemoved, this, [this](const QString &key) {
         take({ StoreEntry { key, {}, {} }, m_watch->newsRevision(), true });
     });
-    connect(m_watch, &StoreWatch::resynchronise, this, &EtcdListMirror::unprime);
 }
 
 bool EtcdListMirror::serves() const
@@ -66,7 +65,12 @@ void EtcdListMirror::rangeAnswered(const std::optional<QList<StoreEntry>> &entri
 
 void EtcdListMirror::written(const StoreEntry &entry)
 {
-    take({ entry, revisionOf(entry), false });
+    // The watch hands changes on in order: past this write's revision, it
+    // has shown it, and maybe a removal of the key since, which the write's
+    // late answer must not undo.
+    const qint64 revision = revisionOf(entry);
+    if (revision > m_watch->newsRevision())
+        take({ entry, revision, false });
 }
 
 void EtcdListMirror::take(const Change &change)
@@ -97,14 +101,6 @@ void EtcdListMirror::apply(const Change &change)
     } else {
         m_entries.insert(at, change.entry);
     }
-}
-
-void EtcdListMirror::unprime()
-{
-    m_primed = false;
-    m_primedAt = 0;
-    m_entries.clear();
-    m_early.clear();
 }
 
 EtcdListMirrors::EtcdListMirrors(MakeWatch makeWatch)

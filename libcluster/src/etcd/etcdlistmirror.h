@@ -23,8 +23,9 @@ class EtcdWatch;
  * listing even before its event arrives) applies by revision: an entry
  * never goes back to an older one. It answers only while its watch's
  * stream vouches that it is current (confirmed, unbroken, replayed up to
- * where etcd was when it opened); otherwise the store ranges, and that
- * answer primes it again. History lost to compaction empties it.
+ * where etcd was when it opened, with no change lost to compaction since
+ * the copy's listing); otherwise the store ranges, and that answer primes
+ * it again.
  */
 class EtcdListMirror : public QObject
 {
@@ -55,7 +56,6 @@ private:
     };
     void take(const Change &change);
     void apply(const Change &change);
-    void unprime();
 
     QString m_prefix;
     EtcdWatch *m_watch;

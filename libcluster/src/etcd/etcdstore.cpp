@@ -43,7 +43,7 @@ std::optional<qint64> parseVersion(const QString &version)
 EtcdStore::EtcdStore(const QString &name, const QJsonObject &parameters, Application *application)
     : Store(name, parameters, application)
     , m_mirrors([this](const QString &prefix, QObject *parent) {
-        return static_cast<EtcdWatch *>(watch(prefix, parent));
+        return watchOn(m_listingHub, prefix, parent, false);
     })
 {
 }
@@ -422,13 +422,19 @@ void EtcdStore::list(const QString &prefix, Callback done)
 
 StoreWatch *EtcdStore::watch(const QString &prefix, QObject *parent)
 {
-    if (!m_client)
-        return nullptr;
     // Every watch shares the one stream, whatever its prefix: each stream
     // holds a connection of the few Qt opens per host (EtcdWatchHub).
-    if (!m_hub || m_hub->retiring())
-        m_hub = new EtcdWatchHub(m_client, m_prefix, prefix, m_client);
-    return new EtcdWatch(m_hub, prefix, m_client->knownRevision(), parent);
+    return watchOn(m_hub, prefix, parent, true);
+}
+
+EtcdWatch *EtcdStore::watchOn(QPointer<EtcdWatchHub> &hub, const QString &prefix, QObject *parent,
+                              bool holdRequests)
+{
+    if (!m_client)
+        return nullptr;
+    if (!hub || hub->retiring())
+        hub = new EtcdWatchHub(m_client, m_prefix, prefix, m_client, holdRequests);
+    return new EtcdWatch(hub, prefix, m_client->knownRevision(), parent);
 }
 
 } // namespace baton

@@ -99,6 +99,8 @@ public:
 
 private:
     QByteArray fullKey(const QString &key) const { return m_prefix + key.toUtf8(); }
+    /*! A watch of \a prefix on \a hub, which is made first if there is none. */
+    EtcdWatch *watchOn(QPointer<EtcdWatchHub> &hub, const QString &prefix, QObject *parent, bool holdRequests);
     /*! Answers \a done that init() has not succeeded, and says whether it had to. */
     bool refuseUninitialised(const Callback &done);
     void deliver(const Callback &done, StoreResult result);
@@ -125,6 +127,13 @@ private:
     QByteArray m_prefix;
     int m_timeoutMs = 0;
     QPointer<EtcdWatchHub> m_hub;
+    /*!
+     * The followed listings' own stream: in the leases' one, the span from
+     * `candidate:` to `cluster:` would bring every lease of the store
+     * between them, other processes' included. It holds no request back:
+     * a copy is vouched for only from where its stream has every change.
+     */
+    QPointer<EtcdWatchHub> m_listingHub;
     /*! A child of m_client: it goes with it. */
     EtcdUpdateBatcher *m_batcher = nullptr;
     /*! get(): together in txns when many are asked at once (list() goes alone). */

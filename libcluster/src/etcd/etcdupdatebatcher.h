@@ -74,9 +74,10 @@ private:
     int m_timeoutMs;
     EtcdUpdateQueue m_queue;
     /*!
-     * How long updates wait for an answer before they go without it: a
+     * How long updates wait for an answer before they go without it: one
      * transaction stuck on a connection that lost its packets holds no
-     * renewal back for longer than this (kPatienceMs).
+     * renewal back for longer than this (kPatienceMs); only maxInFlight
+     * stuck at once hold the rest until their deadline.
      */
     QTimer m_patience;
 };

@@ -8,9 +8,9 @@
 namespace baton {
 
 EtcdWatchHub::EtcdWatchHub(EtcdClient *client, const QByteArray &keyPrefix, const QString &first,
-                           QObject *parent)
+                           QObject *parent, bool holdRequests)
     : QObject(parent)
-    , m_stream(new EtcdWatchStream(client, keyPrefix, first, this))
+    , m_stream(new EtcdWatchStream(client, keyPrefix, first, this, holdRequests))
 {
     connect(m_stream, &EtcdWatchStream::entryChanged, this,
             [this](const StoreEntry &entry, qint64 revision) {

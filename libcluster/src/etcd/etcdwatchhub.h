@@ -30,9 +30,12 @@ class EtcdWatchHub : public QObject
 {
     Q_OBJECT
 public:
-    /*! \a first: the first watch's prefix, the range the stream starts with. */
+    /*!
+     * \a first: the first watch's prefix, the range the stream starts with;
+     * \a holdRequests as EtcdWatchStream takes it.
+     */
     EtcdWatchHub(EtcdClient *client, const QByteArray &keyPrefix, const QString &first,
-                 QObject *parent);
+                 QObject *parent, bool holdRequests = true);
 
     void add(EtcdWatch *watch);
     void remove(EtcdWatch *watch);

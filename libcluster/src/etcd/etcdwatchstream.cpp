@@ -18,7 +18,7 @@ constexpr int kMaxBackoffMs = 2000;
 } // namespace
 
 EtcdWatchStream::EtcdWatchStream(EtcdClient *client, const QByteArray &keyPrefix,
-                                 const QString &prefix, QObject *parent)
+                                 const QString &prefix, QObject *parent, bool holdRequests)
     : QObject(parent)
     , m_client(client)
     , m_keyPrefix(keyPrefix)
@@ -46,7 +46,10 @@ EtcdWatchStream::EtcdWatchStream(EtcdClient *client, const QByteArray &keyPrefix
         closeStream();
         open();
     });
-    client->holdRequests(this);
+    if (holdRequests)
+        client->holdRequests(this);
+    else
+        m_everStarted = true;
     // Opened from the event loop: the caller connects its signals first.
     QMetaObject::invokeMethod(this, &EtcdWatchStream::open, Qt::QueuedConnection);
 }
@@ -173,6 +176,7 @@ void EtcdWatchStream::onMessage(const QJsonObject &message)
                     << "resumes at compaction revision" << compactRevision << "instead of"
                     << m_nextRevision << "(history compacted)";
             m_nextRevision = compactRevision;
+            m_gaplessFrom = compactRevision;
             m_failures = 0;
             closeStream();
             Q_EMIT resynchronise();
@@ -196,6 +200,7 @@ void EtcdWatchStream::onMessage(const QJsonObject &message)
                 return;
             }
             m_nextRevision = revision + 1;
+            m_gaplessFrom = m_nextRevision; // what came before is not this stream's
         }
         // Undated, it vouches for no copy: those are listed from etcd.
         m_confirmedAt = dated ? revision : 0;

@@ -32,9 +32,14 @@ class EtcdWatchStream : public QObject
 {
     Q_OBJECT
 public:
-    /*! Keys are read without \a keyPrefix; the range starts as the keys under \a prefix. */
+    /*!
+     * Keys are read without \a keyPrefix; the range starts as the keys
+     * under \a prefix. \a holdRequests: the client's requests wait until
+     * the first stream is confirmed, so that a watch made before a write
+     * sees it even with no revision to start from.
+     */
     EtcdWatchStream(EtcdClient *client, const QByteArray &keyPrefix, const QString &prefix,
-                    QObject *parent);
+                    QObject *parent, bool holdRequests = true);
     ~EtcdWatchStream() override;
 
     /*! The revision the next stream starts from (tests). */
@@ -44,13 +49,15 @@ public:
      * and kept with every change delivered since, is current: a stream is
      * open over the whole range, confirmed by etcd and unbroken since, and
      * has delivered every change up to the revision etcd had when it
-     * confirmed it (or the copy is at least that new). Right after a
-     * stream opens again it is still replaying what it missed, and a copy
-     * older than that is not current yet.
+     * confirmed it (or the copy is at least that new), and nothing between
+     * the copy and now went undelivered (compacted away, or before a first
+     * stream that had no revision to start from). Right after a stream
+     * opens again it is still replaying what it missed, and a copy older
+     * than that is not current yet.
      */
     bool vouchesFor(qint64 knownAt) const
     {
-        return m_stream && m_confirmedAt > 0 && !m_widenTimer.isActive()
+        return m_stream && m_confirmedAt > 0 && !m_widenTimer.isActive() && knownAt + 1 >= m_gaplessFrom
             && (m_nextRevision > m_confirmedAt || knownAt >= m_confirmedAt);
     }
 
@@ -103,6 +110,8 @@ private:
     qint64 m_replayFrom = 0;
     int m_failures = 0;
     bool m_opening = false;
+    /*! Every change from this revision on has been delivered, or will be, in order. */
+    qint64 m_gaplessFrom = 0;
     /*! The revision etcd had when it confirmed the open stream (`created`); 0: not confirmed. */
     qint64 m_confirmedAt = 0;
     bool m_everStarted = false;
