@@ -111,6 +111,7 @@ private:
     /*! Lists until a listing asks etcd nothing: the watch's stream is up and the copy primed. */
     bool untilListedFromTheWatch(Store *store, CountingProxy *proxy);
     StoreResult write(Store *store, const QString &key, int n, const QString &version = {});
+    quint16 etcdPort() const { return quint16(QUrl(m_etcd.endpoints().first()).port()); }
 
     EtcdFixture m_etcd { "BATON_ETCD_DIR" };
     QString m_prefix;
@@ -163,7 +164,7 @@ void TestEtcdFollowedListing::aFollowedPrefixIsListedFromTheWatchWithEveryChange
     QVERIFY(x.ok() && y.ok());
     QVERIFY(write(m_writer.get(), QStringLiteral("candidate:l2:z"), 1).ok()); // another lease's
 
-    CountingProxy proxy(quint16(QUrl(m_etcd.endpoints().first()).port()));
+    CountingProxy proxy(etcdPort());
     auto reader = etcdStore(viaProxy(proxy.port()), m_prefix);
     QVERIFY(reader);
     reader->followListing(kFollowed);
@@ -194,7 +195,7 @@ void TestEtcdFollowedListing::aFollowedPrefixIsListedFromTheWatchWithEveryChange
 // it after that, when the watch catches up.
 void TestEtcdFollowedListing::aListingShowsThisStoresOwnWriteAtOnce()
 {
-    CountingProxy proxy(quint16(QUrl(m_etcd.endpoints().first()).port()));
+    CountingProxy proxy(etcdPort());
     auto store = etcdStore(viaProxy(proxy.port()), m_prefix);
     QVERIFY(store);
     store->followListing(kFollowed);
@@ -220,7 +221,7 @@ void TestEtcdFollowedListing::aListingShowsThisStoresOwnWriteAtOnce()
 // the key removed, as a range would show it.
 void TestEtcdFollowedListing::aWriteAnsweredLateNeverUndoesALaterRemoval()
 {
-    CountingProxy proxy(quint16(QUrl(m_etcd.endpoints().first()).port()));
+    CountingProxy proxy(etcdPort());
     auto store = etcdStore(viaProxy(proxy.port()), m_prefix);
     QVERIFY(store);
     store->followListing(kFollowed);
@@ -254,7 +255,7 @@ void TestEtcdFollowedListing::aWriteAnsweredLateNeverUndoesALaterRemoval()
 // otherwise take in every lease between `candidate:` and `cluster:`).
 void TestEtcdFollowedListing::aBrokenWatchListsNothingStaleAndCompactionPrimesAgain()
 {
-    CountingProxy counting(quint16(QUrl(m_etcd.endpoints().first()).port()));
+    CountingProxy counting(etcdPort());
     TcpProxy cut(counting.port());
     QVERIFY(cut.listen());
     auto reader = etcdStore(viaProxy(cut.port()), m_prefix);

@@ -22,9 +22,8 @@ auto byKey(const QList<StoreEntry> &entries, const QString &key)
 
 } // namespace
 
-EtcdListMirror::EtcdListMirror(const QString &prefix, EtcdWatch *watch, QObject *parent)
+EtcdListMirror::EtcdListMirror(EtcdWatch *watch, QObject *parent)
     : QObject(parent)
-    , m_prefix(prefix)
     , m_watch(watch)
 {
     m_watch->setParent(this);
@@ -139,7 +138,7 @@ EtcdListMirror *EtcdListMirrors::mirrorFor(const QString &prefix)
         return nullptr;
     if (!it->mirror) {
         if (EtcdWatch *watch = m_makeWatch(prefix, nullptr))
-            it->mirror = new EtcdListMirror(prefix, watch, nullptr);
+            it->mirror = new EtcdListMirror(watch, nullptr);
     }
     return it->mirror;
 }

@@ -31,10 +31,9 @@ class EtcdListMirror : public QObject
 {
     Q_OBJECT
 public:
-    /*! Takes \a watch: a watch of \a prefix, made before the priming range is sent. */
-    EtcdListMirror(const QString &prefix, EtcdWatch *watch, QObject *parent);
+    /*! Takes \a watch: a watch of the followed prefix, made before the priming range is sent. */
+    EtcdListMirror(EtcdWatch *watch, QObject *parent);
 
-    QString prefix() const { return m_prefix; }
     /*! Whether a listing may be answered from entries(). */
     bool serves() const;
     /*! By key, as etcd lists them. */
@@ -57,7 +56,6 @@ private:
     void take(const Change &change);
     void apply(const Change &change);
 
-    QString m_prefix;
     EtcdWatch *m_watch;
     QList<StoreEntry> m_entries;
     bool m_primed = false;
