@@ -1,6 +1,7 @@
 #include <batoninternal/eventrecord.h>
 
 #include <baton/clock.h>
+#include <batoninternal/isotime.h>
 
 namespace baton::eventrecord {
 
@@ -9,7 +10,7 @@ QJsonObject make(const Clock &clock, const QString &lease, const QString &instan
 {
     return QJsonObject {
             {QStringLiteral("v"), streamVersion},
-            {QStringLiteral("ts"), clock.wallNow().toUTC().toString(Qt::ISODateWithMs)},
+            {QStringLiteral("ts"), isotime::format(clock.wallNow())},
             {QStringLiteral("mono"), double(clock.monotonicMs())},
             {QStringLiteral("lease"), lease},
             {QStringLiteral("instance"), instance},

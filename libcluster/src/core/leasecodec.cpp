@@ -2,6 +2,8 @@
 
 #include "jsonutil.h"
 
+#include <batoninternal/isotime.h>
+
 namespace baton::leasecodec {
 
 namespace {
@@ -29,7 +31,7 @@ bool readOptionalString(const QJsonObject &document, const QString &key, QString
 
 QString timeText(const QDateTime &time)
 {
-    return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QString();
+    return isotime::format(time);
 }
 
 bool readInteger(const QJsonObject &document, const QString &key, qint64 minimum, qint64 *value,
@@ -55,7 +57,7 @@ bool readTime(const QJsonObject &document, const QString &key, QDateTime *value,
         *value = {};
         return true;
     }
-    *value = QDateTime::fromString(v.toString(), Qt::ISODateWithMs);
+    *value = isotime::parse(v.toString());
     if (!v.isString() || !value->isValid()) {
         *errorString = QStringLiteral("field \"%1\" must be an ISO 8601 time").arg(key);
         return false;

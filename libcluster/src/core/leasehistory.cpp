@@ -1,3 +1,4 @@
+#include <batoninternal/isotime.h>
 #include <batoninternal/leasehistory.h>
 
 #include "jsonutil.h"
@@ -46,7 +47,7 @@ bool decodeChange(const QJsonValue &value, int index, HistoryEntry *change, QStr
     decoded.from = o.value(fromKey).toString();
     decoded.to = o.value(toKey).toString();
     decoded.why = o.value(whyKey).toString();
-    decoded.at = QDateTime::fromString(o.value(atKey).toString(), Qt::ISODateWithMs);
+    decoded.at = isotime::parse(o.value(atKey).toString());
     if (!decoded.at.isValid())
         return fail(atKey, QStringLiteral("must be an ISO 8601 time"));
     const QJsonValue gap = o.value(gapKey);
@@ -71,7 +72,7 @@ QJsonObject encodeChange(const HistoryEntry &change)
             {fromKey, change.from},
             {toKey, change.to},
             {whyKey, change.why},
-            {atKey, change.at.toUTC().toString(Qt::ISODateWithMs)},
+            {atKey, isotime::format(change.at)},
             {gapKey, double(change.gapMs)},
             {transitionsKey, double(change.transitions)},
     };

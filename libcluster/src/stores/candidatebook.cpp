@@ -1,4 +1,5 @@
 #include <batoninternal/candidatebook.h>
+#include <batoninternal/isotime.h>
 
 #include "candidaterecordbackend.h"
 #include "followedlistings.h"
@@ -15,12 +16,12 @@ namespace {
 
 QString timeText(const QDateTime &when)
 {
-    return when.isValid() ? when.toUTC().toString(Qt::ISODateWithMs) : QString();
+    return isotime::format(when);
 }
 
 QDateTime readTime(const QJsonValue &value)
 {
-    return QDateTime::fromString(value.toString(), Qt::ISODateWithMs);
+    return isotime::parse(value.toString());
 }
 
 // The range `baton join --priority` accepts: a record written by hand with

@@ -1,3 +1,4 @@
+#include <batoninternal/isotime.h>
 #include <batoninternal/runledger.h>
 
 #include "runrecordbackend.h"
@@ -20,12 +21,12 @@ namespace {
 
 QString timeText(const QDateTime &when)
 {
-    return when.isValid() ? when.toUTC().toString(Qt::ISODateWithMs) : QString();
+    return isotime::format(when);
 }
 
 QDateTime readTime(const QJsonValue &value)
 {
-    return QDateTime::fromString(value.toString(), Qt::ISODateWithMs);
+    return isotime::parse(value.toString());
 }
 
 } // namespace
