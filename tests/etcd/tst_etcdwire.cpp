@@ -9,6 +9,7 @@
 #include "artifacts.h"
 #include "etcdrangebatcher.h"
 #include "etcdstore.h"
+#include "etcdtxn.h"
 #include "etcdwatchstream.h"
 #include "httpclient.h"
 #include "jsonstreamsplitter.h"
@@ -181,6 +182,7 @@ private Q_SLOTS:
     void tlsToAPlainServerIsATlsError();
     void endlessReplyIsCutAtTheLimit();
     void tricklingEndlessReplyTimesOut();
+    void aTxnOfUpdatesIsWrittenAsItsOperationsWouldBe();
     void updatesWaitingForEtcdShareOneTxn();
     void updatesWaitBehindATxnEtcdIsSlowToAnswerOnlyBriefly();
     void aSharedTxnIsNeverLargerThanOneWriteOfQt();
@@ -839,6 +841,38 @@ QByteArray txnFailed(const QList<QPair<QByteArray, int>> &current)
 // it is a Conflict, and the others of that txn go again rather than lose
 // with it. A txn never holds one key twice (etcd refuses that): the second
 // update of a key goes in a txn of its own beside it.
+void TestEtcdWire::aTxnOfUpdatesIsWrittenAsItsOperationsWouldBe()
+{
+    // The bytes the batcher sends must say what the txn's objects say:
+    // keys with bytes that base64 pads differently, a value with quotes,
+    // a revision past 32 bits.
+    const QList<std::tuple<QByteArray, qint64, QByteArray>> updates {
+            { QByteArrayLiteral("p/cluster:a"), 7, QByteArrayLiteral(R"({"holderIdentity":"x \"y\""})") },
+            { QByteArrayLiteral("p/cluster:bb"), 5000000000, QByteArrayLiteral("{}") },
+            { QByteArrayLiteral("p/cluster:ccc\xff"), 1, QByteArray(300, 'v') },
+    };
+    etcdtxn::GuardedPuts written;
+    QJsonArray compares;
+    QJsonArray puts;
+    QJsonArray reads;
+    for (const auto &[key, revision, value] : updates) {
+        written.add(key, revision, value);
+        compares.append(etcdtxn::modifiedAt(key, revision));
+        puts.append(etcdtxn::putValueOp(key, value));
+        reads.append(etcdtxn::rangeOp(key));
+    }
+    QJsonParseError error;
+    const QJsonDocument body = QJsonDocument::fromJson(written.take(), &error);
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    QCOMPARE(body.object(), (QJsonObject { { QStringLiteral("compare"), compares },
+                                           { QStringLiteral("success"), puts },
+                                           { QStringLiteral("failure"), reads } }));
+    QVERIFY(written.isEmpty());
+    const QJsonDocument none = QJsonDocument::fromJson(written.take(), &error);
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    QCOMPARE(none.object().value(QStringLiteral("compare")), QJsonValue(QJsonArray()));
+}
+
 void TestEtcdWire::updatesWaitingForEtcdShareOneTxn()
 {
     Responder responder([](const SeenRequest &) { return QByteArray(); });

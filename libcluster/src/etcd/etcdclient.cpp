@@ -49,7 +49,8 @@ bool credentialsRefused(const HttpError &error)
 struct EtcdClient::Request
 {
     QString path;
-    QJsonObject body;
+    /*! Compact JSON. */
+    QByteArray body;
     ReplyHandler done;
     ReplyHandler refused;
     QDeadlineTimer deadline;
@@ -194,9 +195,17 @@ EtcdClient::RequestPtr EtcdClient::request(const QString &path, const QJsonObjec
                                            ReplyHandler done, QDeadlineTimer deadline,
                                            ReplyHandler refused)
 {
+    return requestWritten(path, QJsonDocument(body).toJson(QJsonDocument::Compact), std::move(done),
+                          deadline, std::move(refused));
+}
+
+EtcdClient::RequestPtr EtcdClient::requestWritten(const QString &path, QByteArray json,
+                                                  ReplyHandler done, QDeadlineTimer deadline,
+                                                  ReplyHandler refused)
+{
     auto request = std::make_shared<Request>();
     request->path = path;
-    request->body = body;
+    request->body = std::move(json);
     request->done = std::move(done);
     request->refused = std::move(refused);
     request->deadline = deadline;
@@ -241,8 +250,9 @@ void EtcdClient::authenticate()
     m_authenticating = true;
     auto request = std::make_shared<Request>();
     request->path = QStringLiteral("/v3/auth/authenticate");
-    request->body = QJsonObject { { QStringLiteral("name"), m_username },
-                                  { QStringLiteral("password"), m_password } };
+    request->body = QJsonDocument(QJsonObject { { QStringLiteral("name"), m_username },
+                                                { QStringLiteral("password"), m_password } })
+                            .toJson(QJsonDocument::Compact);
     request->deadline = QDeadlineTimer(m_timeoutMs);
     request->isAuthentication = true;
     request->done = [this](const QJsonObject &json, const Failure &failed) {
@@ -381,11 +391,11 @@ void EtcdClient::send(const RequestPtr &request)
     const int endpoint = m_current;
     const QByteArray token = request->isAuthentication ? QByteArray() : m_token;
     ++request->attempts;
-    // sendJson, not its postJson wrapper, and the answer bound straight to
-    // onAnswer: a frame less each way on every renewal's path.
-    m_http->sendJson("POST", endpointUrl(endpoint, request->path), request->body,
-                     authorization(token), attemptMs,
-                     std::bind_front(&EtcdClient::onAnswer, this, request, endpoint, token));
+    // sendWritten, not its postJson wrapper, and the answer bound straight
+    // to onAnswer: a frame less each way on every renewal's path.
+    m_http->sendWritten("POST", endpointUrl(endpoint, request->path), request->body,
+                        authorization(token), attemptMs,
+                        std::bind_front(&EtcdClient::onAnswer, this, request, endpoint, token));
 }
 
 void EtcdClient::onAnswer(const RequestPtr &request, int endpoint, const QByteArray &token,

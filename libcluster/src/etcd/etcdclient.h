@@ -82,6 +82,9 @@ public:
     using RequestPtr = std::shared_ptr<Request>;
     static RequestPtr request(const QString &path, const QJsonObject &body, ReplyHandler done,
                               QDeadlineTimer deadline, ReplyHandler refused = {});
+    /*! As request() with a body already written as compact JSON. */
+    static RequestPtr requestWritten(const QString &path, QByteArray json, ReplyHandler done,
+                                     QDeadlineTimer deadline, ReplyHandler refused = {});
     void send(const RequestPtr &request);
     /*!
      * Opens a streaming POST (a watch) on the current endpoint, owned by

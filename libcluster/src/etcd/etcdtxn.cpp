@@ -54,6 +54,34 @@ QJsonObject txn(const QJsonObject &compare, const QJsonArray &success, const QJs
                          { QStringLiteral("failure"), QJsonArray { failure } } };
 }
 
+void GuardedPuts::add(const QByteArray &key, qint64 revision, const QByteArray &value)
+{
+    const QByteArray base64Key = key.toBase64();
+    auto separate = [](QByteArray &list) { list.append(list.isEmpty() ? '[' : ','); };
+    separate(m_compares);
+    m_compares.append("{\"key\":\"").append(base64Key).append("\",\"target\":\"MOD\",\"mod_revision\":\"")
+            .append(QByteArray::number(revision)).append("\"}");
+    separate(m_puts);
+    m_puts.append("{\"request_put\":{\"key\":\"").append(base64Key).append("\",\"value\":\"")
+            .append(value.toBase64()).append("\"}}");
+    separate(m_reads);
+    m_reads.append("{\"request_range\":{\"key\":\"").append(base64Key).append("\"}}");
+}
+
+QByteArray GuardedPuts::take()
+{
+    if (isEmpty())
+        return QByteArrayLiteral("{\"compare\":[],\"success\":[],\"failure\":[]}");
+    QByteArray body;
+    body.reserve(m_compares.size() + m_puts.size() + m_reads.size() + 48);
+    body.append("{\"compare\":").append(m_compares).append("],\"success\":").append(m_puts)
+            .append("],\"failure\":").append(m_reads).append("]}");
+    m_compares.clear();
+    m_puts.clear();
+    m_reads.clear();
+    return body;
+}
+
 QJsonObject sideOp(const QByteArray &key, const StoreSideWrite &side)
 {
     // R7: built from a reply that could not be read, it has nothing to

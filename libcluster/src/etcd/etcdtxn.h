@@ -36,6 +36,29 @@ QJsonObject txn(const QJsonObject &compare, const QJsonObject &success, const QJ
 QJsonObject txn(const QJsonObject &compare, const QJsonArray &success, const QJsonObject &failure);
 
 /*!
+ * The body of one txn of conditional puts, written straight as compact
+ * JSON: each key's put when every key is still at the revision named for
+ * it, and a read of each key when one is not (the reads tell which). It is
+ * what txn() of modifiedAt(), putValueOp() and rangeOp() per key would
+ * write, without an object per operation: keys and values go in base64 and
+ * revisions as digits, so nothing in it needs escaping. A process in a
+ * thousand elections writes one for each renewal slot.
+ */
+class GuardedPuts
+{
+public:
+    void add(const QByteArray &key, qint64 revision, const QByteArray &value);
+    bool isEmpty() const { return m_compares.isEmpty(); }
+    /*! The body; this writer is empty again. */
+    QByteArray take();
+
+private:
+    QByteArray m_compares;
+    QByteArray m_puts;
+    QByteArray m_reads;
+};
+
+/*!
  * Whether a txn applied and, when it did, the revision it made; false, with
  * \a why, when the answer does not say.
  */

@@ -93,24 +93,16 @@ EtcdClient::RequestPtr EtcdUpdateBatcher::takeTxn()
         return {};
     // One comparison, put and read per update: the reads tell, when the
     // txn fails, which comparison failed.
-    QJsonArray compares;
-    QJsonArray puts;
-    QJsonArray reads;
+    etcdtxn::GuardedPuts body;
     QDeadlineTimer deadline(QDeadlineTimer::Forever);
     for (const EtcdUpdateQueue::Update &update : std::as_const(batch)) {
-        const QByteArray full = m_prefix + update.key.toUtf8();
-        compares.append(etcdtxn::modifiedAt(full, update.revision));
-        puts.append(etcdtxn::putValueOp(full, update.value));
-        reads.append(etcdtxn::rangeOp(full));
+        body.add(m_prefix + update.key.toUtf8(), update.revision, update.value);
         deadline = std::min(deadline, update.deadline);
     }
-    const QJsonObject body { { QStringLiteral("compare"), compares },
-                             { QStringLiteral("success"), puts },
-                             { QStringLiteral("failure"), reads } };
     // The answer bound straight to answer(): every renewal comes back that
     // way, a frame less.
-    return EtcdClient::request(
-            QStringLiteral("/v3/kv/txn"), body,
+    return EtcdClient::requestWritten(
+            QStringLiteral("/v3/kv/txn"), body.take(),
             std::bind_front(&EtcdUpdateBatcher::answer, this, batch, Outcome::Answered), deadline,
             std::bind_front(&EtcdUpdateBatcher::answer, this, batch, Outcome::Refused));
 }

@@ -248,13 +248,21 @@ void HttpClient::postJson(const QUrl &url, const QJsonObject &body, const Header
 void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJsonObject &body,
                           const Headers &headers, int timeoutMs, Callback done)
 {
+    const bool noBody = body.isEmpty() && (method == "GET" || method == "DELETE");
+    sendWritten(method, url, noBody ? QByteArray() : QJsonDocument(body).toJson(QJsonDocument::Compact),
+                headers, timeoutMs, std::move(done));
+}
+
+void HttpClient::sendWritten(const QByteArray &method, const QUrl &url, const QByteArray &written,
+                             const Headers &headers, int timeoutMs, Callback done)
+{
     // Sent from here when nothing waits before it (one function on a
     // renewal's path, not two); else it waits its turn.
     if (!m_sendingWaiting && (!m_waiting.empty() || m_requestsInFlight >= kMaxRequestsInFlight)) {
         const QDeadlineTimer deadline(std::max(timeoutMs, 0));
         if (!m_waitBound.isActive() || deadline.remainingTime() < m_waitBound.remainingTime())
             m_waitBound.start(int(deadline.remainingTime()));
-        m_waiting.push_back({method, url, body, headers, timeoutMs, deadline, std::move(done)});
+        m_waiting.push_back({method, url, written, headers, timeoutMs, deadline, std::move(done)});
         return;
     }
     QNetworkRequest request = makeRequest(url, headers);
@@ -263,11 +271,10 @@ void HttpClient::sendJson(const QByteArray &method, const QUrl &url, const QJson
     QNetworkAccessManager *manager = managerForRequest();
     if (method == "GET")
         reply = manager->get(request);
-    else if (method == "DELETE" && body.isEmpty())
+    else if (method == "DELETE" && written.isEmpty())
         reply = manager->deleteResource(request);
     else
-        reply = manager->sendCustomRequest(request, method,
-                                           QJsonDocument(body).toJson(QJsonDocument::Compact));
+        reply = manager->sendCustomRequest(request, method, written);
     track(manager, reply, ReplyKind::Request);
 
     struct State
@@ -363,7 +370,7 @@ void HttpClient::sendWaiting()
         if (next.deadline.hasExpired())
             failWaiting(std::move(next));
         else
-            sendJson(next.method, next.url, next.body, next.headers,
+            sendWritten(next.method, next.url, next.body, next.headers,
                      int(std::max<qint64>(1, next.deadline.remainingTime())), std::move(next.done));
     }
     if (m_waiting.empty())

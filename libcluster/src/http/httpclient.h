@@ -103,6 +103,13 @@ public:
     void sendJson(const QByteArray &method, const QUrl &url, const QJsonObject &body,
                   const Headers &headers, int timeoutMs, Callback done);
     /*!
+     * As sendJson() with a body its caller wrote as compact JSON (none when
+     * empty): an etcd txn of a thousand renewals is written as bytes, not
+     * built as objects first.
+     */
+    void sendWritten(const QByteArray &method, const QUrl &url, const QByteArray &written,
+                     const Headers &headers, int timeoutMs, Callback done);
+    /*!
      * POSTs \a body and reads the answer as a stream of JSON objects (a
      * watch). The stream has no timeout: its owner decides how long silence
      * may last.
@@ -169,7 +176,7 @@ private:
     {
         QByteArray method;
         QUrl url;
-        QJsonObject body;
+        QByteArray body;
         Headers headers;
         int timeoutMs = 0;
         QDeadlineTimer deadline;
@@ -179,7 +186,7 @@ private:
     void failWaiting(Waiting waiting);
     std::deque<Waiting> m_waiting;
     int m_requestsInFlight = 0;
-    /*! sendWaiting() is sending the first that waits: sendJson() sends it. */
+    /*! sendWaiting() is sending the first that waits: sendWritten() sends it. */
     bool m_sendingWaiting = false;
     QTimer m_waitBound;
 
