@@ -11,6 +11,7 @@
 #include <baton/clock.h>
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QSignalSpy>
 #include <QTest>
@@ -75,6 +76,7 @@ private Q_SLOTS:
     void stopCancels_data();
     void stopCancels();
     void theTimersOfAThreadShareOneDescriptorHoweverMany();
+    void timersArmedForOneMillisecondFireInOneTurn();
     void manyTimersEachFireOnceAndADeletedOneNever();
     void aSlotCanDeleteTheLastTimerAfterANestedLoopInWhichAnotherFired();
     void theLastTimerCanGoInsideANestedLoopWhileAnOuterSlotRuns();
@@ -235,6 +237,62 @@ void TestBootTimer::theTimersOfAThreadShareOneDescriptorHoweverMany()
     QCOMPARE(thousand, ten);
     QCOMPARE(ten, 1);
     QCOMPARE(timerDescriptors(), before); // it went with the last timer
+}
+
+// P3: the renewals of a slot are armed for one millisecond of the
+// decisions' clock, microseconds apart; they fire in one turn of the event
+// loop, so that what they send can go together at its end.
+void TestBootTimer::timersArmedForOneMillisecondFireInOneTurn()
+{
+    const Clock &clock = Clock::system();
+    constexpr int kTimers = 50;
+    // An event loop of its own, which waits in poll() and wakes at the first
+    // deadline (QTRY's loop sleeps between its turns, and would gather them).
+    QEventLoop loop;
+    QTimer bound;
+    bound.setSingleShot(true);
+    connect(&bound, &QTimer::timeout, &loop, &QEventLoop::quit);
+    int fired = 0;
+    int firedInTheFirstTurn = -1;
+    auto quitWhenAllFired = [&] {
+        if (fired == kTimers && firedInTheFirstTurn >= 0)
+            loop.quit();
+    };
+    const qint64 due = clock.monotonicMs() + 200;
+    std::vector<std::unique_ptr<BootTimer>> timers;
+    for (int i = 0; i < kTimers; ++i) {
+        timers.push_back(std::make_unique<BootTimer>());
+        BootTimer *timer = timers.back().get();
+        connect(timer, &BootTimer::timeout, &loop, [&] {
+            if (fired++ == 0)
+                QMetaObject::invokeMethod(
+                        &loop,
+                        [&] {
+                            firedInTheFirstTurn = fired;
+                            quitWhenAllFired();
+                        },
+                        Qt::QueuedConnection);
+            quitWhenAllFired();
+        });
+        // As the elections arm them, spread over a few milliseconds (each
+        // as its answer comes): the time left until the slot, read on the
+        // decisions' clock; armed again if a millisecond began meanwhile.
+        QElapsedTimer apart;
+        apart.start();
+        while (apart.nsecsElapsed() < 97'000) {
+        }
+        for (;;) {
+            const qint64 armedAt = clock.monotonicMs();
+            timer->start(due - armedAt);
+            if (clock.monotonicMs() == armedAt)
+                break;
+        }
+    }
+    bound.start(10000);
+    loop.exec();
+    QCOMPARE(fired, kTimers);
+    QCOMPARE(firedInTheFirstTurn, kTimers);
+    QVERIFY(clock.monotonicMs() >= due);
 }
 
 void TestBootTimer::manyTimersEachFireOnceAndADeletedOneNever()

@@ -183,6 +183,7 @@ private Q_SLOTS:
     void endlessReplyIsCutAtTheLimit();
     void tricklingEndlessReplyTimesOut();
     void aTxnOfUpdatesIsWrittenAsItsOperationsWouldBe();
+    void updatesOfOneTurnGoInOneTxn();
     void updatesWaitingForEtcdShareOneTxn();
     void updatesWaitBehindATxnEtcdIsSlowToAnswerOnlyBriefly();
     void aSharedTxnIsNeverLargerThanOneWriteOfQt();
@@ -836,11 +837,6 @@ QByteArray txnFailed(const QList<QPair<QByteArray, int>> &current)
 
 } // namespace
 
-// P3, B2: updates that come while an update txn waits for etcd wait for
-// its answer and then share one txn. When one of them lost its comparison,
-// it is a Conflict, and the others of that txn go again rather than lose
-// with it. A txn never holds one key twice (etcd refuses that): the second
-// update of a key goes in a txn of its own beside it.
 void TestEtcdWire::aTxnOfUpdatesIsWrittenAsItsOperationsWouldBe()
 {
     // The bytes the batcher sends must say what the txn's objects say:
@@ -873,6 +869,34 @@ void TestEtcdWire::aTxnOfUpdatesIsWrittenAsItsOperationsWouldBe()
     QCOMPARE(none.object().value(QStringLiteral("compare")), QJsonValue(QJsonArray()));
 }
 
+// P3: the updates of one turn of the event loop (the renewals of a slot,
+// whose timers fire together) go in one txn at its end, not the first
+// alone and the others behind its answer.
+void TestEtcdWire::updatesOfOneTurnGoInOneTxn()
+{
+    Responder responder([](const SeenRequest &) { return QByteArray(); });
+    QString error;
+    auto store = storeFor(responder.url(), &error);
+    QVERIFY2(store, qPrintable(error));
+    QHash<QString, StoreResult> results;
+    const QStringList keys { QStringLiteral("cluster:a"), QStringLiteral("cluster:b"), QStringLiteral("cluster:c") };
+    for (qsizetype i = 0; i < keys.size(); ++i)
+        store->update(keys.at(i), QJsonObject { { QStringLiteral("n"), int(i) } }, QString::number(i + 3),
+                      [&results, key = keys.at(i)](const StoreResult &r) { results.insert(key, r); });
+    QTRY_COMPARE(responder.seen.size(), 1);
+    QCOMPARE(comparedKeys(responder.seen.first()), keys);
+    responder.seen.first().socket->write(txnSucceeded(9));
+    QTRY_COMPARE(results.size(), keys.size());
+    for (const QString &key : keys)
+        QCOMPARE(results.value(key).entry.version, QStringLiteral("9"));
+    QCOMPARE(responder.seen.size(), 1);
+}
+
+// P3, B2: updates that come while an update txn waits for etcd wait for
+// its answer and then share one txn. When one of them lost its comparison,
+// it is a Conflict, and the others of that txn go again rather than lose
+// with it. A txn never holds one key twice (etcd refuses that): the second
+// update of a key goes in a txn of its own beside it.
 void TestEtcdWire::updatesWaitingForEtcdShareOneTxn()
 {
     Responder responder([](const SeenRequest &) { return QByteArray(); });

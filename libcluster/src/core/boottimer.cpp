@@ -274,7 +274,14 @@ void BootTimer::start(qint64 ms)
     }
 #ifdef BATON_HAVE_TIMERFD
     const qint64 clamped = std::clamp<qint64>(ms, 0, qint64(INT64_MAX / 1'000'000 / 2));
-    m_queue->schedule(this, bootNowNs() + clamped * 1'000'000);
+    qint64 deadlineNs = bootNowNs() + clamped * 1'000'000;
+    // On the next whole millisecond, never before: the decisions count in
+    // milliseconds, and timers armed for the same one (the renewals of a
+    // slot, started a few microseconds apart) then fire in one turn, and
+    // their writes share one request.
+    if (clamped > 0)
+        deadlineNs += (1'000'000 - deadlineNs % 1'000'000) % 1'000'000;
+    m_queue->schedule(this, deadlineNs);
 #endif
 }
 

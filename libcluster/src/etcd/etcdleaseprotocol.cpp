@@ -44,10 +44,7 @@ void EtcdLeaseProtocol::update(const QString &name, const LeaseRecord &record,
     };
     renewal.leaseDone = std::move(done);
     batcher->enqueue(std::move(renewal));
-    // The batcher's send(), written out: from here to the client with no
-    // frame of ours between, on the way of every renewal (tst_etcdrenewalpath).
-    while (const EtcdClient::RequestPtr txn = batcher->takeTxn())
-        batcher->client()->send(txn);
+    batcher->sendSoon();
 }
 
 bool EtcdLeaseProtocol::sharesWrites() const

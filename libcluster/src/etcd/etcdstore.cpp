@@ -266,7 +266,7 @@ void EtcdStore::update(const QString &key, const QJsonObject &document, const QS
                 deliverLater(this, done, result);
             },
             QDeadlineTimer(m_timeoutMs) });
-    m_batcher->send();
+    m_batcher->sendSoon();
 }
 
 void EtcdStore::updateWith(const QString &key, const QJsonObject &document,

@@ -67,6 +67,19 @@ void EtcdUpdateBatcher::send()
         m_client->send(txn);
 }
 
+void EtcdUpdateBatcher::sendSoon()
+{
+    if (std::exchange(m_sendPosted, true))
+        return;
+    QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_sendPosted = false;
+                send();
+            },
+            Qt::QueuedConnection);
+}
+
 EtcdClient::RequestPtr EtcdUpdateBatcher::takeTxn()
 {
     QList<EtcdUpdateQueue::Update> expired;

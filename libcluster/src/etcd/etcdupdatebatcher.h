@@ -30,7 +30,7 @@ public:
 
     /*!
      * Queues \a update (its key goes after the prefix; its deadline counts
-     * its wait here) for send() or takeTxn() to send.
+     * its wait here) for send() or sendSoon() to send.
      */
     void enqueue(EtcdUpdateQueue::Update update);
     /*!
@@ -39,16 +39,18 @@ public:
      */
     void send();
     /*!
-     * The next txn the queue lets go now, its answer bound to this batcher,
-     * for the caller to give to client(); null when none may go. The lease
-     * protocol sends its renewals so, from its own frame to the client's
-     * (every renewal passes there).
+     * send() once this turn of the event loop has run: the renewals and
+     * candidate records that fall due in one turn (one firing of the boot
+     * clock's timers) go in one txn, not the first alone and the others
+     * behind its answer.
      */
-    EtcdClient::RequestPtr takeTxn();
+    void sendSoon();
     EtcdClient *client() const { return m_client; }
     int timeoutMs() const { return m_timeoutMs; }
 
 private:
+    /*! The next txn the queue lets go now, its answer bound to this batcher; null when none may go. */
+    EtcdClient::RequestPtr takeTxn();
     /*! Each update, with what it is told. */
     using Answers = QList<std::pair<EtcdUpdateQueue::Update, StoreResult>>;
 
@@ -80,6 +82,7 @@ private:
      * stuck at once hold the rest until their deadline.
      */
     QTimer m_patience;
+    bool m_sendPosted = false;
 };
 
 } // namespace baton

@@ -18,15 +18,17 @@ namespace baton {
  * The conditional updates (renewals, mostly) an EtcdStore has yet to send,
  * and how they are grouped into transactions.
  *
- * An update goes out at once when no transaction is waiting for etcd.
- * Otherwise it waits for the next answer, with whatever else comes
+ * The updates of one turn of the event loop go out together at its end
+ * (the sender's sendSoon()) when no transaction is waiting for etcd.
+ * Otherwise they wait for the next answer, with whatever else comes
  * meanwhile, and they go together then; only a whole batch that has
  * gathered goes before that answer, while fewer than maxInFlight
  * transactions are out, and all that waits goes when the sender's
- * patience with a slow etcd ends (release()). So the renewals of a renewal slot (a process in
- * hundreds of elections, P3) go as the first one alone and the others in
- * a transaction or two when it is answered, instead of maxInFlight alone
- * and the rest after; a process in a few sends exactly what it did alone.
+ * patience with a slow etcd ends (release()). So the renewals of a renewal
+ * slot (a process in hundreds of elections, P3; their timers fire in one
+ * turn) go in as few transactions as their size allows, instead of
+ * maxInFlight alone and the rest after; a process in a few sends exactly
+ * what it did alone.
  * A batch never holds one key twice (etcd refuses a transaction that
  * writes a key twice), never more than maxBatch updates (etcd's
  * `--max-txn-ops`, 128 by default, bounds each branch; a txn etcd refuses
