@@ -628,6 +628,28 @@ QString describeCounts(const QMap<QString, int> &counts, double intervals)
     return parts.join(QStringLiteral(", "));
 }
 
+/*!
+ * Runs from just after one renewal of \a leader until just after \a count
+ * more, with \a atStart called at the first: a window of exactly \a count
+ * renewals (a window of a fixed time holds one more or one less, by its
+ * edges). False when they did not come in time.
+ */
+bool overRenewals(ParticipantProcess *leader, int count, int renewMs, const std::function<void()> &atStart)
+{
+    int renewed = -1;
+    const QMetaObject::Connection counting =
+            QObject::connect(leader, &ParticipantProcess::event, [&](const QJsonObject &e) {
+                if (e.value(QStringLiteral("event")).toString() != QLatin1String("attempt")
+                    || e.value(QStringLiteral("outcome")).toString() != QLatin1String("renewed"))
+                    return;
+                if (renewed++ < 0)
+                    atStart();
+            });
+    const bool came = waitFor([&] { return renewed >= count; }, (count + 4) * renewMs);
+    QObject::disconnect(counting);
+    return came;
+}
+
 int requests(const QString &endpoint)
 {
     constexpr int window = 20; // renew intervals
@@ -651,10 +673,14 @@ int requests(const QString &endpoint)
     }
     // Settled means every follower saw the lease; give the watches a renewal to be open.
     runFor(int(2 * groupRenewMs));
-    for (auto &p : proxies)
-        p->reset();
     const int leader = group.leader();
-    runFor(int(window * groupRenewMs));
+    if (leader < 0 || !overRenewals(group.member(leader), window, int(groupRenewMs), [&] {
+            for (auto &p : proxies)
+                p->reset();
+        })) {
+        note(QStringLiteral("requests: the etcd leader did not renew %1 times").arg(window));
+        return 1;
+    }
     const bool sameLeader = group.leader() == leader;
     Stats followers;
     QMap<QString, int> followerCounts;
@@ -668,7 +694,8 @@ int requests(const QString &endpoint)
     const double leaderRate = double(proxies[size_t(leader)]->total()) / window;
     out(QStringLiteral("### Store requests per renewal\n"));
     out(QStringLiteral("Steady state, %1 renew intervals (renewInterval %2 ms) after the election "
-                       "settled, three participants. etcd: each participant talks to etcd through "
+                       "settled, three participants, from just after a renewal of the leader "
+                       "to just after its %1th since. etcd: each participant talks to etcd through "
                        "its own counting proxy (HTTP/1.1 requests: request line, headers, "
                        "Content-Length body; a watch stream counts once, when it opens). "
                        "Kubernetes: the test Lease API server's per-user verb counters "
@@ -731,9 +758,12 @@ int requests(const QString &endpoint)
         return 1;
     }
     runFor(int(2 * groupRenewMs));
-    server.resetCounters();
     const int kubeLeader = kube.leader();
-    runFor(int(window * groupRenewMs));
+    if (kubeLeader < 0 || !overRenewals(kube.member(kubeLeader), window, int(groupRenewMs),
+                                        [&] { server.resetCounters(); })) {
+        note(QStringLiteral("requests: the Kubernetes leader did not renew %1 times").arg(window));
+        return 1;
+    }
     const QJsonObject counters = server.counters();
     auto rate = [&](int i, QMap<QString, int> *verbs) {
         const QJsonObject c = counters.value(QStringLiteral("user-%1").arg(i)).toObject();

@@ -100,7 +100,7 @@ void CandidateRoster::start()
     // random instant of the first interval, so that theirs spread over it;
     // never later than a heartbeat, so no record looks stale for it.
     if (!m_stopping && m_heartbeat.isActive())
-        m_heartbeat.start(untilBeat(1 + QRandomGenerator::global()->bounded(m_election->params.leaseDurationMs)));
+        armHeartbeat(untilBeat(1 + QRandomGenerator::global()->bounded(m_election->params.leaseDurationMs)));
 }
 
 qint64 CandidateRoster::untilBeat(qint64 afterMs) const
@@ -113,11 +113,28 @@ qint64 CandidateRoster::untilBeat(qint64 afterMs) const
     return std::max<qint64>(1, due - now());
 }
 
+void CandidateRoster::armHeartbeat(qint64 ms)
+{
+    m_heartbeatDueMono = now() + ms;
+    m_heartbeat.start(ms);
+}
+
+void CandidateRoster::renewing()
+{
+    // A heartbeat due before the next renewal goes with this one, at most a
+    // renewInterval early, never late: its write shares the renewal's txn,
+    // so that even a leader alone sends one request a renewInterval.
+    if (m_stopping || m_busy || !m_heartbeat.isActive()
+        || m_heartbeatDueMono - now() > m_election->params.renewIntervalMs)
+        return;
+    beat();
+}
+
 void CandidateRoster::beat()
 {
     if (m_stopping)
         return;
-    m_heartbeat.start(untilBeat(m_election->params.leaseDurationMs));
+    armHeartbeat(untilBeat(m_election->params.leaseDurationMs));
     if (m_busy)
         return; // a slow store: the next heartbeat is the one on its way
     const bool writeThisBeat = m_writeBackoff.takeTurn();

@@ -36,6 +36,7 @@ public:
 
     void start() override;
     void stop(std::function<void()> done) override;
+    void renewing() override;
 
     /*! Makes the rosters of the library's elections that have other candidates. */
     static void attach(ClusterService *service);
@@ -68,6 +69,7 @@ private:
     qint64 now() const;
     /*! From now to the next heartbeat, \a afterMs from now or up to one renewal slot sooner. */
     qint64 untilBeat(qint64 afterMs) const;
+    void armHeartbeat(qint64 ms);
 
     ClusterServicePrivate *m_election;
     CandidateBook *m_book;
@@ -83,6 +85,8 @@ private:
     bool m_stopping = false;
     std::function<void()> m_stopped;
     BootTimer m_heartbeat;
+    /*! When m_heartbeat fires, on the decisions' clock. */
+    qint64 m_heartbeatDueMono = 0;
     BootTimer m_stopBound;
     /*!
      * The kinds of failure already logged: each once, until it works again.

@@ -146,10 +146,12 @@ void ClusterServicePrivate::runActions()
         // The requests go from here, not through a function of their own:
         // every renewal passes this way, and each frame on it counts
         // (tst_etcdrenewalpath).
-        if (const auto *update = std::get_if<action::Update>(&a))
+        if (const auto *update = std::get_if<action::Update>(&a)) {
             protocol->update(leaseName, update->record, update->version, update->change,
                              replyTo(update->request));
-        else if (const auto *read = std::get_if<action::Read>(&a))
+            if (steering && params.renewTogether && elector->isLeader())
+                steering->renewing();
+        } else if (const auto *read = std::get_if<action::Read>(&a))
             protocol->get(leaseName, replyTo(read->request));
         else if (const auto *create = std::get_if<action::Create>(&a))
             protocol->create(leaseName, create->record, create->change, replyTo(create->request));

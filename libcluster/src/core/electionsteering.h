@@ -25,6 +25,11 @@ public:
     virtual void start() = 0;
     /*! A clean stop: \a done runs once, on a later turn of the event loop, in bounded time. */
     virtual void stop(std::function<void()> done) = 0;
+    /*!
+     * The leader's renewal has just gone to a protocol whose writes go
+     * together (etcd's txn): a write made now, in this turn, goes with it.
+     */
+    virtual void renewing() {}
 };
 
 /*! Makes the steering of \a election, or nullptr with the reason set (the election goes on without). */
