@@ -5,6 +5,7 @@
 #include <baton/clock.h>
 
 #include <baton/clusterservice.h>
+#include <batoninternal/isotime.h>
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -119,8 +120,7 @@ void ElectionMetrics::record(const QJsonObject &event)
         lease.lastLatencyMs = latencyMs;
         if (outcome == QLatin1String("acquired") || outcome == QLatin1String("renewed")) {
             // Display only (a timestamp, as Prometheus wants it): the wall clock of the record.
-            const QDateTime ts = QDateTime::fromString(event.value(QStringLiteral("ts")).toString(),
-                                                       Qt::ISODateWithMs);
+            const QDateTime ts = isotime::parse(event.value(QStringLiteral("ts")).toString());
             if (ts.isValid())
                 lease.lastRenewalEpochSeconds = double(ts.toMSecsSinceEpoch()) / 1000.0;
         }
@@ -151,7 +151,7 @@ void ElectionMetrics::record(const QJsonObject &event)
         // "failed: exit code 3" counts as failed: one series per kind, not per code.
         const QString outcome = event.value(QStringLiteral("outcome")).toString().section(QLatin1Char(':'), 0, 0);
         ++lease.runs[outcome];
-        const QDateTime ts = QDateTime::fromString(event.value(QStringLiteral("ts")).toString(), Qt::ISODateWithMs);
+        const QDateTime ts = isotime::parse(event.value(QStringLiteral("ts")).toString());
         if (outcome == QLatin1String("succeeded") && ts.isValid())
             lease.lastSuccessEpochSeconds = double(ts.toMSecsSinceEpoch()) / 1000.0;
     } else if (name == QLatin1String("run-skipped")) {
