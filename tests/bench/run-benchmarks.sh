@@ -99,6 +99,8 @@ echo "bench: 5,000 elections on one file store folder for ${short} s" >&2
 filestore=$(mktemp -d /dev/shm/baton-bench-XXXXXX 2>/dev/null || mktemp -d "$work/filestore-XXXXXX")
 run scale-file "$bin/bench_election" scale-file "$filestore" 5000 "$short" 10000 || true
 rm -rf "$filestore"
+echo "bench: 1,000 elections on Kubernetes Leases for ${short} s" >&2
+run scale-kube "$bin/bench_election" scale-kube 1000 "$short" || true
 run handover "$bin/bench_election" handover "$endpoint" "$reps"
 run handover-to "$bin/bench_election" handover-to "$endpoint" "$reps"
 run failover "$bin/bench_election" failover "$endpoint" "$reps"
@@ -197,6 +199,19 @@ page="$work/page.md"
     cat "$work/scale-file.md"
     echo
     stamp scale-file
+    echo "### Scale on Kubernetes Leases"
+    echo
+    echo "The same \`baton join\` with 1,000 cluster services on Kubernetes Leases (renewInterval"
+    echo "1000 ms, leaseDuration 10000 ms), against the test Lease API server (\`tests/kube/leaseapiserver.h\`,"
+    echo "the one stand-in of the test tree) in the benchmark's own process, over TLS with a token"
+    echo "whose account may use Leases but not the candidates' ConfigMaps. Targets (issue #26):"
+    echo "requests per renewal ≤ 1, every renewal on time, no step-down; etcd's CPU column does not apply."
+    echo
+    echo "| elections | window (s) | renewals / expected | step-downs | latency median (p99) ms | worst gap (ms) | CPU % of a core | etcd CPU % of a core | RSS MB median (max) | target |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+    cat "$work/scale-kube.md"
+    echo
+    stamp scale-kube
     for section in handover handover-to failover requests footprint; do
         cat "$work/$section.md"
         stamp "$section"
