@@ -5,6 +5,7 @@
 #include "kubelease.h"
 #include <batoninternal/leasecodec.h>
 
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
@@ -19,6 +20,8 @@ private Q_SLOTS:
     void aHandoverFieldOfTheWrongTypeIsAnErrorNamingIt();
     void aLeaseCarriesTheSuccessorInPreferredHolder();
     void aPreferredHolderIsWrittenWithAStrategyAndOnlyOursIsRemoved();
+    void theCompactFormIsWhatQtWritesOfTheDocument_data();
+    void theCompactFormIsWhatQtWritesOfTheDocument();
 };
 
 void TestLeaseCodec::aRecordWithoutHandoverFieldsReadsAsBeforeAndIsWrittenWithoutThem()
@@ -116,6 +119,49 @@ void TestLeaseCodec::aPreferredHolderIsWrittenWithAStrategyAndOnlyOursIsRemoved(
     QCOMPARE(kubelease::withSuccessor({{QStringLiteral("strategy"), QString()}}, kept)
                      .value(QStringLiteral("strategy")).toString(),
              QStringLiteral("baton.dev/steering"));
+}
+
+void TestLeaseCodec::theCompactFormIsWhatQtWritesOfTheDocument_data()
+{
+    QTest::addColumn<LeaseRecord>("record");
+    const QDateTime at(QDate(2026, 12, 6), QTime(6, 1, 2, 345), Qt::UTC);
+    LeaseRecord plain;
+    plain.holder = QStringLiteral("host-a");
+    plain.holderIncarnation = QStringLiteral("7f3c2a");
+    plain.leaseDurationMs = 15000;
+    plain.acquireTime = at.addSecs(-3600);
+    plain.renewTime = at;
+    plain.transitions = 3;
+    QTest::newRow("a holder renewing") << plain;
+    LeaseRecord free;
+    free.leaseDurationMs = 15000;
+    QTest::newRow("free") << free;
+    LeaseRecord handing = plain;
+    handing.successor = QStringLiteral("host-b");
+    handing.handoverRequestedBy = QStringLiteral("drain");
+    handing.transitions = 123456789012;
+    handing.leaseDurationMs = 1;
+    QTest::newRow("handing over") << handing;
+    LeaseRecord odd = plain;
+    odd.holder = QStringLiteral("q\"uote\\back/slash\b\f\n\r\t\x01\x1f\x7f é 名 ") + QString::fromUcs4(U"\U0001F600");
+    odd.successor = QStringLiteral("</script>");
+    QTest::newRow("every character JSON escapes") << odd;
+}
+
+// What goes to etcd at every renewal is written straight; it must be the
+// very bytes Qt writes of encode()'s document, so that nothing reading it
+// (another version, etcdctl get, the watch) sees a difference.
+void TestLeaseCodec::theCompactFormIsWhatQtWritesOfTheDocument()
+{
+    QFETCH(LeaseRecord, record);
+    const QByteArray written = leasecodec::encodeCompact(record);
+    QCOMPARE(written, QJsonDocument(leasecodec::encode(record)).toJson(QJsonDocument::Compact));
+    LeaseRecord read;
+    QString error;
+    QVERIFY2(leasecodec::decode(QJsonDocument::fromJson(written).object(), &read, &error), qPrintable(error));
+    QCOMPARE(read.holder, record.holder);
+    QCOMPARE(read.renewTime, record.renewTime);
+    QCOMPARE(read.transitions, record.transitions);
 }
 
 QTEST_GUILESS_MAIN(TestLeaseCodec)

@@ -16,6 +16,12 @@ namespace leasecodec {
 
 BATON_INTERNAL_EXPORT QJsonObject encode(const LeaseRecord &record);
 /*!
+ * encode() as compact JSON, written straight: the same bytes as
+ * QJsonDocument(encode(record)).toJson(QJsonDocument::Compact), without an
+ * object built and serialized at every renewal.
+ */
+BATON_INTERNAL_EXPORT QByteArray encodeCompact(const LeaseRecord &record);
+/*!
  * Reads a document back. A missing or mistyped field (R1) fills \a
  * errorString with the field and what was wrong, and returns false.
  */

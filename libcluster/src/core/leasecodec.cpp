@@ -65,7 +65,68 @@ bool readTime(const QJsonObject &document, const QString &key, QDateTime *value,
     return true;
 }
 
+/*! \a text as a JSON string, escaped as QJsonDocument escapes it. */
+void appendString(QByteArray *out, const QString &text)
+{
+    static constexpr char kHex[] = "0123456789abcdef";
+    out->append('"');
+    const QByteArray utf8 = text.toUtf8();
+    for (const char c : utf8) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out->append('\\').append(c);
+        } else if (byte >= 0x20) {
+            out->append(c);
+        } else if (c == '\b') {
+            out->append("\\b");
+        } else if (c == '\f') {
+            out->append("\\f");
+        } else if (c == '\n') {
+            out->append("\\n");
+        } else if (c == '\r') {
+            out->append("\\r");
+        } else if (c == '\t') {
+            out->append("\\t");
+        } else {
+            out->append("\\u00").append(kHex[byte >> 4]).append(kHex[byte & 0xf]);
+        }
+    }
+    out->append('"');
+}
+
+void appendMember(QByteArray *out, const char *key, const QString &text)
+{
+    out->append(out->size() > 1 ? ",\"" : "\"").append(key).append("\":");
+    appendString(out, text);
+}
+
+void appendMember(QByteArray *out, const char *key, qint64 number)
+{
+    out->append(out->size() > 1 ? ",\"" : "\"").append(key).append("\":").append(QByteArray::number(number));
+}
+
 } // namespace
+
+QByteArray encodeCompact(const LeaseRecord &record)
+{
+    // The members of encode() in the order QJsonObject keeps them (by key).
+    QByteArray out;
+    out.reserve(256);
+    out.append('{');
+    appendMember(&out, "acquireTime", timeText(record.acquireTime));
+    if (!record.handoverRequestedBy.isEmpty())
+        appendMember(&out, "handoverRequestedBy", record.handoverRequestedBy);
+    appendMember(&out, "holderIdentity", record.holder);
+    if (!record.holderIncarnation.isEmpty())
+        appendMember(&out, "holderIncarnation", record.holderIncarnation);
+    appendMember(&out, "leaseDurationMs", record.leaseDurationMs);
+    appendMember(&out, "leaseTransitions", record.transitions);
+    appendMember(&out, "renewTime", timeText(record.renewTime));
+    if (!record.successor.isEmpty())
+        appendMember(&out, "successor", record.successor);
+    out.append('}');
+    return out;
+}
 
 QJsonObject encode(const LeaseRecord &record)
 {

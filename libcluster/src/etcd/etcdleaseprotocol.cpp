@@ -31,8 +31,11 @@ void EtcdLeaseProtocol::update(const QString &name, const LeaseRecord &record,
         m_viaStore.update(name, record, version, change, std::move(done));
         return;
     }
-    EtcdUpdateQueue::Update renewal { registryLeaseKey(name), leasecodec::encode(record), revision,
-                                      {}, QDeadlineTimer(batcher->timeoutMs()) };
+    // The document as bytes only: the election learns its renewal from the
+    // record it sent, never from a document read back.
+    EtcdUpdateQueue::Update renewal { registryLeaseKey(name), {}, revision, {},
+                                      QDeadlineTimer(batcher->timeoutMs()) };
+    renewal.value = leasecodec::encodeCompact(record);
     // Translated by the protocol's store way (which keeps what it learns of
     // absent leases), then told straight to the election; not at all once
     // the protocol is gone, for the election that owned it is gone too.

@@ -56,7 +56,8 @@ EtcdUpdateBatcher::EtcdUpdateBatcher(EtcdClient *client, const QByteArray &prefi
 
 void EtcdUpdateBatcher::enqueue(EtcdUpdateQueue::Update update)
 {
-    update.value = QJsonDocument(update.document).toJson(QJsonDocument::Compact);
+    if (update.value.isEmpty())
+        update.value = QJsonDocument(update.document).toJson(QJsonDocument::Compact);
     update.wireBytes = wireBytes(update);
     m_queue.enqueue(std::move(update));
 }

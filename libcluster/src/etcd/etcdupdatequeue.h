@@ -63,7 +63,11 @@ public:
          */
         std::function<std::optional<LeaseReply>(const StoreResult &)> leaseReplyOf {};
         std::function<void(const LeaseReply &)> leaseDone {};
-        /*! The document as compact JSON, written once by the sender for its put. */
+        /*!
+         * The document as compact JSON, written once by the sender for its
+         * put; a renewal comes with it written and no document (its
+         * answer is told from the record it renews).
+         */
         QByteArray value {};
         /*! About what the update adds to its transaction's body; the sender's estimate. */
         qsizetype wireBytes = 0;
