@@ -1199,7 +1199,8 @@ int main(int argc, char *argv[])
         ScaleSetup setup;
         setup.kubeconfig = g_folder->filePath(QStringLiteral("kubeconfig-scale"));
         QFile file(setup.kubeconfig);
-        file.open(QIODevice::WriteOnly | QIODevice::Truncate);
+        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            qFatal("cannot write %s", qPrintable(setup.kubeconfig));
         file.write(QStringLiteral("apiVersion: v1\nkind: Config\ncurrent-context: test\n"
                                   "clusters:\n- name: test\n  cluster:\n    server: %1\n"
                                   "    certificate-authority: %2\n"

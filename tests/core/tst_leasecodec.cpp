@@ -146,6 +146,10 @@ void TestLeaseCodec::theCompactFormIsWhatQtWritesOfTheDocument_data()
     odd.holder = QStringLiteral("q\"uote\\back/slash\b\f\n\r\t\x01\x1f\x7f é 名 ") + QString::fromUcs4(U"\U0001F600");
     odd.successor = QStringLiteral("</script>");
     QTest::newRow("every character JSON escapes") << odd;
+    LeaseRecord lone = plain;
+    lone.holder = QStringLiteral("a") + QChar(0xd800) + QStringLiteral("b");
+    lone.successor = QString(QChar(0xdc00));
+    QTest::newRow("lone surrogates") << lone;
 }
 
 // What goes to etcd at every renewal is written straight; it must be the

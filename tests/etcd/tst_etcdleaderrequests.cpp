@@ -91,7 +91,10 @@ void TestEtcdLeaderRequests::aLeaderAloneSendsOneRequestARenewal()
     // A renewal's request is counted before its answer, and its event after.
     const QMap<QString, int> counts = proxy.counts();
     QCOMPARE(counts.value(QStringLiteral("POST /v3/kv/txn")), renewals - 12);
-    QCOMPARE(proxy.total(), renewals - 12);
+    // Nothing else, but a watch that happened to open again (counted once).
+    const int others = proxy.total() - counts.value(QStringLiteral("POST /v3/kv/txn"));
+    QVERIFY2(others <= counts.value(QStringLiteral("POST /v3/watch")) && others <= 1,
+             qPrintable(QStringLiteral("%1 requests besides the renewals").arg(others)));
 
     leader->sendSignal(SIGTERM);
     QTRY_VERIFY_WITH_TIMEOUT(!leader->isRunning(), 10000);

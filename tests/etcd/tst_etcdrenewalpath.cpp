@@ -31,8 +31,10 @@ namespace {
 // a turn of the event loop, came into the path of every renewal.
 // Before EtcdLeaseProtocol: 13 out, and 7 back to a queued call, then 3
 // more on the next turn; with it, 9 out and 7 back, then 6 and 5. Since
-// the renewals of one turn go together at its end, out counts from that
-// call (the renewal's own part, timer to queue, ends there).
+// the renewals of one turn go together at its end, the way out is in two:
+// queued, from the wake timer to the batcher's queue (3), and out, from
+// the batcher's call at the end of that turn to the network (4).
+constexpr int kMaxFramesQueued = 3;
 constexpr int kMaxFramesOut = 4;
 constexpr int kMaxFramesBack = 4;
 
@@ -49,7 +51,7 @@ struct Frame
     bool standard() const { return file.contains(QLatin1String("/c++/")); }
 };
 
-/*! One stack gdb printed: `out` at the send, `back` at the Elector's answer. */
+/*! One stack gdb printed: `queued` as a renewal waits for the turn's end, `out` at the send, `back` at the Elector's answer. */
 struct Stack
 {
     QString where;
@@ -173,6 +175,8 @@ void TestEtcdRenewalPath::aRenewalTakesFewFunctionsAndNoExtraTurn()
                "set $answers = 0\n"
                "break QNetworkAccessManager::sendCustomRequest\n"
                "commands\nsilent\necho @@BT out\\n\nbt\necho @@END\\n\ncontinue\nend\n"
+               "break baton::EtcdUpdateBatcher::sendSoon\n"
+               "commands\nsilent\necho @@BT queued\\n\nbt\necho @@END\\n\ncontinue\nend\n"
                "break baton::Elector::onReply\n"
                "commands\nsilent\necho @@BT back\\n\nbt\necho @@END\\n\n"
                "set $answers = $answers + 1\n"
@@ -209,9 +213,15 @@ void TestEtcdRenewalPath::aRenewalTakesFewFunctionsAndNoExtraTurn()
             debugInfo = debugInfo || frame.ours();
     if (!debugInfo)
         QSKIP("this build has no debug information: gdb cannot tell our frames");
+    QList<Stack> queueds;
     QList<Stack> outs;
     QList<Stack> backs;
     for (const Stack &stack : stacks) {
+        // A renewal queued by the wake timer (the steady path; one already
+        // due when an answer comes is queued from that answer's turn).
+        if (stack.where == QLatin1String("queued") && contains(stack, QStringLiteral("LeaseProtocol::update"))
+            && contains(stack, QStringLiteral("BootTimer")))
+            queueds.append(stack);
         // Renewals (and the candidate record's write) go from the batcher
         // at the end of the turn they were queued in; once the leader
         // renews, every answer is a renewal's (the acquisition's came
@@ -222,9 +232,17 @@ void TestEtcdRenewalPath::aRenewalTakesFewFunctionsAndNoExtraTurn()
         if (stack.where == QLatin1String("back") && !outs.isEmpty())
             backs.append(stack);
     }
-    QVERIFY2(!outs.isEmpty() && !backs.isEmpty(), output.right(4000).constData());
+    QVERIFY2(!queueds.isEmpty() && !outs.isEmpty() && !backs.isEmpty(), output.right(4000).constData());
 
     QSet<QStringList> told;
+    for (const Stack &queued : std::as_const(queueds)) {
+        // From the batcher's queue out to the wake timer's slot.
+        const QStringList run = ourRun(queued);
+        if (!told.contains(run))
+            qInfo().noquote() << "renewal queued," << run.size() << "frames:" << run.join(QStringLiteral(" <- "));
+        told.insert(run);
+        QVERIFY2(run.size() <= kMaxFramesQueued, qPrintable(run.join(QLatin1Char('\n'))));
+    }
     for (const Stack &out : std::as_const(outs)) {
         // From the frame that called QNetworkAccessManager out to the timer's slot.
         const QStringList run = ourRun(out);

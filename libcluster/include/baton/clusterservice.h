@@ -193,7 +193,9 @@ public:
      * deadline; a follower whose callbacks of its last term still run waits
      * until that term's lease has expired for the others (the deadline plus
      * the safety margin of timings()). A callback still running then is
-     * logged and left running; the lease is left to expire.
+     * logged and left running; the lease is left to expire. The release
+     * leaves on a later turn of the event loop: quit after stopped(), not
+     * in the call that stops.
      */
     void stop() override;
 

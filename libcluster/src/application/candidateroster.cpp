@@ -47,7 +47,7 @@ CandidateRoster::CandidateRoster(ClusterServicePrivate *election, CandidateBook 
     , m_listBackoff(kMaxPauseHeartbeats)
 {
     m_book->setParent(this);
-    connect(&m_heartbeat, &BootTimer::timeout, this, &CandidateRoster::beat);
+    connect(&m_heartbeat, &BootTimer::timeout, this, [this] { beat(now()); });
     connect(&m_stopBound, &BootTimer::timeout, this, [this] {
         failed(QStringLiteral("leave"), QStringLiteral("no answer from the store in time"));
         finishStop();
@@ -92,7 +92,7 @@ void CandidateRoster::start()
     // says whether another candidate could take it instead.
     if (m_election->standby)
         standBy(true);
-    beat();
+    beat(now());
     // The elections of one process start together and would beat together
     // for as long as they run: a thousand writes and listings in one
     // instant every leaseDuration, which delayed the renewals falling due
@@ -122,19 +122,22 @@ void CandidateRoster::armHeartbeat(qint64 ms)
 void CandidateRoster::renewing()
 {
     // A heartbeat due before the next renewal goes with this one, at most a
-    // renewInterval early, never late: its write shares the renewal's txn,
-    // so that even a leader alone sends one request a renewInterval.
-    if (m_stopping || m_busy || !m_heartbeat.isActive()
+    // renewInterval early: its write shares the renewal's txn, so that even
+    // a leader alone sends one request a renewInterval. The next one counts
+    // from when this one was due, so that records are still written every
+    // leaseDuration. Not while the writes fail: one etcd refuses, or a
+    // record an operator changed, would fail the renewal's txn with it.
+    if (m_stopping || m_busy || !m_heartbeat.isActive() || m_writeBackoff.failing()
         || m_heartbeatDueMono - now() > m_election->params.renewIntervalMs)
         return;
-    beat();
+    beat(m_heartbeatDueMono);
 }
 
-void CandidateRoster::beat()
+void CandidateRoster::beat(qint64 dueMono)
 {
     if (m_stopping)
         return;
-    armHeartbeat(untilBeat(m_election->params.leaseDurationMs));
+    armHeartbeat(untilBeat(dueMono + m_election->params.leaseDurationMs - now()));
     if (m_busy)
         return; // a slow store: the next heartbeat is the one on its way
     const bool writeThisBeat = m_writeBackoff.takeTurn();

@@ -42,7 +42,8 @@ public:
     static void attach(ClusterService *service);
 
 private:
-    void beat();
+    /*! A heartbeat; the next one comes a leaseDuration after \a dueMono, when this one was due. */
+    void beat(qint64 dueMono);
     /*! Writes this instance's record over \a stored (none: creates it). */
     void write(const std::optional<CandidateRecord> &stored, int attempt);
     void rereadAndWrite(int attempt);

@@ -35,6 +35,9 @@ public:
         m_skip = std::min(1 << (m_failures - 1), m_maxPause) - 1;
     }
 
+    /*! It failed last time it ran, and has not worked since. */
+    bool failing() const { return m_failures > 0; }
+
     void succeeded()
     {
         m_failures = 0;

@@ -140,6 +140,7 @@ void ClusterServicePrivate::runActions()
     if (executing)
         return;
     executing = true;
+    bool leaderRenewed = false;
     while (!pendingActions.empty()) {
         const ElectorAction a = std::move(pendingActions.front());
         pendingActions.pop_front();
@@ -149,8 +150,7 @@ void ClusterServicePrivate::runActions()
         if (const auto *update = std::get_if<action::Update>(&a)) {
             protocol->update(leaseName, update->record, update->version, update->change,
                              replyTo(update->request));
-            if (steering && params.renewTogether && elector->isLeader())
-                steering->renewing();
+            leaderRenewed = leaderRenewed || (params.renewTogether && elector->isLeader());
         } else if (const auto *read = std::get_if<action::Read>(&a))
             protocol->get(leaseName, replyTo(read->request));
         else if (const auto *create = std::get_if<action::Create>(&a))
@@ -159,6 +159,11 @@ void ClusterServicePrivate::runActions()
             perform(a);
     }
     executing = false;
+    // In this turn still, so that what the steering writes goes with the
+    // renewal (etcd's txn); after the loop, so that nothing it does enters
+    // the actions above.
+    if (leaderRenewed && steering)
+        steering->renewing();
     announceHolder();
     armTimer();
 }

@@ -4,6 +4,8 @@
 
 #include <batoninternal/isotime.h>
 
+#include <QJsonDocument>
+
 namespace baton::leasecodec {
 
 namespace {
@@ -109,6 +111,12 @@ void appendMember(QByteArray *out, const char *key, qint64 number)
 
 QByteArray encodeCompact(const LeaseRecord &record)
 {
+    // A lone surrogate (an identity nobody checked) is escaped by Qt's
+    // writer and would be replaced by toUtf8(): Qt writes those documents.
+    for (const QString *text : { &record.holder, &record.holderIncarnation, &record.successor,
+                                 &record.handoverRequestedBy })
+        if (!text->isValidUtf16())
+            return QJsonDocument(encode(record)).toJson(QJsonDocument::Compact);
     // The members of encode() in the order QJsonObject keeps them (by key).
     QByteArray out;
     out.reserve(256);

@@ -15,9 +15,10 @@ class EtcdStore;
  * lease codec's record), so either reads what the other wrote.
  *
  * A renewal or a release, the write that comes every renewInterval, goes
- * straight to the store's EtcdUpdateBatcher, which puts it in the next
- * shared txn and answers it from that txn's answer: no Store request, no
- * extra turn of the event loop. What is rare or not on that path (an
+ * straight to the store's EtcdUpdateBatcher, which sends it at the end of
+ * the turn with the others of that turn, in one shared txn, and answers it
+ * from that txn's answer: no Store request, and no extra turn of the event
+ * loop on the way back. What is rare or not on that path (an
  * acquisition with its history in the same txn, a get, a list, a watch on
  * the store's one shared stream) goes through the store as
  * StoreLeaseProtocol does it, whose answers and messages stay the same.

@@ -27,8 +27,7 @@ namespace baton {
  * patience with a slow etcd ends (release()). So the renewals of a renewal
  * slot (a process in hundreds of elections, P3; their timers fire in one
  * turn) go in as few transactions as their size allows, instead of
- * maxInFlight alone and the rest after; a process in a few sends exactly
- * what it did alone.
+ * maxInFlight alone and the rest after.
  * A batch never holds one key twice (etcd refuses a transaction that
  * writes a key twice), never more than maxBatch updates (etcd's
  * `--max-txn-ops`, 128 by default, bounds each branch; a txn etcd refuses
