@@ -631,6 +631,35 @@ QString describeCounts(const QMap<QString, int> &counts, double intervals)
     return parts.join(QStringLiteral(", "));
 }
 
+/*! Starts \a server over TLS with certificates made in \a certDir; false with \a error. */
+bool startLeaseApiServer(test::LeaseApiServer *server, test::TestCertificates *certificates,
+                         const QString &certDir, QString *error)
+{
+    QDir().mkpath(certDir);
+    return certificates->generate(certDir, error)
+            && server->setTls(certificates->serverCertFile(), certificates->serverKeyFile(), {}, error)
+            && server->listen(error);
+}
+
+/*! A kubeconfig for \a server, namespace bench, authenticating with \a token; its path. */
+QString writeKubeconfig(const QString &name, const test::LeaseApiServer &server,
+                        const test::TestCertificates &certificates, const QString &token)
+{
+    const QString path = g_folder->filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        qFatal("cannot write %s", qPrintable(path));
+    file.write(QStringLiteral("apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+                              "clusters:\n- name: test\n  cluster:\n    server: %1\n"
+                              "    certificate-authority: %2\n"
+                              "contexts:\n- name: test\n  context:\n    cluster: test\n    user: me\n"
+                              "    namespace: bench\n"
+                              "users:\n- name: me\n  user:\n    token: %3\n")
+                       .arg(server.url().toString(), certificates.caFile(), token)
+                       .toUtf8());
+    return path;
+}
+
 /*!
  * Runs from just after one renewal of \a leader until just after \a count
  * more, with \a atStart called at the first: a window of exactly \a count
@@ -719,11 +748,7 @@ int requests(const QString &endpoint)
     test::LeaseApiServer server;
     test::TestCertificates certificates;
     QString error;
-    const QString certDir = g_folder->filePath(QStringLiteral("certs"));
-    QDir().mkpath(certDir);
-    if (!certificates.generate(certDir, &error)
-        || !server.setTls(certificates.serverCertFile(), certificates.serverKeyFile(), {}, &error)
-        || !server.listen(&error)) {
+    if (!startLeaseApiServer(&server, &certificates, g_folder->filePath(QStringLiteral("certs")), &error)) {
         note(QStringLiteral("requests: Lease API server: ") + error);
         out(QStringLiteral("| Kubernetes | | not measured: %1 | | |\n").arg(error));
         return 0;
@@ -735,18 +760,8 @@ int requests(const QString &endpoint)
         server.addToken(token, QStringLiteral("user-%1").arg(i),
                         {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
                          QStringLiteral("list"), QStringLiteral("watch")});
-        const QString kubeconfig = g_folder->filePath(QStringLiteral("kubeconfig-%1").arg(i));
-        QFile file(kubeconfig);
-        file.open(QIODevice::WriteOnly | QIODevice::Truncate);
-        file.write(QStringLiteral("apiVersion: v1\nkind: Config\ncurrent-context: test\n"
-                                  "clusters:\n- name: test\n  cluster:\n    server: %1\n"
-                                  "    certificate-authority: %2\n"
-                                  "contexts:\n- name: test\n  context:\n    cluster: test\n    user: me\n"
-                                  "    namespace: bench\n"
-                                  "users:\n- name: me\n  user:\n    token: %3\n")
-                           .arg(server.url().toString(), certificates.caFile(), token)
-                           .toUtf8());
-        file.close();
+        const QString kubeconfig =
+                writeKubeconfig(QStringLiteral("kubeconfig-%1").arg(i), server, certificates, token);
         kubeConfigs << writeConfig(QStringLiteral("kube-%1").arg(i),
                                    QJsonObject {{QStringLiteral("cluster"),
                                                  QJsonObject {{QStringLiteral("type"), QStringLiteral("Webda/KubernetesClusterService")},
@@ -1184,11 +1199,7 @@ int main(int argc, char *argv[])
         test::LeaseApiServer server;
         test::TestCertificates certificates;
         QString error;
-        const QString certDir = g_folder->filePath(QStringLiteral("scale-certs"));
-        QDir().mkpath(certDir);
-        if (!certificates.generate(certDir, &error)
-            || !server.setTls(certificates.serverCertFile(), certificates.serverKeyFile(), {}, &error)
-            || !server.listen(&error)) {
+        if (!startLeaseApiServer(&server, &certificates, g_folder->filePath(QStringLiteral("scale-certs")), &error)) {
             std::fprintf(stderr, "bench_election scale-kube: Lease API server: %s\n", qPrintable(error));
             return 1;
         }
@@ -1197,19 +1208,8 @@ int main(int argc, char *argv[])
                         {QStringLiteral("get"), QStringLiteral("create"), QStringLiteral("update"),
                          QStringLiteral("list"), QStringLiteral("watch")});
         ScaleSetup setup;
-        setup.kubeconfig = g_folder->filePath(QStringLiteral("kubeconfig-scale"));
-        QFile file(setup.kubeconfig);
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate))
-            qFatal("cannot write %s", qPrintable(setup.kubeconfig));
-        file.write(QStringLiteral("apiVersion: v1\nkind: Config\ncurrent-context: test\n"
-                                  "clusters:\n- name: test\n  cluster:\n    server: %1\n"
-                                  "    certificate-authority: %2\n"
-                                  "contexts:\n- name: test\n  context:\n    cluster: test\n    user: me\n"
-                                  "    namespace: bench\n"
-                                  "users:\n- name: me\n  user:\n    token: token-scale\n")
-                           .arg(server.url().toString(), certificates.caFile())
-                           .toUtf8());
-        file.close();
+        setup.kubeconfig = writeKubeconfig(QStringLiteral("kubeconfig-scale"), server, certificates,
+                                           QStringLiteral("token-scale"));
         const QString renew = args.value(3);
         if (!renew.isEmpty() && !renew.startsWith(QLatin1String("--"))) {
             setup.renewMs = renew.toLongLong();
