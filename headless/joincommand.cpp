@@ -161,7 +161,8 @@ int JoinCommand::start()
             return BadUsage;
         }
         if (m_options.once) {
-            connect(m_exec, &ExecSupervisor::started, this, [this] { m_leadingFor.start(); });
+            connect(m_exec, &ExecSupervisor::started, this,
+                    [this] { m_commandStartedMono = Clock::system().monotonicMs(); });
             connect(m_exec, &ExecSupervisor::stopped, this,
                     [this](qint64, int exitCode, int signal, ExecSupervisor::StopReason reason) {
                         m_commandStatus = signal != 0 ? 128 + signal : exitCode; // as a shell reports it
@@ -378,7 +379,10 @@ void JoinCommand::onceCommandEnded()
     // The lease stays held until a lease duration has passed since it was
     // taken, so that instances started by the same timer tick, a little
     // later, find it held (--try 0) instead of free and run the job again.
-    const qint64 holdMs = m_clusters.first()->timings().leaseDuration - m_leadingFor.elapsed();
+    // On the decisions' clock, from the command's start (after the
+    // acquisition); one millisecond more for the truncation of both ends.
+    const qint64 holdMs = m_clusters.first()->timings().leaseDuration
+            - (Clock::system().monotonicMs() - m_commandStartedMono) + 1;
     const int status = m_commandStatus;
     if (holdMs <= 0) {
         stopWith(status);
@@ -387,7 +391,10 @@ void JoinCommand::onceCommandEnded()
     logf("baton join: --once: the command ended (status %d); holding \"%s\" %lld ms more, "
                          "then releasing it\n",
                  status, qPrintable(m_clusters.first()->leaseName()), holdMs);
-    QTimer::singleShot(std::chrono::milliseconds(holdMs), this, [this, status] { stopWith(status); });
+    // Precise: from two seconds on, Qt's default is a coarse timer, which
+    // may fire up to 5 % early and release the lease before it is due.
+    QTimer::singleShot(std::chrono::milliseconds(holdMs), Qt::PreciseTimer, this,
+                       [this, status] { stopWith(status); });
 }
 
 void JoinCommand::writeEvent(const QJsonObject &event)

@@ -2,7 +2,6 @@
 
 #include "electionconfig.h"
 
-#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -125,9 +124,8 @@ private:
     bool m_stopping = false;
     /*! --once: the command's exit status (128 + signal when a signal ended it), -1 until it ended. */
     int m_commandStatus = -1;
-    /*! Since the command started, that is since this instance took the lease. */
-    QElapsedTimer m_leadingFor;
-    /*! stdout refused an event (its reader is gone): no more are written. */
+    /*! --once: the boot clock's milliseconds when the command started, just after the acquisition. */
+    qint64 m_commandStartedMono = 0;
     /*! --events json: stdout, written beside the event loop. */
     std::unique_ptr<EventStreamWriter> m_events;
 };
