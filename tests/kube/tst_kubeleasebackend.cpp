@@ -4,6 +4,7 @@
 // put on the Lease (R7).
 
 #include "leasebackendtesting.h"
+#include "kubeconnection.h"
 #include "kubernetesleaseprotocol.h"
 #include "leaseapiserver.h"
 
@@ -80,6 +81,9 @@ private Q_SLOTS:
     void aWatchThatReplaysAnOlderObjectLeavesTheNextRenewalWhole();
     void anUpdateAtAVersionNeverSeenReadsTheObjectFirst();
     void anUpdateAtAVersionNeverSeenThatIsNoLongerCurrentIsAConflictWithoutAWrite();
+    void leasesOfOneConfigurationShareOneConnection();
+    void twentyWatchesOverOneConnectionEachHearTheirLease();
+    void theAnswerToAProtocolDestroyedGoesNowhereWhileItsConnectionLives();
 
     void cleanup();
 
@@ -368,6 +372,98 @@ void TestKubeLeaseBackend::anUpdateAtAVersionNeverSeenThatIsNoLongerCurrentIsACo
     QCOMPARE(refused.reply().state.version, current);
     QCOMPARE(m_server.count(user, QStringLiteral("update")), updates);
     QCOMPARE(versionOf(m_server.lease(kNamespace, name)), current);
+}
+
+// P3: a process in a thousand elections on one kubeconfig holds one HTTP
+// client, one TLS setting and one credential for them all, not one each: a
+// network manager is an HTTP thread of its own.
+void TestKubeLeaseBackend::leasesOfOneConfigurationShareOneConnection()
+{
+    QCOMPARE(KubeConnection::countInThisThread(), 0);
+    std::vector<std::unique_ptr<OneLease>> leases;
+    for (int i = 0; i < 3; ++i)
+        leases.push_back(backend(QStringLiteral("shared-%1").arg(i), kWatchingToken));
+    QCOMPARE(KubeConnection::countInThisThread(), 1);
+    // Another namespace names other URLs over the same connection.
+    KubeClientConfig elsewhere = configFor(m_server.url(), kWatchingToken);
+    elsewhere.namespaceName = QStringLiteral("elsewhere");
+    auto other = std::make_unique<KubernetesLeaseProtocol>(elsewhere, false, 5000);
+    QCOMPARE(KubeConnection::countInThisThread(), 1);
+    // Another user, or another timeout, never shares.
+    leases.push_back(backend(QStringLiteral("shared-other-user"), kToken));
+    QCOMPARE(KubeConnection::countInThisThread(), 2);
+    auto slower = std::make_unique<KubernetesLeaseProtocol>(configFor(m_server.url(), kWatchingToken), false, 9000);
+    QCOMPARE(KubeConnection::countInThisThread(), 3);
+
+    // Each still writes its own Lease.
+    for (const auto &lease : leases) {
+        ReplyWaiter created;
+        lease->create(test::heldRecord(QStringLiteral("pod-a"), 0), std::nullopt, created.callback());
+        QVERIFY(created.wait());
+        QCOMPARE(created.reply().outcome, LeaseReply::Outcome::Ok);
+    }
+    QCOMPARE(m_server.lease(kNamespace, QStringLiteral("shared-2"))
+                     .value(QStringLiteral("spec")).toObject().value(QStringLiteral("holderIdentity")).toString(),
+             QStringLiteral("pod-a"));
+
+    leases.clear();
+    other.reset();
+    slower.reset();
+    QCOMPARE(KubeConnection::countInThisThread(), 0);
+}
+
+// P3: a watch holds its connection as long as it lasts, and Qt opens six
+// connections to a host per network manager: over one shared connection,
+// the seventh watch would wait behind six that never end.
+void TestKubeLeaseBackend::twentyWatchesOverOneConnectionEachHearTheirLease()
+{
+    constexpr int count = 20;
+    std::vector<std::unique_ptr<OneLease>> leases;
+    for (int i = 0; i < count; ++i)
+        leases.push_back(backend(QStringLiteral("watched-%1").arg(i), kWatchingToken));
+    QCOMPARE(KubeConnection::countInThisThread(), 1);
+    const int watchesBefore = m_server.watchCount();
+    for (const auto &lease : leases)
+        QVERIFY(lease->startWatching());
+    QTRY_COMPARE_WITH_TIMEOUT(m_server.watchCount(), watchesBefore + count, 10000);
+
+    for (int i = 0; i < count; ++i) {
+        ReplyWaiter created;
+        leases[i]->create(test::heldRecord(QStringLiteral("holder-%1").arg(i), 0), std::nullopt, created.callback());
+        QVERIFY(created.wait());
+        QCOMPARE(created.reply().outcome, LeaseReply::Outcome::Ok);
+    }
+    for (int i = 0; i < count; ++i) {
+        const OneLease &lease = *leases[i];
+        QTRY_VERIFY_WITH_TIMEOUT(!lease.changes().isEmpty()
+                                         && lease.changes().constLast().record.holder == QStringLiteral("holder-%1").arg(i),
+                                 10000);
+    }
+}
+
+// P3: each protocol's requests answer only it: one destroyed while its request
+// is out is not called back, though the connection it shared lives on.
+void TestKubeLeaseBackend::theAnswerToAProtocolDestroyedGoesNowhereWhileItsConnectionLives()
+{
+    auto gone = std::make_unique<KubernetesLeaseProtocol>(configFor(m_server.url(), kWatchingToken), false, 5000);
+    auto staying = std::make_unique<KubernetesLeaseProtocol>(configFor(m_server.url(), kWatchingToken), false, 5000);
+    QString error;
+    QVERIFY2(gone->setUp(&error), qPrintable(error));
+    QVERIFY2(staying->setUp(&error), qPrintable(error));
+    QCOMPARE(KubeConnection::countInThisThread(), 1);
+
+    bool goneAnswered = false;
+    QSignalSpy handled(&m_server, &test::LeaseApiServer::requestHandled);
+    gone->get(QStringLiteral("answered-nowhere"), [&goneAnswered](const LeaseReply &) { goneAnswered = true; });
+    gone.reset();
+    // The second request goes once the server has answered the first: that
+    // answer is read a round trip before the second's.
+    QVERIFY(handled.wait());
+    ReplyWaiter read;
+    staying->get(QStringLiteral("answered-nowhere"), read.callback());
+    QVERIFY(read.wait());
+    QCOMPARE(read.reply().outcome, LeaseReply::Outcome::Ok);
+    QVERIFY(!goneAnswered);
 }
 
 QTEST_GUILESS_MAIN(TestKubeLeaseBackend)

@@ -87,6 +87,20 @@ QNetworkAccessManager *HttpClient::managerForRequest()
     return manager;
 }
 
+QNetworkAccessManager *HttpClient::managerForStream()
+{
+    if (m_streams.value(m_network) < kStreamsOnFirstManager)
+        return m_network;
+    for (QNetworkAccessManager *manager : m_streamManagers) {
+        if (m_streams.value(manager) < kConnectionsPerManager)
+            return manager;
+    }
+    auto *manager = new QNetworkAccessManager(this);
+    manager->setRedirectPolicy(QNetworkRequest::UserVerifiedRedirectPolicy);
+    m_streamManagers.push_back(manager);
+    return manager;
+}
+
 void HttpClient::track(QNetworkAccessManager *manager, QNetworkReply *reply, ReplyKind kind)
 {
     ++m_inFlight[manager];
@@ -94,11 +108,15 @@ void HttpClient::track(QNetworkAccessManager *manager, QNetworkReply *reply, Rep
     // the requests in flight.
     if (kind == ReplyKind::Request)
         ++m_requestsInFlight;
+    else
+        ++m_streams[manager];
     connect(reply, &QObject::destroyed, this, [this, manager, kind] {
         --m_inFlight[manager];
         if (kind == ReplyKind::Request) {
             --m_requestsInFlight;
             sendWaiting();
+        } else {
+            --m_streams[manager];
         }
     });
     // Only the signal tells a refused certificate from a failed handshake:
@@ -118,6 +136,8 @@ void HttpClient::setSslConfiguration(const QSslConfiguration &ssl)
     m_ssl = ssl;
     // A kept-alive connection would go on with the old client certificate.
     for (QNetworkAccessManager *manager : m_managers)
+        manager->clearConnectionCache();
+    for (QNetworkAccessManager *manager : m_streamManagers)
         manager->clearConnectionCache();
 }
 
@@ -415,16 +435,18 @@ void HttpClient::failWaiting(Waiting waiting)
 HttpStream *HttpClient::postStream(const QUrl &url, const QJsonObject &body,
                                    const Headers &headers, QObject *parent)
 {
-    QNetworkReply *reply = m_network->post(makeRequest(url, headers),
-                                           QJsonDocument(body).toJson(QJsonDocument::Compact));
-    track(m_network, reply, ReplyKind::Stream);
+    QNetworkAccessManager *manager = managerForStream();
+    QNetworkReply *reply = manager->post(makeRequest(url, headers),
+                                         QJsonDocument(body).toJson(QJsonDocument::Compact));
+    track(manager, reply, ReplyKind::Stream);
     return new HttpStream(reply, m_maxReplyBytes, parent);
 }
 
 HttpStream *HttpClient::getStream(const QUrl &url, const Headers &headers, QObject *parent)
 {
-    QNetworkReply *reply = m_network->get(makeRequest(url, headers));
-    track(m_network, reply, ReplyKind::Stream);
+    QNetworkAccessManager *manager = managerForStream();
+    QNetworkReply *reply = manager->get(makeRequest(url, headers));
+    track(manager, reply, ReplyKind::Stream);
     return new HttpStream(reply, m_maxReplyBytes, parent);
 }
 

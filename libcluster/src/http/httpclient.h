@@ -129,6 +129,7 @@ public:
     int requestsWaiting() const { return int(m_waiting.size()); }
     static constexpr int kConnectionsPerManager = 6;
     static constexpr int kMaxManagers = 8;
+    static constexpr int kStreamsOnFirstManager = 2;
     // Beyond one per connection, a few more per connection wait inside Qt,
     // so that a connection freed takes its next request on Qt's HTTP thread
     // at once, not after this thread has heard that it is free.
@@ -158,6 +159,15 @@ private:
      * to kMaxManagers, each with its own six connections).
      */
     QNetworkAccessManager *managerForRequest();
+    /*!
+     * The manager for a new stream. A stream holds its connection for as
+     * long as it lasts, and Qt queues a seventh request to a host behind
+     * six that never end: the first manager serves the first
+     * kStreamsOnFirstManager streams beside the requests (an etcd store's
+     * watches), the rest go six to a manager of their own (a thousand
+     * Kubernetes Lease watches of one process).
+     */
+    QNetworkAccessManager *managerForStream();
     enum class ReplyKind { Request, Stream };
     void track(QNetworkAccessManager *manager, QNetworkReply *reply, ReplyKind kind);
     /*! Sends what waits, in order, while connections are free. */
@@ -192,6 +202,8 @@ private:
 
     QNetworkAccessManager *m_network;
     std::vector<QNetworkAccessManager *> m_managers; // [0] is m_network, which also serves streams
+    std::vector<QNetworkAccessManager *> m_streamManagers;
+    QHash<QNetworkAccessManager *, int> m_streams;
     QHash<QNetworkAccessManager *, int> m_inFlight;
     // Made on first use: the default configuration loads the TLS backend
     // (OpenSSL, about 4 MB resident) that a plain-HTTP etcd never needs.

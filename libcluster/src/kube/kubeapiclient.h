@@ -4,17 +4,16 @@
 #include "kubeconfig.h"
 
 #include <QObject>
-#include <QSslConfiguration>
 
 #include <functional>
+#include <memory>
 
 class QUrlQuery;
 
 namespace baton {
 
 class HttpStream;
-class KubeCredentials;
-struct KubeCredential;
+class KubeConnection;
 
 /*!
  * Requests to one Kubernetes API server, for every Kubernetes client of
@@ -23,6 +22,11 @@ struct KubeCredential;
  * (KubeCredentials), one retry with a fresh credential after a 401 where
  * the credential can change (exec plugin, token file), client-go's
  * `?timeout=` on each request. Over the one HTTP helper; nothing blocks.
+ *
+ * The HTTP client, the TLS settings and the credentials are those of a
+ * KubeConnection shared by the clients of this thread with the same
+ * configuration; this object is its owner's handle on it: the answers to
+ * its requests go nowhere once it is destroyed.
  *
  * Messages name the server and the configuration's source, never a token
  * or a key (R2): tokens travel in headers only.
@@ -77,16 +81,10 @@ public:
 private:
     /*! The server's URL with \a path under its own path (a server behind a proxy prefix). */
     QUrl apiUrl(const QString &path) const;
-    void sendWith(const QByteArray &method, const QUrl &url, const QJsonObject &body, Callback done,
-                  bool retriedAfter401);
-    bool applyCredential(const KubeCredential &credential, QString *errorString);
 
     KubeClientConfig m_config;
     int m_timeoutMs;
-    HttpClient *m_http;
-    KubeCredentials *m_credentials;
-    QSslConfiguration m_baseSsl;
-    QByteArray m_appliedCert;
+    std::shared_ptr<KubeConnection> m_connection;
 };
 
 } // namespace baton
