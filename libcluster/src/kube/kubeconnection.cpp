@@ -13,6 +13,8 @@
 #include <QTimer>
 #include <QUrlQuery>
 
+#include <algorithm>
+
 namespace baton {
 
 namespace {
