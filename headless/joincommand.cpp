@@ -151,10 +151,12 @@ int JoinCommand::start()
         exec.command = m_options.exec;
         exec.graceMs = m_options.graceMs;
         // --once: the command's own exit ends the leadership, as with
-        // step-down, but baton then exits with the command's status.
-        exec.onExit = m_options.onExit == OnExit::StepDown || m_options.once
-                ? ExecSupervisor::OnExit::StepDown
-                : ExecSupervisor::OnExit::Restart;
+        // step-down, but baton then exits with the command's status, and
+        // that exit is the run's end, not a command that gave up.
+        if (m_options.once)
+            exec.onExit = ExecSupervisor::OnExit::Once;
+        else if (m_options.onExit == OnExit::StepDown)
+            exec.onExit = ExecSupervisor::OnExit::StepDown;
         m_exec = new ExecSupervisor(m_clusters.first(), exec);
         if (!m_exec->attach(&error)) {
             complain(QStringLiteral("lease \"%1\": %2").arg(m_clusters.first()->leaseName(), error));

@@ -285,6 +285,10 @@ void ExecSupervisor::afterCommandGone()
         Q_EMIT stepDownRequested();
         return;
     }
+    if (m_options.onExit == OnExit::Once) {
+        Q_EMIT stepDownRequested();
+        return;
+    }
     const qint64 delayMs = m_backoff.next(m_ranMs);
     qCInfo(lcExec).noquote() << QStringLiteral("%1: restarting the command in %2 ms").arg(lease).arg(delayMs);
     m_restartTimer.start(int(delayMs));

@@ -68,8 +68,12 @@ class ExecSupervisor : public QObject
 {
     Q_OBJECT
 public:
-    /*! Finish: the exit ends the run, nothing follows (--schedule: one run per tick). */
-    enum class OnExit { Restart, StepDown, Finish };
+    /*!
+     * Finish: the exit ends the run, nothing follows (--schedule: one run
+     * per tick). Once: as StepDown, but the exit is the expected end of the
+     * one run (--once), not a command that gave up: said at info, by the caller.
+     */
+    enum class OnExit { Restart, StepDown, Finish, Once };
     /*! Why the command's process ended: the `reason` of its `exec-stopped` record. */
     enum class StopReason {
         Exited,  ///< by itself, while leading ("exited")
@@ -127,7 +131,7 @@ Q_SIGNALS:
      * \a reason, not on the text of the exec-stopped record.
      */
     void stopped(qint64 pid, int exitCode, int signal, baton::ExecSupervisor::StopReason reason);
-    /*! OnExit::StepDown: the command exited by itself while leading. */
+    /*! OnExit::StepDown or Once: the command exited by itself while leading. */
     void stepDownRequested();
 
 private:
