@@ -237,21 +237,23 @@ void TestEtcdRenewalPath::aRenewalTakesFewFunctionsAndNoExtraTurn()
     }
     QVERIFY2(!queueds.isEmpty() && !outs.isEmpty() && !backs.isEmpty(), output.right(4000).constData());
 
+    // Each distinct run of frames is printed once, whichever way it was.
     QSet<QStringList> told;
+    const auto tell = [&told](const char *way, const QStringList &run) {
+        if (!told.contains(run))
+            qInfo().noquote() << "renewal" << way << run.size() << "frames:" << run.join(QStringLiteral(" <- "));
+        told.insert(run);
+    };
     for (const Stack &queued : std::as_const(queueds)) {
         // From the batcher's queue out to the wake timer's slot.
         const QStringList run = ourRun(queued);
-        if (!told.contains(run))
-            qInfo().noquote() << "renewal queued," << run.size() << "frames:" << run.join(QStringLiteral(" <- "));
-        told.insert(run);
+        tell("queued,", run);
         QVERIFY2(run.size() <= kMaxFramesQueued, qPrintable(run.join(QLatin1Char('\n'))));
     }
     for (const Stack &out : std::as_const(outs)) {
         // From the frame that called QNetworkAccessManager out to the timer's slot.
         const QStringList run = ourRun(out);
-        if (!told.contains(run))
-            qInfo().noquote() << "renewal out," << run.size() << "frames:" << run.join(QStringLiteral(" <- "));
-        told.insert(run);
+        tell("out,", run);
         QVERIFY2(run.size() <= kMaxFramesOut, qPrintable(run.join(QLatin1Char('\n'))));
     }
     for (const Stack &back : std::as_const(backs)) {
@@ -260,9 +262,7 @@ void TestEtcdRenewalPath::aRenewalTakesFewFunctionsAndNoExtraTurn()
         QStringList run = ourRun(back);
         QVERIFY(!run.isEmpty());
         run.removeFirst();
-        if (!told.contains(run))
-            qInfo().noquote() << "renewal back," << run.size() << "frames:" << run.join(QStringLiteral(" <- "));
-        told.insert(run);
+        tell("back,", run);
         QVERIFY2(run.size() <= kMaxFramesBack, qPrintable(run.join(QLatin1Char('\n'))));
         // No turn of the event loop in between: the answer is still in the
         // slot that read the reply off the network.

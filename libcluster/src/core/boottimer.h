@@ -41,8 +41,8 @@ public:
      * Fires timeout() once, \a ms from now (0 or less: at the next turn of
      * the event loop); on the boot clock at the first whole millisecond
      * not before then, so that timers armed for the same millisecond fire
-     * in one turn (the QTimer fallback is as precise as that system's). Starting an active timer re-arms it: only the last
-     * interval counts.
+     * in one turn (the QTimer fallback is as precise as that system's).
+     * Starting an active timer re-arms it: only the last interval counts.
      */
     void start(qint64 ms);
     /*! Cancels a pending timeout(); harmless when not active. */

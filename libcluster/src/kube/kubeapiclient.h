@@ -2,6 +2,7 @@
 
 #include "httpclient.h"
 #include "kubeconfig.h"
+#include "kubeconnection.h"
 
 #include <QObject>
 
@@ -13,7 +14,6 @@ class QUrlQuery;
 namespace baton {
 
 class HttpStream;
-class KubeConnection;
 
 /*!
  * Requests to one Kubernetes API server, for every Kubernetes client of
@@ -35,9 +35,8 @@ class KubeApiClient : public QObject
 {
     Q_OBJECT
 public:
-    using Callback = std::function<void(const HttpResult &)>;
-    /*! A stream opened, or why none could be (credentials, TLS). */
-    using StreamCallback = std::function<void(HttpStream *stream, const QString &errorString)>;
+    using Callback = KubeConnection::Callback;
+    using StreamCallback = KubeConnection::StreamCallback;
 
     /*!
      * How long the server keeps a watch open (`?timeoutSeconds=`) before it

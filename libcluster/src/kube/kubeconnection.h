@@ -1,5 +1,6 @@
 #pragma once
 
+#include "httpclient.h"
 #include "kubeconfig.h"
 
 #include <QByteArray>
@@ -11,10 +12,8 @@
 
 namespace baton {
 
-class HttpClient;
 class HttpStream;
 class KubeCredentials;
-struct HttpResult;
 struct KubeCredential;
 
 /*!
@@ -36,7 +35,8 @@ class KubeConnection : public QObject
 {
     Q_OBJECT
 public:
-    using Callback = std::function<void(const HttpResult &)>;
+    using Callback = HttpClient::Callback;
+    /*! A stream opened, or why none could be (credentials, TLS). */
     using StreamCallback = std::function<void(HttpStream *stream, const QString &errorString)>;
 
     static std::shared_ptr<KubeConnection> forConfig(const KubeClientConfig &config, int timeoutMs);
